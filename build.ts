@@ -1,0 +1,35 @@
+/**
+ * Builds dist/pbx-console: one executable holding the server, the React app
+ * (Tailwind applied by the plugin: the CLI would ship raw CSS, oven-sh/bun#23646)
+ * and the migrations (inlined through src/db/migrations.gen.ts).
+ */
+import { rmSync } from "node:fs";
+import tailwind from "bun-plugin-tailwind";
+import { renderMigrationsModule } from "./scripts/migrations-module";
+
+const generated = await Bun.file("src/db/migrations.gen.ts").text();
+if (generated !== (await renderMigrationsModule())) {
+  console.error("src/db/migrations.gen.ts is stale: run `npm run db:generate`.");
+  process.exit(1);
+}
+
+const outfile = "dist/pbx-console";
+rmSync(outfile, { force: true });
+const result = await Bun.build({
+  entrypoints: ["src/server/index.ts"],
+  target: "bun",
+  minify: true,
+  sourcemap: "none",
+  plugins: [tailwind],
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  compile: {
+    outfile,
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+  },
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`built ${outfile}`);

@@ -1,0 +1,212 @@
+/**
+ * Drizzle tables: the 14 entities of spec section 3, plus `sessions` (sign-in)
+ * Length limits and enum values are enforced by the shared zod schemas
+ * (src/shared/schemas.ts) before anything reaches these tables; SQLite itself
+ * does not check `text` lengths.
+ */
+import { sql } from "drizzle-orm";
+import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+const id = () => integer("id").primaryKey({ autoIncrement: true });
+const createdAt = (name = "created_at") =>
+  integer(name, { mode: "timestamp_ms" }).notNull().default(sql`(cast(unixepoch('subsec') * 1000 as integer))`);
+const bool = (name: string, value: boolean) => integer(name, { mode: "boolean" }).notNull().default(value);
+const jsonList = (name: string) => text(name, { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`);
+
+export const users = sqliteTable("users", {
+  id: text("id")
+    .primaryKey()
+    .$defaultFn(() => crypto.randomUUID()),
+  username: text("username").notNull().unique(),
+  password: text("password").notNull(),
+  createdAt: createdAt(),
+});
+
+/** Sign-in sessions. Only the SHA-256 of the token is stored. */
+export const sessions = sqliteTable("sessions", {
+  tokenHash: text("token_hash").primaryKey(),
+  userId: text("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+export const vpsStatus = sqliteTable("vps_status", {
+  id: id(),
+  status: text("status"),
+  ipAddress: text("ip_address"),
+  hostname: text("hostname"),
+  cpu: real("cpu"),
+  memory: real("memory"),
+  disk: real("disk"),
+  networkIn: real("network_in"),
+  networkOut: real("network_out"),
+  uptime: integer("uptime"),
+  lastUpdated: createdAt("last_updated"),
+});
+
+export const extensions = sqliteTable("extensions", {
+  id: id(),
+  extension: text("extension").notNull().unique(),
+  name: text("name").notNull(),
+  email: text("email"),
+  position: text("position"),
+  personalPhone: text("personal_phone"),
+  voicemail: bool("voicemail", false),
+  secret: text("secret"),
+  status: text("status").notNull().default("available"),
+  userId: text("user_id"),
+  createdAt: createdAt(),
+});
+
+export const trunks = sqliteTable("trunks", {
+  id: id(),
+  name: text("name").notNull(),
+  type: text("type", { enum: ["sip", "iax", "dahdi"] }).notNull(),
+  host: text("host").notNull(),
+  port: integer("port"),
+  username: text("username"),
+  secret: text("secret"),
+  fromDomain: text("from_domain"),
+  fromUser: text("from_user"),
+  contactUser: text("contact_user"),
+  authType: text("auth_type", { enum: ["outbound", "inbound", "both"] })
+    .notNull()
+    .default("outbound"),
+  registrationEnabled: bool("registration_enabled", false),
+  rewriteContact: bool("rewrite_contact", false),
+  trustRpid: bool("trust_rpid", false),
+  sendRpid: bool("send_rpid", false),
+  status: text("status").notNull().default("unregistered"),
+  createdAt: createdAt(),
+});
+
+export const inboundRoutes = sqliteTable("inbound_routes", {
+  id: id(),
+  description: text("description").notNull(),
+  didNumber: text("did_number"),
+  trunkId: integer("trunk_id").references(() => trunks.id, { onDelete: "set null" }),
+  destination: text("destination").notNull(),
+  destinationType: text("destination_type", {
+    enum: ["extension", "ivr", "voicemail", "queue"],
+  }).notNull(),
+  createdAt: createdAt(),
+});
+
+export const outboundRoutes = sqliteTable("outbound_routes", {
+  id: id(),
+  name: text("name").notNull(),
+  dialPatterns: jsonList("dial_patterns"),
+  trunkId: integer("trunk_id")
+    .notNull()
+    .references(() => trunks.id, { onDelete: "restrict" }),
+  routeOrder: integer("route_order").notNull().default(0),
+  createdAt: createdAt(),
+});
+
+export const pttGroups = sqliteTable("ptt_groups", {
+  id: id(),
+  name: text("name").notNull(),
+  extension: text("extension").notNull().unique(),
+  description: text("description"),
+  members: jsonList("members"),
+  duplex: bool("duplex", false),
+  autoAnswer: bool("auto_answer", true),
+  createdAt: createdAt(),
+});
+
+export const apiCredentials = sqliteTable("api_credentials", {
+  id: id(),
+  name: text("name").notNull(),
+  type: text("type").notNull().unique(),
+  apiKey: text("api_key"),
+  clientId: text("client_id"),
+  clientSecret: text("client_secret"),
+  apiUrl: text("api_url"),
+  status: text("status").notNull().default("active"),
+  lastUsed: integer("last_used", { mode: "timestamp_ms" }),
+  createdAt: createdAt(),
+});
+
+export const configBackups = sqliteTable("config_backups", {
+  id: id(),
+  name: text("name").notNull(),
+  description: text("description"),
+  configData: text("config_data").notNull(),
+  createdAt: createdAt(),
+});
+
+export const ivrs = sqliteTable("ivrs", {
+  id: id(),
+  name: text("name").notNull(),
+  description: text("description"),
+  announcement: text("announcement"),
+  timeout: integer("timeout").notNull().default(10),
+  invalidRetries: integer("invalid_retries").notNull().default(3),
+  timeoutDestination: text("timeout_destination"),
+  invalidDestination: text("invalid_destination"),
+  directDial: bool("direct_dial", true),
+  createdAt: createdAt(),
+});
+
+export const aiAssistants = sqliteTable("ai_assistants", {
+  id: id(),
+  name: text("name").notNull(),
+  description: text("description"),
+  provider: text("provider", { enum: ["openai"] })
+    .notNull()
+    .default("openai"),
+  model: text("model").notNull().default("gpt-4o-realtime-preview"),
+  systemPrompt: text("system_prompt").notNull(),
+  voice: text("voice").notNull().default("alloy"),
+  temperature: integer("temperature").notNull().default(80),
+  tools: jsonList("tools"),
+  extensionId: text("extension_id"),
+  ivrId: text("ivr_id"),
+  status: text("status", { enum: ["active", "inactive"] })
+    .notNull()
+    .default("active"),
+  createdAt: createdAt(),
+  updatedAt: createdAt("updated_at"),
+});
+
+export const callTranscripts = sqliteTable("call_transcripts", {
+  id: id(),
+  callId: text("call_id"),
+  extensionId: text("extension_id"),
+  phoneNumber: text("phone_number"),
+  direction: text("direction"),
+  transcript: text("transcript").notNull(),
+  summary: text("summary"),
+  sentiment: text("sentiment"),
+  keywords: jsonList("keywords"),
+  duration: integer("duration"),
+  recordingUrl: text("recording_url"),
+  createdAt: createdAt(),
+});
+
+export const aiRoutingRules = sqliteTable("ai_routing_rules", {
+  id: id(),
+  name: text("name").notNull(),
+  description: text("description"),
+  priority: integer("priority").notNull().default(0),
+  conditions: text("conditions").notNull(),
+  action: text("action").notNull(),
+  actionParams: text("action_params").notNull(),
+  enabled: bool("enabled", true),
+  createdAt: createdAt(),
+});
+
+export const sipAuthLogs = sqliteTable("sip_auth_logs", {
+  id: id(),
+  deviceId: text("device_id"),
+  extensionId: text("extension_id"),
+  username: text("username"),
+  ipAddress: text("ip_address"),
+  userAgent: text("user_agent"),
+  authMethod: text("auth_method"),
+  success: bool("success", false),
+  failureReason: text("failure_reason"),
+  timestamp: createdAt("timestamp"),
+});

@@ -1,0 +1,57 @@
+import { parseArgs } from "node:util";
+import type { Db } from "../../db/client";
+import { passwordSchema, usernameSchema } from "../../shared/schemas";
+import { SessionStore } from "../auth/sessions";
+import { findUser, hashPassword, insertUser, updatePasswordHash } from "../auth/users";
+import { readPassword } from "./prompt";
+
+/**
+ * `pbx-console create-admin --username NAME`: asks for the password (twice on a
+ * terminal, hidden; one line from stdin otherwise). On an existing username it
+ * resets that user's password and signs out its sessions (the recovery path).
+ */
+export async function createAdminCommand(db: Db, argv: string[]): Promise<number> {
+  let username: string | undefined;
+  try {
+    ({
+      values: { username },
+    } = parseArgs({ args: argv, options: { username: { type: "string", short: "u" } } }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\nUsage: pbx-console create-admin --username NAME`);
+    return 2;
+  }
+  const name = usernameSchema.safeParse(username ?? "");
+  if (!name.success) {
+    console.error(`--username: ${name.error.issues[0]?.message}\nUsage: pbx-console create-admin --username NAME`);
+    return 2;
+  }
+  const interactive = Boolean(process.stdin.isTTY);
+  const password = await readPassword("Password: ", interactive);
+  if (password === null) {
+    console.error("No password given on standard input.");
+    return 2;
+  }
+  const checked = passwordSchema.safeParse(password);
+  if (!checked.success) {
+    console.error(checked.error.issues[0]?.message);
+    return 2;
+  }
+  if (interactive) {
+    const again = await readPassword("Repeat password: ", true);
+    if (again !== password) {
+      console.error("Passwords do not match.");
+      return 2;
+    }
+  }
+  const hash = await hashPassword(password);
+  const existing = findUser(db, name.data);
+  if (existing) {
+    updatePasswordHash(db, existing.id, hash);
+    new SessionStore(db, Date.now).revokeAllFor(existing.id);
+    console.log(`Password of ${name.data} reset; its sessions were signed out.`);
+  } else {
+    insertUser(db, name.data, hash);
+    console.log(`Administrator ${name.data} created. Sign in at the console's address.`);
+  }
+  return 0;
+}

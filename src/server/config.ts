@@ -1,0 +1,75 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+
+/**
+ * Start-up configuration from environment variables, validated once. A bad value
+ * stops the process with a message naming the variable (never a stack trace).
+ */
+const portSchema = z.coerce
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be between 1 and 65535")
+  .max(65535, "must be between 1 and 65535");
+
+const envSchema = z
+  .object({
+    PORT: z.string().optional(),
+    HOST: z.string().trim().min(1, "must not be empty").optional(),
+    DATA_DIR: z.string().trim().min(1, "must not be empty").optional(),
+    TLS_CERT: z.string().trim().optional(),
+    TLS_KEY: z.string().trim().optional(),
+    SERVER_LABEL: z.string().trim().max(100, "must be at most 100 characters").optional(),
+    SERVER_ADDRESS: z.string().trim().max(255, "must be at most 255 characters").optional(),
+    LOG_LEVEL: z.enum(["info", "silent"], { error: "must be info or silent" }).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.TLS_CERT) !== Boolean(env.TLS_KEY)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.TLS_CERT ? "TLS_KEY" : "TLS_CERT"],
+        message: "TLS_CERT and TLS_KEY must be set together",
+      });
+    }
+  });
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  tls: { cert: string; key: string } | null;
+  serverLabel: string;
+  serverAddress: string;
+  logRequests: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Where data lives when DATA_DIR is not set: ./data from source, the system dir for the binary. */
+export function defaultDataDir(standalone: boolean): string {
+  return standalone ? "/var/lib/pbx-console" : "./data";
+}
+
+export function loadConfig(env: Record<string, string | undefined>, standalone: boolean): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${String(i.path[0] ?? "env")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  let port = 3000;
+  if (e.PORT !== undefined && e.PORT !== "") {
+    const p = portSchema.safeParse(e.PORT);
+    if (!p.success) throw new ConfigError(`Invalid configuration:\n  PORT: ${p.error.issues[0]?.message}`);
+    port = p.data;
+  }
+  const host = e.HOST ?? "127.0.0.1";
+  return {
+    port,
+    host,
+    dataDir: e.DATA_DIR ?? defaultDataDir(standalone),
+    tls: e.TLS_CERT && e.TLS_KEY ? { cert: e.TLS_CERT, key: e.TLS_KEY } : null,
+    serverLabel: e.SERVER_LABEL || hostname(),
+    serverAddress: e.SERVER_ADDRESS || host,
+    logRequests: e.LOG_LEVEL !== "silent",
+  };
+}

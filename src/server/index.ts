@@ -1,0 +1,105 @@
+/**
+ * pbx-console entry point: `pbx-console` serves the console; `create-admin`,
+ * `--version` and `--help` are the CLI. Config comes from the environment only.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json";
+import { openDatabase } from "../db/client";
+import page from "../web/index.html";
+import { createApp } from "./app";
+import { createAdminCommand } from "./cli/create-admin";
+import { type Config, ConfigError, loadConfig } from "./config";
+
+const VERSION: string = pkg.version;
+
+const HELP = `pbx-console ${VERSION}: admin console for a FreePBX phone system
+
+Usage:
+  pbx-console                                 serve the console
+  pbx-console create-admin --username NAME    create an administrator (or reset its password)
+  pbx-console --version | --help
+
+Environment:
+  PORT            port to listen on (default 3000)
+  HOST            address to bind (default 127.0.0.1)
+  DATA_DIR        where the database and keys live
+                  (default ./data from source, /var/lib/pbx-console for the binary)
+  TLS_CERT        PEM certificate; with TLS_KEY the console serves HTTPS
+  TLS_KEY         PEM private key
+  SERVER_LABEL    label in the sidebar footer (default: this host's name)
+  SERVER_ADDRESS  address in the sidebar footer (default: HOST)
+  LOG_LEVEL       info (default) or silent
+`;
+
+function fail(message: string, code = 1): never {
+  console.error(message);
+  process.exit(code);
+}
+
+function prepare(): { config: Config; dbFile: string } {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, Bun.isStandaloneExecutable);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, 2);
+    throw err;
+  }
+  try {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    fail(`Cannot create DATA_DIR ${config.dataDir}: ${(err as Error).message}\nSet DATA_DIR to a writable folder.`);
+  }
+  return { config, dbFile: join(config.dataDir, "pbx-console.db") };
+}
+
+function open(dbFile: string) {
+  try {
+    return openDatabase(dbFile);
+  } catch (err) {
+    fail(`Cannot open the database ${dbFile}: ${(err as Error).message}`);
+  }
+}
+
+async function serve() {
+  const { config, dbFile } = prepare();
+  const db = open(dbFile);
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({ config, db, version: VERSION, page });
+  } catch (err) {
+    fail(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  }
+  console.log(`pbx-console ${VERSION} listening on ${app.url.href} (data: ${config.dataDir})`);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal} received, shutting down`);
+    const force = setTimeout(() => process.exit(0), 10_000);
+    await app.stop();
+    db.$client.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+const args = process.argv.slice(2);
+const command = args[0];
+if (command === "--version" || command === "-v") {
+  console.log(VERSION);
+} else if (command === "--help" || command === "-h" || command === "help") {
+  console.log(HELP);
+} else if (command === undefined || command === "serve") {
+  await serve();
+} else if (command === "create-admin") {
+  const { dbFile } = prepare();
+  const db = open(dbFile);
+  const code = await createAdminCommand(db, args.slice(1));
+  db.$client.close();
+  process.exit(code);
+} else {
+  fail(`Unknown command: ${command}\n\n${HELP}`, 2);
+}

@@ -1,0 +1,258 @@
+/**
+ * One zod schema per entity and request (spec sections 3 and 5). The server
+ * validates every request body with these; the web forms use the same ones via
+ * the zod resolver. Browser-safe: nothing here may import bun:* or src/server.
+ */
+import { z } from "zod";
+
+const required = (label: string, max: number) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`)
+    .max(max, `${label} must be at most ${max} characters`);
+
+const optionalText = (label: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${label} must be at most ${max} characters`)
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : null));
+
+const stringList = (label: string, max: number) =>
+  z.array(z.string().trim().min(1).max(max, `Each ${label} must be at most ${max} characters`));
+
+// ---------- auth ----------
+
+export const PASSWORD_MIN = 12;
+
+export const usernameSchema = z
+  .string({ error: "Username is required" })
+  .trim()
+  .min(1, "Username is required")
+  .max(64, "Username must be at most 64 characters")
+  .regex(/^[A-Za-z0-9._@-]+$/, "Use letters, digits and . _ @ - only");
+
+export const passwordSchema = z
+  .string({ error: "Password is required" })
+  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
+  .max(512, "Password must be at most 512 characters");
+
+export const loginSchema = z.object({
+  username: z.string({ error: "Username is required" }).trim().min(1, "Username is required").max(64),
+  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(512),
+});
+
+export const setupSchema = z
+  .object({
+    username: usernameSchema,
+    password: passwordSchema,
+    confirmPassword: z.string({ error: "Repeat the password" }),
+  })
+  .refine((v) => v.password === v.confirmPassword, {
+    message: "Passwords do not match",
+    path: ["confirmPassword"],
+  });
+
+export type LoginInput = z.infer<typeof loginSchema>;
+export type SetupInput = z.input<typeof setupSchema>;
+
+// ---------- PBX inventory ----------
+
+export const extensionStatuses = ["available", "unavailable", "busy", "offline"] as const;
+
+export const extensionSchema = z.object({
+  extension: required("Extension", 10).regex(/^\d+$/, "Extension must contain digits only"),
+  name: required("Name", 100),
+  email: z
+    .union([z.literal(""), z.email("Enter a valid email address").max(255)])
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : null)),
+  position: optionalText("Position", 100),
+  personalPhone: optionalText("Personal phone", 20),
+  voicemail: z.boolean().default(false),
+  secret: optionalText("Secret", 255),
+  status: z.string().max(20).default("available"),
+});
+
+export const trunkTypes = ["sip", "iax", "dahdi"] as const;
+export const trunkAuthTypes = ["outbound", "inbound", "both"] as const;
+
+export const trunkSchema = z.object({
+  name: required("Name", 50),
+  type: z.enum(trunkTypes, { error: "Type must be sip, iax or dahdi" }),
+  host: required("Host", 255),
+  port: z
+    .number()
+    .int("Port must be a whole number")
+    .min(1, "Port must be between 1 and 65535")
+    .max(65535, "Port must be between 1 and 65535")
+    .optional()
+    .nullable(),
+  username: optionalText("Username", 100),
+  secret: optionalText("Secret", 255),
+  fromDomain: optionalText("From domain", 255),
+  fromUser: optionalText("From user", 100),
+  contactUser: optionalText("Contact user", 100),
+  authType: z.enum(trunkAuthTypes).default("outbound"),
+  registrationEnabled: z.boolean().default(false),
+  rewriteContact: z.boolean().default(false),
+  trustRpid: z.boolean().default(false),
+  sendRpid: z.boolean().default(false),
+  status: z.string().max(20).default("unregistered"),
+});
+
+export const destinationTypes = ["extension", "ivr", "voicemail", "queue"] as const;
+
+export const inboundRouteSchema = z.object({
+  description: required("Description", 100),
+  didNumber: optionalText("DID number", 20),
+  trunkId: z.number().int().positive().optional().nullable(),
+  destination: required("Destination", 100),
+  destinationType: z.enum(destinationTypes, {
+    error: "Destination type must be extension, ivr, voicemail or queue",
+  }),
+});
+
+/** FreePBX dial-pattern characters (issue 3): 0-9 * # + - . [ ] x X n N z Z. */
+export const DIAL_PATTERN_RE = /^[0-9*#+\-.[\]xXnNzZ]+$/;
+
+export const outboundRouteSchema = z.object({
+  name: required("Name", 50),
+  dialPatterns: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        .regex(DIAL_PATTERN_RE, "Dial patterns may only contain 0-9 * # + - . [ ] X N Z")
+        .transform((p) => p.toUpperCase()),
+    )
+    .min(1, "Add at least one dial pattern"),
+  trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
+  routeOrder: z.number().int().min(0).default(0),
+});
+
+export const pttGroupSchema = z.object({
+  name: required("Name", 50),
+  extension: required("Extension", 10).regex(/^\d+$/, "Extension must contain digits only"),
+  description: optionalText("Description", 255),
+  members: stringList("member", 10).min(1, "Choose at least one member"),
+  duplex: z.boolean().default(false),
+  autoAnswer: z.boolean().default(true),
+});
+
+export const ivrSchema = z.object({
+  name: required("Name", 100),
+  description: optionalText("Description", 255),
+  announcement: optionalText("Announcement", 255),
+  timeout: z.number().int().min(0).max(600).default(10),
+  invalidRetries: z.number().int().min(0).max(10).default(3),
+  timeoutDestination: optionalText("Timeout destination", 100),
+  invalidDestination: optionalText("Invalid destination", 100),
+  directDial: z.boolean().default(true),
+});
+
+export const configBackupSchema = z.object({
+  name: required("Name", 100),
+  description: optionalText("Description", 1000),
+  configData: z.string().min(1, "Configuration data is required"),
+});
+
+export const vpsStatusSchema = z.object({
+  status: z.string().max(20).nullable(),
+  ipAddress: z.string().max(45).nullable(),
+  hostname: z.string().max(255).nullable(),
+  cpu: z.number().min(0).max(100).nullable(),
+  memory: z.number().min(0).max(100).nullable(),
+  disk: z.number().min(0).max(100).nullable(),
+  networkIn: z.number().min(0).nullable(),
+  networkOut: z.number().min(0).nullable(),
+  uptime: z.number().int().min(0).nullable(),
+});
+
+// ---------- outside services ----------
+
+export const credentialTypes = ["hostinger", "freepbx", "tinymdm"] as const;
+
+export const apiCredentialSchema = z.object({
+  name: required("Name", 100),
+  type: z.enum(credentialTypes),
+  apiKey: optionalText("API key", 1000),
+  clientId: optionalText("Client ID", 255),
+  clientSecret: optionalText("Client secret", 1000),
+  apiUrl: z
+    .union([z.literal(""), z.url("Enter a valid URL").max(500)])
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : null)),
+  status: z.string().max(20).default("active"),
+});
+
+export const sipAuthLogSchema = z.object({
+  deviceId: optionalText("Device id", 100),
+  extensionId: optionalText("Extension id", 50),
+  username: optionalText("Username", 100),
+  ipAddress: optionalText("IP address", 45),
+  userAgent: optionalText("User agent", 255),
+  authMethod: optionalText("Auth method", 50),
+  success: z.boolean().default(false),
+  failureReason: optionalText("Failure reason", 255),
+});
+
+// ---------- AI voice ----------
+
+export const AI_MODELS = ["gpt-4o-realtime-preview"] as const;
+export const AI_VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
+export const ROUTING_ACTIONS = [
+  "route_to_extension",
+  "route_to_ivr",
+  "transfer_to_ai",
+  "send_voicemail",
+  "hangup",
+] as const;
+
+export const aiAssistantSchema = z.object({
+  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(100),
+  description: optionalText("Description", 500),
+  provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
+  model: z.string({ error: "Model is required" }).trim().min(1, "Model is required").max(50),
+  systemPrompt: z
+    .string({ error: "System prompt must be at least 10 characters" })
+    .trim()
+    .min(10, "System prompt must be at least 10 characters")
+    .max(20000),
+  voice: z.string().trim().max(20).default("alloy"),
+  temperature: z.number().int().min(0, "Temperature must be 0-100").max(100, "Temperature must be 0-100").default(80),
+  tools: stringList("tool", 100).default([]),
+  extensionId: optionalText("Extension", 50),
+  ivrId: optionalText("IVR", 50),
+  status: z.enum(["active", "inactive"]).default("active"),
+});
+
+export const callTranscriptSchema = z.object({
+  callId: optionalText("Call id", 255),
+  extensionId: optionalText("Extension", 50),
+  phoneNumber: optionalText("Phone number", 50),
+  direction: z.string().trim().max(10).optional().nullable(),
+  transcript: z.string({ error: "Transcript is required" }).min(1, "Transcript is required"),
+  summary: optionalText("Summary", 5000),
+  sentiment: z.string().trim().max(20).optional().nullable(),
+  keywords: stringList("keyword", 100).default([]),
+  duration: z.number().int().min(0).optional().nullable(),
+  recordingUrl: optionalText("Recording URL", 1000),
+});
+
+export const aiRoutingRuleSchema = z.object({
+  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(100),
+  description: optionalText("Description", 500),
+  priority: z.number().int().min(0, "Priority must be 0-100").max(100, "Priority must be 0-100").default(0),
+  conditions: z.string({ error: "Conditions are required" }).trim().min(1, "Conditions are required"),
+  action: z.string({ error: "Action is required" }).trim().min(1, "Action is required").max(50),
+  actionParams: z.string({ error: "Action parameters are required" }).trim().min(1, "Action parameters are required"),
+  enabled: z.boolean().default(true),
+});
