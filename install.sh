@@ -1,0 +1,598 @@
+#!/bin/sh
+# install.sh — install, upgrade or uninstall pbx-console on a Debian/Ubuntu host.
+#
+# Run as root. Re-running it upgrades in place: the binary and the systemd unit
+# are replaced, while /etc/pbx-console (env file, TLS certificate) and the data
+# in /var/lib/pbx-console are kept. See `install.sh --help`.
+set -eu
+
+APP=pbx-console
+SVC_USER=pbx-console
+SVC_GROUP=pbx-console
+
+# Target paths (as seen on the installed system; --root prefixes all of them).
+BIN_PATH=/usr/local/bin/$APP
+ETC_DIR=/etc/$APP
+ENV_PATH=$ETC_DIR/env
+TLS_DIR=$ETC_DIR/tls
+DEFAULT_CERT=$TLS_DIR/cert.pem
+DEFAULT_KEY=$TLS_DIR/key.pem
+DATA_DIR=/var/lib/$APP
+UNIT_PATH=/etc/systemd/system/$APP.service
+
+DEFAULT_HOST=0.0.0.0
+DEFAULT_PORT=3000
+
+PROG=${0##*/}
+
+usage() {
+	cat <<EOF
+Usage: $PROG [options]
+
+Install or upgrade pbx-console (a single binary) as a hardened systemd service.
+Re-running upgrades in place and keeps the configuration and the data.
+
+Options:
+  --binary PATH   pbx-console binary to install. Default: ./pbx-console next to
+                  this script if it exists, otherwise dist/pbx-console relative
+                  to this script (the build output in a source checkout).
+  --root DIR      Install into DIR instead of / (every written path is prefixed
+                  with DIR). Allows running without root; no user is created,
+                  no ownership is changed and systemctl is not called.
+  --no-systemd    Do not call systemctl (the unit file is still written).
+  --port N        Port written to a NEW $ENV_PATH (default $DEFAULT_PORT).
+  --host ADDR     Listen address written to a NEW $ENV_PATH
+                  (default $DEFAULT_HOST). An existing env file is never changed.
+  --uninstall     Stop and disable the service, remove the unit and the binary.
+                  Keeps $ETC_DIR and $DATA_DIR.
+  --purge         With --uninstall: also delete $ETC_DIR, $DATA_DIR
+                  and the $SVC_USER system user.
+  -h, --help      Show this help and exit.
+
+Files:
+  $BIN_PATH                 the binary (0755)
+  $ENV_PATH                       settings, read by the service (0640)
+  $TLS_DIR/{cert,key}.pem        self-signed certificate (made on first install)
+  $DATA_DIR                       data directory (0700, owned by $SVC_USER)
+  $UNIT_PATH    systemd unit
+
+Examples:
+  sudo sh $PROG --binary ./pbx-console   # install or upgrade
+  sudo sh $PROG --uninstall              # remove, keep config and data
+EOF
+}
+
+say() { printf '%s\n' "$*"; }
+warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
+die() {
+	printf '%s: error: %s\n' "$PROG" "$*" >&2
+	exit 1
+}
+usage_error() {
+	printf '%s: %s\n\n' "$PROG" "$*" >&2
+	usage >&2
+	exit 2
+}
+
+# ---------------------------------------------------------------- arguments --
+
+BINARY=
+ROOT=
+ROOT_GIVEN=0
+USE_SYSTEMD=1
+UNINSTALL=0
+PURGE=0
+OPT_PORT=
+OPT_HOST=
+
+need_arg() {
+	# $1 = option name, $2 = number of remaining args (including the option)
+	[ "$2" -ge 2 ] || usage_error "option $1 requires an argument"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--binary) need_arg "$1" $#; BINARY=$2; shift 2 ;;
+	--binary=*) BINARY=${1#*=}; shift ;;
+	--root) need_arg "$1" $#; ROOT=$2; ROOT_GIVEN=1; shift 2 ;;
+	--root=*) ROOT=${1#*=}; ROOT_GIVEN=1; shift ;;
+	--port) need_arg "$1" $#; OPT_PORT=$2; shift 2 ;;
+	--port=*) OPT_PORT=${1#*=}; shift ;;
+	--host) need_arg "$1" $#; OPT_HOST=$2; shift 2 ;;
+	--host=*) OPT_HOST=${1#*=}; shift ;;
+	--no-systemd) USE_SYSTEMD=0; shift ;;
+	--uninstall) UNINSTALL=1; shift ;;
+	--purge) PURGE=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; [ $# -eq 0 ] || usage_error "unexpected argument: $1" ;;
+	-*) usage_error "unknown option: $1" ;;
+	*) usage_error "unexpected argument: $1" ;;
+	esac
+done
+
+if [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ]; then
+	usage_error "--purge can only be used together with --uninstall"
+fi
+
+if [ -n "$OPT_PORT" ]; then
+	if ! printf '%s' "$OPT_PORT" | grep -Eq '^[1-9][0-9]{0,4}$' || [ "$OPT_PORT" -gt 65535 ]; then
+		usage_error "invalid --port '$OPT_PORT' (expected a number from 1 to 65535)"
+	fi
+fi
+if [ -n "$OPT_HOST" ]; then
+	# Plain hostnames, IPv4 and (unbracketed) IPv6 addresses only: the value is
+	# written unquoted into the env file and the certificate.
+	if ! printf '%s' "$OPT_HOST" | grep -Eq '^[A-Za-z0-9._:-]+$'; then
+		usage_error "invalid --host '$OPT_HOST' (expected an IP address or hostname, e.g. 0.0.0.0 or 127.0.0.1)"
+	fi
+fi
+if [ "$ROOT_GIVEN" = 1 ] && [ -z "$ROOT" ]; then
+	usage_error "--root needs a directory"
+fi
+
+# Normalise --root: "/" (or "//") means the real system.
+if [ -n "$ROOT" ]; then
+	case $ROOT in
+	*[!/]*) ;;
+	*) ROOT= ;;
+	esac
+fi
+if [ -n "$ROOT" ]; then
+	mkdir -p -- "$ROOT" || die "cannot create --root directory $ROOT"
+	ROOT=$(CDPATH='' cd -- "$ROOT" && pwd -P) || die "cannot use --root directory"
+	[ "$ROOT" != / ] || ROOT=
+fi
+
+if [ -z "$ROOT" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		die "must be run as root (try: sudo sh $0 ...), or use --root DIR to install into a directory"
+	fi
+	REAL_SYSTEM=1
+else
+	REAL_SYSTEM=0
+	# Never touch users, ownership or services of the machine we run on.
+	USE_SYSTEMD=0
+fi
+
+umask 022
+
+# ------------------------------------------------------------------ helpers --
+
+# Temporary paths to remove on exit, one per line.
+TMP_FILES=
+NL='
+'
+add_tmp() { TMP_FILES="$TMP_FILES$1$NL"; }
+cleanup() {
+	old_ifs=$IFS
+	IFS=$NL
+	for f in $TMP_FILES; do [ -z "$f" ] || rm -rf -- "$f"; done
+	IFS=$old_ifs
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# $1 = path on the target system; prints the path on this machine.
+r() { printf '%s%s' "$ROOT" "$1"; }
+
+is_loopback() {
+	case $1 in
+	127.* | localhost | localhost.* | ::1 | '[::1]') return 0 ;;
+	esac
+	return 1
+}
+
+is_ipv4() { printf '%s' "$1" | grep -Eq '^[0-9]{1,3}(\.[0-9]{1,3}){3}$'; }
+is_ipv6() { case $1 in *:*) return 0 ;; esac; return 1; }
+
+url_host() { if is_ipv6 "$1"; then printf '[%s]' "$1"; else printf '%s' "$1"; fi; }
+
+# Value of KEY in an env file (last assignment wins, surrounding quotes removed).
+env_get() {
+	sed -n "s/^[[:space:]]*$2[[:space:]]*=//p" "$1" | tail -n 1 |
+		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/^"\(.*\)"$/\1/' -e "s/^'\\(.*\\)'\$/\\1/"
+}
+
+detect_hostname() {
+	h=$(hostname 2>/dev/null || uname -n 2>/dev/null || true)
+	h=$(printf '%s' "$h" | tr -cd 'A-Za-z0-9.-')
+	[ -n "$h" ] || h=localhost
+	printf '%s' "$h"
+}
+
+# First non-loopback IPv4 address of this machine, or nothing.
+detect_ipv4() {
+	addrs=$(hostname -I 2>/dev/null || true)
+	if [ -z "$addrs" ] && command -v ip >/dev/null 2>&1; then
+		addrs=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4 }' || true)
+	fi
+	for a in $addrs; do
+		if is_ipv4 "$a"; then
+			case $a in 127.* | 169.254.*) continue ;; esac
+			printf '%s' "$a"
+			return 0
+		fi
+	done
+	return 0
+}
+
+# chown/chgrp only on the real system (never under --root).
+own() {
+	if [ "$REAL_SYSTEM" = 1 ]; then chown "$@"; fi
+}
+
+# Write stdin atomically to target path $1 with mode $2 and owner $3 (user:group).
+write_atomic() {
+	dest=$(r "$1")
+	tmp="$dest.tmp.$$"
+	add_tmp "$tmp"
+	cat >"$tmp"
+	chmod "$2" "$tmp"
+	own "$3" "$tmp"
+	mv -f -- "$tmp" "$dest"
+}
+
+user_exists() { getent passwd "$SVC_USER" >/dev/null 2>&1; }
+group_exists() { getent group "$SVC_GROUP" >/dev/null 2>&1; }
+systemd_running() { [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; }
+
+# ---------------------------------------------------------------- uninstall --
+
+if [ "$UNINSTALL" = 1 ]; then
+	say "Uninstalling $APP${ROOT:+ from $ROOT}"
+	if [ "$USE_SYSTEMD" = 1 ]; then
+		if systemd_running; then
+			if [ -e "$(r "$UNIT_PATH")" ]; then
+				systemctl disable --now "$APP" >/dev/null 2>&1 || warn "could not stop/disable $APP.service"
+				say "  stopped and disabled $APP.service"
+			fi
+		else
+			warn "systemd is not running; not calling systemctl"
+		fi
+	elif [ "$REAL_SYSTEM" = 0 ]; then
+		say "  note: --root given, systemctl not called"
+	fi
+	for p in "$UNIT_PATH" "$BIN_PATH"; do
+		if [ -e "$(r "$p")" ] || [ -L "$(r "$p")" ]; then
+			rm -f -- "$(r "$p")"
+			say "  removed $p"
+		else
+			say "  $p was not installed"
+		fi
+	done
+	if [ "$USE_SYSTEMD" = 1 ] && systemd_running; then
+		systemctl daemon-reload || true
+		systemctl reset-failed "$APP" >/dev/null 2>&1 || true
+	fi
+	if [ "$PURGE" = 1 ]; then
+		for p in "$ETC_DIR" "$DATA_DIR"; do
+			if [ -e "$(r "$p")" ]; then
+				rm -rf -- "$(r "$p")"
+				say "  purged $p"
+			fi
+		done
+		if [ "$REAL_SYSTEM" = 1 ]; then
+			if user_exists; then
+				if userdel "$SVC_USER"; then say "  removed system user $SVC_USER"; else warn "could not remove user $SVC_USER"; fi
+			fi
+			if group_exists; then groupdel "$SVC_GROUP" >/dev/null 2>&1 || true; fi
+		else
+			say "  note: --root given, system user $SVC_USER not touched"
+		fi
+		say "$APP uninstalled and purged."
+	else
+		kept=
+		for p in "$ETC_DIR" "$DATA_DIR"; do
+			if [ -e "$(r "$p")" ]; then kept="$kept $p"; fi
+		done
+		if [ -n "$kept" ]; then
+			say "Kept (configuration, TLS certificate and data):"
+			for p in $kept; do say "  $p"; done
+			if [ "$REAL_SYSTEM" = 1 ] && user_exists; then say "  system user $SVC_USER"; fi
+			say "Re-run with --uninstall --purge to delete them too."
+		fi
+		say "$APP uninstalled."
+	fi
+	exit 0
+fi
+
+# ------------------------------------------------------------------ install --
+
+SCRIPT_DIR=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd -P)
+if [ -z "$BINARY" ]; then
+	if [ -f "$SCRIPT_DIR/$APP" ]; then
+		BINARY=$SCRIPT_DIR/$APP
+	elif [ -f "$SCRIPT_DIR/dist/$APP" ]; then
+		BINARY=$SCRIPT_DIR/dist/$APP
+	else
+		die "no $APP binary found (looked for $SCRIPT_DIR/$APP and $SCRIPT_DIR/dist/$APP). Build it with 'bun run build' or pass --binary PATH."
+	fi
+fi
+[ -e "$BINARY" ] || die "binary not found: $BINARY"
+[ -f "$BINARY" ] || die "binary is not a regular file: $BINARY"
+[ -r "$BINARY" ] || die "binary is not readable: $BINARY"
+[ -s "$BINARY" ] || die "binary is empty: $BINARY"
+
+if [ -e "$(r "$BIN_PATH")" ]; then
+	MODE=upgrade
+elif [ -e "$(r "$ENV_PATH")" ]; then
+	MODE=reinstall
+else
+	MODE=fresh
+fi
+
+HOSTNAME_=$(detect_hostname)
+
+# Effective settings: from the existing env file, or the ones we are about to write.
+if [ -f "$(r "$ENV_PATH")" ]; then
+	ENV_EXISTS=1
+	envf=$(r "$ENV_PATH")
+	HOST=$(env_get "$envf" HOST)
+	PORT=$(env_get "$envf" PORT)
+	CERT=$(env_get "$envf" TLS_CERT)
+	KEY=$(env_get "$envf" TLS_KEY)
+	ADDRESS=$(env_get "$envf" SERVER_ADDRESS)
+	[ -n "$HOST" ] || HOST=$DEFAULT_HOST
+	[ -n "$PORT" ] || PORT=$DEFAULT_PORT
+	if [ -n "$OPT_PORT$OPT_HOST" ]; then
+		warn "$ENV_PATH already exists and is kept as is: --port/--host ignored (edit the file instead)"
+	fi
+else
+	ENV_EXISTS=0
+	HOST=${OPT_HOST:-$DEFAULT_HOST}
+	PORT=${OPT_PORT:-$DEFAULT_PORT}
+	CERT=$DEFAULT_CERT
+	KEY=$DEFAULT_KEY
+	ADDRESS=
+fi
+if [ -z "$ADDRESS" ]; then
+	ADDRESS=$(detect_ipv4)
+	[ -n "$ADDRESS" ] || ADDRESS=$HOSTNAME_
+fi
+
+# Decide what to do about TLS.
+GEN_TLS=0
+if [ -n "$CERT" ] && [ -n "$KEY" ]; then
+	if [ ! -f "$(r "$CERT")" ] || [ ! -f "$(r "$KEY")" ]; then
+		if [ "$CERT" = "$DEFAULT_CERT" ] && [ "$KEY" = "$DEFAULT_KEY" ]; then
+			GEN_TLS=1
+		else
+			warn "TLS_CERT=$CERT / TLS_KEY=$KEY from $ENV_PATH do not both exist; the service will not be able to serve HTTPS"
+		fi
+	fi
+elif ! is_loopback "$HOST"; then
+	warn "$ENV_PATH has HOST=$HOST (not loopback) but no TLS_CERT/TLS_KEY; add TLS_CERT=$DEFAULT_CERT and TLS_KEY=$DEFAULT_KEY and re-run $PROG to create a certificate"
+fi
+
+# Pre-flight checks, before anything is changed.
+if [ "$GEN_TLS" = 1 ] && ! command -v openssl >/dev/null 2>&1; then
+	die "openssl is required to create the TLS certificate but was not found (install it with: apt-get install openssl)"
+fi
+if [ "$REAL_SYSTEM" = 1 ] && ! user_exists && ! command -v useradd >/dev/null 2>&1; then
+	die "useradd not found (install the 'passwd' package)"
+fi
+if ! printf '%s' "$PORT" | grep -Eq '^[0-9]+$'; then
+	warn "PORT=$PORT in $ENV_PATH is not a number"
+fi
+
+case $MODE in
+fresh) say "Fresh install of $APP${ROOT:+ into $ROOT}" ;;
+upgrade) say "Upgrading existing $APP installation${ROOT:+ in $ROOT} (configuration and data are kept)" ;;
+reinstall) say "Reinstalling $APP${ROOT:+ into $ROOT} (existing configuration and data are kept)" ;;
+esac
+
+# --- system user
+if [ "$REAL_SYSTEM" = 1 ]; then
+	if user_exists; then
+		say "  system user $SVC_USER exists"
+	else
+		nologin=/usr/sbin/nologin
+		[ -x "$nologin" ] || nologin=/sbin/nologin
+		if group_exists; then grp_opt="--gid $SVC_GROUP"; else grp_opt=--user-group; fi
+		# shellcheck disable=SC2086 # grp_opt is two words on purpose
+		useradd --system --no-create-home --home-dir "$DATA_DIR" --shell "$nologin" \
+			--comment "pbx-console service" $grp_opt "$SVC_USER"
+		say "  created system user $SVC_USER"
+	fi
+else
+	say "  note: --root given, not creating user $SVC_USER and not changing file ownership"
+	say "        (on the target system run: useradd --system --no-create-home --shell /usr/sbin/nologin $SVC_USER;"
+	say "         chown -R $SVC_USER:$SVC_GROUP $DATA_DIR; chgrp -R $SVC_GROUP $ETC_DIR)"
+fi
+
+# --- directories
+mkdir -p -- "$(r /usr/local/bin)" "$(r /etc/systemd/system)" "$(r "$ETC_DIR")" "$(r "$DATA_DIR")"
+chmod 0750 "$(r "$ETC_DIR")"
+own "root:$SVC_GROUP" "$(r "$ETC_DIR")"
+chmod 0700 "$(r "$DATA_DIR")"
+own -R "$SVC_USER:$SVC_GROUP" "$(r "$DATA_DIR")"
+
+# --- env file (only when missing: re-runs keep the admin's edits)
+if [ "$ENV_EXISTS" = 0 ]; then
+	# Invariant: a non-loopback HOST is only ever written together with TLS.
+	if ! is_loopback "$HOST" && { [ -z "$CERT" ] || [ -z "$KEY" ]; }; then
+		die "internal error: refusing to write HOST=$HOST without TLS_CERT/TLS_KEY"
+	fi
+	write_atomic "$ENV_PATH" 0640 "root:$SVC_GROUP" <<EOF
+# pbx-console settings, read by $APP.service (EnvironmentFile=).
+# Written once by install.sh; later runs of install.sh keep your edits.
+# After changing it: systemctl restart $APP
+# The console only listens beyond loopback over HTTPS: keep TLS_CERT/TLS_KEY
+# unless HOST is 127.0.0.1 (e.g. behind an SSH tunnel or a reverse proxy).
+HOST=$HOST
+PORT=$PORT
+DATA_DIR=$DATA_DIR
+TLS_CERT=$CERT
+TLS_KEY=$KEY
+SERVER_LABEL=$HOSTNAME_
+SERVER_ADDRESS=$ADDRESS
+EOF
+	say "  wrote $ENV_PATH"
+else
+	say "  kept $ENV_PATH"
+fi
+
+# --- TLS certificate (self-signed, like Cockpit does on first run)
+if [ "$GEN_TLS" = 1 ]; then
+	mkdir -p -- "$(r "$TLS_DIR")"
+	chmod 0750 "$(r "$TLS_DIR")"
+	own "root:$SVC_GROUP" "$(r "$TLS_DIR")"
+	gen=$(mktemp -d "$(r "$TLS_DIR")/.new.XXXXXX")
+	add_tmp "$gen"
+	san="DNS:$HOSTNAME_,DNS:localhost,IP:127.0.0.1"
+	if is_ipv4 "$ADDRESS" || is_ipv6 "$ADDRESS"; then
+		san="$san,IP:$ADDRESS"
+	elif [ "$ADDRESS" != "$HOSTNAME_" ]; then
+		san="$san,DNS:$ADDRESS"
+	fi
+	case $HOST in
+	0.0.0.0 | :: | "$ADDRESS" | 127.0.0.1 | localhost) ;;
+	*) if is_ipv4 "$HOST" || is_ipv6 "$HOST"; then san="$san,IP:$HOST"; else san="$san,DNS:$HOST"; fi ;;
+	esac
+	if ! openssl req -x509 -newkey rsa:2048 -nodes -days 825 \
+		-subj "/CN=$HOSTNAME_" -addext "subjectAltName=$san" \
+		-keyout "$gen/key.pem" -out "$gen/cert.pem" >"$gen/log" 2>&1; then
+		cat "$gen/log" >&2
+		die "openssl failed to create the TLS certificate"
+	fi
+	for f in cert key; do
+		dest=$(r "$TLS_DIR/$f.pem")
+		if [ -e "$dest" ]; then
+			mv -f -- "$dest" "$dest.old.$(date +%Y%m%d%H%M%S)"
+			say "  moved the old $TLS_DIR/$f.pem aside (its pair was missing)"
+		fi
+	done
+	chmod 0640 "$gen/key.pem"
+	chmod 0644 "$gen/cert.pem"
+	own "root:$SVC_GROUP" "$gen/key.pem" "$gen/cert.pem"
+	mv -f -- "$gen/key.pem" "$(r "$DEFAULT_KEY")"
+	mv -f -- "$gen/cert.pem" "$(r "$DEFAULT_CERT")"
+	say "  created a self-signed TLS certificate for $HOSTNAME_ ($san)"
+elif [ -n "$CERT" ] && [ -f "$(r "$CERT")" ]; then
+	say "  kept TLS certificate $CERT"
+fi
+
+# --- binary (atomic replace: copy next to the target, then rename)
+bin_dest=$(r "$BIN_PATH")
+if [ "$MODE" = upgrade ] && command -v cmp >/dev/null 2>&1 && cmp -s -- "$BINARY" "$bin_dest"; then
+	bin_note="(unchanged)"
+else
+	bin_note=
+fi
+bin_tmp="$bin_dest.new.$$"
+add_tmp "$bin_tmp"
+cp -- "$BINARY" "$bin_tmp"
+chmod 0755 "$bin_tmp"
+own root:root "$bin_tmp"
+mv -f -- "$bin_tmp" "$bin_dest"
+say "  installed $BIN_PATH${bin_note:+ $bin_note}"
+
+# --- systemd unit (always rewritten: it belongs to install.sh)
+CAPS="CapabilityBoundingSet="
+if printf '%s' "$PORT" | grep -Eq '^[0-9]+$' && [ "$PORT" -lt 1024 ]; then
+	CAPS="AmbientCapabilities=CAP_NET_BIND_SERVICE
+CapabilityBoundingSet=CAP_NET_BIND_SERVICE"
+fi
+write_atomic "$UNIT_PATH" 0644 root:root <<EOF
+# Managed by pbx-console's install.sh and overwritten on upgrade.
+# For local changes use a drop-in: systemctl edit $APP
+[Unit]
+Description=pbx-console (FreePBX admin console)
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+Type=simple
+User=$SVC_USER
+Group=$SVC_GROUP
+EnvironmentFile=$ENV_PATH
+ExecStart=$BIN_PATH
+WorkingDirectory=$DATA_DIR
+Restart=on-failure
+RestartSec=2
+KillSignal=SIGTERM
+TimeoutStopSec=15
+
+# Hardening
+NoNewPrivileges=true
+ProtectSystem=strict
+ProtectHome=true
+PrivateTmp=true
+ReadWritePaths=$DATA_DIR
+ProtectKernelTunables=true
+ProtectKernelModules=true
+ProtectControlGroups=true
+RestrictSUIDSGID=true
+LockPersonality=true
+RestrictRealtime=true
+SystemCallArchitectures=native
+UMask=0077
+# Ports below 1024 need CAP_NET_BIND_SERVICE; re-run install.sh after changing PORT.
+$CAPS
+
+[Install]
+WantedBy=multi-user.target
+EOF
+say "  wrote $UNIT_PATH"
+
+# --- start / restart
+if [ "$USE_SYSTEMD" = 1 ]; then
+	if systemd_running; then
+		systemctl daemon-reload
+		if systemctl is-active --quiet "$APP"; then
+			systemctl enable "$APP" >/dev/null 2>&1
+			systemctl restart "$APP"
+			say "  restarted $APP.service"
+		else
+			systemctl enable --now "$APP" >/dev/null 2>&1
+			say "  enabled and started $APP.service"
+		fi
+		sleep 2
+		if ! systemctl is-active --quiet "$APP"; then
+			warn "$APP.service is not running; see: journalctl -u $APP -n 50 --no-pager"
+		fi
+	else
+		warn "systemd is not running on this machine; start $BIN_PATH yourself"
+	fi
+elif [ "$REAL_SYSTEM" = 0 ]; then
+	say "  note: --root given, systemctl not called (on the target: systemctl enable --now $APP)"
+else
+	say "  --no-systemd: not calling systemctl (to start: systemctl daemon-reload && systemctl enable --now $APP)"
+fi
+
+# --- summary
+case $HOST in
+0.0.0.0 | :: | '') url_addr=$ADDRESS ;;
+*) url_addr=$HOST ;;
+esac
+if [ -n "$CERT" ] && [ -n "$KEY" ]; then scheme=https; else scheme=http; fi
+URL="$scheme://$(url_host "$url_addr"):$PORT/"
+
+say ""
+case $MODE in
+fresh) say "$APP installed (fresh install)." ;;
+upgrade) say "$APP upgraded (upgrade; configuration and data kept)." ;;
+reinstall) say "$APP reinstalled (existing configuration and data kept)." ;;
+esac
+say ""
+say "  URL:      $URL"
+if [ "$scheme" = https ] && [ "$CERT" = "$DEFAULT_CERT" ] && [ -f "$(r "$CERT")" ] && command -v openssl >/dev/null 2>&1; then
+	fp=$(openssl x509 -noout -fingerprint -sha256 -in "$(r "$CERT")" 2>/dev/null | sed 's/^[^=]*=//' || true)
+	say "            (self-signed certificate, your browser will warn once;"
+	say "             SHA-256 fingerprint: $fp)"
+fi
+say "  Settings: $ENV_PATH   (then: systemctl restart $APP)"
+say "  Data:     $DATA_DIR"
+say "  Logs:     journalctl -u $APP"
+say ""
+if [ "$MODE" = fresh ]; then
+	say "Create the administrator now, either:"
+	say "  - open $URL (the first visit shows \"Create administrator\";"
+	say "    until an administrator exists, whoever opens it first can create one), or"
+	say "  - on this server run:"
+	say "    sudo -u $SVC_USER sh -c 'set -a; . $ENV_PATH; exec $BIN_PATH create-admin --username admin'"
+else
+	say "To (re)create an administrator from the command line:"
+	say "  sudo -u $SVC_USER sh -c 'set -a; . $ENV_PATH; exec $BIN_PATH create-admin --username admin'"
+fi
