@@ -9,13 +9,14 @@ export type Db = ReturnType<typeof drizzle<typeof schema>> & { $client: Database
  * Opens (creating if needed) the console database at `file`, sets the pragmas
  * every connection needs and applies the embedded migrations.
  */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, onMigrated?: (applied: number) => void): Db {
   const sqlite = new Database(file, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL;");
   sqlite.exec("PRAGMA foreign_keys = ON;");
   sqlite.exec("PRAGMA busy_timeout = 5000;");
   sqlite.exec("PRAGMA synchronous = NORMAL;");
   const db = drizzle(sqlite, { schema }) as Db;
-  runMigrations(db);
+  const applied = runMigrations(db);
+  onMigrated?.(applied);
   return db;
 }

@@ -8,8 +8,8 @@ import { z } from "zod";
 const portSchema = z.coerce
   .number({ error: "must be a number" })
   .int("must be a whole number")
-  .min(1, "must be between 1 and 65535")
-  .max(65535, "must be between 1 and 65535");
+  .min(0, "must be between 0 and 65535")
+  .max(65535, "must be between 0 and 65535");
 
 const envSchema = z
   .object({

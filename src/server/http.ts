@@ -48,7 +48,11 @@ export async function readJson(req: Request): Promise<unknown> {
 
 /** Reads and validates the body with a shared schema; field-level 400 on failure. */
 export async function parseBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
-  const result = schema.safeParse(await readJson(req));
+  const body = await readJson(req);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new HttpError(400, "Request body must be a JSON object");
+  }
+  const result = schema.safeParse(body);
   if (!result.success) {
     const fields = fieldErrors(result.error);
     const first = Object.values(fields)[0] ?? "Invalid request";

@@ -55,7 +55,7 @@ function prepare(): { config: Config; dbFile: string } {
 
 function open(dbFile: string) {
   try {
-    return openDatabase(dbFile);
+    return openDatabase(dbFile, (n) => console.log(`database ${dbFile}: ${n} migration(s) applied`));
   } catch (err) {
     fail(`Cannot open the database ${dbFile}: ${(err as Error).message}`);
   }
@@ -95,10 +95,7 @@ if (command === "--version" || command === "-v") {
 } else if (command === undefined || command === "serve") {
   await serve();
 } else if (command === "create-admin") {
-  const { dbFile } = prepare();
-  const db = open(dbFile);
-  const code = await createAdminCommand(db, args.slice(1));
-  db.$client.close();
+  const code = await createAdminCommand(() => open(prepare().dbFile), args.slice(1));
   process.exit(code);
 } else {
   fail(`Unknown command: ${command}\n\n${HELP}`, 2);

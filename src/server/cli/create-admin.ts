@@ -10,7 +10,7 @@ import { readPassword } from "./prompt";
  * terminal, hidden; one line from stdin otherwise). On an existing username it
  * resets that user's password and signs out its sessions (the recovery path).
  */
-export async function createAdminCommand(db: Db, argv: string[]): Promise<number> {
+export async function createAdminCommand(openDb: () => Db, argv: string[]): Promise<number> {
   let username: string | undefined;
   try {
     ({
@@ -44,6 +44,7 @@ export async function createAdminCommand(db: Db, argv: string[]): Promise<number
     }
   }
   const hash = await hashPassword(password);
+  const db = openDb();
   const existing = findUser(db, name.data);
   if (existing) {
     updatePasswordHash(db, existing.id, hash);
@@ -53,5 +54,6 @@ export async function createAdminCommand(db: Db, argv: string[]): Promise<number
     insertUser(db, name.data, hash);
     console.log(`Administrator ${name.data} created. Sign in at the console's address.`);
   }
+  db.$client.close();
   return 0;
 }

@@ -1,0 +1,70 @@
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { openDatabase } from "../../src/db/client";
+import { runMigrations } from "../../src/db/migrate";
+import * as schema from "../../src/db/schema";
+import { renderMigrationsModule } from "../../scripts/migrations-module";
+
+const dirs: string[] = [];
+const tempDb = () => {
+  const dir = mkdtempSync(join(tmpdir(), "pbx-db-"));
+  dirs.push(dir);
+  return join(dir, "t.db");
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+test("the embedded migrations module matches the migrations folder", async () => {
+  expect(await Bun.file(`${import.meta.dir}/../../src/db/migrations.gen.ts`).text()).toBe(await renderMigrationsModule());
+});
+
+test("migrations create every table and column of the drizzle schema", () => {
+  const db = openDatabase(tempDb());
+  const tables = Object.values(schema).map((t) => getTableConfig(t as never));
+  expect(tables.map((t) => t.name).sort()).toEqual(
+    [
+      "ai_assistants", "ai_routing_rules", "api_credentials", "call_transcripts", "config_backups", "extensions",
+      "inbound_routes", "ivrs", "outbound_routes", "ptt_groups", "sessions", "sip_auth_logs", "trunks", "users",
+      "vps_status",
+    ].sort(),
+  );
+  for (const t of tables) {
+    const cols = (db.$client.query(`PRAGMA table_info(${t.name})`).all() as { name: string }[]).map((c) => c.name);
+    expect(cols.sort()).toEqual(t.columns.map((c) => c.name).sort());
+  }
+  db.$client.close();
+});
+
+test("a second start applies nothing and keeps the data", () => {
+  const file = tempDb();
+  const first = openDatabase(file);
+  first.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', 'Front desk')");
+  first.$client.close();
+  const second = openDatabase(file);
+  expect(runMigrations(second)).toBe(0);
+  expect(second.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: 1 });
+  expect(second.$client.query("SELECT name FROM extensions").get()).toEqual({ name: "Front desk" });
+  second.$client.close();
+});
+
+test("the connection runs in WAL mode with foreign keys and a busy timeout", () => {
+  const db = openDatabase(tempDb());
+  expect(db.$client.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+  expect(db.$client.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+  expect(db.$client.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+  db.$client.close();
+});
+
+test("the migration applies on a plain bun:sqlite database too", () => {
+  const file = tempDb();
+  openDatabase(file).$client.close();
+  const raw = new Database(file, { readonly: true });
+  const names = raw.query("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
+  expect(names.map((n) => n.name)).toContain("__drizzle_migrations");
+  raw.close();
+});

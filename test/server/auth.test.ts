@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/server/auth/sessions";
+import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+beforeEach(async () => {
+  s = await startTestServer();
+});
+afterEach(async () => {
+  await s.stop();
+});
+
+describe("first-run setup", () => {
+  test("me reports setupRequired until an administrator exists", async () => {
+    const me = await s.call("GET", "/api/auth/me");
+    expect(me.status).toBe(200);
+    expect(me.json).toEqual({ authenticated: false, user: null, setupRequired: true });
+  });
+
+  test("setup creates the admin, signs in with a hardened cookie, then answers 409", async () => {
+    const res = await s.setup();
+    expect(res.status).toBe(201);
+    expect(res.json.user.username).toBe(ADMIN.username);
+    const cookie = res.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^pbx_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).toContain("Path=/");
+    expect(cookie).not.toContain("Secure");
+    expect((await s.call("GET", "/api/auth/me")).json.authenticated).toBe(true);
+
+    const again = await s.call("POST", "/api/auth/setup", { username: "other", password: "x".repeat(12), confirmPassword: "x".repeat(12) });
+    expect(again.status).toBe(409);
+    expect(s.db.$client.query("SELECT count(*) AS n FROM users").get()).toEqual({ n: 1 });
+  });
+
+  test("setup validates the password length and the repeat, field by field", async () => {
+    const short = await s.call("POST", "/api/auth/setup", { username: "admin", password: "short", confirmPassword: "short" });
+    expect(short.status).toBe(400);
+    expect(short.json.error.fields.password).toBe("Password must be at least 12 characters");
+    const mismatch = await s.call("POST", "/api/auth/setup", { username: "admin", password: "a".repeat(12), confirmPassword: "b".repeat(12) });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json.error.fields.confirmPassword).toBe("Passwords do not match");
+    expect((await s.call("GET", "/api/auth/me")).json.setupRequired).toBe(true);
+  });
+
+  test("the password is stored as an argon2id hash, the session token only as a hash", async () => {
+    await s.setup();
+    const row = s.db.$client.query("SELECT password FROM users").get() as { password: string };
+    expect(row.password.startsWith("$argon2id$")).toBe(true);
+    const token = s.cookie.split("=")[1] as string;
+    const sessions = s.db.$client.query("SELECT token_hash FROM sessions").all() as { token_hash: string }[];
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]?.token_hash).not.toBe(token);
+    expect(sessions[0]?.token_hash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
+  });
+});
+
+describe("sign-in", () => {
+  beforeEach(async () => {
+    await s.setup();
+    s.cookie = "";
+  });
+
+  test("protected routes and the socket answer 401 without a session", async () => {
+    const info = await s.call("GET", "/api/info");
+    expect(info.status).toBe(401);
+    expect(info.json).toEqual({ error: { message: "Sign in required" } });
+    const ws = await fetch(`${s.base}/ws?type=sync`, { headers: { upgrade: "websocket", connection: "Upgrade" } });
+    expect(ws.status).toBe(401);
+  });
+
+  test("wrong password is 401 with one message; right password signs in", async () => {
+    const bad = await s.call("POST", "/api/auth/login", { username: ADMIN.username, password: "wrong password!" });
+    expect(bad.status).toBe(401);
+    expect(bad.json.error.message).toBe("Wrong username or password");
+    const unknown = await s.call("POST", "/api/auth/login", { username: "nobody", password: "wrong password!" });
+    expect(unknown.json.error.message).toBe(bad.json.error.message);
+    const ok = await s.call("POST", "/api/auth/login", ADMIN);
+    expect(ok.status).toBe(200);
+    expect((await s.call("GET", "/api/info")).status).toBe(200);
+  });
+
+  test("five failures within five minutes lock the username with 429 and Retry-After", async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await s.call("POST", "/api/auth/login", { username: "ADMIN", password: `nope-${i}` })).status).toBe(401);
+    }
+    const locked = await s.call("POST", "/api/auth/login", ADMIN);
+    expect(locked.status).toBe(429);
+    const retry = Number(locked.headers.get("retry-after"));
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(300);
+    // Another username is not affected.
+    expect((await s.call("POST", "/api/auth/login", { username: "someone", password: "x" })).status).toBe(401);
+    s.advance(5 * 60 * 1000 + 1000);
+    expect((await s.call("POST", "/api/auth/login", ADMIN)).status).toBe(200);
+  });
+
+  test("sign-out ends the session on the server", async () => {
+    await s.call("POST", "/api/auth/login", ADMIN);
+    const kept = s.cookie;
+    const out = await s.call("POST", "/api/auth/logout");
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    const replay = await s.call("GET", "/api/info", undefined, { cookie: kept });
+    expect(replay.status).toBe(401);
+  });
+
+  test("sessions expire after 30 idle minutes", async () => {
+    await s.call("POST", "/api/auth/login", ADMIN);
+    s.advance(SESSION_IDLE_MS - 60_000);
+    expect((await s.call("GET", "/api/info")).status).toBe(200);
+    s.advance(SESSION_IDLE_MS - 60_000); // active again within the idle window
+    expect((await s.call("GET", "/api/info")).status).toBe(200);
+    s.advance(SESSION_IDLE_MS + 1000);
+    expect((await s.call("GET", "/api/info")).status).toBe(401);
+  });
+
+  test("sessions expire 12 hours after sign-in however active", async () => {
+    await s.call("POST", "/api/auth/login", ADMIN);
+    for (let t = 0; t < SESSION_ABSOLUTE_MS - 20 * 60_000; t += 20 * 60_000) {
+      s.advance(20 * 60_000);
+      expect((await s.call("GET", "/api/info")).status).toBe(200);
+    }
+    s.advance(20 * 60_000);
+    expect((await s.call("GET", "/api/info")).status).toBe(401);
+  });
+});
+
+describe("cross-site protection", () => {
+  beforeEach(async () => {
+    await s.setup();
+  });
+
+  test("a state-changing request without a JSON content type is refused", async () => {
+    const res = await s.call("POST", "/api/auth/logout", "", { "content-type": "text/plain" });
+    expect(res.status).toBe(415);
+    expect((await s.call("GET", "/api/info")).status).toBe(200);
+  });
+
+  test("a foreign Origin is refused, the own origin accepted", async () => {
+    const foreign = await s.call("POST", "/api/auth/logout", undefined, { origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect((await s.call("GET", "/api/info")).status).toBe(200);
+    const own = await s.call("POST", "/api/auth/logout", undefined, { origin: s.base });
+    expect(own.status).toBe(200);
+  });
+});
+
+test("over HTTPS the session cookie is Secure", async () => {
+  const dir = `${import.meta.dir}/../fixtures/tls`;
+  const https = await startTestServer({ TLS_CERT: `${dir}/cert.pem`, TLS_KEY: `${dir}/key.pem` });
+  try {
+    expect(https.base.startsWith("https://")).toBe(true);
+    const res = await fetch(`${https.base}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ADMIN, confirmPassword: ADMIN.password }),
+      tls: { rejectUnauthorized: false },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("set-cookie")).toContain("; Secure");
+  } finally {
+    await https.stop();
+  }
+});
