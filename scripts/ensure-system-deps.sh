@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests drive for real, when missing:
+# Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl.
+set -euo pipefail
+
+need=()
+command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/sbin/mariadbd ] || [ -x /usr/bin/mariadbd ] || need+=(mariadb-server)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "installing Debian packages: ${need[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "need root (or sudo) to install: ${need[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

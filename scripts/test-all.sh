@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test: unit/API/db tests, then the compiled binary's smoke and
+# browser tests. Installs what it needs first (npm packages, Debian packages).
+# Ends with the line "N passed, N failed, N skipped" from the JUnit reports,
+# and exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+[ -x node_modules/.bin/bun ] || npm install --no-audit --no-fund || exit 1
+bash scripts/ensure-system-deps.sh || exit 1
+BUN=node_modules/.bin/bun
+
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+status=0
+
+run_group() { # name, paths...
+  local name=$1
+  shift
+  echo "== $name: bun test $*"
+  "$BUN" test "$@" --reporter=junit --reporter-outfile="$reports/$name.xml" 2>&1
+  local code=$?
+  echo "$name exit=$code" >>"$reports/exit-codes"
+  [ $code -eq 0 ] || status=1
+}
+
+run_group unit test/server test/db test/shared test/install
+
+echo "== build"
+if "$BUN" run build.ts; then
+  run_group binary test/smoke test/browser
+else
+  echo "binary build failed" >&2
+  echo "build exit=1" >>"$reports/exit-codes"
+  status=1
+fi
+
+"$BUN" scripts/junit-summary.ts "$reports" || status=1
+exit $status
