@@ -21,6 +21,14 @@ const envSchema = z
     SERVER_LABEL: z.string().trim().max(100, "must be at most 100 characters").optional(),
     SERVER_ADDRESS: z.string().trim().max(255, "must be at most 255 characters").optional(),
     LOG_LEVEL: z.enum(["info", "silent"], { error: "must be info or silent" }).optional(),
+    SIP_SERVER_HOST: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "must be a host name or IP address")
+      .max(255)
+      .optional(),
+    SIP_SERVER_PORT: z.string().optional(),
+    SIP_TRANSPORT: z.enum(["udp", "tcp", "tls"], { error: "must be udp, tcp or tls" }).optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.TLS_CERT) !== Boolean(env.TLS_KEY)) {
@@ -40,6 +48,8 @@ export interface Config {
   serverLabel: string;
   serverAddress: string;
   logRequests: boolean;
+  /** What softphones register to (provisioning links and QR codes). */
+  sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
 }
 
 export class ConfigError extends Error {}
@@ -63,13 +73,22 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
     port = p.data;
   }
   const host = e.HOST ?? "127.0.0.1";
+  let sipPort = 5060;
+  if (e.SIP_SERVER_PORT) {
+    const p = portSchema.safeParse(e.SIP_SERVER_PORT);
+    if (!p.success || p.data === 0)
+      throw new ConfigError("Invalid configuration:\n  SIP_SERVER_PORT: must be between 1 and 65535");
+    sipPort = p.data;
+  }
+  const serverAddress = e.SERVER_ADDRESS || host;
   return {
     port,
     host,
     dataDir: e.DATA_DIR ?? defaultDataDir(standalone),
     tls: e.TLS_CERT && e.TLS_KEY ? { cert: e.TLS_CERT, key: e.TLS_KEY } : null,
     serverLabel: e.SERVER_LABEL || hostname(),
-    serverAddress: e.SERVER_ADDRESS || host,
+    serverAddress,
     logRequests: e.LOG_LEVEL !== "silent",
+    sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
   };
 }

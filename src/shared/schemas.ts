@@ -61,6 +61,8 @@ export type SetupInput = z.input<typeof setupSchema>;
 
 // ---------- PBX inventory ----------
 
+export const SIP_SECRET_MIN = 12;
+
 export const extensionStatuses = ["available", "unavailable", "busy", "offline"] as const;
 
 export const extensionSchema = z.object({
@@ -74,7 +76,10 @@ export const extensionSchema = z.object({
   position: optionalText("Position", 100),
   personalPhone: optionalText("Personal phone", 20),
   voicemail: z.boolean().default(false),
-  secret: optionalText("Secret", 255),
+  /** Empty → the server generates a strong one. A weak SIP secret is how PBXs get robbed. */
+  secret: optionalText("Secret", 255).refine((v) => v === null || v.length >= SIP_SECRET_MIN, {
+    message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
+  }),
   status: z.string().max(20).default("available"),
 });
 
@@ -256,3 +261,44 @@ export const aiRoutingRuleSchema = z.object({
   actionParams: z.string({ error: "Action parameters are required" }).trim().min(1, "Action parameters are required"),
   enabled: z.boolean().default(true),
 });
+
+// ---------- wizard ----------
+
+export const WIZARD_DEFAULTS = {
+  extensionCount: 5,
+  extensionPrefix: "10",
+  trunkProvider: "",
+  enableVoicemail: true,
+  enableIVR: false,
+} as const;
+
+export const HOST_RE =
+  /^(?=.{1,255}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$/;
+
+export const wizardDeploySchema = z.object({
+  step: z.number().int().optional(),
+  extensionCount: z
+    .number({ error: "Extension count must be a number" })
+    .int("Extension count must be a whole number")
+    .min(1, "Create at least 1 extension")
+    .max(100, "Create at most 100 extensions"),
+  extensionPrefix: z
+    .string()
+    .trim()
+    .min(1, "Prefix is required")
+    .max(5, "Prefix must be at most 5 characters")
+    .regex(/^\d+$/, "Prefix must contain digits only"),
+  trunkProvider: z
+    .string()
+    .trim()
+    .max(255)
+    .refine((v) => v === "" || HOST_RE.test(v), "Enter a host name such as sip.example.com")
+    .optional()
+    .default(""),
+  enableVoicemail: z.boolean().default(true),
+  enableIVR: z.boolean().default(false),
+});
+
+/** Wizard numbering: prefix plus a two-digit index (1001–1005 for the defaults). */
+export const wizardExtensionNumbers = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, "0")}`);

@@ -29,16 +29,28 @@ describe("first-run setup", () => {
     expect(cookie).not.toContain("Secure");
     expect((await s.call("GET", "/api/auth/me")).json.authenticated).toBe(true);
 
-    const again = await s.call("POST", "/api/auth/setup", { username: "other", password: "x".repeat(12), confirmPassword: "x".repeat(12) });
+    const again = await s.call("POST", "/api/auth/setup", {
+      username: "other",
+      password: "x".repeat(12),
+      confirmPassword: "x".repeat(12),
+    });
     expect(again.status).toBe(409);
     expect(s.db.$client.query("SELECT count(*) AS n FROM users").get()).toEqual({ n: 1 });
   });
 
   test("setup validates the password length and the repeat, field by field", async () => {
-    const short = await s.call("POST", "/api/auth/setup", { username: "admin", password: "short", confirmPassword: "short" });
+    const short = await s.call("POST", "/api/auth/setup", {
+      username: "admin",
+      password: "short",
+      confirmPassword: "short",
+    });
     expect(short.status).toBe(400);
     expect(short.json.error.fields.password).toBe("Password must be at least 12 characters");
-    const mismatch = await s.call("POST", "/api/auth/setup", { username: "admin", password: "a".repeat(12), confirmPassword: "b".repeat(12) });
+    const mismatch = await s.call("POST", "/api/auth/setup", {
+      username: "admin",
+      password: "a".repeat(12),
+      confirmPassword: "b".repeat(12),
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.error.fields.confirmPassword).toBe("Passwords do not match");
     expect((await s.call("GET", "/api/auth/me")).json.setupRequired).toBe(true);

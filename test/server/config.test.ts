@@ -15,7 +15,9 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ PORT: "eighty" }, false)).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: "eighty" }, false)).toThrow("PORT: must be a number");
     expect(() => loadConfig({ PORT: "70000" }, false)).toThrow("PORT: must be between 0 and 65535");
-    expect(() => loadConfig({ TLS_CERT: "/x.pem" }, false)).toThrow("TLS_KEY: TLS_CERT and TLS_KEY must be set together");
+    expect(() => loadConfig({ TLS_CERT: "/x.pem" }, false)).toThrow(
+      "TLS_KEY: TLS_CERT and TLS_KEY must be set together",
+    );
     expect(() => loadConfig({ LOG_LEVEL: "loud" }, false)).toThrow("LOG_LEVEL");
   });
 

@@ -1,5 +1,24 @@
 import type { RouteDef } from "../context";
+import { aiRoutes } from "./ai";
 import { authRoutes } from "./auth";
+import { dialerRoutes } from "./dialer";
+import { extensionRoutes } from "./extensions";
+import { pttGroupRoutes } from "./ptt-groups";
+import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
+import { trunkRoutes } from "./trunks";
+import { vpsRoutes } from "./vps";
+import { wizardRoutes } from "./wizard";
 
 /** Every /api route. Each resource module contributes its own list. */
-export const apiRoutes: RouteDef[] = [...authRoutes];
+export const apiRoutes: RouteDef[] = [
+  ...authRoutes,
+  ...extensionRoutes,
+  ...trunkRoutes,
+  ...inboundRouteRoutes,
+  ...outboundRouteRoutes,
+  ...pttGroupRoutes,
+  ...wizardRoutes,
+  ...vpsRoutes,
+  ...dialerRoutes,
+  ...aiRoutes,
+];

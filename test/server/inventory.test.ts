@@ -1,0 +1,450 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  await s.setup();
+});
+afterAll(async () => {
+  await s.stop();
+});
+beforeEach(() => {
+  for (const t of ["outbound_routes", "inbound_routes", "ptt_groups", "extensions", "trunks", "ivrs"])
+    s.db.$client.run(`DELETE FROM ${t}`);
+});
+
+/** Rows of a table, to prove a refused request changed nothing. */
+const snapshot = (table: string) => JSON.stringify(s.db.$client.query(`SELECT * FROM ${table} ORDER BY id`).all());
+async function refused(table: string, req: () => Promise<{ status: number; json: any }>, status: number) {
+  const before = snapshot(table);
+  const res = await req();
+  expect(res.status).toBe(status);
+  expect(typeof res.json.error.message).toBe("string");
+  expect(snapshot(table)).toBe(before);
+  return res.json.error as { message: string; fields?: Record<string, string> };
+}
+
+const ext = (extension: string, extra: Record<string, unknown> = {}) =>
+  s.call("POST", "/api/extensions", {
+    extension,
+    name: `User ${extension}`,
+    email: "",
+    voicemail: false,
+    secret: "",
+    ...extra,
+  });
+const trunk = (name = "Telnyx", extra: Record<string, unknown> = {}) =>
+  s.call("POST", "/api/trunks", { name, type: "sip", host: "sip.telnyx.com", port: 5060, ...extra });
+
+describe("extensions", () => {
+  test("create returns 201 with the record, never the secret; list is numeric order", async () => {
+    const a = await ext("1010", { email: "desk@example.com", voicemail: true });
+    expect(a.status).toBe(201);
+    expect(a.json).toMatchObject({
+      extension: "1010",
+      name: "User 1010",
+      email: "desk@example.com",
+      voicemail: true,
+      status: "available",
+      hasSecret: true,
+    });
+    expect(a.json).not.toHaveProperty("secret");
+    await ext("2");
+    await ext("300");
+    const list = await s.call("GET", "/api/extensions");
+    expect(list.json.map((e: any) => e.extension)).toEqual(["2", "300", "1010"]);
+    expect(list.text).not.toContain('secret"');
+  });
+
+  test("without a secret a strong random one is stored; a given one is kept", async () => {
+    await ext("1001");
+    await ext("1002", { secret: "my-own-long-secret" });
+    const rows = s.db.$client.query("SELECT extension, secret FROM extensions ORDER BY extension").all() as any[];
+    expect(rows[0].secret).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(rows[1].secret).toBe("my-own-long-secret");
+    await ext("1003");
+    const third = s.db.$client.query("SELECT secret FROM extensions WHERE extension='1003'").get() as any;
+    expect(third.secret).not.toBe(rows[0].secret);
+  });
+
+  test("validation: field-level 400s, nothing stored", async () => {
+    expect((await refused("extensions", () => ext("10a"), 400)).fields?.extension).toBe(
+      "Extension must contain digits only",
+    );
+    expect((await refused("extensions", () => ext("12345678901"), 400)).fields?.extension).toContain("at most 10");
+    expect((await refused("extensions", () => ext("1001", { name: "" }), 400)).fields?.name).toBe("Name is required");
+    expect((await refused("extensions", () => ext("1001", { email: "not-an-email" }), 400)).fields?.email).toBe(
+      "Enter a valid email address",
+    );
+    expect((await refused("extensions", () => ext("1001", { secret: "1234" }), 400)).fields?.secret).toContain(
+      "at least 12",
+    );
+    expect((await refused("extensions", () => ext("1001", { name: "x".repeat(101) }), 400)).fields?.name).toContain(
+      "at most 100",
+    );
+  });
+
+  test("a duplicate number is 409 naming it; a PTT group number too", async () => {
+    await ext("1001");
+    expect((await refused("extensions", () => ext("1001"), 409)).message).toBe("Extension 1001 already exists");
+    await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["1001"] });
+    expect((await refused("extensions", () => ext("8000"), 409)).message).toBe(
+      "8000 is already the number of PTT group Floor",
+    );
+  });
+
+  test("delete is 204, unknown id 404; a PTT member or a route target is 409", async () => {
+    const a = await ext("1001");
+    const b = await ext("1002");
+    await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["1001"] });
+    expect(
+      (await refused("extensions", () => s.call("DELETE", `/api/extensions/${a.json.id}`), 409)).message,
+    ).toContain("PTT group(s): Floor");
+    await s.call("POST", "/api/inbound-routes", {
+      description: "Main line",
+      didNumber: "15550001",
+      destination: "1002",
+      destinationType: "extension",
+    });
+    expect(
+      (await refused("extensions", () => s.call("DELETE", `/api/extensions/${b.json.id}`), 409)).message,
+    ).toContain("Main line");
+    await refused("extensions", () => s.call("DELETE", "/api/extensions/99999"), 404);
+    await refused("extensions", () => s.call("DELETE", "/api/extensions/abc"), 404);
+    const c = await ext("1003");
+    expect((await s.call("DELETE", `/api/extensions/${c.json.id}`)).status).toBe(204);
+    expect((await s.call("GET", "/api/extensions")).json.map((e: any) => e.extension)).toEqual(["1001", "1002"]);
+  });
+
+  test("QR code is a PNG data URL; provisioning carries the secret, number, name and PTT groups", async () => {
+    const a = await ext("1001", { secret: "provisioning-secret-1" });
+    await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["1001"], duplex: true });
+    const qr = await s.call("GET", `/api/extensions/${a.json.id}/qr-code`);
+    expect(qr.status).toBe(200);
+    expect(qr.json.qrCode).toMatch(/^data:image\/png;base64,/);
+    const p = await s.call("GET", `/api/extensions/${a.json.id}/provisioning`);
+    expect(p.json.link).toMatch(/^pbxconsole:\/\/provision\?config=/);
+    const decoded = JSON.parse(
+      Buffer.from(decodeURIComponent(p.json.link.split("config=")[1]), "base64").toString("utf8"),
+    );
+    expect(decoded).toEqual(p.json.config);
+    expect(decoded).toMatchObject({
+      sip_port: 5060,
+      transport: "UDP",
+      username: "1001",
+      password: "provisioning-secret-1",
+      display_name: "User 1001",
+      ptt_enabled: true,
+    });
+    expect(decoded.ptt_groups).toEqual([{ id: expect.any(Number), name: "Floor", number: "8000", mode: "duplex" }]);
+    expect((await s.call("GET", "/api/extensions/4242/qr-code")).status).toBe(404);
+  });
+});
+
+describe("trunks", () => {
+  test("create and list without the secret; defaults applied", async () => {
+    const t = await trunk("Telnyx", { secret: "trunk-secret", username: "user1" });
+    expect(t.status).toBe(201);
+    expect(t.json).toMatchObject({
+      name: "Telnyx",
+      type: "sip",
+      host: "sip.telnyx.com",
+      port: 5060,
+      authType: "outbound",
+      status: "unregistered",
+      hasSecret: true,
+    });
+    expect(JSON.stringify((await s.call("GET", "/api/trunks")).json)).not.toContain("trunk-secret");
+  });
+
+  test("validation and duplicates", async () => {
+    expect((await refused("trunks", () => trunk("T", { type: "pjsip" }), 400)).fields?.type).toBe(
+      "Type must be sip, iax or dahdi",
+    );
+    expect((await refused("trunks", () => trunk("T", { host: "" }), 400)).fields?.host).toBe("Host is required");
+    expect((await refused("trunks", () => trunk("T", { port: 70000 }), 400)).fields?.port).toContain(
+      "between 1 and 65535",
+    );
+    expect((await refused("trunks", () => trunk("x".repeat(51)), 400)).fields?.name).toContain("at most 50");
+    await trunk("Telnyx");
+    expect((await refused("trunks", () => trunk("Telnyx"), 409)).message).toBe("A trunk named Telnyx already exists");
+  });
+
+  test("a trunk used by a route cannot be deleted (409 naming the routes)", async () => {
+    const t = await trunk();
+    await s.call("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["07XXXXXXXXX"], trunkId: t.json.id });
+    expect((await refused("trunks", () => s.call("DELETE", `/api/trunks/${t.json.id}`), 409)).message).toContain(
+      "outbound route(s): UK",
+    );
+    const u = await trunk("Other", { host: "sip.other.net" });
+    await s.call("POST", "/api/inbound-routes", {
+      description: "Sales",
+      didNumber: "100",
+      trunkId: u.json.id,
+      destination: "1001",
+      destinationType: "queue",
+    });
+    expect((await refused("trunks", () => s.call("DELETE", `/api/trunks/${u.json.id}`), 409)).message).toContain(
+      "inbound route(s): Sales",
+    );
+    const v = await trunk("Spare", { host: "sip.spare.net" });
+    expect((await s.call("DELETE", `/api/trunks/${v.json.id}`)).status).toBe(204);
+    await refused("trunks", () => s.call("DELETE", `/api/trunks/${v.json.id}`), 404);
+  });
+});
+
+describe("inbound routes", () => {
+  test("create with Any Trunk (no trunkId) and with a trunk", async () => {
+    const any = await s.call("POST", "/api/inbound-routes", {
+      description: "Main",
+      didNumber: "",
+      destination: "1001",
+      destinationType: "extension",
+    });
+    expect(any.status).toBe(201);
+    expect(any.json).toMatchObject({ trunkId: null, didNumber: null });
+    const t = await trunk();
+    const one = await s.call("POST", "/api/inbound-routes", {
+      description: "Sales",
+      didNumber: "4420",
+      trunkId: t.json.id,
+      destination: "sales",
+      destinationType: "queue",
+    });
+    expect(one.json.trunkId).toBe(t.json.id);
+  });
+
+  test("validation, unknown trunk and duplicate DID", async () => {
+    const base = { description: "Main", didNumber: "100", destination: "1001", destinationType: "extension" };
+    expect(
+      (
+        await refused(
+          "inbound_routes",
+          () => s.call("POST", "/api/inbound-routes", { ...base, destinationType: "fax" }),
+          400,
+        )
+      ).fields?.destinationType,
+    ).toBeDefined();
+    expect(
+      (await refused("inbound_routes", () => s.call("POST", "/api/inbound-routes", { ...base, description: "" }), 400))
+        .fields?.description,
+    ).toBe("Description is required");
+    expect(
+      (await refused("inbound_routes", () => s.call("POST", "/api/inbound-routes", { ...base, trunkId: 999 }), 400))
+        .fields?.trunkId,
+    ).toBe("Choose an existing trunk");
+    expect(
+      (
+        await refused(
+          "inbound_routes",
+          () => s.call("POST", "/api/inbound-routes", { ...base, destination: "front desk" }),
+          400,
+        )
+      ).fields?.destination,
+    ).toBeDefined();
+    await s.call("POST", "/api/inbound-routes", base);
+    expect(
+      (
+        await refused(
+          "inbound_routes",
+          () => s.call("POST", "/api/inbound-routes", { ...base, description: "Again" }),
+          409,
+        )
+      ).message,
+    ).toContain("already handles DID 100");
+  });
+
+  test("delete 204 then 404", async () => {
+    const r = await s.call("POST", "/api/inbound-routes", {
+      description: "Main",
+      destination: "1001",
+      destinationType: "extension",
+    });
+    expect((await s.call("DELETE", `/api/inbound-routes/${r.json.id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/inbound-routes/${r.json.id}`)).status).toBe(404);
+  });
+});
+
+describe("outbound routes", () => {
+  test("patterns are upper-cased and de-duplicated; the trunk must exist", async () => {
+    const t = await trunk();
+    const r = await s.call("POST", "/api/outbound-routes", {
+      name: "USA",
+      dialPatterns: ["1nxxnxxxxxx", "+1NXXNXXXXXX", "1NXXNXXXXXX"],
+      trunkId: t.json.id,
+      routeOrder: 0,
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.dialPatterns).toEqual(["1NXXNXXXXXX", "+1NXXNXXXXXX"]);
+    expect(
+      (
+        await refused(
+          "outbound_routes",
+          () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: 999 }),
+          400,
+        )
+      ).fields?.trunkId,
+    ).toBe("Choose an existing trunk");
+  });
+
+  test("bad patterns, none at all, missing trunk, duplicate name", async () => {
+    const t = await trunk();
+    const bad = await refused(
+      "outbound_routes",
+      () =>
+        s.call("POST", "/api/outbound-routes", {
+          name: "X",
+          dialPatterns: ["9X.", "0'; DROP TABLE trunks;--"],
+          trunkId: t.json.id,
+        }),
+      400,
+    );
+    expect(bad.fields?.["dialPatterns.1"]).toContain("may only contain");
+    expect(
+      (
+        await refused(
+          "outbound_routes",
+          () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: [], trunkId: t.json.id }),
+          400,
+        )
+      ).fields?.dialPatterns,
+    ).toBe("Add at least one dial pattern");
+    expect(
+      (
+        await refused(
+          "outbound_routes",
+          () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."] }),
+          400,
+        )
+      ).fields?.trunkId,
+    ).toBe("Trunk is required");
+    await s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: t.json.id });
+    expect(
+      (
+        await refused(
+          "outbound_routes",
+          () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["8X."], trunkId: t.json.id }),
+          409,
+        )
+      ).message,
+    ).toContain("named X");
+  });
+
+  test("delete 204 then 404", async () => {
+    const t = await trunk();
+    const r = await s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: t.json.id });
+    expect((await s.call("DELETE", `/api/outbound-routes/${r.json.id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/outbound-routes/${r.json.id}`)).status).toBe(404);
+  });
+});
+
+describe("PTT groups", () => {
+  test("members must be existing extensions; stored sorted, without repeats", async () => {
+    await ext("1002");
+    await ext("1001");
+    const g = await s.call("POST", "/api/ptt-groups", {
+      name: "Floor",
+      extension: "8000",
+      description: "",
+      members: ["1002", "1001", "1002"],
+      duplex: false,
+      autoAnswer: true,
+    });
+    expect(g.status).toBe(201);
+    expect(g.json).toMatchObject({ members: ["1001", "1002"], duplex: false, autoAnswer: true });
+    const e = await refused(
+      "ptt_groups",
+      () => s.call("POST", "/api/ptt-groups", { name: "B", extension: "8001", members: ["1001", "4444"] }),
+      400,
+    );
+    expect(e.fields?.members).toBe("Not existing extension(s): 4444");
+  });
+
+  test("validation and number clashes", async () => {
+    await ext("1001");
+    expect(
+      (
+        await refused(
+          "ptt_groups",
+          () => s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: [] }),
+          400,
+        )
+      ).fields?.members,
+    ).toBe("Choose at least one member");
+    expect(
+      (
+        await refused(
+          "ptt_groups",
+          () => s.call("POST", "/api/ptt-groups", { name: "", extension: "8000", members: ["1001"] }),
+          400,
+        )
+      ).fields?.name,
+    ).toBe("Name is required");
+    expect(
+      (
+        await refused(
+          "ptt_groups",
+          () => s.call("POST", "/api/ptt-groups", { name: "A", extension: "1001", members: ["1001"] }),
+          409,
+        )
+      ).message,
+    ).toBe("1001 is already an extension");
+    await s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: ["1001"] });
+    expect(
+      (
+        await refused(
+          "ptt_groups",
+          () => s.call("POST", "/api/ptt-groups", { name: "B", extension: "8000", members: ["1001"] }),
+          409,
+        )
+      ).message,
+    ).toBe("8000 is already the number of PTT group A");
+  });
+
+  test("delete 204 then 404", async () => {
+    await ext("1001");
+    const g = await s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: ["1001"] });
+    expect((await s.call("DELETE", `/api/ptt-groups/${g.json.id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/ptt-groups/${g.json.id}`)).status).toBe(404);
+  });
+});
+
+describe("every mutation publishes its WebSocket event", () => {
+  test("create and delete of each resource", async () => {
+    const events: string[] = [];
+    const ws = new WebSocket(`${s.base.replace("http", "ws")}/ws?type=sync`, {
+      headers: { cookie: s.cookie },
+    } as never);
+    ws.onmessage = (e) => events.push(JSON.parse(String(e.data)).type);
+    await new Promise((r) => (ws.onopen = r));
+    const e = await ext("1001");
+    const t = await trunk();
+    const i = await s.call("POST", "/api/inbound-routes", {
+      description: "Main",
+      destination: "1001",
+      destinationType: "extension",
+    });
+    const o = await s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: t.json.id });
+    const g = await s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: ["1001"] });
+    await s.call("DELETE", `/api/ptt-groups/${g.json.id}`);
+    await s.call("DELETE", `/api/outbound-routes/${o.json.id}`);
+    await s.call("DELETE", `/api/inbound-routes/${i.json.id}`);
+    await s.call("DELETE", `/api/trunks/${t.json.id}`);
+    await s.call("DELETE", `/api/extensions/${e.json.id}`);
+    for (let n = 0; n < 50 && events.length < 10; n++) await Bun.sleep(10);
+    ws.close();
+    expect(events).toEqual([
+      "extensions-updated",
+      "trunks-updated",
+      "routes-updated",
+      "routes-updated",
+      "ptt-groups-updated",
+      "ptt-groups-updated",
+      "routes-updated",
+      "routes-updated",
+      "trunks-updated",
+      "extensions-updated",
+    ]);
+  });
+});
