@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { renderMigrationsModule } from "../../scripts/migrations-module";
 import { openDatabase } from "../../src/db/client";
 import { runMigrations } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
-import { renderMigrationsModule } from "../../scripts/migrations-module";
 
 const dirs: string[] = [];
 const tempDb = () => {
@@ -20,7 +20,9 @@ afterEach(() => {
 });
 
 test("the embedded migrations module matches the migrations folder", async () => {
-  expect(await Bun.file(`${import.meta.dir}/../../src/db/migrations.gen.ts`).text()).toBe(await renderMigrationsModule());
+  expect(await Bun.file(`${import.meta.dir}/../../src/db/migrations.gen.ts`).text()).toBe(
+    await renderMigrationsModule(),
+  );
 });
 
 test("migrations create every table and column of the drizzle schema", () => {
@@ -28,8 +30,20 @@ test("migrations create every table and column of the drizzle schema", () => {
   const tables = Object.values(schema).map((t) => getTableConfig(t as never));
   expect(tables.map((t) => t.name).sort()).toEqual(
     [
-      "ai_assistants", "ai_routing_rules", "api_credentials", "call_transcripts", "config_backups", "extensions",
-      "inbound_routes", "ivrs", "outbound_routes", "ptt_groups", "sessions", "sip_auth_logs", "trunks", "users",
+      "ai_assistants",
+      "ai_routing_rules",
+      "api_credentials",
+      "call_transcripts",
+      "config_backups",
+      "extensions",
+      "inbound_routes",
+      "ivrs",
+      "outbound_routes",
+      "ptt_groups",
+      "sessions",
+      "sip_auth_logs",
+      "trunks",
+      "users",
       "vps_status",
     ].sort(),
   );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import * as t from "../../src/db/schema";
 
 let dir: string;
@@ -37,7 +37,11 @@ describe("defaults of spec sections 3 and 9", () => {
   });
 
   test("PTT group: autoAnswer on, duplex off; members kept as a list", () => {
-    const row = db.insert(t.pttGroups).values({ name: "Floor", extension: "8001", members: ["1001", "1002"] }).returning().get();
+    const row = db
+      .insert(t.pttGroups)
+      .values({ name: "Floor", extension: "8001", members: ["1001", "1002"] })
+      .returning()
+      .get();
     expect(row.autoAnswer).toBe(true);
     expect(row.duplex).toBe(false);
     expect(row.members).toEqual(["1001", "1002"]);
@@ -49,12 +53,27 @@ describe("defaults of spec sections 3 and 9", () => {
   });
 
   test("AI assistant: openai, gpt-4o-realtime-preview, alloy, 80, active", () => {
-    const row = db.insert(t.aiAssistants).values({ name: "Reception", systemPrompt: "You answer calls." }).returning().get();
-    expect(row).toMatchObject({ provider: "openai", model: "gpt-4o-realtime-preview", voice: "alloy", temperature: 80, status: "active", tools: [] });
+    const row = db
+      .insert(t.aiAssistants)
+      .values({ name: "Reception", systemPrompt: "You answer calls." })
+      .returning()
+      .get();
+    expect(row).toMatchObject({
+      provider: "openai",
+      model: "gpt-4o-realtime-preview",
+      voice: "alloy",
+      temperature: 80,
+      status: "active",
+      tools: [],
+    });
   });
 
   test("routing rule: priority 0, enabled; credential status active", () => {
-    const rule = db.insert(t.aiRoutingRules).values({ name: "R", conditions: "{}", action: "hangup", actionParams: "{}" }).returning().get();
+    const rule = db
+      .insert(t.aiRoutingRules)
+      .values({ name: "R", conditions: "{}", action: "hangup", actionParams: "{}" })
+      .returning()
+      .get();
     expect(rule).toMatchObject({ priority: 0, enabled: true });
     const cred = db.insert(t.apiCredentials).values({ name: "Hostinger VPS API", type: "hostinger" }).returning().get();
     expect(cred.status).toBe("active");
@@ -65,8 +84,15 @@ describe("uniqueness and references", () => {
   test("an extension number, a PTT extension, a username and a credential type are unique", () => {
     db.insert(t.extensions).values({ extension: "2001", name: "A" }).run();
     expect(() => db.insert(t.extensions).values({ extension: "2001", name: "B" }).run()).toThrow(/UNIQUE/);
-    db.insert(t.pttGroups).values({ name: "G", extension: "9001", members: ["2001"] }).run();
-    expect(() => db.insert(t.pttGroups).values({ name: "H", extension: "9001", members: ["2001"] }).run()).toThrow(/UNIQUE/);
+    db.insert(t.pttGroups)
+      .values({ name: "G", extension: "9001", members: ["2001"] })
+      .run();
+    expect(() =>
+      db
+        .insert(t.pttGroups)
+        .values({ name: "H", extension: "9001", members: ["2001"] })
+        .run(),
+    ).toThrow(/UNIQUE/);
     db.insert(t.users).values({ username: "root1", password: "x" }).run();
     expect(() => db.insert(t.users).values({ username: "root1", password: "y" }).run()).toThrow(/UNIQUE/);
     db.insert(t.apiCredentials).values({ name: "x", type: "tinymdm" }).run();
@@ -74,9 +100,12 @@ describe("uniqueness and references", () => {
   });
 
   test("an outbound route cannot point at a missing trunk (foreign keys are on)", () => {
-    expect(() => db.insert(t.outboundRoutes).values({ name: "Out", dialPatterns: ["9X."], trunkId: 99999 }).run()).toThrow(
-      /FOREIGN KEY/,
-    );
+    expect(() =>
+      db
+        .insert(t.outboundRoutes)
+        .values({ name: "Out", dialPatterns: ["9X."], trunkId: 99999 })
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
   });
 
   test("users get a uuid id", () => {

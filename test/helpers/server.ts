@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { createApp } from "../../src/server/app";
 import { loadConfig } from "../../src/server/config";
 

@@ -24,9 +24,27 @@ describe("length limits of spec section 3", () => {
     ["trunk username", s.trunkSchema, trunk, "username", 100],
     ["trunk from user", s.trunkSchema, trunk, "fromUser", 100],
     ["trunk contact user", s.trunkSchema, trunk, "contactUser", 100],
-    ["inbound description", s.inboundRouteSchema, { description: "d", destination: "1001", destinationType: "extension" }, "description", 100],
-    ["inbound DID", s.inboundRouteSchema, { description: "d", destination: "1001", destinationType: "extension" }, "didNumber", 20],
-    ["inbound destination", s.inboundRouteSchema, { description: "d", destination: "1001", destinationType: "extension" }, "destination", 100],
+    [
+      "inbound description",
+      s.inboundRouteSchema,
+      { description: "d", destination: "1001", destinationType: "extension" },
+      "description",
+      100,
+    ],
+    [
+      "inbound DID",
+      s.inboundRouteSchema,
+      { description: "d", destination: "1001", destinationType: "extension" },
+      "didNumber",
+      20,
+    ],
+    [
+      "inbound destination",
+      s.inboundRouteSchema,
+      { description: "d", destination: "1001", destinationType: "extension" },
+      "destination",
+      100,
+    ],
     ["outbound name", s.outboundRouteSchema, { name: "o", dialPatterns: ["9X."], trunkId: 1 }, "name", 50],
     ["PTT name", s.pttGroupSchema, { name: "p", extension: "8000", members: ["1001"] }, "name", 50],
     ["PTT extension", s.pttGroupSchema, { name: "p", extension: "8000", members: ["1001"] }, "extension", 10],
@@ -49,7 +67,9 @@ describe("enums and rules of spec sections 3 and 5", () => {
   });
 
   test("extension: digits only, optional email must be valid, empty email means none", () => {
-    expect(errorFor(s.extensionSchema, { ...ext, extension: "10a1" }, "extension")).toBe("Extension must contain digits only");
+    expect(errorFor(s.extensionSchema, { ...ext, extension: "10a1" }, "extension")).toBe(
+      "Extension must contain digits only",
+    );
     expect(errorFor(s.extensionSchema, { ...ext, email: "nope" }, "email")).toBe("Enter a valid email address");
     expect(s.extensionSchema.parse({ ...ext, email: "" }).email).toBeNull();
     expect(errorFor(s.extensionSchema, { extension: "1001", name: "  " }, "name")).toBe("Name is required");
@@ -62,13 +82,21 @@ describe("enums and rules of spec sections 3 and 5", () => {
 
   test("dial patterns: FreePBX characters only, upper-cased, at least one", () => {
     const base = { name: "o", trunkId: 1 };
-    expect(s.outboundRouteSchema.parse({ ...base, dialPatterns: ["1nxxnxxxxxx"] }).dialPatterns).toEqual(["1NXXNXXXXXX"]);
-    expect(errorFor(s.outboundRouteSchema, { ...base, dialPatterns: ["9'; DROP"] }, "dialPatterns.0")).toContain("may only contain");
-    expect(errorFor(s.outboundRouteSchema, { ...base, dialPatterns: [] }, "dialPatterns")).toBe("Add at least one dial pattern");
+    expect(s.outboundRouteSchema.parse({ ...base, dialPatterns: ["1nxxnxxxxxx"] }).dialPatterns).toEqual([
+      "1NXXNXXXXXX",
+    ]);
+    expect(errorFor(s.outboundRouteSchema, { ...base, dialPatterns: ["9'; DROP"] }, "dialPatterns.0")).toContain(
+      "may only contain",
+    );
+    expect(errorFor(s.outboundRouteSchema, { ...base, dialPatterns: [] }, "dialPatterns")).toBe(
+      "Add at least one dial pattern",
+    );
   });
 
   test("PTT group needs at least one member", () => {
-    expect(errorFor(s.pttGroupSchema, { name: "p", extension: "8000", members: [] }, "members")).toBe("Choose at least one member");
+    expect(errorFor(s.pttGroupSchema, { name: "p", extension: "8000", members: [] }, "members")).toBe(
+      "Choose at least one member",
+    );
   });
 
   test("assistant messages of spec section 5", () => {
@@ -76,9 +104,13 @@ describe("enums and rules of spec sections 3 and 5", () => {
     expect(errorFor(s.aiAssistantSchema, a, "name")).toBe("Name is required");
     expect(errorFor(s.aiAssistantSchema, a, "model")).toBe("Model is required");
     expect(errorFor(s.aiAssistantSchema, a, "systemPrompt")).toBe("System prompt must be at least 10 characters");
-    expect(errorFor(s.aiAssistantSchema, { name: "n", model: "m", systemPrompt: "long enough", provider: "anthropic" }, "provider")).toBe(
-      "Provider must be openai",
-    );
+    expect(
+      errorFor(
+        s.aiAssistantSchema,
+        { name: "n", model: "m", systemPrompt: "long enough", provider: "anthropic" },
+        "provider",
+      ),
+    ).toBe("Provider must be openai");
     const ok = s.aiAssistantSchema.parse({ name: "n", model: "m", systemPrompt: "long enough" });
     expect(ok).toMatchObject({ voice: "alloy", temperature: 80, status: "active", provider: "openai" });
     expect(errorFor(s.aiAssistantSchema, { ...ok, temperature: 101 }, "temperature")).toBe("Temperature must be 0-100");
@@ -90,14 +122,26 @@ describe("enums and rules of spec sections 3 and 5", () => {
     expect(errorFor(s.aiRoutingRuleSchema, r, "conditions")).toBe("Conditions are required");
     expect(errorFor(s.aiRoutingRuleSchema, r, "action")).toBe("Action is required");
     expect(errorFor(s.aiRoutingRuleSchema, r, "actionParams")).toBe("Action parameters are required");
-    expect(s.aiRoutingRuleSchema.parse({ name: "n", conditions: "{}", action: "hangup", actionParams: "{}" })).toMatchObject({
+    expect(
+      s.aiRoutingRuleSchema.parse({ name: "n", conditions: "{}", action: "hangup", actionParams: "{}" }),
+    ).toMatchObject({
       priority: 0,
       enabled: true,
     });
   });
 
   test("VPS status percentages stay within 0-100; IP address within 45", () => {
-    const v = { status: "online", ipAddress: "1".repeat(46), hostname: null, cpu: 101, memory: 1, disk: 1, networkIn: 0, networkOut: 0, uptime: 1 };
+    const v = {
+      status: "online",
+      ipAddress: "1".repeat(46),
+      hostname: null,
+      cpu: 101,
+      memory: 1,
+      disk: 1,
+      networkIn: 0,
+      networkOut: 0,
+      uptime: 1,
+    };
     expect(errorFor(s.vpsStatusSchema, v, "ipAddress")).toBeDefined();
     expect(errorFor(s.vpsStatusSchema, { ...v, ipAddress: "1.2.3.4" }, "cpu")).toBeDefined();
   });

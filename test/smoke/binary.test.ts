@@ -25,10 +25,18 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: dataDir, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  DATA_DIR: dataDir,
+  ...extra,
+});
 
 function run(args: string[], extra: Record<string, string> = {}, stdin?: string) {
-  const r = Bun.spawnSync([bin, ...args], { cwd: dir, env: env(extra), stdin: stdin === undefined ? "ignore" : Buffer.from(stdin) });
+  const r = Bun.spawnSync([bin, ...args], {
+    cwd: dir,
+    env: env(extra),
+    stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+  });
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
@@ -39,7 +47,8 @@ describe("CLI", () => {
     expect(v.out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const h = run(["--help"]);
     expect(h.code).toBe(0);
-    for (const word of ["create-admin", "PORT", "HOST", "DATA_DIR", "TLS_CERT", "TLS_KEY"]) expect(h.out).toContain(word);
+    for (const word of ["create-admin", "PORT", "HOST", "DATA_DIR", "TLS_CERT", "TLS_KEY"])
+      expect(h.out).toContain(word);
   });
 
   test("a bad environment value stops with a clear message and exit 2", () => {
@@ -71,7 +80,12 @@ describe("serving", () => {
   beforeAll(async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     base = `http://127.0.0.1:${port}`;
-    proc = Bun.spawn([bin], { cwd: dir, env: env({ PORT: String(port), SERVER_LABEL: "pbx-smoke" }), stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn([bin], {
+      cwd: dir,
+      env: env({ PORT: String(port), SERVER_LABEL: "pbx-smoke" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     for (let i = 0; i < 100; i++) {
       try {
         if ((await fetch(`${base}/healthz`)).ok) break;
