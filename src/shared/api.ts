@@ -19,7 +19,7 @@ export type MeResponse =
   | { authenticated: true; user: SessionUser; setupRequired: false }
   | { authenticated: false; user: null; setupRequired: boolean };
 
-/** Sidebar footer and version, from GET /api/info (public). */
+/** Sidebar footer and version, from GET /api/info (requires a session). */
 export interface ServerInfo {
   version: string;
   serverLabel: string;

@@ -1,0 +1,95 @@
+/** shadcn/ui Sidebar state: open/collapsed (cookie-backed), the mobile sheet, and Ctrl/Cmd+B. */
+import * as React from "react";
+import { useIsMobile } from "@/hooks/use-mobile";
+import { cn } from "@/lib/utils";
+import { TooltipProvider } from "./tooltip";
+
+export const SIDEBAR_COOKIE_NAME = "sidebar_state";
+export const SIDEBAR_COOKIE_MAX_AGE = 60 * 60 * 24 * 7;
+export const SIDEBAR_WIDTH = "16rem";
+export const SIDEBAR_WIDTH_MOBILE = "18rem";
+export const SIDEBAR_WIDTH_ICON = "3rem";
+export const SIDEBAR_KEYBOARD_SHORTCUT = "b";
+
+export interface SidebarContextValue {
+  state: "expanded" | "collapsed";
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  openMobile: boolean;
+  setOpenMobile: (open: boolean) => void;
+  isMobile: boolean;
+  toggleSidebar: () => void;
+}
+
+const SidebarContext = React.createContext<SidebarContextValue | null>(null);
+
+export function useSidebar(): SidebarContextValue {
+  const context = React.useContext(SidebarContext);
+  if (!context) throw new Error("useSidebar must be used within a SidebarProvider.");
+  return context;
+}
+
+/** The saved open state from the (non-HttpOnly) `sidebar_state` cookie, if any. */
+export function readSidebarCookie(cookie: string = document.cookie): boolean | undefined {
+  const match = /(?:^|;\s*)sidebar_state=(true|false)(?:;|$)/.exec(cookie);
+  return match ? match[1] === "true" : undefined;
+}
+
+function writeSidebarCookie(open: boolean) {
+  // biome-ignore lint/suspicious/noDocumentCookie: a plain cookie is the documented persistence (spec section 9).
+  document.cookie = `${SIDEBAR_COOKIE_NAME}=${open}; path=/; max-age=${SIDEBAR_COOKIE_MAX_AGE}`;
+}
+
+export function SidebarProvider({ className, style, children, ...props }: React.ComponentProps<"div">) {
+  const isMobile = useIsMobile();
+  const [openMobile, setOpenMobile] = React.useState(false);
+  const [open, setOpenState] = React.useState(() => readSidebarCookie() ?? true);
+
+  const setOpen = React.useCallback((value: boolean) => {
+    setOpenState(value);
+    writeSidebarCookie(value);
+  }, []);
+
+  const toggleSidebar = React.useCallback(() => {
+    if (isMobile) setOpenMobile((v) => !v);
+    else setOpen(!open);
+  }, [isMobile, open, setOpen]);
+
+  React.useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key.toLowerCase() === SIDEBAR_KEYBOARD_SHORTCUT && (event.metaKey || event.ctrlKey)) {
+        event.preventDefault();
+        toggleSidebar();
+      }
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [toggleSidebar]);
+
+  const state = open ? "expanded" : "collapsed";
+  const value = React.useMemo<SidebarContextValue>(
+    () => ({ state, open, setOpen, isMobile, openMobile, setOpenMobile, toggleSidebar }),
+    [state, open, setOpen, isMobile, openMobile, toggleSidebar],
+  );
+
+  return (
+    <SidebarContext.Provider value={value}>
+      <TooltipProvider delayDuration={0}>
+        <div
+          data-slot="sidebar-wrapper"
+          style={
+            {
+              "--sidebar-width": SIDEBAR_WIDTH,
+              "--sidebar-width-icon": SIDEBAR_WIDTH_ICON,
+              ...style,
+            } as React.CSSProperties
+          }
+          className={cn("group/sidebar-wrapper flex min-h-svh w-full", className)}
+          {...props}
+        >
+          {children}
+        </div>
+      </TooltipProvider>
+    </SidebarContext.Provider>
+  );
+}

@@ -1,0 +1,94 @@
+/** shadcn/ui Sidebar (left, collapsible to icons; a sheet below 768px). Parts live in sibling files. */
+import { PanelLeftIcon } from "lucide-react";
+import type * as React from "react";
+import { cn } from "@/lib/utils";
+import { Button } from "./button";
+import { Sheet, SheetContent, SheetDescription, SheetHeader, SheetTitle } from "./sheet";
+import { SIDEBAR_WIDTH_MOBILE, useSidebar } from "./sidebar-context";
+
+export * from "./sidebar-context";
+export * from "./sidebar-menu";
+export * from "./sidebar-parts";
+
+export function Sidebar({ className, children, ...props }: React.ComponentProps<"div">) {
+  const { isMobile, state, openMobile, setOpenMobile } = useSidebar();
+
+  if (isMobile) {
+    return (
+      <Sheet open={openMobile} onOpenChange={setOpenMobile}>
+        <SheetContent
+          data-sidebar="sidebar"
+          data-slot="sidebar"
+          data-mobile="true"
+          showClose={false}
+          className="w-(--sidebar-width) max-w-none bg-sidebar p-0 text-sidebar-foreground sm:max-w-none"
+          style={{ "--sidebar-width": SIDEBAR_WIDTH_MOBILE } as React.CSSProperties}
+        >
+          <SheetHeader className="sr-only">
+            <SheetTitle>Navigation</SheetTitle>
+            <SheetDescription>The console's screens.</SheetDescription>
+          </SheetHeader>
+          <div className="flex h-full w-full flex-col">{children}</div>
+        </SheetContent>
+      </Sheet>
+    );
+  }
+
+  return (
+    <div
+      className="group peer hidden text-sidebar-foreground md:block"
+      data-state={state}
+      data-collapsible={state === "collapsed" ? "icon" : ""}
+      data-slot="sidebar"
+    >
+      {/* Reserves the sidebar's width in the page flow. */}
+      <div
+        data-slot="sidebar-gap"
+        className="relative w-(--sidebar-width) bg-transparent transition-[width] duration-200 ease-linear group-data-[collapsible=icon]:w-(--sidebar-width-icon)"
+      />
+      <div
+        data-slot="sidebar-container"
+        className={cn(
+          "fixed inset-y-0 left-0 z-10 hidden h-svh w-(--sidebar-width) border-r border-sidebar-border transition-[width] duration-200 ease-linear md:flex group-data-[collapsible=icon]:w-(--sidebar-width-icon)",
+          className,
+        )}
+        {...props}
+      >
+        <div data-sidebar="sidebar" data-slot="sidebar-inner" className="flex h-full w-full flex-col bg-sidebar">
+          {children}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+export function SidebarTrigger({ className, onClick, ...props }: React.ComponentProps<typeof Button>) {
+  const { toggleSidebar } = useSidebar();
+  return (
+    <Button
+      data-sidebar="trigger"
+      data-slot="sidebar-trigger"
+      variant="ghost"
+      size="icon"
+      aria-label="Toggle Sidebar"
+      className={cn("size-8", className)}
+      onClick={(event) => {
+        onClick?.(event);
+        toggleSidebar();
+      }}
+      {...props}
+    >
+      <PanelLeftIcon />
+    </Button>
+  );
+}
+
+export function SidebarInset({ className, ...props }: React.ComponentProps<"div">) {
+  return (
+    <div
+      data-slot="sidebar-inset"
+      className={cn("relative flex w-full min-w-0 flex-1 flex-col bg-background", className)}
+      {...props}
+    />
+  );
+}

@@ -1,0 +1,48 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { LoaderCircle, ServerCrash } from "lucide-react";
+import { useEffect } from "react";
+import { AppShell } from "@/components/layout/app-shell";
+import { Button } from "@/components/ui/button";
+import { forgetSignedInData, ME_KEY } from "@/lib/session";
+import type { MeResponse } from "../../../shared/api";
+import { CreateAdminPage } from "./create-admin-page";
+import { SignInPage } from "./sign-in-page";
+
+/**
+ * The root layout: GET /api/auth/me decides between first-run setup, sign-in and
+ * the console. The URL is left alone, so signing in lands on the screen asked for.
+ */
+export function AuthGate() {
+  const client = useQueryClient();
+  const me = useQuery<MeResponse>({ queryKey: ME_KEY });
+  const signedIn = me.data?.authenticated === true;
+
+  useEffect(() => {
+    if (me.data && !signedIn) forgetSignedInData(client);
+  }, [me.data, signedIn, client]);
+
+  if (!me.data) {
+    if (me.isError) {
+      return (
+        <div className="flex min-h-svh flex-col items-center justify-center gap-4 p-6 text-center">
+          <ServerCrash className="size-10 text-muted-foreground" />
+          <div>
+            <h1 className="font-semibold text-xl">Cannot reach the console</h1>
+            <p className="text-muted-foreground text-sm">{me.error.message}</p>
+          </div>
+          <Button variant="outline" onClick={() => void me.refetch()}>
+            Try again
+          </Button>
+        </div>
+      );
+    }
+    return (
+      <div className="flex min-h-svh items-center justify-center text-muted-foreground">
+        <LoaderCircle className="size-6 animate-spin" aria-hidden />
+        <span className="sr-only">Loading…</span>
+      </div>
+    );
+  }
+  if (!me.data.authenticated) return me.data.setupRequired ? <CreateAdminPage /> : <SignInPage />;
+  return <AppShell user={me.data.user} />;
+}

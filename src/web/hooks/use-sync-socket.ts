@@ -1,0 +1,16 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { SyncSocket, syncSocketUrl } from "../lib/ws";
+
+/** Keeps the sync socket open while the calling component (the signed-in shell) is mounted. */
+export function useSyncSocket(): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    const socket = new SyncSocket({
+      url: syncSocketUrl(window.location),
+      invalidate: (queryKey) => void client.invalidateQueries({ queryKey }),
+    });
+    socket.start();
+    return () => socket.close();
+  }, [client]);
+}

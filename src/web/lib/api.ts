@@ -1,0 +1,93 @@
+/**
+ * The one fetch helper (spec sections 7 and 8): cookies always sent, JSON
+ * content-type on every state-changing request, a body only when given, and a
+ * non-ok response thrown as an ApiError "<status>: <body text or statusText>".
+ */
+import type { ApiErrorBody } from "../../shared/api";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The parsed `{error: {message, fields}}` body, when the server sent one. */
+    readonly body: ApiErrorBody | null,
+  ) {
+    super(message);
+  }
+
+  /** Field name → message, for showing server validation errors under inputs. */
+  get fields(): Record<string, string> | undefined {
+    return this.body?.error.fields;
+  }
+
+  /** The server's own message (without the status prefix), if it sent one. */
+  get serverMessage(): string | undefined {
+    return this.body?.error.message;
+  }
+}
+
+function parseErrorBody(text: string): ApiErrorBody | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null || !("error" in value)) return null;
+    const error = (value as { error: unknown }).error;
+    if (typeof error !== "object" || error === null) return null;
+    if (typeof (error as { message?: unknown }).message !== "string") return null;
+    return value as ApiErrorBody;
+  } catch {
+    return null;
+  }
+}
+
+let unauthorizedHandler: (() => void) | null = null;
+
+/** Called on a 401 from any /api call except the /api/auth/* endpoints. */
+export function setUnauthorizedHandler(handler: (() => void) | null): void {
+  unauthorizedHandler = handler;
+}
+
+function pathOf(url: string): string {
+  return url.startsWith("http://") || url.startsWith("https://") ? new URL(url).pathname : (url.split("?")[0] ?? url);
+}
+
+function isGuardedApiPath(url: string): boolean {
+  const path = pathOf(url);
+  return path.startsWith("/api/") && !path.startsWith("/api/auth/");
+}
+
+export async function apiRequest(method: HttpMethod, url: string, body?: unknown, signal?: AbortSignal) {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (method !== "GET") headers["Content-Type"] = "application/json";
+  const res = await fetch(url, {
+    method,
+    headers,
+    credentials: "include",
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  if (!res.ok) {
+    const text = await res.text().catch(() => "");
+    if (res.status === 401 && isGuardedApiPath(url)) unauthorizedHandler?.();
+    throw new ApiError(res.status, `${res.status}: ${text || res.statusText}`, parseErrorBody(text));
+  }
+  return res;
+}
+
+/** Parses a JSON response; an empty body (e.g. 204) reads as undefined. */
+export async function readJson<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  return (text === "" ? undefined : JSON.parse(text)) as T;
+}
+
+export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+  return readJson<T>(await apiRequest("GET", url, undefined, signal));
+}
+
+/** A request whose JSON answer is wanted (POST/PUT/PATCH/DELETE with an optional body). */
+export async function sendJson<T>(method: Exclude<HttpMethod, "GET">, url: string, body?: unknown): Promise<T> {
+  return readJson<T>(await apiRequest(method, url, body));
+}

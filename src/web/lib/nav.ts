@@ -1,0 +1,73 @@
+/** The sidebar's screens (spec section 2), in order. The router has one route per entry. */
+import type { RegisteredRouter } from "@tanstack/react-router";
+import {
+  Bot,
+  Cable,
+  FileCode,
+  KeyRound,
+  LayoutDashboard,
+  type LucideIcon,
+  MessageSquareText,
+  Network,
+  Phone,
+  PhoneIncoming,
+  PhoneOutgoing,
+  Radio,
+  RefreshCw,
+  Rocket,
+  Server,
+  Smartphone,
+  WandSparkles,
+  Workflow,
+} from "lucide-react";
+
+/** A path the router knows (checked at compile time). */
+export type AppPath = keyof RegisteredRouter["routesByPath"];
+
+export interface NavItem {
+  title: string;
+  url: AppPath;
+  icon: LucideIcon;
+}
+
+export interface NavGroup {
+  label: string;
+  items: NavItem[];
+}
+
+export const NAV_GROUPS: NavGroup[] = [
+  {
+    label: "Management",
+    items: [
+      { title: "Dashboard", url: "/", icon: LayoutDashboard },
+      { title: "VPS Management", url: "/vps", icon: Server },
+      { title: "Extensions", url: "/extensions", icon: Phone },
+      { title: "Trunks", url: "/trunks", icon: Network },
+      { title: "Inbound Routes", url: "/inbound-routes", icon: PhoneIncoming },
+      { title: "Outbound Routes", url: "/outbound-routes", icon: PhoneOutgoing },
+      { title: "PTT Groups", url: "/ptt-groups", icon: Radio },
+      { title: "Sangoma Talk", url: "/sangoma-talk", icon: Smartphone },
+      { title: "Configuration Wizard", url: "/wizard", icon: WandSparkles },
+      { title: "Config Generator", url: "/config-generator", icon: FileCode },
+      { title: "Deployment", url: "/deployment", icon: Rocket },
+      { title: "Sync from PBX", url: "/sync", icon: RefreshCw },
+      { title: "API Settings", url: "/settings", icon: KeyRound },
+      { title: "SIP Provider", url: "/telnyx", icon: Cable },
+    ],
+  },
+  {
+    label: "AI Voice",
+    items: [
+      { title: "AI Assistants", url: "/ai-assistants", icon: Bot },
+      { title: "Call Transcripts", url: "/call-transcripts", icon: MessageSquareText },
+      { title: "Routing Rules", url: "/ai-routing", icon: Workflow },
+    ],
+  },
+];
+
+export const NAV_ITEMS: NavItem[] = NAV_GROUPS.flatMap((g) => g.items);
+
+export function navItemFor(pathname: string): NavItem | undefined {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  return NAV_ITEMS.find((item) => item.url === path);
+}

@@ -1,0 +1,32 @@
+/** Client-side sign-in state: the cached GET /api/auth/me answer is the source of truth. */
+import type { QueryClient } from "@tanstack/react-query";
+import type { MeResponse } from "../../shared/api";
+import { toast } from "../components/ui/use-toast";
+import { setUnauthorizedHandler } from "./api";
+
+export const ME_KEY = ["/api/auth/me"] as const;
+
+export const SIGNED_OUT: MeResponse = { authenticated: false, user: null, setupRequired: false };
+
+/**
+ * Shows the sign-in page. /me is not re-read here: if it disagreed with the 401
+ * that got us here, the console would bounce between the two pages.
+ */
+export function showSignedOut(client: QueryClient): void {
+  client.setQueryData<MeResponse>(ME_KEY, SIGNED_OUT);
+}
+
+/** Forgets every cached answer except /me (run after the shell has unmounted). */
+export function forgetSignedInData(client: QueryClient): void {
+  client.removeQueries({ predicate: (q) => q.queryKey[0] !== ME_KEY[0] });
+}
+
+/** A 401 from any non-auth /api call means the session is gone: back to the sign-in page. */
+export function installSessionGuard(client: QueryClient): void {
+  setUnauthorizedHandler(() => {
+    const was = client.getQueryData<MeResponse>(ME_KEY);
+    if (!was?.authenticated) return;
+    showSignedOut(client);
+    toast({ title: "Session expired", description: "Sign in again to continue." });
+  });
+}

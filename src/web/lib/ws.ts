@@ -1,0 +1,130 @@
+/**
+ * The sync socket (spec section 7): /ws?type=sync pushes `{type, data}` events and
+ * the console refetches the matching lists. No DOM or React here: everything the
+ * class touches (WebSocket, timers, query invalidation, logging) is injected.
+ */
+import { type WsEventType, wsEventSchema } from "../../shared/ws-events";
+
+export const MAX_RECONNECT_ATTEMPTS = 5;
+export const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/** Delay before reconnect attempt `attempt` (0-based): 1 s, 2 s, 4 s … capped at 30 s. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(1000 * 2 ** attempt, MAX_RECONNECT_DELAY_MS);
+}
+
+/** Query keys to invalidate per event type (keys are URL path arrays). */
+export const EVENT_QUERY_KEYS: Record<WsEventType, readonly (readonly string[])[]> = {
+  "extensions-updated": [["/api/extensions"]],
+  "trunks-updated": [["/api/trunks"]],
+  "routes-updated": [["/api/inbound-routes"], ["/api/outbound-routes"]],
+  "ptt-groups-updated": [["/api/ptt-groups"]],
+  "sync-status": [],
+};
+
+/** The part of the browser WebSocket the client uses. */
+export interface WebSocketLike {
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  close(): void;
+}
+
+export type WebSocketCtor = new (url: string) => WebSocketLike;
+
+export interface SyncSocketOptions {
+  url: string;
+  invalidate: (queryKey: readonly string[]) => void;
+  WebSocket?: WebSocketCtor;
+  setTimeout?: (fn: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: unknown) => void;
+  log?: (...args: unknown[]) => void;
+}
+
+/** `ws://host/ws?type=sync`, or `wss://` when the page is served over https. */
+export function syncSocketUrl(loc: { protocol: string; host: string }): string {
+  return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws?type=sync`;
+}
+
+export class SyncSocket {
+  private socket: WebSocketLike | null = null;
+  private timer: unknown = null;
+  private attempts = 0;
+  private stopped = true;
+  private readonly WS: WebSocketCtor;
+  private readonly schedule: (fn: () => void, ms: number) => unknown;
+  private readonly cancel: (handle: unknown) => void;
+  private readonly log: (...args: unknown[]) => void;
+
+  constructor(private readonly opts: SyncSocketOptions) {
+    this.WS = opts.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketCtor);
+    this.schedule = opts.setTimeout ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
+    this.cancel = opts.clearTimeout ?? ((h) => globalThis.clearTimeout(h as ReturnType<typeof setTimeout>));
+    this.log = opts.log ?? ((...args) => console.log(...args));
+  }
+
+  /** Reconnect attempts made since the last successful open. */
+  get reconnectAttempts(): number {
+    return this.attempts;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Closes for good (sign-out, unmount): no reconnect follows. */
+  close(): void {
+    this.stopped = true;
+    if (this.timer !== null) this.cancel(this.timer);
+    this.timer = null;
+    const ws = this.socket;
+    this.socket = null;
+    ws?.close();
+  }
+
+  private connect(): void {
+    const ws = new this.WS(this.opts.url);
+    this.socket = ws;
+    ws.onopen = () => {
+      this.attempts = 0;
+    };
+    ws.onmessage = (ev) => this.handleMessage(ev.data);
+    ws.onclose = () => {
+      if (this.socket !== ws) return;
+      this.socket = null;
+      if (!this.stopped) this.reconnect();
+    };
+  }
+
+  private reconnect(): void {
+    if (this.attempts >= MAX_RECONNECT_ATTEMPTS) {
+      this.log("Sync socket: gave up reconnecting; refresh the page to receive live updates.");
+      return;
+    }
+    const delay = reconnectDelay(this.attempts);
+    this.attempts += 1;
+    this.timer = this.schedule(() => {
+      this.timer = null;
+      if (!this.stopped) this.connect();
+    }, delay);
+  }
+
+  handleMessage(data: unknown): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(String(data));
+    } catch {
+      this.log("Sync socket: ignored a message that is not JSON", data);
+      return;
+    }
+    const parsed = wsEventSchema.safeParse(value);
+    if (!parsed.success) {
+      this.log("Sync socket: ignored an unknown message", value);
+      return;
+    }
+    if (parsed.data.type === "sync-status") this.log("Sync status", parsed.data.data);
+    for (const key of EVENT_QUERY_KEYS[parsed.data.type]) this.opts.invalidate(key);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Browser-test harness: runs the compiled binary (dist/pbx-console, built by
+ * `npm run build` beforehand) on a free loopback port with a fresh DATA_DIR,
+ * and drives Debian's chromium through playwright-core.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
+export const CHROMIUM = "/usr/bin/chromium";
+export const ADMIN = { username: "admin", password: "correct horse battery staple" };
+/** Per-test timeout for browser tests. */
+export const TEST_TIMEOUT = 30_000;
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
+async function waitForHealth(baseUrl: string, proc: Subprocess, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`pbx-console exited early with code ${proc.exitCode}`);
+    try {
+      const res = await fetch(`${baseUrl}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`pbx-console did not answer ${baseUrl}/healthz within ${ms} ms`);
+}
+
+export async function startHarness() {
+  if (!existsSync(BINARY)) {
+    throw new Error(`${BINARY} is missing: run \`npm run build\` before the browser tests.`);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "pbx-browser-"));
+  const port = freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([BINARY], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  let browser: Browser | null = null;
+  const contexts: BrowserContext[] = [];
+
+  async function stop() {
+    await browser?.close().catch(() => {});
+    proc.kill("SIGTERM");
+    await Promise.race([proc.exited, Bun.sleep(5000)]);
+    if (proc.exitCode === null) proc.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  try {
+    await waitForHealth(baseUrl, proc);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const launched = browser;
+
+  /** POSTs JSON like the web app does (content-type always set). */
+  async function post(path: string, body: unknown) {
+    return fetch(baseUrl + path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  return {
+    baseUrl,
+    dataDir,
+    browser: launched,
+
+    /** A page in a fresh context (its own cookies and storage). */
+    async newPage(opts: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+      const context = await launched.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 } });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      return page;
+    },
+
+    /** Creates the first administrator through the API (no browser involved). */
+    async createAdminViaApi(user: Credentials = ADMIN): Promise<void> {
+      const res = await post("/api/auth/setup", { ...user, confirmPassword: user.password });
+      if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${await res.text()}`);
+    },
+
+    /** Signs in through the API and hands the session cookie to the browser context. */
+    async signInViaApi(context: BrowserContext, user: Credentials = ADMIN): Promise<void> {
+      const res = await post("/api/auth/login", user);
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+      const pair = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const eq = pair.indexOf("=");
+      if (eq < 1) throw new Error("login answered without a session cookie");
+      await context.addCookies([
+        { name: pair.slice(0, eq), value: pair.slice(eq + 1), url: baseUrl, httpOnly: true, sameSite: "Strict" },
+      ]);
+    },
+
+    /** Fills and submits the sign-in form on the current page. */
+    async signInViaUi(page: Page, user: Credentials = ADMIN): Promise<void> {
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      await page.getByLabel("Username").fill(user.username);
+      await page.getByLabel("Password").fill(user.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+    },
+
+    stop,
+  };
+}
+
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
