@@ -1,0 +1,436 @@
+/**
+ * Fake OpenAI API: models list and Realtime SIP call control (reference: services.md §4; openai-node
+ * `src/resources/realtime/calls.ts`), plus builders for the signed `realtime.call.incoming` webhook.
+ *
+ * Implemented: `GET /v1/models`; `POST /v1/realtime/calls/{call_id}/accept|reject|refer|hangup` (bearer auth,
+ * JSON, success = 200 with an empty body). Errors use `{error:{message, type, param, code}}`.
+ * Accept requires `type: "realtime"`; it also checks the GA session fields the reference describes
+ * (voice under `audio.output.voice`, speed 0.25–1.5, max_output_tokens 1–4096 or "inf", output_modalities
+ * ["audio"] or ["text"]) and — unless `state.rejectUnknownSessionFields` is false — rejects top-level fields
+ * that `CallAcceptParams` in openai-node does not have (e.g. a top-level `voice` or the beta-only `temperature`).
+ *
+ * Not in the reference, chosen here: the 401/400/404 `type`/`code` values (OpenAI's usual
+ * `invalid_request_error` / `invalid_api_key` / `missing_required_parameter` / `unknown_parameter` /
+ * `invalid_value`), the `/v1/models` item shape (openai-node `Model`: id, object, created, owned_by), what happens
+ * for an unknown call id (the fake accepts any id and creates the record), and the id formats `rtc_…`, `evt_…`,
+ * `wh_…`. The sideband WebSocket and the "Live" variant are not implemented.
+ */
+import {
+  bearerToken,
+  type CommonOptions,
+  type CommonState,
+  dispatch,
+  type FakeRequest,
+  type FakeServer,
+  INVALID,
+  isObject,
+  json,
+  parseJsonBody,
+  type RouteTable,
+  randomHex,
+  startFake,
+} from "./common";
+import { generateWebhookSecret, signWebhook, verifyWebhook, webhookHeaders } from "./standard-webhooks";
+
+export { generateWebhookSecret, signWebhook, verifyWebhook, webhookHeaders };
+
+export interface OpenAiModel {
+  id: string;
+  object: "model";
+  created: number;
+  owned_by: string;
+}
+
+export type RealtimeCallAction = "accept" | "reject" | "refer" | "hangup";
+
+export interface RealtimeCallRecord {
+  callId: string;
+  /** "incoming" until the first control request; then the last action that succeeded. */
+  status: "incoming" | "accepted" | "rejected" | "referred" | "hung_up";
+  /** The accept body as received (the session config). */
+  session: Record<string, unknown> | null;
+  /** SIP code sent on reject (603 when the body had none). */
+  rejectStatusCode: number | null;
+  referTargetUri: string | null;
+  /** Every successful control request, in order. */
+  history: Array<{ action: RealtimeCallAction; body: unknown; at: number }>;
+}
+
+export interface OpenAiState extends CommonState {
+  models: OpenAiModel[];
+  /** SIP calls by call_id. Seed with `incomingCall()` or let control requests create them. */
+  realtimeCalls: Record<string, RealtimeCallRecord>;
+  /** Reject accept bodies with top-level fields openai-node's CallAcceptParams does not have (default true). */
+  rejectUnknownSessionFields: boolean;
+}
+
+export interface OpenAiOptions extends CommonOptions {
+  /** Valid API key (default "sk-test-openai"). */
+  apiKey?: string;
+  /** Model ids `GET /v1/models` lists (default: the realtime models below). */
+  models?: string[];
+}
+
+export const OPENAI_DEFAULT_KEY = "sk-test-openai";
+
+/** Realtime model ids from the reference's SDK enum (2026-08 snapshot). */
+export const REALTIME_MODELS = [
+  "gpt-realtime",
+  "gpt-realtime-2025-08-28",
+  "gpt-realtime-1.5",
+  "gpt-realtime-2",
+  "gpt-realtime-2.1",
+  "gpt-realtime-2.1-mini",
+  "gpt-realtime-mini",
+  "gpt-realtime-mini-2025-10-06",
+  "gpt-realtime-mini-2025-12-15",
+  "gpt-4o-realtime-preview",
+  "gpt-4o-realtime-preview-2024-10-01",
+  "gpt-4o-realtime-preview-2024-12-17",
+  "gpt-4o-realtime-preview-2025-06-03",
+  "gpt-4o-mini-realtime-preview",
+  "gpt-4o-mini-realtime-preview-2024-12-17",
+  "gpt-audio-1.5",
+  "gpt-audio-mini",
+  "gpt-audio-mini-2025-10-06",
+  "gpt-audio-mini-2025-12-15",
+];
+
+export const REALTIME_VOICES = [
+  "alloy",
+  "ash",
+  "ballad",
+  "coral",
+  "echo",
+  "sage",
+  "shimmer",
+  "verse",
+  "marin",
+  "cedar",
+];
+
+/** Top-level fields of openai-node `CallAcceptParams`. */
+export const ACCEPT_FIELDS = [
+  "type",
+  "audio",
+  "include",
+  "instructions",
+  "max_output_tokens",
+  "model",
+  "output_modalities",
+  "parallel_tool_calls",
+  "prompt",
+  "reasoning",
+  "tool_choice",
+  "tools",
+  "tracing",
+  "truncation",
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Webhook event builders
+
+export interface SipHeader {
+  name: string;
+  value: string;
+}
+
+export interface RealtimeCallIncomingEvent {
+  object: "event";
+  id: string;
+  type: "realtime.call.incoming";
+  created_at: number;
+  data: { call_id: string; sip_headers: SipHeader[] };
+}
+
+export interface IncomingCallOptions {
+  callId?: string;
+  eventId?: string;
+  /** unix seconds (default now) */
+  createdAt?: number;
+  /** From header value (default a caller on +15555550100). */
+  from?: string;
+  /** To header value (default the project's SIP URI). */
+  to?: string;
+  /** Call-ID header value. */
+  sipCallId?: string;
+  /** Project id used in the default To (default "proj_test"). */
+  projectId?: string;
+  /** More SIP headers appended after From, To, Call-ID. */
+  extraHeaders?: SipHeader[];
+}
+
+/** A `realtime.call.incoming` event body as OpenAI POSTs it to the project webhook. */
+export function buildIncomingCallEvent(o: IncomingCallOptions = {}): RealtimeCallIncomingEvent {
+  const project = o.projectId ?? "proj_test";
+  return {
+    object: "event",
+    id: o.eventId ?? `evt_${randomHex(12)}`,
+    type: "realtime.call.incoming",
+    created_at: o.createdAt ?? Math.floor(Date.now() / 1000),
+    data: {
+      call_id: o.callId ?? `rtc_${randomHex(16)}`,
+      sip_headers: [
+        { name: "From", value: o.from ?? `"Caller" <sip:+15555550100@pbx.example.com>;tag=${randomHex(4)}` },
+        { name: "To", value: o.to ?? `<sip:${project}@sip.api.openai.com;transport=tls>` },
+        { name: "Call-ID", value: o.sipCallId ?? `${randomHex(8)}@pbx.example.com` },
+        ...(o.extraHeaders ?? []),
+      ],
+    },
+  };
+}
+
+/**
+ * A ready-to-POST signed delivery of a `realtime.call.incoming` event: `{event, body, headers}` where `body` is
+ * the exact JSON string that was signed.
+ */
+export function buildSignedIncomingCall(
+  secret: string,
+  o: IncomingCallOptions & { webhookId?: string; timestamp?: number } = {},
+): { event: RealtimeCallIncomingEvent; body: string; headers: Record<string, string> } {
+  const event = buildIncomingCallEvent(o);
+  const body = JSON.stringify(event);
+  const headers = webhookHeaders(secret, o.webhookId ?? `wh_${randomHex(16)}`, o.timestamp ?? event.created_at, body);
+  return { event, body, headers };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Server
+
+type OpenAiError = { message: string; type: string; param: string | null; code: string | null };
+const oaError = (status: number, e: Partial<OpenAiError> & { message: string }) =>
+  json(status, {
+    error: {
+      message: e.message,
+      type: e.type ?? "invalid_request_error",
+      param: e.param ?? null,
+      code: e.code ?? null,
+    },
+  });
+
+/** Returns an error message + param for an invalid accept body, or null when it is acceptable. */
+function checkSession(body: Record<string, unknown>, rejectUnknown: boolean): Partial<OpenAiError> | null {
+  if (body.type === undefined)
+    return { message: "Missing required parameter: 'type'.", param: "type", code: "missing_required_parameter" };
+  if (body.type !== "realtime")
+    return {
+      message: `Invalid value: '${String(body.type)}'. Supported values are: 'realtime'.`,
+      param: "type",
+      code: "invalid_value",
+    };
+  if (rejectUnknown) {
+    for (const key of Object.keys(body)) {
+      if (!ACCEPT_FIELDS.includes(key))
+        return { message: `Unknown parameter: '${key}'.`, param: key, code: "unknown_parameter" };
+    }
+  }
+  if (body.model !== undefined && typeof body.model !== "string")
+    return { message: "Invalid type for 'model': expected a string.", param: "model", code: "invalid_type" };
+  if (body.instructions !== undefined && typeof body.instructions !== "string")
+    return {
+      message: "Invalid type for 'instructions': expected a string.",
+      param: "instructions",
+      code: "invalid_type",
+    };
+  const mot = body.max_output_tokens;
+  if (mot !== undefined && mot !== "inf" && !(Number.isInteger(mot) && (mot as number) >= 1 && (mot as number) <= 4096))
+    return {
+      message: "Invalid 'max_output_tokens': expected an integer between 1 and 4096 or 'inf'.",
+      param: "max_output_tokens",
+      code: "invalid_value",
+    };
+  const om = body.output_modalities;
+  if (om !== undefined && !(Array.isArray(om) && om.length === 1 && (om[0] === "audio" || om[0] === "text")))
+    return {
+      message: "Invalid 'output_modalities': expected ['audio'] or ['text'].",
+      param: "output_modalities",
+      code: "invalid_value",
+    };
+  if (body.audio !== undefined) {
+    if (!isObject(body.audio))
+      return { message: "Invalid type for 'audio': expected an object.", param: "audio", code: "invalid_type" };
+    const output = body.audio.output;
+    if (output !== undefined) {
+      if (!isObject(output))
+        return { message: "Invalid type for 'audio.output'.", param: "audio.output", code: "invalid_type" };
+      const voice = output.voice;
+      if (
+        voice !== undefined &&
+        !(typeof voice === "string" && REALTIME_VOICES.includes(voice)) &&
+        !(isObject(voice) && typeof voice.id === "string")
+      )
+        return {
+          message: `Invalid value for 'audio.output.voice': ${JSON.stringify(voice)}.`,
+          param: "audio.output.voice",
+          code: "invalid_value",
+        };
+      const speed = output.speed;
+      if (speed !== undefined && !(typeof speed === "number" && speed >= 0.25 && speed <= 1.5))
+        return {
+          message: "Invalid 'audio.output.speed': expected a number between 0.25 and 1.5.",
+          param: "audio.output.speed",
+          code: "invalid_value",
+        };
+    }
+  }
+  return null;
+}
+
+export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<FakeServer<OpenAiState>> {
+  const apiKey = options.apiKey ?? OPENAI_DEFAULT_KEY;
+  const state: OpenAiState = {
+    failNext: null,
+    delayMs: options.delayMs ?? 0,
+    models: (options.models ?? REALTIME_MODELS).map((id) => ({
+      id,
+      object: "model",
+      created: 1_756_339_200,
+      owned_by: "system",
+    })),
+    realtimeCalls: {},
+    rejectUnknownSessionFields: true,
+  };
+
+  const callRecord = (callId: string): RealtimeCallRecord => {
+    const existing = state.realtimeCalls[callId];
+    if (existing) return existing;
+    const rec: RealtimeCallRecord = {
+      callId,
+      status: "incoming",
+      session: null,
+      rejectStatusCode: null,
+      referTargetUri: null,
+      history: [],
+    };
+    state.realtimeCalls[callId] = rec;
+    return rec;
+  };
+
+  /** Parses an optional JSON object body; a Response on error. */
+  const objectBody = (req: FakeRequest): Record<string, unknown> | Response => {
+    const parsed = parseJsonBody(req.rawBody);
+    if (parsed === undefined) return {};
+    if (parsed === INVALID || !isObject(parsed))
+      return oaError(400, {
+        message:
+          "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+      });
+    return parsed;
+  };
+
+  const done = (rec: RealtimeCallRecord, action: RealtimeCallAction, body: unknown) => {
+    rec.history.push({ action, body, at: Date.now() });
+    return new Response(null, { status: 200 });
+  };
+
+  const routes: RouteTable = {
+    "/v1/models": { get: () => json(200, { object: "list", data: state.models }) },
+    "/v1/models/:model": {
+      get: (p) => {
+        const m = state.models.find((x) => x.id === p.model);
+        return m
+          ? json(200, m)
+          : oaError(404, {
+              message: `The model '${p.model}' does not exist or you do not have access to it.`,
+              code: "model_not_found",
+              param: "model",
+            });
+      },
+    },
+    "/v1/realtime/calls/:callId/accept": {
+      post: (p, req) => {
+        const body = objectBody(req);
+        if (body instanceof Response) return body;
+        const problem = checkSession(body, state.rejectUnknownSessionFields);
+        if (problem) return oaError(400, { message: problem.message ?? "Invalid request", ...problem });
+        const rec = callRecord(p.callId as string);
+        rec.status = "accepted";
+        rec.session = body;
+        return done(rec, "accept", body);
+      },
+    },
+    "/v1/realtime/calls/:callId/reject": {
+      post: (p, req) => {
+        const body = objectBody(req);
+        if (body instanceof Response) return body;
+        const code = body.status_code;
+        // SIP final error responses are 4xx–6xx; the reference only says "SIP code, default 603".
+        if (code !== undefined && !(Number.isInteger(code) && (code as number) >= 400 && (code as number) <= 699))
+          return oaError(400, {
+            message: "Invalid 'status_code': expected a SIP response code between 400 and 699.",
+            param: "status_code",
+            code: "invalid_value",
+          });
+        const rec = callRecord(p.callId as string);
+        rec.status = "rejected";
+        rec.rejectStatusCode = (code as number | undefined) ?? 603;
+        return done(rec, "reject", body);
+      },
+    },
+    "/v1/realtime/calls/:callId/refer": {
+      post: (p, req) => {
+        const body = objectBody(req);
+        if (body instanceof Response) return body;
+        if (body.target_uri === undefined)
+          return oaError(400, {
+            message: "Missing required parameter: 'target_uri'.",
+            param: "target_uri",
+            code: "missing_required_parameter",
+          });
+        if (typeof body.target_uri !== "string" || !/^(tel|sips?):.+/.test(body.target_uri))
+          return oaError(400, {
+            message: "Invalid 'target_uri': expected a tel: or sip: URI.",
+            param: "target_uri",
+            code: "invalid_value",
+          });
+        const rec = callRecord(p.callId as string);
+        rec.status = "referred";
+        rec.referTargetUri = body.target_uri;
+        return done(rec, "refer", body);
+      },
+    },
+    "/v1/realtime/calls/:callId/hangup": {
+      post: (p, req) => {
+        const rec = callRecord(p.callId as string);
+        rec.status = "hung_up";
+        return done(rec, "hangup", req.call.body);
+      },
+    },
+  };
+
+  function handle(req: FakeRequest): Response | Promise<Response> {
+    const key = bearerToken(req.headers);
+    if (key === null)
+      return oaError(401, {
+        message:
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      });
+    if (key !== apiKey)
+      return oaError(401, {
+        message: `Incorrect API key provided: ${key.length > 8 ? `${key.slice(0, 3)}***${key.slice(-4)}` : "***"}.`,
+        code: "invalid_api_key",
+      });
+    return dispatch(
+      routes,
+      req,
+      () => oaError(404, { message: `Invalid URL (${req.method} ${req.path})` }),
+      () => oaError(405, { message: `Invalid method for URL (${req.method} ${req.path})` }),
+    );
+  }
+
+  return startFake(state, "/v1", handle);
+}
+
+/** Registers an incoming call in the fake (as if OpenAI had received the INVITE) and returns its event. */
+export function incomingCall(state: OpenAiState, o: IncomingCallOptions = {}): RealtimeCallIncomingEvent {
+  const event = buildIncomingCallEvent(o);
+  state.realtimeCalls[event.data.call_id] = {
+    callId: event.data.call_id,
+    status: "incoming",
+    session: null,
+    rejectStatusCode: null,
+    referTargetUri: null,
+    history: [],
+  };
+  return event;
+}
