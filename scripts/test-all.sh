@@ -24,7 +24,7 @@ run_group() { # name, paths...
   [ $code -eq 0 ] || status=1
 }
 
-run_group unit test/server test/db test/shared test/install
+run_group unit test/server test/db test/shared test/install test/fakes test/pbx-host
 
 echo "== build"
 if "$BUN" run build.ts; then

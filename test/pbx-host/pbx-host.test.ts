@@ -1,0 +1,381 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "ssh2";
+import { type PbxHost, startPbxHost } from "./pbx-host";
+
+// ssh2 helpers — roughly what the console's deployer will do.
+
+/** SHA256 fingerprint in OpenSSH's notation from ssh2's hex host hash (`hostHash: "sha256"`). */
+const opensshFingerprint = (hex: string) => `SHA256:${Buffer.from(hex, "hex").toString("base64").replace(/=+$/, "")}`;
+
+function connect(pbx: PbxHost, expectedFingerprint = pbx.ssh.hostKeyFingerprint): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const c = new Client();
+    c.once("ready", () => resolve(c));
+    c.once("error", reject);
+    c.connect({
+      host: pbx.ssh.host,
+      port: pbx.ssh.port,
+      username: pbx.ssh.username,
+      privateKey: pbx.ssh.privateKey,
+      readyTimeout: 10_000,
+      hostHash: "sha256",
+      hostVerifier: (hex: string) => opensshFingerprint(hex) === expectedFingerprint,
+    });
+  });
+}
+
+interface ExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function exec(c: Client, command: string, stdin?: string): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    c.exec(command, (err, stream) => {
+      if (err) return reject(err);
+      const out: Buffer[] = [];
+      const errOut: Buffer[] = [];
+      let code: number | null = null;
+      stream.on("data", (d: Buffer) => out.push(d));
+      stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+      stream.on("exit", (c: number | null) => {
+        code = c;
+      });
+      stream.on("close", () =>
+        resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(errOut).toString("utf8") }),
+      );
+      if (stdin !== undefined) stream.end(stdin);
+      else stream.end();
+    });
+  });
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** $amp_conf['KEY'] values of a FreePBX config file, the way the console would read /etc/freepbx.conf. */
+function parseFreepbxConf(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of text.matchAll(/^\s*\$amp_conf\[['"](\w+)['"]\]\s*=\s*'((?:[^'\\]|\\.)*)'\s*;/gm)) {
+    out[m[1] as string] = (m[2] as string).replace(/\\(['\\])/g, "$1");
+  }
+  return out;
+}
+
+const needReload = async (pbx: PbxHost) =>
+  (await pbx.query("SELECT value FROM admin WHERE variable = 'need_reload'"))[0]?.value;
+
+const TRICKY = `it's "quoted" \\ back\\slash\nnew line\ttab 😀 ünï`;
+
+let pbx: PbxHost;
+let ssh: Client;
+
+beforeAll(async () => {
+  pbx = await startPbxHost();
+  ssh = await connect(pbx);
+}, 60_000);
+
+afterAll(async () => {
+  ssh?.end();
+  await pbx?.stop();
+}, 30_000);
+
+describe("MariaDB", () => {
+  test("has every table of the FreePBX schema fixture, and need_reload = 'false'", async () => {
+    const schema = readFileSync(join(import.meta.dir, "../fixtures/freepbx/schema.sql"), "utf8");
+    const expected = [...schema.matchAll(/^CREATE TABLE (\w+)/gm)].map((m) => m[1]).sort();
+    expect(expected.length).toBeGreaterThan(10);
+    const rows = await pbx.query(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name",
+      ["asterisk"],
+    );
+    expect(rows.map((r) => r.name).sort()).toEqual(expected);
+    expect(await needReload(pbx)).toBe("false");
+  });
+
+  test("query() round-trips quotes, backslashes, newline, tab and emoji; NULL stays null", async () => {
+    await pbx.query("INSERT INTO users (extension, name, outboundcid) VALUES (?, ?, ?)", ["1001", TRICKY, null]);
+    const rows = await pbx.query("SELECT name, outboundcid, ringtimer FROM users WHERE extension = ?", ["1001"]);
+    expect(rows).toEqual([{ name: TRICKY, outboundcid: null, ringtimer: null }]);
+    expect(rows.length).toBe(1);
+  });
+
+  test("grants are real: a wrong password is refused", async () => {
+    const r = await exec(
+      ssh,
+      `mysql -h 127.0.0.1 -P ${pbx.mysql.port} -u ${pbx.mysql.user} -pwrong-password asterisk -e 'SELECT 1'`,
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("Access denied");
+  });
+});
+
+describe("SSH", () => {
+  test("the advertised host key fingerprint is what ssh-keygen prints and what the server presents", async () => {
+    const keygen = Bun.spawnSync(["ssh-keygen", "-l", "-f", "/dev/stdin"], {
+      stdin: new TextEncoder().encode(`${pbx.ssh.hostPublicKey}\n`),
+    });
+    expect(keygen.stdout.toString()).toContain(` ${pbx.ssh.hostKeyFingerprint} `);
+    expect(pbx.ssh.hostKeyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    // The beforeAll connection already verified it through hostVerifier; a wrong expectation must be detectable.
+    const wrong = `SHA256:${Buffer.alloc(32, 7).toString("base64").replace(/=+$/, "")}`;
+    const err = await connect(pbx, wrong).then(
+      (c) => {
+        c.end();
+        return null;
+      },
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(String(err?.message)).toMatch(/verification failed/i);
+  });
+
+  test("the session PATH finds the stand-ins first", async () => {
+    const r = await exec(ssh, 'echo "$PATH"; command -v fwconsole; command -v mysql; command -v mariadb; id -un');
+    expect(r.code).toBe(0);
+    const [path, fwconsole, mysql, mariadb, user] = r.stdout.trim().split("\n");
+    expect(path?.split(":")).toContain(pbx.binDir);
+    expect(fwconsole).toBe(join(pbx.binDir, "fwconsole"));
+    expect(mysql).toBe(join(pbx.binDir, "mysql"));
+    expect(mariadb).toBe(join(pbx.binDir, "mariadb"));
+    expect(user).toBe(pbx.ssh.username);
+  });
+});
+
+describe("fwconsole stand-in over SSH", () => {
+  test("--version", async () => {
+    const r = await exec(ssh, "fwconsole --version");
+    expect(r).toEqual({ code: 0, stdout: "FW Console - FreePBX Utility 17.0.19\n", stderr: "" });
+  });
+
+  test("reload clears need_reload and every call is logged", async () => {
+    pbx.clearFwconsoleCalls();
+    await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+    expect(await needReload(pbx)).toBe("true");
+    const r = await exec(ssh, "fwconsole reload");
+    expect(r).toEqual({ code: 0, stdout: "Reload Started\nReload Complete\n", stderr: "" });
+    expect(await needReload(pbx)).toBe("false");
+
+    await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+    const j = await exec(ssh, "fwconsole r --json");
+    expect(j.code).toBe(0);
+    expect(
+      j.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ message: "Reload Started" }, { message: "Reload Complete" }]);
+    expect(await needReload(pbx)).toBe("false");
+
+    const calls = pbx.fwconsoleCalls();
+    expect(calls.map((c) => c.argv)).toEqual([["reload"], ["r", "--json"]]);
+    expect(Date.parse(calls[0]?.time ?? "")).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  test("a forced reload failure exits 1 (255 with --json) and leaves need_reload set", async () => {
+    await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+    pbx.setReloadFailure("Unable to connect to Asterisk Manager");
+    try {
+      const r = await exec(ssh, "fwconsole reload");
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("Reload Started\n");
+      expect(r.stderr).toContain("Unable to connect to Asterisk Manager");
+      const j = await exec(ssh, "fwconsole reload --json");
+      expect(j.code).toBe(255);
+      expect(JSON.parse(j.stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({
+        error: "Unable to connect to Asterisk Manager",
+      });
+      expect(await needReload(pbx)).toBe("true");
+    } finally {
+      pbx.setReloadFailure(null);
+    }
+    expect((await exec(ssh, "fwconsole reload")).code).toBe(0);
+    expect(await needReload(pbx)).toBe("false");
+  });
+
+  test("trunks --list --json reflects the trunks table (values escaped as JSON)", async () => {
+    const empty = await exec(ssh, "fwconsole trunks --list --json");
+    expect(empty).toEqual({ code: 0, stdout: "[]", stderr: "" });
+    await pbx.query("INSERT INTO trunks (trunkid, name, tech, channelid) VALUES (?, ?, ?, ?), (?, ?, ?, ?)", [
+      2,
+      "backup",
+      "pjsip",
+      "backup",
+      1,
+      "acme",
+      "pjsip",
+      TRICKY,
+    ]);
+    const r = await exec(ssh, "fwconsole trunks --list --json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      { trunkid: 1, tech: "pjsip", channelid: TRICKY, disabled: "off" },
+      { trunkid: 2, tech: "pjsip", channelid: "backup", disabled: "off" },
+    ]);
+
+    const d = await exec(ssh, "fwconsole trunks --disable 2");
+    expect(d).toMatchObject({ code: 0, stdout: "Disabling Trunk 2 Run fwconsole reload\n" });
+    expect(await pbx.query("SELECT disabled FROM trunks WHERE trunkid = 2")).toEqual([{ disabled: "on" }]);
+    expect(await needReload(pbx)).toBe("true");
+  });
+
+  test("unknown commands fail like Symfony; odd arguments are logged intact", async () => {
+    pbx.clearFwconsoleCalls();
+    const odd = `we"ird\\arg\twith\nnewline 😀`;
+    const r = await exec(ssh, `fwconsole ${shQuote(odd)}`);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("is not defined.");
+    expect(pbx.fwconsoleCalls().map((c) => c.argv)).toEqual([[odd]]);
+  });
+});
+
+describe("mysql over SSH with the FreePBX config's credentials", () => {
+  test("the config file is FreePBX's PHP format with working credentials", async () => {
+    const r = await exec(ssh, `cat ${shQuote(pbx.freepbxConfPath)}`);
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith("<?php\n")).toBe(true);
+    const conf = parseFreepbxConf(r.stdout);
+    expect(conf).toMatchObject({
+      AMPDBUSER: pbx.mysql.user,
+      AMPDBPASS: pbx.mysql.password,
+      AMPDBHOST: "127.0.0.1",
+      AMPDBPORT: String(pbx.mysql.port),
+      AMPDBNAME: "asterisk",
+      AMPDBENGINE: "mysql",
+    });
+  });
+
+  test('mysql -h -P -u -p asterisk -e "SELECT 1"', async () => {
+    const conf = parseFreepbxConf(readFileSync(pbx.freepbxConfPath, "utf8"));
+    const r = await exec(
+      ssh,
+      `mysql -h ${conf.AMPDBHOST} -P ${conf.AMPDBPORT} -u ${conf.AMPDBUSER} -p${shQuote(conf.AMPDBPASS ?? "")} ${conf.AMPDBNAME} -N -B -e "SELECT 1"`,
+    );
+    expect(r).toEqual({ code: 0, stdout: "1\n", stderr: "" });
+  });
+
+  test("credentials in an option file uploaded over SFTP (keeps the password off the command line)", async () => {
+    const conf = parseFreepbxConf(readFileSync(pbx.freepbxConfPath, "utf8"));
+    const remote = join(pbx.root, "pbx-console-client.cnf");
+    const cnf = `[client]\nuser=${conf.AMPDBUSER}\npassword="${conf.AMPDBPASS}"\nhost=${conf.AMPDBHOST}\nport=${conf.AMPDBPORT}\n`;
+    await new Promise<void>((resolve, reject) =>
+      ssh.sftp((err, sftp) => {
+        if (err) return reject(err);
+        sftp.writeFile(remote, cnf, { mode: 0o600 }, (e) => {
+          sftp.end();
+          if (e) reject(e);
+          else resolve();
+        });
+      }),
+    );
+    const r = await exec(
+      ssh,
+      `mysql --defaults-extra-file=${shQuote(remote)} -N -B ${conf.AMPDBNAME} -e "SELECT CURRENT_USER()"; rc=$?; rm -f ${shQuote(remote)}; exit $rc`,
+    );
+    expect(r).toEqual({ code: 0, stdout: "freepbxuser@127.0.0.1\n", stderr: "" });
+    expect(existsSync(remote)).toBe(false);
+  });
+
+  test("a SQL script on stdin is applied in one transaction (the deploy path)", async () => {
+    const conf = parseFreepbxConf(readFileSync(pbx.freepbxConfPath, "utf8"));
+    const script = [
+      "START TRANSACTION;",
+      "INSERT INTO paging_config (page_group, force_page, duplex, description) VALUES ('7000', 0, 1, 'PTT 😀 \\'A\\'');",
+      "INSERT INTO paging_groups (page_number, ext) VALUES ('7000', '1001'), ('7000', '1002');",
+      "UPDATE admin SET value = 'true' WHERE variable = 'need_reload';",
+      "COMMIT;",
+      "",
+    ].join("\n");
+    const cmd = `mysql --default-character-set=utf8mb4 -h ${conf.AMPDBHOST} -P ${conf.AMPDBPORT} -u ${conf.AMPDBUSER} -p${shQuote(conf.AMPDBPASS ?? "")} ${conf.AMPDBNAME}`;
+    const r = await exec(ssh, cmd, script);
+    expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await pbx.query("SELECT description FROM paging_config WHERE page_group = '7000'")).toEqual([
+      { description: "PTT 😀 'A'" },
+    ]);
+    expect((await pbx.query("SELECT ext FROM paging_groups ORDER BY ext")).map((x) => x.ext)).toEqual(["1001", "1002"]);
+
+    // A failing statement aborts the client (exit 1) and the open transaction is rolled back.
+    const bad = ["START TRANSACTION;", "DELETE FROM paging_groups;", "INSERT INTO nope VALUES (1);", "COMMIT;"].join(
+      "\n",
+    );
+    const f = await exec(ssh, cmd, bad);
+    expect(f.code).toBe(1);
+    expect(f.stderr).toContain("nope");
+    expect((await pbx.query("SELECT COUNT(*) AS n FROM paging_groups"))[0]?.n).toBe(2);
+  });
+});
+
+describe("several hosts", () => {
+  test("a second host (socket-style config) is independent, and stop() cleans up", async () => {
+    const other = await startPbxHost({ freepbxConf: "socket", freepbxVersion: "16.0.40" });
+    let c: Client | undefined;
+    try {
+      expect(other.root).not.toBe(pbx.root);
+      expect(other.mysql.port).not.toBe(pbx.mysql.port);
+      expect(other.ssh.port).not.toBe(pbx.ssh.port);
+      expect(other.ssh.hostKeyFingerprint).not.toBe(pbx.ssh.hostKeyFingerprint);
+      // A stock FreePBX config: AMPDBHOST 'localhost', no port → the host's client defaults give the socket.
+      const conf = parseFreepbxConf(readFileSync(other.freepbxConfPath, "utf8"));
+      expect(conf.AMPDBHOST).toBe("localhost");
+      expect(conf.AMPDBPORT).toBeUndefined();
+
+      c = await connect(other);
+      const r = await exec(
+        c,
+        `mysql -h localhost -u ${conf.AMPDBUSER} -p${shQuote(conf.AMPDBPASS ?? "")} ${conf.AMPDBNAME} -N -B -e "SELECT CURRENT_USER()"`,
+      );
+      expect(r).toEqual({ code: 0, stdout: "freepbxuser@localhost\n", stderr: "" });
+      expect((await exec(c, "fwconsole --version")).stdout).toBe("FW Console - FreePBX Utility 16.0.40\n");
+
+      // Each host has its own database and call log.
+      pbx.clearFwconsoleCalls();
+      await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+      await other.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+      expect((await exec(c, "fwconsole reload")).code).toBe(0);
+      expect(await needReload(other)).toBe("false");
+      expect(await needReload(pbx)).toBe("true");
+      expect(other.fwconsoleCalls().map((x) => x.argv)).toEqual([["--version"], ["reload"]]);
+      expect(pbx.fwconsoleCalls()).toEqual([]);
+    } finally {
+      c?.end();
+      await other.stop();
+    }
+    expect(existsSync(other.root)).toBe(false);
+    const refused = await Bun.connect({ hostname: "127.0.0.1", port: other.ssh.port, socket: { data() {} } }).then(
+      (s) => {
+        s.end();
+        return false;
+      },
+      () => true,
+    );
+    expect(refused).toBe(true);
+    // The first host is unaffected.
+    expect((await exec(ssh, "fwconsole reload")).code).toBe(0);
+    expect(await needReload(pbx)).toBe("false");
+  }, 60_000);
+});
+
+test("a failed start-up reports the cause, stops what it started and removes its temp dir", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "pbx-host-bad-schema-"));
+  try {
+    const bad = join(dir, "schema.sql");
+    writeFileSync(bad, "CREATE TABLE broken (;\n");
+    const err = await startPbxHost({ schemaPath: bad }).then(
+      async (h) => {
+        await h.stop();
+        return null;
+      },
+      (e: Error) => e,
+    );
+    expect(err?.message).toContain(`loading ${bad} failed`);
+    expect(err?.message).toContain("SQL syntax");
+    const root = /root (\S+), removed/.exec(err?.message ?? "")?.[1];
+    expect(root).toBeTruthy();
+    expect(existsSync(root as string)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
