@@ -72,6 +72,45 @@ describe("CLI", () => {
   });
 });
 
+describe("create-admin on a terminal", () => {
+  /** Runs create-admin under `script` (a real pty), answering each prompt as it appears. */
+  async function onTerminal(username: string, answers: string[]) {
+    const proc = Bun.spawn(["script", "-qec", `${bin} create-admin --username ${username}`, "/dev/null"], {
+      cwd: dir,
+      env: env(),
+      stdin: "pipe",
+      stdout: "pipe",
+    });
+    let out = "";
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    const pending = [...answers];
+    let prompts = 0;
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+      const seen = (out.match(/password: /gi) ?? []).length;
+      while (prompts < seen && pending.length) {
+        prompts++;
+        proc.stdin.write(`${pending.shift()}\r`);
+        proc.stdin.flush();
+      }
+    }
+    return { code: await proc.exited, out };
+  }
+
+  test("asks twice without echo, and refuses a mismatch", async () => {
+    const mismatch = await onTerminal("ttyuser", [PASSWORD, `${PASSWORD}x`]);
+    expect(mismatch.out).toContain("Passwords do not match");
+    expect(mismatch.code).not.toBe(0);
+    const ok = await onTerminal("ttyuser", [PASSWORD, PASSWORD]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain("Repeat password: ");
+    expect(ok.out).toContain("Administrator ttyuser created");
+    expect(ok.out).not.toContain(PASSWORD);
+  });
+});
+
 describe("serving", () => {
   let proc: ReturnType<typeof Bun.spawn>;
   let base: string;

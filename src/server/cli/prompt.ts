@@ -4,9 +4,10 @@
  */
 export async function readPassword(prompt: string, interactive: boolean): Promise<string | null> {
   if (!interactive) return readFirstLine();
-  process.stderr.write(prompt);
   const stdin = process.stdin;
+  // Echo off before the prompt appears, so nothing typed right after it is echoed.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.resume();
   return new Promise((resolve) => {
     let value = "";
