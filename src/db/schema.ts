@@ -127,6 +127,26 @@ export const apiCredentials = sqliteTable("api_credentials", {
   status: text("status").notNull().default("active"),
   lastUsed: integer("last_used", { mode: "timestamp_ms" }),
   createdAt: createdAt(),
+  /** Non-secret extra settings of the service (e.g. SSH host and port), JSON. */
+  settings: text("settings", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+  /** Extra secrets (e.g. SSH password, webhook secret): encrypted JSON, like apiKey and clientSecret. */
+  secretExtra: text("secret_extra"),
+  /** Outcome of the last Test Connection; reset when the credentials change. */
+  lastTestOk: bool("last_test_ok", false),
+  lastTestAt: integer("last_test_at", { mode: "timestamp_ms" }),
+  lastTestMessage: text("last_test_message"),
+});
+
+/** SIP credentials generated at the SIP provider for an extension; the password is encrypted. */
+export const sipProviderCredentials = sqliteTable("sip_provider_credentials", {
+  id: id(),
+  providerId: text("provider_id").notNull().unique(),
+  connectionId: text("connection_id").notNull(),
+  extensionId: integer("extension_id").references(() => extensions.id, { onDelete: "set null" }),
+  name: text("name").notNull(),
+  sipUsername: text("sip_username").notNull(),
+  sipPassword: text("sip_password").notNull(),
+  createdAt: createdAt(),
 });
 
 export const configBackups = sqliteTable("config_backups", {

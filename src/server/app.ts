@@ -5,10 +5,13 @@ import { SESSION_COOKIE, SessionStore } from "./auth/sessions";
 import { LoginThrottle } from "./auth/throttle";
 import type { Config } from "./config";
 import type { AppContext, RequestContext } from "./context";
+import { CredentialStore } from "./credentials/store";
+import { HostMetricsReader } from "./host-metrics";
 import { errorResponse, HttpError } from "./http";
 import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
+import { SecretBox } from "./secret-box";
 import { Hub, type SocketData } from "./ws";
 
 export interface AppOptions {
@@ -53,6 +56,7 @@ function checkStateChanging(req: Request, url: URL): void {
 export function createApp(opts: AppOptions) {
   const now = opts.now ?? Date.now;
   const hub = new Hub();
+  const box = SecretBox.open(opts.config.dataDir);
   const app: AppContext = {
     db: opts.db,
     config: opts.config,
@@ -61,6 +65,9 @@ export function createApp(opts: AppOptions) {
     throttle: new LoginThrottle(now),
     now,
     version: opts.version,
+    box,
+    credentials: new CredentialStore(opts.db, box, opts.config.env, now),
+    hostMetrics: new HostMetricsReader(),
   };
   const router = new ApiRouter(apiRoutes);
   const log = opts.config.logRequests ? logRequest : () => {};

@@ -29,6 +29,10 @@ const envSchema = z
       .optional(),
     SIP_SERVER_PORT: z.string().optional(),
     SIP_TRANSPORT: z.enum(["udp", "tcp", "tls"], { error: "must be udp, tcp or tls" }).optional(),
+    PBX_HOSTINGER_URL: z.url("must be a URL").optional(),
+    PBX_TELNYX_URL: z.url("must be a URL").optional(),
+    PBX_TINYMDM_URL: z.url("must be a URL").optional(),
+    PBX_OPENAI_URL: z.url("must be a URL").optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.TLS_CERT) !== Boolean(env.TLS_KEY)) {
@@ -50,9 +54,15 @@ export interface Config {
   logRequests: boolean;
   /** What softphones register to (provisioning links and QR codes). */
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
+  /** Base URLs of the outside services (overridable for proxies and tests). */
+  endpoints: { hostinger: string; telnyx: string; tinymdm: string; openai: string };
+  /** The raw environment, for credential overrides (HOSTINGER_API_KEY, …). */
+  env: Record<string, string | undefined>;
 }
 
 export class ConfigError extends Error {}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
 /** Where data lives when DATA_DIR is not set: ./data from source, the system dir for the binary. */
 export function defaultDataDir(standalone: boolean): string {
@@ -90,5 +100,12 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
     serverAddress,
     logRequests: e.LOG_LEVEL !== "silent",
     sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
+    endpoints: {
+      hostinger: trimSlash(e.PBX_HOSTINGER_URL ?? "https://developers.hostinger.com"),
+      telnyx: trimSlash(e.PBX_TELNYX_URL ?? "https://api.telnyx.com/v2"),
+      tinymdm: trimSlash(e.PBX_TINYMDM_URL ?? "https://www.tinymdm.net/api/v1"),
+      openai: trimSlash(e.PBX_OPENAI_URL ?? "https://api.openai.com/v1"),
+    },
+    env,
   };
 }

@@ -3,6 +3,9 @@ import type { SessionUser } from "../shared/api";
 import type { SessionStore } from "./auth/sessions";
 import type { LoginThrottle } from "./auth/throttle";
 import type { Config } from "./config";
+import type { CredentialStore } from "./credentials/store";
+import type { HostMetricsReader } from "./host-metrics";
+import type { SecretBox } from "./secret-box";
 import type { Hub } from "./ws";
 
 /** Everything a route handler may use; built once in createApp. */
@@ -14,6 +17,9 @@ export interface AppContext {
   throttle: LoginThrottle;
   now: () => number;
   version: string;
+  box: SecretBox;
+  credentials: CredentialStore;
+  hostMetrics: HostMetricsReader;
 }
 
 export interface RequestContext {

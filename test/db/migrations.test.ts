@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { renderMigrationsModule } from "../../scripts/migrations-module";
 import { openDatabase } from "../../src/db/client";
-import { runMigrations } from "../../src/db/migrate";
+import { embeddedMigrations, runMigrations } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
 
 const dirs: string[] = [];
@@ -42,6 +42,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "ptt_groups",
       "sessions",
       "sip_auth_logs",
+      "sip_provider_credentials",
       "trunks",
       "users",
       "vps_status",
@@ -61,7 +62,7 @@ test("a second start applies nothing and keeps the data", () => {
   first.$client.close();
   const second = openDatabase(file);
   expect(runMigrations(second)).toBe(0);
-  expect(second.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: 1 });
+  expect(second.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: embeddedMigrations().length });
   expect(second.$client.query("SELECT name FROM extensions").get()).toEqual({ name: "Front desk" });
   second.$client.close();
 });

@@ -107,20 +107,6 @@ test("100 extensions with prefix 10 end at 10100, within the length limit", asyn
   expect(count("extensions")).toBe(100);
 });
 
-test("the VPS status says plainly that nothing is configured", async () => {
-  const res = await s.call("GET", "/api/vps/status");
-  expect(res.status).toBe(200);
-  expect(res.json).toMatchObject({
-    configured: false,
-    source: "none",
-    cpu: null,
-    memory: null,
-    disk: null,
-    metrics: null,
-  });
-  expect(res.json.message).toContain("API Settings");
-});
-
 test("the dialer push answers 400 while it is not configured", async () => {
   const res = await s.call("POST", "/api/dialer/push-all");
   expect(res.status).toBe(400);

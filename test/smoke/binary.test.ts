@@ -67,7 +67,7 @@ describe("CLI", () => {
     const ok = run(["create-admin", "--username", "admin"], {}, `${PASSWORD}\n`);
     expect(ok.code).toBe(0);
     expect(ok.out).toContain("Administrator admin created");
-    expect(ok.out).toContain("1 migration(s) applied");
+    expect(ok.out).toMatch(/[1-9]\d* migration\(s\) applied/);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
 });

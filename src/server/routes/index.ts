@@ -1,10 +1,12 @@
 import type { RouteDef } from "../context";
 import { aiRoutes } from "./ai";
 import { authRoutes } from "./auth";
+import { credentialRoutes } from "./credentials";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
+import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
 import { vpsRoutes } from "./vps";
 import { wizardRoutes } from "./wizard";
@@ -21,4 +23,6 @@ export const apiRoutes: RouteDef[] = [
   ...vpsRoutes,
   ...dialerRoutes,
   ...aiRoutes,
+  ...credentialRoutes,
+  ...telnyxRoutes,
 ];

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { Client, type ConnectConfig } from "ssh2";
+import { ServiceError } from "./http";
+
+const SERVICE = "PBX host (SSH)";
+
+export interface SshSettings {
+  host: string;
+  port: number;
+  username: string;
+  privateKey?: string;
+  password?: string;
+  /** Pinned host key "SHA256:…"; when set, any other key is refused. */
+  hostKeyFingerprint?: string;
+}
+
+export interface ExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** OpenSSH-style fingerprint of a raw host key: "SHA256:" + unpadded base64 of its SHA-256. */
+export const fingerprint = (key: Buffer) =>
+  `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
+
+/**
+ * One SSH session to the PBX host (ssh2). The host key is checked against the
+ * pinned fingerprint; the one seen is reported so the first successful test can pin it.
+ */
+export class SshSession {
+  private constructor(
+    private readonly client: Client,
+    readonly hostKey: string,
+  ) {}
+
+  static connect(s: SshSettings, timeoutMs = 10_000): Promise<SshSession> {
+    return new Promise((resolve, reject) => {
+      const client = new Client();
+      let seen = "";
+      let mismatch = false;
+      const config: ConnectConfig = {
+        host: s.host,
+        port: s.port,
+        username: s.username,
+        privateKey: s.privateKey || undefined,
+        password: s.password || undefined,
+        readyTimeout: timeoutMs,
+        tryKeyboard: false,
+        hostVerifier: (key: Buffer) => {
+          seen = fingerprint(key);
+          mismatch = Boolean(s.hostKeyFingerprint) && seen !== s.hostKeyFingerprint;
+          return !mismatch;
+        },
+      };
+      client.once("ready", () => resolve(new SshSession(client, seen)));
+      client.once("error", (err: Error & { code?: string; level?: string }) => {
+        client.end();
+        reject(new ServiceError(SERVICE, sshMessage(s, err, mismatch, seen, timeoutMs)));
+      });
+      try {
+        client.connect(config);
+      } catch (err) {
+        reject(new ServiceError(SERVICE, `SSH settings are not usable: ${(err as Error).message}`));
+      }
+    });
+  }
+
+  /** Runs one command; `stdin` is written and closed. Times out after `timeoutMs`. */
+  exec(command: string, opts: { stdin?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    return new Promise((resolve, reject) => {
+      this.client.exec(command, (err, stream) => {
+        if (err) return reject(new ServiceError(SERVICE, `Cannot run a command over SSH: ${err.message}`));
+        let stdout = "";
+        let stderr = "";
+        const timer = setTimeout(() => {
+          stream.close();
+          reject(new ServiceError(SERVICE, `The command did not finish within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+        stream.on("data", (d: Buffer) => {
+          stdout += d.toString("utf8");
+        });
+        stream.stderr.on("data", (d: Buffer) => {
+          stderr += d.toString("utf8");
+        });
+        stream.on("close", (code: number | null) => {
+          clearTimeout(timer);
+          resolve({ code, stdout, stderr });
+        });
+        if (opts.stdin !== undefined) stream.end(opts.stdin);
+        else stream.end();
+      });
+    });
+  }
+
+  close(): void {
+    this.client.end();
+  }
+}
+
+function sshMessage(
+  s: SshSettings,
+  err: Error & { code?: string; level?: string },
+  mismatch: boolean,
+  seen: string,
+  timeoutMs: number,
+) {
+  const where = `${s.host}:${s.port}`;
+  if (mismatch) {
+    return `Host key of ${where} changed: expected ${s.hostKeyFingerprint}, got ${seen}. If the host was reinstalled, forget the pinned key in API Settings.`;
+  }
+  if (err.level === "client-authentication") return `SSH to ${where} rejected the credentials for user ${s.username}`;
+  if (err.code === "ECONNREFUSED") return `Cannot reach ${where}: connection refused`;
+  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `Cannot reach ${s.host}: host not found`;
+  if (/timed out/i.test(err.message))
+    return `${where} did not answer the SSH handshake within ${Math.round(timeoutMs / 1000)} s`;
+  return `SSH to ${where} failed: ${err.message}`;
+}

@@ -1,0 +1,24 @@
+import { expectJson, httpRequest, isObject } from "./http";
+
+const SERVICE = "TinyMDM";
+
+/** TinyMDM API (services.md §3): account API keys as two plain headers. */
+export class TinyMdmClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly publicKey: string,
+    private readonly secretKey: string,
+  ) {}
+
+  async countDevices(): Promise<number> {
+    const res = await httpRequest({
+      service: SERVICE,
+      url: `${this.baseUrl}/devices?per_page=1`,
+      headers: { "X-Tinymdm-Apikey-Public": this.publicKey, "X-Tinymdm-Apikey-Secret": this.secretKey },
+      secrets: [this.secretKey],
+      errorMessage: (b) => (isObject(b) && typeof b.error === "string" ? b.error : undefined),
+    });
+    const body = expectJson<{ count: number }>(SERVICE, res, (v) => isObject(v) && typeof v.count === "number");
+    return body.count;
+  }
+}

@@ -1,0 +1,49 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const KEY_FILE = "secret.key";
+const PREFIX = "v1:";
+
+/**
+ * AES-256-GCM encryption of stored secrets. The 32-byte key lives in
+ * DATA_DIR/secret.key (mode 0600), created on first start, so the database
+ * file alone reveals no secret. Format: "v1:" + base64(iv ‖ ciphertext ‖ tag).
+ */
+export class SecretBox {
+  private constructor(private readonly key: Buffer) {}
+
+  static fromKey(key: Buffer): SecretBox {
+    if (key.length !== 32) throw new Error("secret key must be 32 bytes");
+    return new SecretBox(key);
+  }
+
+  /** Loads DATA_DIR/secret.key, creating it (0600) when missing. */
+  static open(dataDir: string): SecretBox {
+    const file = join(dataDir, KEY_FILE);
+    if (!existsSync(file)) {
+      writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
+    }
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+    if (key.length !== 32) throw new Error(`${file} is not a valid key (expected 32 bytes, base64)`);
+    return new SecretBox(key);
+  }
+
+  encrypt(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64");
+  }
+
+  decrypt(sealed: string): string {
+    if (!sealed.startsWith(PREFIX)) throw new Error("not an encrypted value");
+    const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
+    const iv = raw.subarray(0, 12);
+    const tag = raw.subarray(raw.length - 16);
+    const decipher = createDecipheriv("aes-256-gcm", this.key, iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
+  }
+}

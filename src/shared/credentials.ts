@@ -1,0 +1,241 @@
+/**
+ * Outside-service credentials: what the settings screen sends and reads.
+ * Secrets are write-only: the API reports whether one is set and its last 4
+ * characters, never the value. Environment variables take precedence.
+ */
+import { z } from "zod";
+
+export const serviceTypes = ["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh"] as const;
+export type ServiceType = (typeof serviceTypes)[number];
+
+/** Fixed record names (spec section 7 for the first three). */
+export const SERVICE_NAMES: Record<ServiceType, string> = {
+  hostinger: "Hostinger VPS API",
+  freepbx: "FreePBX GraphQL API",
+  tinymdm: "TinyMDM API",
+  telnyx: "Telnyx API",
+  openai: "OpenAI API",
+  dialer: "Web Dialer Push",
+  ssh: "PBX Host (SSH)",
+};
+
+/** Every field a service has; `secret` ones are encrypted at rest and never returned. */
+export interface FieldSpec {
+  name: string;
+  label: string;
+  secret: boolean;
+  /** The environment variable that overrides the stored value. */
+  env: string;
+  required: boolean;
+}
+
+export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
+  hostinger: [
+    { name: "apiKey", label: "API Key", secret: true, env: "HOSTINGER_API_KEY", required: true },
+    { name: "vmId", label: "Virtual machine ID (optional)", secret: false, env: "HOSTINGER_VM_ID", required: false },
+  ],
+  freepbx: [
+    { name: "apiUrl", label: "API URL", secret: false, env: "FREEPBX_API_URL", required: true },
+    { name: "clientId", label: "Client ID", secret: false, env: "FREEPBX_CLIENT_ID", required: true },
+    { name: "clientSecret", label: "Client Secret", secret: true, env: "FREEPBX_CLIENT_SECRET", required: true },
+  ],
+  tinymdm: [
+    { name: "clientId", label: "Public API Key", secret: false, env: "TINYMDM_PUBLIC_KEY", required: true },
+    { name: "clientSecret", label: "Secret API Key", secret: true, env: "TINYMDM_SECRET_KEY", required: true },
+  ],
+  telnyx: [{ name: "apiKey", label: "API Key", secret: true, env: "TELNYX_API_KEY", required: true }],
+  openai: [
+    { name: "apiKey", label: "API Key", secret: true, env: "OPENAI_API_KEY", required: true },
+    {
+      name: "webhookSecret",
+      label: "Webhook signing secret",
+      secret: true,
+      env: "OPENAI_WEBHOOK_SECRET",
+      required: false,
+    },
+  ],
+  dialer: [
+    { name: "apiUrl", label: "Push URL", secret: false, env: "DIALER_PUSH_URL", required: true },
+    { name: "webhookSecret", label: "Signing secret", secret: true, env: "DIALER_PUSH_SECRET", required: true },
+  ],
+  ssh: [
+    { name: "host", label: "Host", secret: false, env: "PBX_SSH_HOST", required: true },
+    { name: "port", label: "Port", secret: false, env: "PBX_SSH_PORT", required: false },
+    { name: "username", label: "Username", secret: false, env: "PBX_SSH_USER", required: true },
+    { name: "privateKey", label: "Private key (PEM)", secret: true, env: "PBX_SSH_PRIVATE_KEY", required: false },
+    { name: "password", label: "Password", secret: true, env: "PBX_SSH_PASSWORD", required: false },
+    { name: "hostKeyFingerprint", label: "Host key (SHA256)", secret: false, env: "PBX_SSH_HOST_KEY", required: false },
+  ],
+};
+
+/** One field as GET /api/credentials reports it. */
+export interface FieldView {
+  name: string;
+  label: string;
+  secret: boolean;
+  set: boolean;
+  /** Non-secret fields: the value. Secret fields: never present. */
+  value?: string;
+  /** Secret fields: the last 4 characters, when set. */
+  last4?: string;
+  /** True when the value comes from an environment variable (which wins over the stored one). */
+  fromEnv: boolean;
+  env: string;
+}
+
+export interface CredentialView {
+  type: ServiceType;
+  name: string;
+  configured: boolean;
+  /** The last Test Connection succeeded (and nothing changed since). */
+  connected: boolean;
+  lastTestedAt: string | null;
+  lastTestMessage: string | null;
+  fields: FieldView[];
+}
+
+export type ConnectionStatus = Record<ServiceType, { configured: boolean; connected: boolean }>;
+
+export interface TestResult {
+  success: boolean;
+  message: string;
+}
+
+const text = (max: number) => z.string().trim().max(max).optional();
+const secret = (max: number) => z.string().max(max).optional();
+
+/**
+ * POST /api/credentials: `{type, name?}` plus the service's fields. A secret
+ * left empty or omitted keeps the stored one. Device management also accepts
+ * `publicKey`/`secretKey` (the test call's names) for clientId/clientSecret.
+ */
+export const saveCredentialSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hostinger"),
+    name: text(100),
+    apiKey: secret(1000),
+    vmId: z.string().trim().regex(/^\d*$/, "VM id is a number").optional(),
+  }),
+  z.object({
+    type: z.literal("freepbx"),
+    name: text(100),
+    apiUrl: z.union([z.literal(""), z.url("Enter a valid URL such as https://pbx.example.com").max(500)]).optional(),
+    clientId: text(255),
+    clientSecret: secret(1000),
+  }),
+  z.object({
+    type: z.literal("tinymdm"),
+    name: text(100),
+    clientId: text(255),
+    clientSecret: secret(1000),
+    publicKey: text(255),
+    secretKey: secret(1000),
+  }),
+  z.object({ type: z.literal("telnyx"), name: text(100), apiKey: secret(1000) }),
+  z.object({ type: z.literal("openai"), name: text(100), apiKey: secret(1000), webhookSecret: secret(1000) }),
+  z.object({
+    type: z.literal("dialer"),
+    name: text(100),
+    apiUrl: z
+      .union([z.literal(""), z.url("Enter a valid URL such as https://dialer.example.com/hooks").max(500)])
+      .optional(),
+    webhookSecret: secret(1000),
+  }),
+  z.object({
+    type: z.literal("ssh"),
+    name: text(100),
+    host: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
+      .optional(),
+    port: z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional(),
+    username: z
+      .string()
+      .trim()
+      .max(64)
+      .regex(/^$|^[A-Za-z0-9._-]+$/, "Letters, digits, . _ - only")
+      .optional(),
+    privateKey: secret(20000),
+    password: secret(1000),
+    /** Clears the pinned host key so the next successful test pins the new one. */
+    resetHostKey: z.boolean().optional(),
+  }),
+]);
+
+export type SaveCredentialInput = z.input<typeof saveCredentialSchema>;
+
+/** POST /api/credentials/test: same fields; omitted ones fall back to the stored/env values. */
+export const testCredentialSchema = saveCredentialSchema;
+
+/** GET /api/vps/control body. */
+export const vpsControlSchema = z.object({
+  action: z.enum(["start", "restart", "stop"], { error: "Action must be start, restart or stop" }),
+});
+
+// ---------- SIP provider (Telnyx) wire shapes, spec section 3 ----------
+
+export interface SipConnection {
+  id: string;
+  connection_name: string;
+  user_name: string;
+  created_at: string;
+}
+export interface SipCredential {
+  id: number;
+  name: string;
+  sip_username: string;
+  /** Masked in lists; GET /api/telnyx/credentials/{id}/password reveals it. */
+  sip_password: string;
+  extension: string | null;
+  connection_id: string;
+  created_at: string;
+}
+export interface PhoneNumber {
+  id: string;
+  phone_number: string;
+  status: string;
+  connection_id: string | null;
+  connection_name: string | null;
+  updated_at: string;
+}
+export interface SipServerInfo {
+  udp: string;
+  tls: string;
+}
+export interface RegulatoryRequirement {
+  description: string;
+  field_type: string;
+  acceptance_criteria: { time_limit: string | null; locality_limit: string | null };
+  record_type: string;
+}
+
+export const createConnectionSchema = z.object({
+  connectionName: z
+    .string({ error: "Connection name is required" })
+    .trim()
+    .min(1, "Connection name is required")
+    .max(100),
+  username: z
+    .string()
+    .trim()
+    .regex(/^$|^[A-Za-z0-9]{4,32}$/, "Username: 4-32 letters and digits")
+    .optional(),
+  password: z
+    .string()
+    .regex(/^$|^.{8,128}$/, "Password: 8-128 characters")
+    .optional(),
+});
+
+export const createSipCredentialSchema = z.object({
+  connectionId: z
+    .string({ error: "Connection and extension are required" })
+    .trim()
+    .min(1, "Connection and extension are required"),
+});
+
+export const routeNumberSchema = z.object({
+  /** "" or null: not routed. */
+  connectionId: z.string().trim().nullable().optional(),
+});
