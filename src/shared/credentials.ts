@@ -132,7 +132,13 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
     secretKey: secret(1000),
   }),
   z.object({ type: z.literal("telnyx"), name: text(100), apiKey: secret(1000) }),
-  z.object({ type: z.literal("openai"), name: text(100), apiKey: secret(1000), webhookSecret: secret(1000) }),
+  z.object({
+    type: z.literal("openai"),
+    name: text(100),
+    apiKey: secret(1000),
+    webhookSecret: secret(1000),
+    projectId: z.string().trim().regex(/^$|^proj_[A-Za-z0-9]+$/, "Project ID looks like proj_…").optional(),
+  }),
   z.object({
     type: z.literal("dialer"),
     name: text(100),
