@@ -3,7 +3,7 @@
  * (Tailwind applied by the plugin: the CLI would ship raw CSS, oven-sh/bun#23646)
  * and the migrations (inlined through src/db/migrations.gen.ts).
  */
-import { rmSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import tailwind from "bun-plugin-tailwind";
 import { renderMigrationsModule } from "./scripts/migrations-module";
 
@@ -13,7 +13,10 @@ if (generated !== (await renderMigrationsModule())) {
   process.exit(1);
 }
 
-const outfile = "dist/pbx-console";
+// Built under a temporary name and renamed into place, so a test run that
+// starts during a build never finds the binary missing or half-written.
+const target = "dist/pbx-console";
+const outfile = `dist/.pbx-console.${process.pid}.tmp`;
 rmSync(outfile, { force: true });
 const result = await Bun.build({
   entrypoints: ["src/server/index.ts"],
@@ -32,4 +35,5 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`built ${outfile}`);
+renameSync(outfile, target);
+console.log(`built ${target}`);

@@ -53,6 +53,7 @@ export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
       env: "OPENAI_WEBHOOK_SECRET",
       required: false,
     },
+    { name: "projectId", label: "Project ID", secret: false, env: "OPENAI_PROJECT_ID", required: false },
   ],
   dialer: [
     { name: "apiUrl", label: "Push URL", secret: false, env: "DIALER_PUSH_URL", required: true },
@@ -65,6 +66,7 @@ export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
     { name: "privateKey", label: "Private key (PEM)", secret: true, env: "PBX_SSH_PRIVATE_KEY", required: false },
     { name: "password", label: "Password", secret: true, env: "PBX_SSH_PASSWORD", required: false },
     { name: "hostKeyFingerprint", label: "Host key (SHA256)", secret: false, env: "PBX_SSH_HOST_KEY", required: false },
+    { name: "freepbxConf", label: "FreePBX config file", secret: false, env: "PBX_FREEPBX_CONF", required: false },
   ],
 };
 
@@ -137,7 +139,11 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
     name: text(100),
     apiKey: secret(1000),
     webhookSecret: secret(1000),
-    projectId: z.string().trim().regex(/^$|^proj_[A-Za-z0-9]+$/, "Project ID looks like proj_…").optional(),
+    projectId: z
+      .string()
+      .trim()
+      .regex(/^$|^proj_[A-Za-z0-9]+$/, "Project ID looks like proj_…")
+      .optional(),
   }),
   z.object({
     type: z.literal("dialer"),
@@ -165,6 +171,11 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
       .optional(),
     privateKey: secret(20000),
     password: secret(1000),
+    freepbxConf: z
+      .string()
+      .trim()
+      .regex(/^$|^\/[A-Za-z0-9._/-]+$/, "An absolute path such as /etc/freepbx.conf")
+      .optional(),
     /** Clears the pinned host key so the next successful test pins the new one. */
     resetHostKey: z.boolean().optional(),
   }),

@@ -302,3 +302,15 @@ export const wizardDeploySchema = z.object({
 /** Wizard numbering: prefix plus a two-digit index (1001–1005 for the defaults). */
 export const wizardExtensionNumbers = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, "0")}`);
+
+// ---------- sync ----------
+
+export const importExtensionsSchema = z.object({
+  extensions: z.array(z.string().regex(/^\d{1,20}$/, "Extension numbers are digits")).default([]),
+  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+});
+
+export const importTrunksSchema = z.object({
+  trunks: z.array(z.string().min(1).max(50)).default([]),
+  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+});

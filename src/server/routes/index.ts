@@ -4,6 +4,7 @@ import { authRoutes } from "./auth";
 import { credentialRoutes } from "./credentials";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
+import { pbxRoutes } from "./pbx";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
 import { telnyxRoutes } from "./telnyx";
@@ -25,4 +26,5 @@ export const apiRoutes: RouteDef[] = [
   ...aiRoutes,
   ...credentialRoutes,
   ...telnyxRoutes,
+  ...pbxRoutes,
 ];

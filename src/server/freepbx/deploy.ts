@@ -1,0 +1,188 @@
+/**
+ * Deployment to the live PBX. Over SSH: all selected items in ONE MariaDB
+ * transaction; when MariaDB names a failing line, that item is reported with
+ * the reason and the batch is retried without it, so nothing is half-written.
+ * Then `fwconsole reload`. Without SSH, extensions and inbound routes go
+ * through the FreePBX GraphQL API; the results say which path each item took.
+ */
+import { eq } from "drizzle-orm";
+import { extensions, inboundRoutes, trunks } from "../../db/schema";
+import type { DeployGroupResult, DeployItemResult, DeployKind, ReloadResult } from "../../shared/deploy";
+import { ServiceError } from "../clients/http";
+import type { AppContext } from "../context";
+import { HttpError } from "../http";
+import { clients, sshSettings } from "../services/outside";
+import { type ItemKind, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
+import { inventory, type Selection } from "./generate";
+import { deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
+import { DEFAULT_FREEPBX_CONF, PbxRemote } from "./remote";
+import { buildScript } from "./script";
+
+export const GRAPHQL_RELOAD_TIMEOUT_MS = 60_000;
+
+export interface DeployOutcome {
+  results: DeployItemResult[];
+  reload: ReloadResult | null;
+}
+
+const result = (
+  item: Pick<SqlItem, "kind" | "key" | "label">,
+  status: DeployItemResult["status"],
+  message: string,
+  via: DeployItemResult["via"],
+): DeployItemResult => ({
+  kind: item.kind,
+  name: item.key,
+  label: item.label,
+  ...(item.kind === "trunk" ? { trunk: item.key } : {}),
+  ...(item.kind === "extension" ? { extension: item.key } : {}),
+  status,
+  message,
+  via,
+});
+
+export function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult {
+  const mine = results.filter((r) => r.kind === kind);
+  return {
+    deployed: mine.filter((r) => r.status === "success").length,
+    failed: mine.filter((r) => r.status === "failed").length,
+    results: mine,
+  };
+}
+
+function explain(message: string, script: string, line: number | null): string {
+  const text = line ? (script.split("\n")[line - 1] ?? "") : "";
+  if (text.includes(MISSING_TRUNK_MARK)) return "The route's trunk is not on the PBX yet: deploy the trunk first";
+  return message;
+}
+
+async function deployOverSsh(app: AppContext, items: SqlItem[]): Promise<DeployOutcome> {
+  const values = app.credentials.values("ssh");
+  const remote = await PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
+  const results: DeployItemResult[] = [];
+  try {
+    let pending = [...items];
+    while (pending.length > 0) {
+      const script = buildScript(pending);
+      const run = await remote.runScript(script);
+      if (run.ok) {
+        for (const item of pending) results.push(result(item, "success", "Written to the FreePBX database", "ssh"));
+        break;
+      }
+      const index = run.line === null ? undefined : script.lineToItem.get(run.line);
+      if (index === undefined) {
+        // Not attributable to one item (e.g. access denied): the whole batch rolled back.
+        for (const item of pending) results.push(result(item, "failed", run.message, "ssh"));
+        pending = [];
+        break;
+      }
+      const bad = pending[index] as SqlItem;
+      results.push(result(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
+      pending = pending.filter((_, i) => i !== index);
+    }
+    const wrote = results.some((r) => r.status === "success");
+    let reload: ReloadResult | null = null;
+    if (wrote) {
+      const r = await remote.reload();
+      reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000) };
+      if (!r.ok) {
+        for (const res of results) {
+          if (res.status === "success") {
+            res.status = "failed";
+            res.message = `Saved in the FreePBX database, but fwconsole reload failed (exit ${r.exitCode}): ${r.output.split("\n").at(-1) ?? ""}`;
+          }
+        }
+      } else {
+        await updateTrunkStatus(app, remote, results);
+      }
+    }
+    return { results, reload };
+  } finally {
+    await remote.close();
+  }
+}
+
+/** Trunk status becomes what the PBX reports: Asterisk's registration state, else enabled/disabled from fwconsole. */
+async function updateTrunkStatus(app: AppContext, remote: PbxRemote, results: DeployItemResult[]) {
+  const deployed = results.filter((r) => r.kind === "trunk" && r.status === "success").map((r) => r.name);
+  if (!deployed.length) return;
+  const registrations = await remote.registrations().catch(() => null);
+  const listed = await remote.trunkList().catch(() => []);
+  for (const name of deployed) {
+    const channel = name.replace(/ /g, "_");
+    const entry = listed.find((t) => t.channelid === channel || t.channelid === name);
+    const status =
+      registrations?.get(channel) ?? (entry ? (entry.disabled === "on" ? "disabled" : "deployed") : "not on PBX");
+    app.db.update(trunks).set({ status }).where(eq(trunks.name, name)).run();
+  }
+  app.hub.publish({ type: "trunks-updated", data: { source: "deploy" } });
+}
+
+async function deployOverGraphql(app: AppContext, items: SqlItem[]): Promise<DeployOutcome> {
+  const client = clients.freepbx(app);
+  const results: DeployItemResult[] = [];
+  for (const item of items) {
+    try {
+      if (item.kind === "extension") {
+        const row = app.db.select().from(extensions).where(eq(extensions.extension, item.key)).get();
+        if (!row) throw new ServiceError("FreePBX", "The extension was deleted meanwhile");
+        results.push(result(item, "success", await deployExtensionGql(client, row), "graphql"));
+      } else if (item.kind === "inboundRoute") {
+        const row = app.db
+          .select()
+          .from(inboundRoutes)
+          .all()
+          .find((r) => (r.didNumber ?? "") === item.key);
+        if (!row) throw new ServiceError("FreePBX", "The route was deleted meanwhile");
+        results.push(result(item, "success", await deployInboundGql(client, row), "graphql"));
+      } else {
+        results.push(
+          result(item, "failed", "FreePBX's API cannot write this: configure the PBX host (SSH) in API Settings", null),
+        );
+      }
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      results.push(result(item, "failed", err.message, "graphql"));
+    }
+  }
+  let reload: ReloadResult | null = null;
+  if (results.some((r) => r.status === "success")) {
+    const r = await reloadGql(client, GRAPHQL_RELOAD_TIMEOUT_MS).catch((err: Error) => ({
+      ok: false,
+      output: err.message,
+    }));
+    reload = { ok: r.ok, via: "graphql", exitCode: null, output: r.output };
+  }
+  return { results, reload };
+}
+
+/** Deploys the selected kinds; refused items (values FreePBX cannot hold) fail without touching the PBX. */
+export async function deploy(app: AppContext, select: Selection): Promise<DeployOutcome> {
+  const ssh = app.credentials.isConfigured("ssh");
+  const graphql = app.credentials.isConfigured("freepbx");
+  if (!ssh && !graphql) {
+    throw new HttpError(
+      400,
+      "No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
+    );
+  }
+  const inv = inventory(app.db, select);
+  const refused = inv.refused.map((r) => result({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null));
+  if (inv.items.length === 0) return { results: refused, reload: null };
+  try {
+    const outcome = ssh ? await deployOverSsh(app, inv.items) : await deployOverGraphql(app, inv.items);
+    return { results: [...outcome.results, ...refused], reload: outcome.reload };
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    // Could not reach the PBX at all: every item failed with that reason, nothing was written.
+    const failed = inv.items.map((i) => result(i, "failed", err.message, ssh ? "ssh" : "graphql"));
+    return { results: [...failed, ...refused], reload: null };
+  }
+}
+
+export const KINDS: Record<string, ItemKind[]> = {
+  trunks: ["trunk"],
+  extensions: ["extension"],
+  "ptt-groups": ["pttGroup"],
+  all: ["trunk", "extension", "outboundRoute", "inboundRoute"],
+};

@@ -1,0 +1,127 @@
+import { asc, desc } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
+import { byNumber } from "../../shared/sort";
+import { extensionItem, type ItemKind, inboundItem, outboundItem, pttItem, type SqlItem, trunkItem } from "./entities";
+import { buildScript } from "./script";
+import { UnsafeValueError } from "./sql";
+
+export interface Refused {
+  kind: ItemKind;
+  key: string;
+  reason: string;
+}
+
+export interface Inventory {
+  items: SqlItem[];
+  refused: Refused[];
+}
+
+function collect<T>(rows: T[], kind: ItemKind, key: (r: T) => string, build: (r: T) => SqlItem, out: Inventory) {
+  for (const row of rows) {
+    try {
+      out.items.push(build(row));
+    } catch (err) {
+      if (!(err instanceof UnsafeValueError)) throw err;
+      out.refused.push({ kind, key: key(row), reason: err.message });
+    }
+  }
+}
+
+export type Selection = Partial<Record<ItemKind, boolean>>;
+
+/** The console's objects as FreePBX items, in dependency order (trunks before routes). */
+export function inventory(
+  db: Db,
+  select: Selection = { trunk: true, extension: true, outboundRoute: true, inboundRoute: true, pttGroup: true },
+): Inventory {
+  const out: Inventory = { items: [], refused: [] };
+  const allTrunks = db.select().from(trunks).orderBy(asc(trunks.id)).all();
+  if (select.trunk) collect(allTrunks, "trunk", (t) => t.name, trunkItem, out);
+  if (select.extension) {
+    const rows = db
+      .select()
+      .from(extensions)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension));
+    collect(rows, "extension", (e) => e.extension, extensionItem, out);
+  }
+  if (select.outboundRoute) {
+    const rows = db
+      .select()
+      .from(outboundRoutes)
+      .orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id))
+      .all();
+    collect(
+      rows,
+      "outboundRoute",
+      (r) => r.name,
+      (r) =>
+        outboundItem(
+          r,
+          allTrunks.find((t) => t.id === r.trunkId),
+        ),
+      out,
+    );
+  }
+  if (select.inboundRoute) {
+    collect(
+      db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
+      "inboundRoute",
+      (r) => r.didNumber ?? "",
+      inboundItem,
+      out,
+    );
+  }
+  if (select.pttGroup) {
+    const rows = db
+      .select()
+      .from(pttGroups)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension));
+    collect(rows, "pttGroup", (g) => g.extension, pttItem, out);
+  }
+  return out;
+}
+
+export const DEPLOYMENT_STEPS = [
+  "Download the SQL script or copy it to the clipboard.",
+  "Connect to the PBX host over SSH (ssh root@<pbx-host>).",
+  "Open the MySQL client on the FreePBX database: mysql asterisk",
+  "Paste the SQL script and check that it ends with COMMIT without errors.",
+  "Leave the MySQL client: exit",
+  "Apply the configuration: fwconsole reload",
+  "Verify the trunks, extensions, routes and page groups in the FreePBX web GUI.",
+];
+
+const statementsOf = (items: SqlItem[], kind: ItemKind) =>
+  items.filter((i) => i.kind === kind).flatMap((i) => i.statements);
+
+/** GET /api/config/generate (spec section 7), plus page groups and the refused items. */
+export function generateConfig(db: Db, now: Date) {
+  const inv = inventory(db);
+  const count = (k: ItemKind) => inv.items.filter((i) => i.kind === k).length;
+  const header = [
+    `pbx-console configuration for FreePBX, generated ${now.toISOString()}`,
+    "Idempotent: running it again replaces the same objects and adds nothing.",
+    ...inv.refused.map((r) => `not included: ${r.kind} ${r.key.replace(/[\r\n]/g, " ")}: ${r.reason}`),
+  ];
+  return {
+    summary: {
+      totalTrunks: count("trunk"),
+      totalExtensions: count("extension"),
+      totalOutboundRoutes: count("outboundRoute"),
+      totalInboundRoutes: count("inboundRoute"),
+      totalPttGroups: count("pttGroup"),
+    },
+    deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
+    sql: {
+      trunks: statementsOf(inv.items, "trunk"),
+      extensions: statementsOf(inv.items, "extension"),
+      outboundRoutes: statementsOf(inv.items, "outboundRoute"),
+      inboundRoutes: statementsOf(inv.items, "inboundRoute"),
+      pttGroups: statementsOf(inv.items, "pttGroup"),
+    },
+    refused: inv.refused,
+  };
+}

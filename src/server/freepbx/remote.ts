@@ -1,0 +1,168 @@
+/**
+ * The PBX host over SSH: FreePBX's database credentials from /etc/freepbx.conf,
+ * SQL through the host's `mysql` client (the password in a 0600 option file,
+ * never on a command line), `fwconsole`. Every command is a fixed string; the
+ * only variable parts are a mktemp path and a database name, both allow-listed.
+ */
+import { ServiceError } from "../clients/http";
+import { SshSession, type SshSettings } from "../clients/ssh";
+import type { Script } from "./script";
+
+export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
+const SAFE_PATH = /^\/[A-Za-z0-9._/-]+$/;
+
+export interface DbConfig {
+  user: string;
+  password: string;
+  host: string;
+  port: string | null;
+  name: string;
+}
+
+/** Parses `$amp_conf['AMPDBUSER'] = 'x';` lines of FreePBX's PHP config. */
+export function parseFreepbxConf(text: string): DbConfig {
+  const get = (key: string) => {
+    const m = text.match(
+      new RegExp(`\\$amp_conf\\[\\s*['"]${key}['"]\\s*\\]\\s*=\\s*(['"])((?:\\\\.|(?!\\1).)*)\\1\\s*;`),
+    );
+    return m ? (m[2] as string).replace(/\\(['"\\])/g, "$1") : null;
+  };
+  const cfg = {
+    user: get("AMPDBUSER"),
+    password: get("AMPDBPASS"),
+    host: get("AMPDBHOST") ?? "localhost",
+    port: get("AMPDBPORT"),
+    name: get("AMPDBNAME") ?? "asterisk",
+  };
+  if (!cfg.user || cfg.password === null) throw new ServiceError("PBX host", "freepbx.conf has no AMPDBUSER/AMPDBPASS");
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(cfg.name))
+    throw new ServiceError("PBX host", "freepbx.conf names an unusual database");
+  return cfg as DbConfig;
+}
+
+const optionValue = (v: string) => {
+  if (/[\r\n]/.test(v)) throw new ServiceError("PBX host", "freepbx.conf holds a value with a line break");
+  return `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+};
+
+export interface SqlFailure {
+  ok: false;
+  message: string;
+  /** The script line MariaDB named, when it did. */
+  line: number | null;
+}
+
+export class PbxRemote {
+  private constructor(
+    private readonly ssh: SshSession,
+    private readonly db: DbConfig,
+    private readonly optionFile: string,
+  ) {}
+
+  get hostKey() {
+    return this.ssh.hostKey;
+  }
+
+  static async open(settings: SshSettings, confPath = DEFAULT_FREEPBX_CONF): Promise<PbxRemote> {
+    if (!SAFE_PATH.test(confPath)) throw new ServiceError("PBX host", "The freepbx.conf path is not a plain file path");
+    const ssh = await SshSession.connect(settings);
+    try {
+      const conf = await ssh.exec(`cat '${confPath}'`, { timeoutMs: 15_000 });
+      if (conf.code !== 0)
+        throw new ServiceError("PBX host", `Cannot read ${confPath} on the PBX host: ${conf.stderr.trim()}`);
+      const db = parseFreepbxConf(conf.stdout);
+      const options = [
+        "[client]",
+        `user=${optionValue(db.user)}`,
+        `password=${optionValue(db.password)}`,
+        `host=${optionValue(db.host)}`,
+        ...(db.port && /^\d+$/.test(db.port) ? [`port=${db.port}`] : []),
+        "default-character-set=utf8mb4",
+        "",
+      ].join("\n");
+      // One fixed command: a private temp file receives the options from stdin; its path comes back.
+      const made = await ssh.exec('umask 077 && f=$(mktemp) && cat > "$f" && printf %s "$f"', {
+        stdin: options,
+        timeoutMs: 15_000,
+      });
+      const file = made.stdout.trim();
+      if (made.code !== 0 || !SAFE_PATH.test(file))
+        throw new ServiceError("PBX host", "Cannot write the MySQL option file on the PBX host");
+      return new PbxRemote(ssh, db, file);
+    } catch (err) {
+      ssh.close();
+      throw err;
+    }
+  }
+
+  private mysql(args: string) {
+    return `mysql --defaults-extra-file='${this.optionFile}' ${args} '${this.db.name}'`;
+  }
+
+  /** Runs a script in the host's mysql client; MariaDB's error names the failing line. */
+  async runScript(script: Script): Promise<{ ok: true } | SqlFailure> {
+    const out = await this.ssh.exec(this.mysql("--batch"), { stdin: script.text, timeoutMs: 120_000 });
+    if (out.code === 0) return { ok: true };
+    const text = (out.stderr || out.stdout).trim();
+    const m = text.match(/ERROR (\d+) \(\w+\) at line (\d+)(?:[^:]*)?: (.*)/);
+    if (m) return { ok: false, line: Number(m[2]), message: `MariaDB error ${m[1]}: ${m[3]}` };
+    return { ok: false, line: null, message: text.split("\n").at(-1) || `mysql exited with ${out.code}` };
+  }
+
+  /**
+   * Runs a SELECT whose columns are all HEX(...) expressions, and decodes them:
+   * unambiguous for any byte, NULL stays null (HEX of NULL prints "NULL").
+   */
+  async selectHex(sql: string): Promise<(string | null)[][]> {
+    const out = await this.ssh.exec(this.mysql("--batch --skip-column-names"), { stdin: sql, timeoutMs: 60_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Reading the FreePBX database failed: ${(out.stderr || out.stdout).trim()}`);
+    return out.stdout
+      .split("\n")
+      .filter((l) => l.length > 0)
+      .map((l) => l.split("\t").map((c) => (c === "NULL" ? null : Buffer.from(c, "hex").toString("utf8"))));
+  }
+
+  async needReload(): Promise<boolean> {
+    const rows = await this.selectHex("SELECT HEX(value) FROM admin WHERE variable = 'need_reload';");
+    return rows[0]?.[0] === "true";
+  }
+
+  async reload(): Promise<{ ok: boolean; exitCode: number | null; output: string }> {
+    const out = await this.ssh.exec("fwconsole reload", { timeoutMs: 300_000 });
+    return { ok: out.code === 0, exitCode: out.code, output: `${out.stdout}${out.stderr}`.trim() };
+  }
+
+  /** `fwconsole trunks --list --json`: trunkid (number or string), tech, channelid, disabled. */
+  async trunkList(): Promise<{ trunkid: number | string; tech: string; channelid: string; disabled: string }[]> {
+    const out = await this.ssh.exec("fwconsole trunks --list --json", { timeoutMs: 60_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `fwconsole trunks --list failed: ${(out.stderr || out.stdout).trim()}`);
+    try {
+      const parsed = JSON.parse(out.stdout.trim() || "[]");
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      throw new ServiceError("PBX host", "fwconsole trunks --list --json did not print JSON");
+    }
+  }
+
+  /** `asterisk -rx 'pjsip show registrations'` → registration state per trunk name, or null without Asterisk. */
+  async registrations(): Promise<Map<string, string> | null> {
+    const out = await this.ssh.exec("asterisk -rx 'pjsip show registrations'", { timeoutMs: 20_000 });
+    if (out.code !== 0) return null;
+    const states = new Map<string, string>();
+    for (const line of out.stdout.split("\n")) {
+      const m = line.trim().match(/^([^\s/]+)\/\S+\s+\S+\s+(Registered|Unregistered|Rejected|Stopped|Unknown)/i);
+      if (m) states.set(m[1] as string, (m[2] as string).toLowerCase());
+    }
+    return states;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.ssh.exec(`rm -f '${this.optionFile}'`, { timeoutMs: 10_000 });
+    } finally {
+      this.ssh.close();
+    }
+  }
+}

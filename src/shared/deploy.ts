@@ -1,0 +1,78 @@
+/** Wire shapes of deployment and sync (spec sections 3 and 7). */
+
+export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+
+export interface DeployItemResult {
+  kind: DeployKind;
+  /** Extension number, trunk name, route name, DID or group number. */
+  name: string;
+  label: string;
+  /** Set for trunks / extensions, as the spec's results name them. */
+  trunk?: string;
+  extension?: string;
+  status: "success" | "failed";
+  message: string;
+  /** How the item reached the PBX. */
+  via: "ssh" | "graphql" | null;
+}
+
+export interface ReloadResult {
+  ok: boolean;
+  via: "ssh" | "graphql";
+  exitCode: number | null;
+  output: string;
+}
+
+export interface DeployGroupResult {
+  deployed: number;
+  failed: number;
+  results: DeployItemResult[];
+}
+
+export interface DeployResponse extends DeployGroupResult {
+  reload: ReloadResult | null;
+}
+
+export interface DeployAllResponse {
+  trunks: DeployGroupResult;
+  extensions: DeployGroupResult;
+  outboundRoutes: DeployGroupResult;
+  inboundRoutes: DeployGroupResult;
+  reload: ReloadResult | null;
+}
+
+/** GET /api/deploy/status: which paths are configured and FreePBX's "reload needed" flag. */
+export interface PbxStatus {
+  ssh: boolean;
+  graphql: boolean;
+  needReload: boolean | null;
+  message: string | null;
+}
+
+export interface ExtensionComparison {
+  extension: string;
+  inDashboard: boolean;
+  needsSync: boolean;
+  freepbx: { name: string | null };
+  dashboard: { name: string | null };
+}
+export interface TrunkComparison {
+  name: string;
+  inDashboard: boolean;
+  needsSync: boolean;
+  freepbx: { host: string | null };
+  dashboard: { host: string | null };
+}
+export interface CompareResponse<Row> {
+  freepbxCount: number;
+  dashboardCount: number;
+  comparison: Row[];
+  /** How the PBX was read. */
+  via: "ssh" | "graphql";
+}
+export interface ImportResult {
+  created: number;
+  updated: number;
+  failed: number;
+  errors?: string[];
+}

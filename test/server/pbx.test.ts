@@ -1,0 +1,405 @@
+/**
+ * Configuration generator, deployment and sync against a REAL MariaDB over REAL
+ * SSH (test/pbx-host); only fwconsole and the GraphQL server are stand-ins.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { FREEPBX_TEST_CLIENT, startFakeFreePbx } from "../fakes/freepbx";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+
+setDefaultTimeout(60_000);
+let pbx: PbxHost;
+beforeAll(async () => {
+  pbx = await startPbxHost();
+}, 60_000);
+afterAll(async () => {
+  await pbx?.stop();
+});
+
+const TABLES = [
+  "devices",
+  "users",
+  "sip",
+  "pjsip",
+  "trunks",
+  "outbound_routes",
+  "outbound_route_patterns",
+  "outbound_route_trunks",
+  "outbound_route_sequence",
+  "incoming",
+  "paging_config",
+  "paging_groups",
+];
+beforeEach(async () => {
+  for (const t of TABLES) await pbx.query(`DELETE FROM ${t}`);
+  await pbx.query("UPDATE admin SET value = 'false' WHERE variable = 'need_reload'");
+  pbx.setReloadFailure(null);
+  pbx.clearFwconsoleCalls();
+});
+
+let s: TestServer;
+const sshEnv = () => ({
+  PBX_SSH_HOST: pbx.ssh.host,
+  PBX_SSH_PORT: String(pbx.ssh.port),
+  PBX_SSH_USER: pbx.ssh.username,
+  PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
+  PBX_FREEPBX_CONF: pbx.freepbxConfPath,
+});
+async function server(env: Record<string, string> = sshEnv()) {
+  s = await startTestServer(env);
+  await s.setup();
+  return s;
+}
+afterEach(async () => {
+  await s?.stop();
+});
+
+/** A full table dump, to compare runs. */
+async function dump(): Promise<string> {
+  const out: Record<string, unknown> = {};
+  for (const t of TABLES) out[t] = await pbx.query(`SELECT * FROM ${t} ORDER BY 1, 2`);
+  return JSON.stringify(out);
+}
+
+/** Runs a script with the real MariaDB command-line client, as an administrator pasting it would. */
+function runInMariaDb(script: string) {
+  const r = Bun.spawnSync(
+    [
+      "mariadb",
+      "--protocol=TCP",
+      "-h",
+      pbx.mysql.host,
+      "-P",
+      String(pbx.mysql.port),
+      "-u",
+      pbx.mysql.user,
+      `-p${pbx.mysql.password}`,
+      "asterisk",
+    ],
+    { stdin: Buffer.from(script) },
+  );
+  return { code: r.exitCode, err: r.stderr.toString() };
+}
+
+const HOSTILE = {
+  ext1: 'O\'Brien \\ "Desk" ; DROP TABLE users; -- 🎧',
+  ext2: "x".repeat(50),
+  secret: "s3cr3t-with-quote'and\\back",
+  route: "Route'; DROP TABLE trunks; --",
+  inboundDesc: "Main line\nsecond line \\ ' 🚀",
+  pttDesc: "Team 'A' \\ 📢",
+};
+
+async function seedHostile() {
+  await s.call("POST", "/api/extensions", { extension: "1001", name: HOSTILE.ext1, secret: "plain-secret-0001" });
+  await s.call("POST", "/api/extensions", { extension: "1002", name: HOSTILE.ext2, voicemail: true });
+  const t = await s.call("POST", "/api/trunks", {
+    name: "Telnyx (main)",
+    type: "sip",
+    host: "sip.telnyx.com",
+    port: 5060,
+    username: "pbxuser1",
+    secret: "trunk-secret-123",
+    registrationEnabled: true,
+  });
+  expect(t.status).toBe(201);
+  await s.call("POST", "/api/outbound-routes", {
+    name: HOSTILE.route,
+    dialPatterns: ["0[123456789]XXXXXXXXX", "+44XXXXXXXXXX"],
+    trunkId: t.json.id,
+  });
+  await s.call("POST", "/api/inbound-routes", {
+    description: HOSTILE.inboundDesc,
+    didNumber: "442071234567",
+    destination: "1001",
+    destinationType: "extension",
+  });
+  await s.call("POST", "/api/ptt-groups", {
+    name: "Team A",
+    extension: "7000",
+    description: HOSTILE.pttDesc,
+    members: ["1001", "1002"],
+    duplex: true,
+  });
+}
+
+describe("configuration generator", () => {
+  test("the script runs in MariaDB; reading back gives what the console holds; a second run changes nothing", async () => {
+    await server({});
+    await seedHostile();
+    const gen = await s.call("GET", "/api/config/generate");
+    expect(gen.status).toBe(200);
+    expect(gen.json.summary).toMatchObject({
+      totalTrunks: 1,
+      totalExtensions: 2,
+      totalOutboundRoutes: 1,
+      totalInboundRoutes: 1,
+    });
+    expect(gen.json.deployment.steps.length).toBeGreaterThanOrEqual(7);
+    expect(gen.json.sql.extensions.length).toBeGreaterThan(0);
+    const script: string = gen.json.deployment.script;
+    expect(script).toContain("START TRANSACTION;");
+    expect(script.trimEnd().endsWith("COMMIT;")).toBe(true);
+
+    const first = runInMariaDb(script);
+    expect(first.err).toBe("");
+    expect(first.code).toBe(0);
+
+    const users = await pbx.query("SELECT extension, name, voicemail FROM users ORDER BY extension");
+    expect(users).toEqual([
+      { extension: "1001", name: HOSTILE.ext1, voicemail: "novm" },
+      { extension: "1002", name: HOSTILE.ext2, voicemail: "default" },
+    ]);
+    const secret = await pbx.query("SELECT data FROM sip WHERE id = '1001' AND keyword = 'secret'");
+    expect(secret[0]?.data).toBe("plain-secret-0001");
+    expect(await pbx.query("SELECT id, tech, dial, user, description FROM devices WHERE id = '1001'")).toEqual([
+      { id: "1001", tech: "pjsip", dial: "PJSIP/1001", user: "1001", description: HOSTILE.ext1 },
+    ]);
+    const trunk = await pbx.query("SELECT trunkid, name, tech, channelid FROM trunks");
+    expect(trunk).toEqual([{ trunkid: 1, name: "Telnyx (main)", tech: "pjsip", channelid: "Telnyx_(main)" }]);
+    const pj = Object.fromEntries(
+      (await pbx.query("SELECT keyword, data FROM pjsip WHERE id = '1'")).map((r) => [r.keyword, r.data]),
+    );
+    expect(pj).toMatchObject({
+      sip_server: "sip.telnyx.com",
+      sip_server_port: "5060",
+      username: "pbxuser1",
+      secret: "trunk-secret-123",
+      registration: "send",
+      authentication: "outbound",
+    });
+    const routes = await pbx.query("SELECT route_id, name FROM outbound_routes");
+    expect(routes.map((r) => r.name)).toEqual([HOSTILE.route]);
+    const patterns = await pbx.query(
+      "SELECT match_pattern_pass FROM outbound_route_patterns ORDER BY match_pattern_pass",
+    );
+    expect(patterns.map((p) => p.match_pattern_pass)).toEqual(["+44XXXXXXXXXX", "0[123456789]XXXXXXXXX"]);
+    expect(await pbx.query("SELECT trunk_id, seq FROM outbound_route_trunks")).toEqual([{ trunk_id: 1, seq: 0 }]);
+    expect(await pbx.query("SELECT extension, destination, description FROM incoming")).toEqual([
+      { extension: "442071234567", destination: "from-did-direct,1001,1", description: HOSTILE.inboundDesc },
+    ]);
+    expect(await pbx.query("SELECT page_group, duplex, description FROM paging_config")).toEqual([
+      { page_group: "7000", duplex: 1, description: HOSTILE.pttDesc },
+    ]);
+    expect((await pbx.query("SELECT ext FROM paging_groups ORDER BY ext")).map((r) => r.ext)).toEqual(["1001", "1002"]);
+    expect(await pbx.query("SELECT value FROM admin WHERE variable = 'need_reload'")).toEqual([{ value: "true" }]);
+
+    const before = await dump();
+    expect(runInMariaDb(script).code).toBe(0);
+    expect(await dump()).toBe(before);
+  });
+
+  test("values FreePBX cannot hold are left out with the reason, never cut", async () => {
+    await server({});
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "y".repeat(51) });
+    await s.call("POST", "/api/trunks", { name: "Bad]name", type: "sip", host: "sip.example.com" });
+    const gen = await s.call("GET", "/api/config/generate");
+    expect(gen.json.summary.totalExtensions).toBe(0);
+    expect(gen.json.refused).toEqual([
+      { kind: "trunk", key: "Bad]name", reason: expect.stringContaining("Trunk name may only contain") },
+      { kind: "extension", key: "1001", reason: "Name is longer than FreePBX's 50 characters" },
+    ]);
+    expect(gen.json.deployment.script).toContain("-- not included: extension 1001");
+  });
+});
+
+describe("deployment over SSH", () => {
+  test("deploy all, then compare shows every row Synced; fwconsole reload ran; trunk status from the PBX", async () => {
+    await server();
+    await seedHostile();
+    const res = await s.call("POST", "/api/deploy/all");
+    expect(res.status).toBe(200);
+    expect(res.json.extensions).toMatchObject({ deployed: 2, failed: 0 });
+    expect(res.json.trunks).toMatchObject({ deployed: 1, failed: 0 });
+    expect(res.json.trunks.results[0]).toMatchObject({ trunk: "Telnyx (main)", status: "success", via: "ssh" });
+    expect(res.json.reload).toMatchObject({ ok: true, via: "ssh", exitCode: 0 });
+    expect(pbx.fwconsoleCalls().map((c) => c.argv[0])).toContain("reload");
+    expect(await pbx.query("SELECT value FROM admin WHERE variable = 'need_reload'")).toEqual([{ value: "false" }]);
+    expect((await s.call("GET", "/api/trunks")).json[0].status).toBe("deployed");
+
+    const ext = await s.call("GET", "/api/sync/extensions/compare");
+    expect(ext.json).toMatchObject({ freepbxCount: 2, dashboardCount: 2, via: "ssh" });
+    expect(ext.json.comparison.map((r: any) => [r.extension, r.inDashboard, r.needsSync])).toEqual([
+      ["1001", true, false],
+      ["1002", true, false],
+    ]);
+    const tr = await s.call("GET", "/api/sync/trunks/compare");
+    expect(tr.json.comparison).toEqual([
+      {
+        name: "Telnyx (main)",
+        inDashboard: true,
+        needsSync: false,
+        freepbx: { host: "sip.telnyx.com" },
+        dashboard: { host: "sip.telnyx.com" },
+      },
+    ]);
+  });
+
+  test("a row changed on the PBX needs sync; a row only on the PBX imports", async () => {
+    await server();
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+    await s.call("POST", "/api/deploy/extensions");
+    await pbx.query("UPDATE users SET name = 'Alice Smith' WHERE extension = '1001'");
+    await pbx.query(
+      "INSERT INTO devices (id, tech, dial, devicetype, user, description) VALUES ('2001', 'pjsip', 'PJSIP/2001', 'fixed', '2001', 'Lobby')",
+    );
+    await pbx.query("INSERT INTO users (extension, name, voicemail) VALUES ('2001', 'Lobby', 'default')");
+    await pbx.query("INSERT INTO sip (id, keyword, data) VALUES ('2001', 'secret', 'lobby-secret-9')");
+    const cmp = await s.call("GET", "/api/sync/extensions/compare");
+    expect(cmp.json.comparison).toEqual([
+      {
+        extension: "1001",
+        inDashboard: true,
+        needsSync: true,
+        freepbx: { name: "Alice Smith" },
+        dashboard: { name: "Alice" },
+      },
+      {
+        extension: "2001",
+        inDashboard: false,
+        needsSync: false,
+        freepbx: { name: "Lobby" },
+        dashboard: { name: null },
+      },
+    ]);
+    const imp = await s.call("POST", "/api/sync/extensions/import", { extensions: ["2001"], mode: "selected" });
+    expect(imp.json).toMatchObject({ created: 1, updated: 0, failed: 0 });
+    const all = await s.call("POST", "/api/sync/extensions/import", { extensions: [], mode: "all" });
+    expect(all.json).toMatchObject({ created: 0, updated: 2, failed: 0 });
+    const after = await s.call("GET", "/api/sync/extensions/compare");
+    expect(after.json.comparison.every((r: any) => r.inDashboard && !r.needsSync)).toBe(true);
+    const lobby = s.db.$client.query("SELECT name, voicemail, secret FROM extensions WHERE extension = '2001'").get();
+    expect(lobby).toEqual({ name: "Lobby", voicemail: 1, secret: "lobby-secret-9" });
+  });
+
+  test("a trunk only on the PBX shows Not in Dashboard and imports", async () => {
+    await server();
+    await pbx.query("INSERT INTO trunks (trunkid, name, tech, channelid) VALUES (4, 'Backup', 'pjsip', 'Backup')");
+    await pbx.query(
+      "INSERT INTO pjsip (id, keyword, data) VALUES ('4', 'sip_server', 'sip.backup.net'), ('4', 'sip_server_port', '5080')",
+    );
+    const cmp = await s.call("GET", "/api/sync/trunks/compare");
+    expect(cmp.json.comparison).toEqual([
+      {
+        name: "Backup",
+        inDashboard: false,
+        needsSync: false,
+        freepbx: { host: "sip.backup.net" },
+        dashboard: { host: null },
+      },
+    ]);
+    const imp = await s.call("POST", "/api/sync/trunks/import", { trunks: ["Backup"], mode: "selected" });
+    expect(imp.json).toMatchObject({ created: 1, updated: 0, failed: 0 });
+    expect((await s.call("GET", "/api/trunks")).json[0]).toMatchObject({
+      name: "Backup",
+      host: "sip.backup.net",
+      port: 5080,
+      type: "sip",
+    });
+  });
+
+  test("a MariaDB error mid-way rolls back that item only, and names it with MariaDB's reason", async () => {
+    await server();
+    for (const n of ["1001", "1002", "1003"])
+      await s.call("POST", "/api/extensions", { extension: n, name: `User ${n}` });
+    await pbx.query(
+      "CREATE TRIGGER refuse_1002 BEFORE INSERT ON sip FOR EACH ROW BEGIN IF NEW.id = '1002' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'disk quota exceeded'; END IF; END",
+    );
+    try {
+      const res = await s.call("POST", "/api/deploy/extensions");
+      expect(res.json).toMatchObject({ deployed: 2, failed: 1 });
+      const bad = res.json.results.find((r: any) => r.extension === "1002");
+      expect(bad.status).toBe("failed");
+      expect(bad.message).toContain("disk quota exceeded");
+      expect(await pbx.query("SELECT id FROM devices ORDER BY id")).toEqual([{ id: "1001" }, { id: "1003" }]);
+      expect(await pbx.query("SELECT extension FROM users WHERE extension = '1002'")).toEqual([]);
+    } finally {
+      await pbx.query("DROP TRIGGER refuse_1002");
+    }
+  });
+
+  test("a failing reload is reported with fwconsole's output, and FreePBX still needs a reload", async () => {
+    await server();
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
+    pbx.setReloadFailure("Unable to connect to Asterisk");
+    const res = await s.call("POST", "/api/deploy/extensions");
+    expect(res.json.failed).toBe(1);
+    expect(res.json.results[0].message).toContain("fwconsole reload failed");
+    expect(res.json.reload.ok).toBe(false);
+    expect(res.json.reload.output).toContain("Unable to connect to Asterisk");
+    expect((await s.call("GET", "/api/deploy/status")).json).toMatchObject({ ssh: true, needReload: true });
+  });
+
+  test("SSH refused and a wrong host key: every item failed with the reason, nothing written", async () => {
+    await server({ ...sshEnv(), PBX_SSH_PORT: "9" });
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
+    const refused = await s.call("POST", "/api/deploy/extensions");
+    expect(refused.json.results[0]).toMatchObject({
+      status: "failed",
+      message: "Cannot reach 127.0.0.1:9: connection refused",
+    });
+    await s.stop();
+    await server({ ...sshEnv(), PBX_SSH_HOST_KEY: "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
+    const wrong = await s.call("POST", "/api/deploy/extensions");
+    expect(wrong.json.results[0].message).toContain("Host key of 127.0.0.1");
+    expect(await pbx.query("SELECT id FROM devices")).toEqual([]);
+  });
+
+  test("PTT groups deploy as page groups; nothing configured is a clear 400", async () => {
+    await server();
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
+    await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001"] });
+    const res = await s.call("POST", "/api/deploy/ptt-groups");
+    expect(res.json).toMatchObject({ deployed: 1, failed: 0 });
+    expect(await pbx.query("SELECT page_number, ext FROM paging_groups")).toEqual([
+      { page_number: "7001", ext: "1001" },
+    ]);
+    await s.stop();
+    await server({});
+    const none = await s.call("POST", "/api/deploy/all");
+    expect(none.status).toBe(400);
+    expect(none.json.error.message).toContain("configure the PBX host (SSH) or the FreePBX GraphQL API");
+  });
+});
+
+describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
+  test("extensions go through GraphQL with the console's secret; a GraphQL 400 is reported per item", async () => {
+    const fake = await startFakeFreePbx();
+    try {
+      await server({
+        FREEPBX_API_URL: fake.url,
+        FREEPBX_CLIENT_ID: FREEPBX_TEST_CLIENT.clientId,
+        FREEPBX_CLIENT_SECRET: FREEPBX_TEST_CLIENT.clientSecret,
+      });
+      await s.call("POST", "/api/extensions", { extension: "1001", name: "Alice", secret: "console-secret-01" });
+      await s.call("POST", "/api/trunks", { name: "T", type: "sip", host: "sip.example.com" });
+      const res = await s.call("POST", "/api/deploy/all");
+      expect(res.json.extensions.results[0]).toMatchObject({ extension: "1001", status: "success", via: "graphql" });
+      expect(res.json.trunks.results[0]).toMatchObject({
+        status: "failed",
+        message: expect.stringContaining("configure the PBX host (SSH)"),
+      });
+      expect(res.json.reload).toMatchObject({ ok: true, via: "graphql" });
+      const stored = await fake.state.backend.getExtension("1001");
+      expect(stored?.user?.extPassword ?? (stored as any)?.secret).toBe("console-secret-01");
+      const adds = fake.calls.filter((c) => String((c.body as any)?.query ?? "").includes("addExtension"));
+      expect((adds[0]?.body as any).variables.input).toMatchObject({
+        extensionId: "1001",
+        vmEnable: false,
+        umEnable: false,
+      });
+
+      fake.state.failNext = {
+        status: 400,
+        body: { errors: [{ message: "This device id is already in use", status: false }] },
+        path: "/admin/api/api/gql",
+      };
+      const again = await s.call("POST", "/api/deploy/extensions");
+      expect(again.json.results[0]).toMatchObject({ status: "failed", via: "graphql" });
+      expect(again.json.results[0].message).toContain("This device id is already in use");
+    } finally {
+      await fake.stop();
+    }
+  });
+});
