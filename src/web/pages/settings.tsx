@@ -1,10 +1,35 @@
 import { PageHeader } from "@/components/layout/page-header";
+import { FormError } from "@/components/ui/form-field";
+import { useConnectionStatus, useCredentials } from "@/features/settings/queries";
+import { SecurityNotice } from "@/features/settings/security-notice";
+import { ServiceCard } from "@/features/settings/service-card";
+import { SERVICES } from "@/features/settings/services";
+import { ApiError } from "@/lib/api";
+
+const errorText = (err: unknown) =>
+  err instanceof ApiError ? (err.serverMessage ?? err.message) : err instanceof Error ? err.message : String(err);
 
 export function SettingsPage() {
+  const credentials = useCredentials();
+  const status = useConnectionStatus();
+  const error = credentials.error ?? status.error;
+
   return (
-    <PageHeader
-      title="API Settings"
-      subtitle="Credentials for the VPS host, the FreePBX GraphQL API and device management"
-    />
+    <>
+      <PageHeader
+        title="API Settings"
+        subtitle="Credentials for the VPS host, the FreePBX GraphQL API, device management and the other services"
+      />
+      {error && <FormError message={`Could not load the saved credentials: ${errorText(error)}`} />}
+      <div className="grid gap-6 lg:grid-cols-2">
+        {SERVICES.map((meta) => {
+          const view = credentials.data?.find((c) => c.type === meta.type);
+          const fromStatus = status.data?.[meta.type];
+          const fallback = view ? { configured: view.configured, connected: view.connected } : undefined;
+          return <ServiceCard key={meta.type} meta={meta} view={view} status={fromStatus ?? fallback} />;
+        })}
+      </div>
+      <SecurityNotice />
+    </>
   );
 }

@@ -1,5 +1,84 @@
+import { LoaderCircle } from "lucide-react";
 import { PageHeader } from "@/components/layout/page-header";
+import { FormError } from "@/components/ui/form-field";
+import { Skeleton } from "@/components/ui/skeleton";
+import { ConnectionsList } from "@/features/telnyx/connections-list";
+import { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
+import { CredentialsList } from "@/features/telnyx/credentials-list";
+import { GenerateCredentialForm } from "@/features/telnyx/generate-credential-form";
+import { NotConfigured } from "@/features/telnyx/not-configured";
+import { PhoneNumbersList } from "@/features/telnyx/phone-numbers-list";
+import {
+  failureText,
+  isNotConfigured,
+  useConnections,
+  usePhoneNumbers,
+  useSipCredentials,
+  useSipServer,
+} from "@/features/telnyx/queries";
+import { SipServerCard } from "@/features/telnyx/sip-server-card";
+
+const Loading = () => (
+  <div className="flex items-center gap-2 text-muted-foreground text-sm">
+    <LoaderCircle className="size-4 animate-spin" aria-hidden />
+    Loading...
+  </div>
+);
 
 export function TelnyxPage() {
-  return <PageHeader title="SIP Provider" subtitle="Connections, SIP credentials and phone number routing" />;
+  const sipServer = useSipServer();
+  const connections = useConnections();
+  const credentials = useSipCredentials();
+  const numbers = usePhoneNumbers();
+
+  const header = (
+    <PageHeader
+      title="SIP Provider"
+      subtitle="Telnyx SIP connections, extension credentials and phone number routing"
+    />
+  );
+
+  if (isNotConfigured(connections.error)) {
+    return (
+      <>
+        {header}
+        <NotConfigured message={failureText(connections.error, "Telnyx is not configured.")} />
+      </>
+    );
+  }
+
+  const connectionList = connections.data ?? [];
+
+  return (
+    <>
+      {header}
+      {sipServer.data && <SipServerCard info={sipServer.data} />}
+      <div className="grid gap-6 lg:grid-cols-2">
+        <CreateConnectionForm />
+        {connections.isPending ? (
+          <Skeleton className="h-48" />
+        ) : connections.isError ? (
+          <FormError
+            message={`Could not load connections: ${failureText(connections.error, connections.error.message)}`}
+          />
+        ) : (
+          <ConnectionsList connections={connectionList} />
+        )}
+      </div>
+      {connectionList.length > 0 && <GenerateCredentialForm connections={connectionList} />}
+      {numbers.isPending ? (
+        <Loading />
+      ) : numbers.isError ? (
+        <FormError message={`Could not load phone numbers: ${failureText(numbers.error, numbers.error.message)}`} />
+      ) : (
+        <PhoneNumbersList numbers={numbers.data} connections={connectionList} />
+      )}
+      {credentials.isError && !isNotConfigured(credentials.error) && (
+        <FormError
+          message={`Could not load credentials: ${failureText(credentials.error, credentials.error.message)}`}
+        />
+      )}
+      {credentials.data && credentials.data.length > 0 && <CredentialsList credentials={credentials.data} />}
+    </>
+  );
 }

@@ -1,0 +1,103 @@
+/**
+ * How each outside service appears on the API Settings screen. The fields
+ * themselves come from SERVICE_FIELDS (shared with the server); this adds only
+ * presentation: titles, toast wording and the kind of input per field.
+ */
+import { Bot, Cable, type LucideIcon, Network, Send, Server, Smartphone, Terminal } from "lucide-react";
+import type { ServiceType } from "../../../shared/credentials";
+
+export interface InputSpec {
+  type?: "text" | "url" | "number";
+  multiline?: boolean;
+  placeholder?: string;
+  /** Shown as read-only information, not as an input (e.g. the pinned SSH host key). */
+  display?: boolean;
+}
+
+export interface ServiceMeta {
+  type: ServiceType;
+  title: string;
+  description: string;
+  icon: LucideIcon;
+  /** Success toast after a save (spec section 8 for the first three). */
+  savedText: string;
+  /** Failure toast after a save when the server gives no message. */
+  saveFailedText: string;
+  inputs: Record<string, InputSpec>;
+  /** Renames form fields for POST /api/credentials/test (device management uses publicKey/secretKey). */
+  testNames?: Record<string, string>;
+}
+
+/** The screen's order: the spec's three cards first, then the services this console adds. */
+export const SERVICES: ServiceMeta[] = [
+  {
+    type: "hostinger",
+    title: "Hostinger VPS API",
+    description: "Server status, metrics and power controls for the VPS.",
+    icon: Server,
+    savedText: "Hostinger API credentials saved successfully",
+    saveFailedText: "Failed to save Hostinger credentials",
+    inputs: { vmId: { type: "text", placeholder: "Blank: found automatically" } },
+  },
+  {
+    type: "freepbx",
+    title: "FreePBX GraphQL API",
+    description: "Reads and writes extensions and trunks on the PBX (Admin → API → Applications).",
+    icon: Network,
+    savedText: "FreePBX API credentials saved successfully",
+    saveFailedText: "Failed to save FreePBX credentials",
+    inputs: { apiUrl: { type: "url", placeholder: "e.g. https://pbx.example.com/admin/api/api" } },
+  },
+  {
+    type: "tinymdm",
+    title: "TinyMDM API",
+    description: "Mobile device management for the handsets.",
+    icon: Smartphone,
+    savedText: "TinyMDM API credentials saved successfully",
+    saveFailedText: "Failed to save TinyMDM credentials",
+    inputs: {},
+    testNames: { clientId: "publicKey", clientSecret: "secretKey" },
+  },
+  {
+    type: "telnyx",
+    title: "Telnyx API",
+    description: "SIP connections, credentials and phone numbers (API v2 key).",
+    icon: Cable,
+    savedText: "Telnyx API credentials saved successfully",
+    saveFailedText: "Failed to save Telnyx credentials",
+    inputs: {},
+  },
+  {
+    type: "openai",
+    title: "OpenAI API",
+    description: "Realtime voice for the AI assistants, and the signing secret of its call webhooks.",
+    icon: Bot,
+    savedText: "OpenAI API credentials saved successfully",
+    saveFailedText: "Failed to save OpenAI credentials",
+    inputs: {},
+  },
+  {
+    type: "dialer",
+    title: "Web Dialer Push",
+    description: "Where extension configs are pushed for the web dialer, and the secret that signs them.",
+    icon: Send,
+    savedText: "Web dialer push credentials saved successfully",
+    saveFailedText: "Failed to save web dialer push credentials",
+    inputs: { apiUrl: { type: "url", placeholder: "e.g. https://dialer.example.com/hooks/pbx" } },
+  },
+  {
+    type: "ssh",
+    title: "PBX Host (SSH)",
+    description: "Shell access to the PBX host for deployment and reloads. Use a key, a password, or both.",
+    icon: Terminal,
+    savedText: "PBX host SSH credentials saved successfully",
+    saveFailedText: "Failed to save SSH credentials",
+    inputs: {
+      host: { placeholder: "e.g. pbx.example.com" },
+      port: { type: "number", placeholder: "Blank: 22" },
+      username: { placeholder: "e.g. root" },
+      privateKey: { multiline: true, placeholder: "-----BEGIN OPENSSH PRIVATE KEY-----" },
+      hostKeyFingerprint: { display: true },
+    },
+  },
+];

@@ -1,0 +1,92 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { Info, LoaderCircle, Play, Power, RotateCw } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { toast } from "@/components/ui/use-toast";
+import { ApiError, sendJson } from "@/lib/api";
+import { keys } from "@/lib/constants";
+import type { VpsStatus } from "../../../shared/types";
+import { isOnline } from "./format";
+
+type Action = "start" | "restart" | "stop";
+
+/** Power controls need the hosting provider's API; host metrics alone cannot start or stop the VPS. */
+export const controlsAvailable = (vps: VpsStatus | undefined) => vps?.source === "hostinger";
+
+export function ServerControlsCard({ vps }: { vps: VpsStatus | undefined }) {
+  const client = useQueryClient();
+  const control = useMutation({
+    mutationFn: (action: Action) =>
+      sendJson<{ success: boolean; message: string }>("POST", "/api/vps/control", { action }),
+    onSuccess: (_result, action) => {
+      toast({ title: "Command sent", description: `Server ${action} command has been initiated.` });
+    },
+    onError: (err) => {
+      const detail = err instanceof ApiError ? err.serverMessage : undefined;
+      toast({
+        title: "Error",
+        description: (
+          <>
+            <span className="block">Failed to execute server control command.</span>
+            {detail && <span className="mt-1 block opacity-90">{detail}</span>}
+          </>
+        ),
+        variant: "destructive",
+      });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: keys.vpsStatus }),
+  });
+
+  const available = controlsAvailable(vps);
+  const online = isOnline(vps?.status);
+  const pending = control.isPending;
+  const busy = (action: Action) => pending && control.variables === action;
+
+  return (
+    <Card role="region" aria-label="Server Controls">
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <Power className="size-4 text-muted-foreground" aria-hidden />
+          Server Controls
+        </CardTitle>
+        <CardDescription>Start, restart or stop the VPS through the hosting provider.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        <div className="flex flex-wrap gap-2">
+          <Button variant="default" disabled={!available || online || pending} onClick={() => control.mutate("start")}>
+            {busy("start") ? <LoaderCircle className="animate-spin" /> : <Play />}
+            Start Server
+          </Button>
+          <Button
+            variant="outline"
+            disabled={!available || !online || pending}
+            onClick={() => control.mutate("restart")}
+          >
+            {busy("restart") ? <LoaderCircle className="animate-spin" /> : <RotateCw />}
+            Restart Server
+          </Button>
+          <Button
+            variant="destructive"
+            disabled={!available || !online || pending}
+            onClick={() => control.mutate("stop")}
+          >
+            {busy("stop") ? <LoaderCircle className="animate-spin" /> : <Power />}
+            Stop Server
+          </Button>
+        </div>
+        {vps && !available && (
+          <p className="flex items-start gap-2 text-muted-foreground text-sm" data-testid="vps-controls-unavailable">
+            <Info className="mt-0.5 size-4 shrink-0" aria-hidden />
+            <span>
+              {vps.message ?? "Server controls need the hosting provider API."}{" "}
+              <Link to="/settings" className="font-medium text-primary underline-offset-4 hover:underline">
+                Open API Settings
+              </Link>
+            </span>
+          </p>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

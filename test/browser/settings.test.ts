@@ -1,0 +1,481 @@
+// API Settings (/settings) through chromium against the built binary, with the Hostinger and TinyMDM fakes
+// standing in for the real services. Tests run in order and share one server.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import type { FakeServer } from "../fakes/common";
+import { HOSTINGER_DEFAULT_TOKEN, type HostingerState, startFakeHostinger } from "../fakes/hostinger";
+import { startFakeTinyMdm, TINYMDM_DEFAULT_KEYS, type TinyMdmState } from "../fakes/tinymdm";
+import { ADMIN, BINARY, CHROMIUM, TEST_TIMEOUT } from "./harness";
+
+// ---------- a harness whose binary gets extra environment (harness.ts passes none) ----------
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
+async function startConsole(env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), "pbx-settings-"));
+  const port = freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([BINARY], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  let browser: Browser | null = null;
+  const stop = async () => {
+    await browser?.close().catch(() => {});
+    proc.kill("SIGTERM");
+    await Promise.race([proc.exited, Bun.sleep(5000)]);
+    if (proc.exitCode === null) proc.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  let cookie = "";
+  try {
+    for (let deadline = Date.now() + 15_000; ; await Bun.sleep(50)) {
+      if (proc.exitCode !== null) throw new Error(`pbx-console exited early with code ${proc.exitCode}`);
+      if (Date.now() > deadline) throw new Error("pbx-console did not answer /healthz");
+      if (
+        await fetch(`${baseUrl}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+    }
+    const post = (path: string, body: unknown) =>
+      fetch(baseUrl + path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const setup = await post("/api/auth/setup", { ...ADMIN, confirmPassword: ADMIN.password });
+    if (setup.status !== 201) throw new Error(`setup failed: ${setup.status}`);
+    const login = await post("/api/auth/login", ADMIN);
+    cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const launched = browser;
+  const contexts: BrowserContext[] = [];
+  const eq = cookie.indexOf("=");
+  return {
+    baseUrl,
+    /** A signed-in page at `path`. */
+    async page(path: string, before?: (page: Page) => Promise<void>): Promise<Page> {
+      const context = await launched.newContext({ viewport: { width: 1280, height: 900 } });
+      contexts.push(context);
+      await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: baseUrl }]);
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await before?.(page);
+      await page.goto(baseUrl + path);
+      return page;
+    },
+    /** The console's API with the admin's session. */
+    api(method: string, path: string, body?: unknown) {
+      return fetch(baseUrl + path, {
+        method,
+        headers: { Cookie: cookie, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
+    /** Closes the pages opened so far (so their polling stops). */
+    async closePages() {
+      await Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
+    },
+    stop,
+  };
+}
+
+// ---------- the tests ----------
+
+const OPENAI_ENV_KEY = "sk-from-the-environment-1234";
+const DIALER_ENV_URL = "https://dialer.example.com/hooks/pbx";
+
+let c: Awaited<ReturnType<typeof startConsole>>;
+let hostinger: FakeServer<HostingerState>;
+let tinymdm: FakeServer<TinyMdmState>;
+
+beforeAll(async () => {
+  hostinger = await startFakeHostinger();
+  tinymdm = await startFakeTinyMdm();
+  c = await startConsole({
+    PBX_HOSTINGER_URL: hostinger.baseUrl,
+    PBX_TINYMDM_URL: tinymdm.baseUrl,
+    OPENAI_API_KEY: OPENAI_ENV_KEY,
+    DIALER_PUSH_URL: DIALER_ENV_URL,
+  });
+}, 60_000);
+
+afterEach(() => c?.closePages());
+
+afterAll(async () => {
+  await c?.stop();
+  await hostinger?.stop();
+  await tinymdm?.stop();
+}, 30_000);
+
+const card = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
+const badge = (region: Locator) => region.getByTestId("credential-status");
+const toast = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" }).getByRole("listitem");
+const button = (region: Locator, name: string) => region.getByRole("button", { name, exact: true });
+
+async function settingsPage() {
+  const page = await c.page("/settings");
+  await page.getByRole("heading", { level: 1, name: "API Settings" }).waitFor();
+  await badge(card(page, "Hostinger VPS API")).waitFor();
+  return page;
+}
+
+describe("API Settings", () => {
+  test(
+    "the spec's three cards come first, all Not Configured, then the others and the security notice",
+    async () => {
+      const page = await settingsPage();
+      const titles = await page
+        .locator("[data-service]")
+        .evaluateAll((els) => els.map((e) => e.getAttribute("data-service")));
+      expect(titles).toEqual(["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh"]);
+      for (const title of ["Hostinger VPS API", "FreePBX GraphQL API", "TinyMDM API"]) {
+        expect(await badge(card(page, title)).textContent()).toBe("Not Configured");
+      }
+      const notice = page.getByRole("region", { name: "Security Notice" });
+      await notice.getByText(/stored in the database, encrypted/).waitFor();
+      await notice.getByText(/Environment variables take precedence over database-stored credentials/).waitFor();
+      // The PBX URL is a url input; the SSH private key a (masked) textarea.
+      expect(await card(page, "FreePBX GraphQL API").getByLabel("API URL").getAttribute("type")).toBe("url");
+      expect(
+        await card(page, "PBX Host (SSH)")
+          .getByLabel("Private key (PEM)")
+          .evaluate((e) => e.tagName),
+      ).toBe("TEXTAREA");
+      await card(page, "PBX Host (SSH)").getByText("Not pinned yet: the first successful test pins it.").waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "Test and Save stay disabled until the required fields are filled",
+    async () => {
+      const page = await settingsPage();
+      const both = async (region: Locator) => [
+        await button(region, "Test Connection").isDisabled(),
+        await button(region, "Save Credentials").isDisabled(),
+      ];
+
+      const host = card(page, "Hostinger VPS API");
+      expect(await both(host)).toEqual([true, true]);
+      await host.getByLabel("API Key").fill("something");
+      expect(await both(host)).toEqual([false, false]);
+      await host.getByLabel("API Key").fill("");
+      expect(await both(host)).toEqual([true, true]);
+
+      const pbx = card(page, "FreePBX GraphQL API");
+      await pbx.getByLabel("API URL").fill("https://pbx.example.com/admin/api/api");
+      await pbx.getByLabel("Client ID").fill("client");
+      expect(await both(pbx)).toEqual([true, true]);
+      await pbx.getByLabel("Client Secret").fill("secret");
+      expect(await both(pbx)).toEqual([false, false]);
+      await pbx.getByLabel("Client ID").fill("  ");
+      expect(await both(pbx)).toEqual([true, true]);
+
+      const mdm = card(page, "TinyMDM API");
+      await mdm.getByLabel("Public API Key").fill("public");
+      expect(await both(mdm)).toEqual([true, true]);
+      await mdm.getByLabel("Secret API Key").fill("secret");
+      expect(await both(mdm)).toEqual([false, false]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a secret field's toggle shows and hides it",
+    async () => {
+      const page = await settingsPage();
+      const host = card(page, "Hostinger VPS API");
+      const key = host.getByLabel("API Key");
+      await key.fill("visible-now");
+      expect(await key.getAttribute("type")).toBe("password");
+      await button(host, "Show").click();
+      expect(await key.getAttribute("type")).toBe("text");
+      expect(await key.inputValue()).toBe("visible-now");
+      await button(host, "Hide").click();
+      expect(await key.getAttribute("type")).toBe("password");
+      expect(await button(host, "Show").count()).toBe(1);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a wrong key: 'Connection Failed' with the server's message, and nothing is marked configured",
+    async () => {
+      const page = await settingsPage();
+      const host = card(page, "Hostinger VPS API");
+      await host.getByLabel("API Key").fill("not-the-right-token");
+      const answered = page.waitForResponse("**/api/credentials/test");
+      await button(host, "Test Connection").click();
+      const res = await answered;
+      expect(res.request().postDataJSON()).toEqual({ type: "hostinger", apiKey: "not-the-right-token" });
+      const result = (await res.json()) as { success: boolean; message: string };
+      expect(result.success).toBe(false);
+      expect(result.message.length).toBeGreaterThan(0);
+      await toast(page).getByText("Connection Failed", { exact: true }).waitFor();
+      await toast(page).getByText(result.message, { exact: true }).waitFor();
+      expect(hostinger.calls.at(-1)?.headers.authorization).toBe("Bearer not-the-right-token");
+      expect(await badge(host).textContent()).toBe("Not Configured");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "save, then test: 'Configured (Not Active)' and then 'Connected'",
+    async () => {
+      const page = await settingsPage();
+      const host = card(page, "Hostinger VPS API");
+      const key = host.getByLabel("API Key");
+      await key.fill(HOSTINGER_DEFAULT_TOKEN);
+
+      const saved = page.waitForResponse(
+        (r) => r.url().endsWith("/api/credentials") && r.request().method() === "POST",
+      );
+      await button(host, "Save Credentials").click();
+      const saveRes = await saved;
+      expect(saveRes.status()).toBe(200);
+      expect(saveRes.request().postDataJSON()).toEqual({
+        type: "hostinger",
+        name: "Hostinger VPS API",
+        apiKey: HOSTINGER_DEFAULT_TOKEN,
+        vmId: "",
+      });
+      await toast(page).getByText("Hostinger API credentials saved successfully").waitFor();
+      await host.getByText("Configured (Not Active)").waitFor();
+      // The secret left the input; its last 4 characters stand in for it, and still count as filled.
+      expect(await key.inputValue()).toBe("");
+      expect(await key.getAttribute("placeholder")).toBe(`••••${HOSTINGER_DEFAULT_TOKEN.slice(-4)}`);
+      expect(await button(host, "Test Connection").isDisabled()).toBe(false);
+
+      const tested = page.waitForResponse("**/api/credentials/test");
+      await button(host, "Test Connection").click();
+      const result = (await (await tested).json()) as { success: boolean; message: string };
+      expect(result.success).toBe(true);
+      await toast(page).getByText("Connection Successful", { exact: true }).waitFor();
+      await toast(page).getByText(result.message, { exact: true }).waitFor();
+      await host.getByText("Connected", { exact: true }).waitFor();
+      await host.getByTestId("hostinger-last-test").getByText(result.message, { exact: false }).waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "after a reload the stored secret is nowhere in the page: only its last 4 characters",
+    async () => {
+      const page = await settingsPage();
+      const host = card(page, "Hostinger VPS API");
+      await host.getByText("Connected", { exact: true }).waitFor();
+      expect(await host.getByLabel("API Key").getAttribute("placeholder")).toBe(
+        `••••${HOSTINGER_DEFAULT_TOKEN.slice(-4)}`,
+      );
+      expect(await page.content()).not.toContain(HOSTINGER_DEFAULT_TOKEN);
+      const api = await (await c.api("GET", "/api/credentials")).text();
+      expect(api).not.toContain(HOSTINGER_DEFAULT_TOKEN);
+      expect(api).not.toContain(OPENAI_ENV_KEY);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "device management saves clientId/clientSecret and tests with publicKey/secretKey",
+    async () => {
+      const page = await settingsPage();
+      const mdm = card(page, "TinyMDM API");
+      await mdm.getByLabel("Public API Key").fill(TINYMDM_DEFAULT_KEYS.publicKey);
+      await mdm.getByLabel("Secret API Key").fill(TINYMDM_DEFAULT_KEYS.secretKey);
+
+      const tested = page.waitForResponse("**/api/credentials/test");
+      await button(mdm, "Test Connection").click();
+      const testRes = await tested;
+      expect(testRes.request().postDataJSON()).toEqual({
+        type: "tinymdm",
+        publicKey: TINYMDM_DEFAULT_KEYS.publicKey,
+        secretKey: TINYMDM_DEFAULT_KEYS.secretKey,
+      });
+      expect(((await testRes.json()) as { success: boolean }).success).toBe(true);
+      await toast(page).getByText("Connection Successful", { exact: true }).waitFor();
+      // Testing unsaved values does not make the saved ones "connected".
+      expect(await badge(mdm).textContent()).toBe("Not Configured");
+
+      const saved = page.waitForResponse(
+        (r) => r.url().endsWith("/api/credentials") && r.request().method() === "POST",
+      );
+      await button(mdm, "Save Credentials").click();
+      expect((await saved).request().postDataJSON()).toEqual({
+        type: "tinymdm",
+        name: "TinyMDM API",
+        clientId: TINYMDM_DEFAULT_KEYS.publicKey,
+        clientSecret: TINYMDM_DEFAULT_KEYS.secretKey,
+      });
+      await toast(page).getByText("TinyMDM API credentials saved successfully").waitFor();
+      await mdm.getByText("Configured (Not Active)").waitFor();
+      expect(await mdm.getByLabel("Public API Key").inputValue()).toBe(TINYMDM_DEFAULT_KEYS.publicKey);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "values from the environment are marked with the variable and cannot be edited",
+    async () => {
+      const page = await settingsPage();
+      const openai = card(page, "OpenAI API");
+      const key = openai.getByLabel("API Key");
+      expect(await key.isDisabled()).toBe(true);
+      expect(await key.getAttribute("placeholder")).toBe(`••••${OPENAI_ENV_KEY.slice(-4)}`);
+      await openai.getByText("from OPENAI_API_KEY").waitFor();
+      expect(await badge(openai).textContent()).toBe("Configured (Not Active)");
+      expect(await page.content()).not.toContain(OPENAI_ENV_KEY);
+
+      const dialer = card(page, "Web Dialer Push");
+      const url = dialer.getByLabel("Push URL");
+      expect(await url.isDisabled()).toBe(true);
+      expect(await url.inputValue()).toBe(DIALER_ENV_URL);
+      await dialer.getByText("from DIALER_PUSH_URL").waitFor();
+      // The URL counts as filled: the signing secret is all that is missing.
+      expect(await button(dialer, "Save Credentials").isDisabled()).toBe(true);
+      await dialer.getByLabel("Signing secret").fill("whsec_dGVzdA==");
+      expect(await button(dialer, "Save Credentials").isDisabled()).toBe(false);
+      const saved = page.waitForResponse(
+        (r) => r.url().endsWith("/api/credentials") && r.request().method() === "POST",
+      );
+      await button(dialer, "Save Credentials").click();
+      // The environment's value is not sent (it would be ignored anyway).
+      expect((await saved).request().postDataJSON()).toEqual({
+        type: "dialer",
+        name: "Web Dialer Push",
+        webhookSecret: "whsec_dGVzdA==",
+      });
+      await toast(page).getByText("Web dialer push credentials saved successfully").waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a bad URL is refused under the field; a failed save shows 'Error' and the fallback text",
+    async () => {
+      const page = await settingsPage();
+      const pbx = card(page, "FreePBX GraphQL API");
+      await pbx.getByLabel("API URL").fill("not a url");
+      await pbx.getByLabel("Client ID").fill("client");
+      await pbx.getByLabel("Client Secret").fill("secret");
+      await button(pbx, "Save Credentials").click();
+      await pbx.getByText("Enter a valid URL such as https://pbx.example.com").waitFor();
+      expect(await pbx.getByLabel("API URL").getAttribute("aria-invalid")).toBe("true");
+
+      await page.route("**/api/credentials", (route) =>
+        route.request().method() === "POST" ? route.fulfill({ status: 500, body: "" }) : route.continue(),
+      );
+      await pbx.getByLabel("API URL").fill("https://pbx.example.com/admin/api/api");
+      await button(pbx, "Save Credentials").click();
+      await toast(page).getByText("Error", { exact: true }).waitFor();
+      await toast(page).getByText("Failed to save FreePBX credentials", { exact: true }).waitFor();
+
+      await page.unroute("**/api/credentials");
+      await page.route("**/api/credentials", (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({
+              status: 400,
+              contentType: "application/json",
+              body: JSON.stringify({
+                error: { message: "Invalid request: Client ID: too long", fields: { clientId: "Too long" } },
+              }),
+            })
+          : route.continue(),
+      );
+      await button(pbx, "Save Credentials").click();
+      await toast(page).getByText("Invalid request: Client ID: too long", { exact: true }).waitFor();
+      await pbx.getByText("Too long", { exact: true }).waitFor();
+      expect(await badge(pbx).textContent()).toBe("Not Configured");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the pinned SSH host key is shown and 'Forget host key' saves resetHostKey",
+    async () => {
+      const FINGERPRINT = "SHA256:q3zXHbq0m5bXcYBJwTfX0m8pNnZ2cE1pX6Qk7a9uQ8k";
+      const page = await c.page("/settings", async (p) => {
+        // Pinning needs a real SSH test; pretend one happened by adding the pin to the first GET only.
+        let first = true;
+        await p.route("**/api/credentials", async (route) => {
+          if (route.request().method() !== "GET" || !first) return route.continue();
+          first = false;
+          const res = await route.fetch();
+          const views = (await res.json()) as { type: string; fields: Record<string, unknown>[] }[];
+          for (const f of views.find((v) => v.type === "ssh")?.fields ?? [])
+            if (f.name === "hostKeyFingerprint") Object.assign(f, { set: true, value: FINGERPRINT });
+          return route.fulfill({ response: res, json: views });
+        });
+      });
+      const ssh = card(page, "PBX Host (SSH)");
+      expect(await ssh.getByTestId("ssh-hostKeyFingerprint").textContent()).toBe(FINGERPRINT);
+      const saved = page.waitForResponse(
+        (r) => r.url().endsWith("/api/credentials") && r.request().method() === "POST",
+      );
+      await button(ssh, "Forget host key").click();
+      expect((await saved).request().postDataJSON()).toEqual({
+        type: "ssh",
+        name: "PBX Host (SSH)",
+        resetHostKey: true,
+      });
+      await toast(page).getByText("Host key forgotten", { exact: true }).waitFor();
+      await ssh.getByText("Not pinned yet: the first successful test pins it.").waitFor();
+      expect(await button(ssh, "Forget host key").count()).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "Remove deletes the stored credentials after a confirmation",
+    async () => {
+      const page = await settingsPage();
+      const mdm = card(page, "TinyMDM API");
+      await mdm.getByText("Configured (Not Active)").waitFor();
+      await button(mdm, "Remove").click();
+      const dialog = page.getByRole("dialog", { name: "Remove TinyMDM API credentials?" });
+      const removed = page.waitForResponse("**/api/credentials/tinymdm");
+      await dialog.getByRole("button", { name: "Remove" }).click();
+      expect((await removed).status()).toBe(204);
+      await mdm.getByText("Not Configured", { exact: true }).waitFor();
+      expect(await mdm.getByLabel("Public API Key").inputValue()).toBe("");
+      expect(await mdm.getByLabel("Secret API Key").getAttribute("placeholder")).toBeNull();
+      // The Hostinger card is untouched.
+      await card(page, "Hostinger VPS API").getByText("Connected", { exact: true }).waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+});
