@@ -42,7 +42,12 @@ async function waitForHealth(baseUrl: string, proc: Subprocess, ms = 15_000): Pr
   throw new Error(`pbx-console did not answer ${baseUrl}/healthz within ${ms} ms`);
 }
 
-export async function startHarness() {
+export interface HarnessOptions {
+  /** Extra environment for the binary (service URLs pointing at fakes, credentials, …). */
+  env?: Record<string, string>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}) {
   if (!existsSync(BINARY)) {
     throw new Error(`${BINARY} is missing: run \`npm run build\` before the browser tests.`);
   }
@@ -56,6 +61,7 @@ export async function startHarness() {
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       LOG_LEVEL: "silent",
+      ...opts.env,
     },
     stdout: "ignore",
     stderr: "inherit",
@@ -90,6 +96,8 @@ export async function startHarness() {
     throw err;
   }
   const launched = browser;
+  let adminCreated = false;
+  let apiCookie = "";
 
   /** POSTs JSON like the web app does (content-type always set). */
   async function post(path: string, body: unknown) {
@@ -130,6 +138,44 @@ export async function startHarness() {
       await context.addCookies([
         { name: pair.slice(0, eq), value: pair.slice(eq + 1), url: baseUrl, httpOnly: true, sameSite: "Strict" },
       ]);
+    },
+
+    /**
+     * A signed-in page at `path` (the administrator is created on first use).
+     * `before` runs before navigation, e.g. to install routes or a fake clock.
+     */
+    async signedInPage(
+      path: string,
+      o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {},
+    ): Promise<Page> {
+      if (!adminCreated) {
+        const me = (await (await fetch(`${baseUrl}/api/auth/me`)).json()) as { setupRequired: boolean };
+        if (me.setupRequired) await this.createAdminViaApi();
+        adminCreated = true;
+      }
+      const page = await this.newPage({ viewport: o.viewport });
+      await this.signInViaApi(page.context());
+      await o.before?.(page);
+      await page.goto(baseUrl + path);
+      return page;
+    },
+
+    /** The console's API with a fresh administrator session (JSON in, Response out). */
+    async api(method: string, path: string, body?: unknown): Promise<Response> {
+      if (!apiCookie) {
+        const res = await post("/api/auth/login", ADMIN);
+        apiCookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      }
+      return fetch(baseUrl + path, {
+        method,
+        headers: { Cookie: apiCookie, ...(method === "GET" ? {} : { "Content-Type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
+
+    /** Closes the pages opened so far (so their polling stops). */
+    async closePages(): Promise<void> {
+      await Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
     },
 
     /** Fills and submits the sign-in form on the current page. */
