@@ -108,7 +108,15 @@ export async function startHarness(opts: HarnessOptions = {}) {
     });
   }
 
-  return {
+  /** Creates the administrator unless one exists. */
+  async function ensureAdmin() {
+    if (adminCreated) return;
+    const me = (await (await fetch(`${baseUrl}/api/auth/me`)).json()) as { setupRequired: boolean };
+    if (me.setupRequired) await harness.createAdminViaApi();
+    adminCreated = true;
+  }
+
+  const harness = {
     baseUrl,
     dataDir,
     browser: launched,
@@ -148,13 +156,9 @@ export async function startHarness(opts: HarnessOptions = {}) {
       path: string,
       o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {},
     ): Promise<Page> {
-      if (!adminCreated) {
-        const me = (await (await fetch(`${baseUrl}/api/auth/me`)).json()) as { setupRequired: boolean };
-        if (me.setupRequired) await this.createAdminViaApi();
-        adminCreated = true;
-      }
-      const page = await this.newPage({ viewport: o.viewport });
-      await this.signInViaApi(page.context());
+      await ensureAdmin();
+      const page = await harness.newPage({ viewport: o.viewport });
+      await harness.signInViaApi(page.context());
       await o.before?.(page);
       await page.goto(baseUrl + path);
       return page;
@@ -163,6 +167,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     /** The console's API with a fresh administrator session (JSON in, Response out). */
     async api(method: string, path: string, body?: unknown): Promise<Response> {
       if (!apiCookie) {
+        await ensureAdmin();
         const res = await post("/api/auth/login", ADMIN);
         apiCookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
       }
@@ -188,6 +193,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
     stop,
   };
+  return harness;
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;

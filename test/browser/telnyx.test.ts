@@ -1,10 +1,7 @@
 // SIP provider page (/telnyx) through chromium against the built binary, with the Telnyx fake standing in for
 // the real API. Tests run in order and share one server: first without a Telnyx key, then with one.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import type { SipCredential } from "../../src/shared/credentials";
 import type { FakeServer } from "../fakes/common";
 import {
@@ -14,109 +11,20 @@ import {
   TELNYX_DEFAULT_KEY,
   type TelnyxState,
 } from "../fakes/telnyx";
-import { ADMIN, BINARY, CHROMIUM, TEST_TIMEOUT } from "./harness";
+import { startHarness, TEST_TIMEOUT } from "./harness";
 
-// ---------- a harness whose binary gets extra environment (harness.ts passes none) ----------
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
+// ---------- the console with extra environment (harness.ts) ----------
 
 async function startConsole(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), "pbx-telnyx-"));
-  const port = freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([BINARY], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      ...env,
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  let browser: Browser | null = null;
-  const stop = async () => {
-    await browser?.close().catch(() => {});
-    proc.kill("SIGTERM");
-    await Promise.race([proc.exited, Bun.sleep(5000)]);
-    if (proc.exitCode === null) proc.kill("SIGKILL");
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  let cookie = "";
-  try {
-    for (let deadline = Date.now() + 15_000; ; await Bun.sleep(50)) {
-      if (proc.exitCode !== null) throw new Error(`pbx-console exited early with code ${proc.exitCode}`);
-      if (Date.now() > deadline) throw new Error("pbx-console did not answer /healthz");
-      if (
-        await fetch(`${baseUrl}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-    }
-    const post = (path: string, body: unknown) =>
-      fetch(baseUrl + path, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const setup = await post("/api/auth/setup", { ...ADMIN, confirmPassword: ADMIN.password });
-    if (setup.status !== 201) throw new Error(`setup failed: ${setup.status}`);
-    const login = await post("/api/auth/login", ADMIN);
-    cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  const launched = browser;
-  const contexts: BrowserContext[] = [];
-  const eq = cookie.indexOf("=");
+  const h = await startHarness({ env });
   return {
-    baseUrl,
+    baseUrl: h.baseUrl,
     /** A signed-in page at `path`. */
-    async page(path: string, before?: (page: Page) => Promise<void>): Promise<Page> {
-      const context = await launched.newContext({ viewport: { width: 1280, height: 900 } });
-      contexts.push(context);
-      await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: baseUrl }]);
-      const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      await before?.(page);
-      await page.goto(baseUrl + path);
-      return page;
-    },
-    /** The console's API with the admin's session. */
-    api(method: string, path: string, body?: unknown) {
-      return fetch(baseUrl + path, {
-        method,
-        headers: { Cookie: cookie, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    },
-    /** Closes the pages opened so far (so their polling stops). */
-    async closePages() {
-      await Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
-    },
-    stop,
+    page: (path: string, before?: (page: Page) => Promise<void>) =>
+      h.signedInPage(path, { viewport: { width: 1280, height: 900 }, before }),
+    api: h.api,
+    closePages: h.closePages,
+    stop: h.stop,
   };
 }
 
