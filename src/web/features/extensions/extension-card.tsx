@@ -1,0 +1,72 @@
+import { LoaderCircle, Mail, QrCode, Trash2 } from "lucide-react";
+import { memo } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import type { Extension } from "../../../shared/types";
+import { useDeleteExtension } from "./api";
+
+/** One extension; fixed height so the windowed grid can place rows without measuring. */
+export const ExtensionCard = memo(function ExtensionCard({
+  ext,
+  onShowQr,
+}: {
+  ext: Extension;
+  onShowQr: (ext: Extension) => void;
+}) {
+  const remove = useDeleteExtension();
+  return (
+    <Card
+      className="h-full gap-0 overflow-hidden px-5 py-4"
+      data-testid="extension-card"
+      data-extension={ext.extension}
+    >
+      <div className="flex items-start justify-between gap-2">
+        <h3 className="truncate font-semibold font-mono text-xl tabular-nums" title={ext.extension}>
+          {ext.extension}
+        </h3>
+        <Badge variant={ext.status === "available" ? "default" : "secondary"} className="capitalize">
+          {ext.status}
+        </Badge>
+      </div>
+      <p className="mt-1 truncate font-medium" title={ext.name}>
+        {ext.name}
+      </p>
+      <p className="flex h-5 min-w-0 items-center gap-1.5 text-muted-foreground text-sm">
+        {ext.email && (
+          <>
+            <Mail className="size-3.5 shrink-0" aria-hidden />
+            <span className="truncate" title={ext.email}>
+              {ext.email}
+            </span>
+          </>
+        )}
+      </p>
+      <div className="mt-2 flex h-6 items-center">
+        {ext.voicemail && <Badge variant="outline">Voicemail Enabled</Badge>}
+      </div>
+      <div className="mt-auto flex items-center gap-2 pt-3">
+        <Button
+          variant="outline"
+          size="sm"
+          className="flex-1"
+          onClick={() => onShowQr(ext)}
+          aria-label={`QR code for extension ${ext.extension}`}
+        >
+          <QrCode />
+          QR Code
+        </Button>
+        <Button
+          variant="ghost"
+          size="sm"
+          className="text-muted-foreground hover:text-destructive"
+          disabled={remove.isPending}
+          onClick={() => remove.mutate(ext)}
+          aria-label={`Delete extension ${ext.extension}`}
+        >
+          {remove.isPending ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+        </Button>
+      </div>
+    </Card>
+  );
+});

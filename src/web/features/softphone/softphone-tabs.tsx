@@ -1,0 +1,42 @@
+import { useState } from "react";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import type { Extension } from "../../../shared/types";
+import { ConfigureTab } from "./configure-tab";
+import { ProvisionTab } from "./provision-tab";
+import { PttTab } from "./ptt-tab";
+import type { GeneratedConfig } from "./types";
+
+type Tab = "configure" | "ptt" | "provision";
+
+/** Configure → Provision: generating switches to the Provision tab with the fresh code. */
+export function SoftphoneTabs() {
+  const [tab, setTab] = useState<Tab>("configure");
+  const [selected, setSelected] = useState<Extension | null>(null);
+  const [generated, setGenerated] = useState<GeneratedConfig | null>(null);
+
+  return (
+    <Tabs value={tab} onValueChange={(v) => setTab(v as Tab)}>
+      <TabsList className="w-full sm:w-fit">
+        <TabsTrigger value="configure">Configure</TabsTrigger>
+        <TabsTrigger value="ptt">PTT/Paging</TabsTrigger>
+        <TabsTrigger value="provision">Provision</TabsTrigger>
+      </TabsList>
+      <TabsContent value="configure">
+        <ConfigureTab
+          selected={selected}
+          onSelect={setSelected}
+          onGenerated={(config) => {
+            setGenerated(config);
+            setTab("provision");
+          }}
+        />
+      </TabsContent>
+      <TabsContent value="ptt">
+        <PttTab extension={selected?.extension ?? null} />
+      </TabsContent>
+      <TabsContent value="provision">
+        <ProvisionTab generated={generated} onConfigure={() => setTab("configure")} />
+      </TabsContent>
+    </Tabs>
+  );
+}

@@ -1,0 +1,272 @@
+// The dashboard (/) through chromium against the built binary: server cards and list counts.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import type { VpsStatus } from "../../src/shared/types";
+import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+
+let h: Harness;
+let cookie = "";
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.createAdminViaApi();
+  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(ADMIN),
+  });
+  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** A signed-in API call, as the console makes it. */
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(h.baseUrl + path, {
+    method,
+    headers: { "Content-Type": "application/json", Cookie: cookie },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+async function dashboard(): Promise<Page> {
+  const page = await h.newPage();
+  await h.signInViaApi(page.context());
+  return page;
+}
+
+const open = async (page: Page) => {
+  await page.goto(`${h.baseUrl}/`);
+  await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+};
+
+const NOT_CONFIGURED: VpsStatus = {
+  configured: false,
+  source: "none",
+  message: "No hosting provider API is configured. Add it under API Settings.",
+  status: null,
+  ipAddress: null,
+  hostname: null,
+  cpu: null,
+  memory: null,
+  disk: null,
+  metrics: null,
+};
+
+const mockStatus = (page: Page, body: VpsStatus) =>
+  page.route("**/api/vps/status", (route) =>
+    route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }),
+  );
+
+const card = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
+const USAGE_CARDS = ["CPU Usage", "Memory Usage", "Disk Usage"];
+
+describe("server cards", () => {
+  test(
+    "without a metrics source they say Not configured with the server's message and no numbers",
+    async () => {
+      const page = await dashboard();
+      await mockStatus(page, NOT_CONFIGURED);
+      await open(page);
+      const notice = page.getByTestId("vps-notice");
+      await notice.getByText(NOT_CONFIGURED.message as string).waitFor();
+      for (const name of USAGE_CARDS) {
+        await card(page, name).getByText("Not configured").waitFor();
+        expect(await card(page, name).getByRole("progressbar").count()).toBe(0);
+      }
+      await card(page, "Server Status").getByText("Not configured").waitFor();
+      // No invented numbers anywhere in the server section.
+      const server = page.getByRole("region", { name: "Server" });
+      expect(await server.textContent()).not.toMatch(/\d\s*%/);
+      expect(await page.getByRole("progressbar").count()).toBe(0);
+
+      await notice.getByRole("link", { name: "Open API Settings" }).click();
+      await page.getByRole("heading", { level: 1, name: "API Settings" }).waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "real numbers show with threshold colours, bars, status, IP and their source",
+    async () => {
+      const page = await dashboard();
+      await mockStatus(page, {
+        configured: true,
+        source: "host",
+        message: null,
+        status: "online",
+        ipAddress: "203.0.113.7",
+        hostname: "pbx",
+        cpu: 42,
+        memory: 65.25,
+        disk: 91,
+        metrics: { cpu: 42, memory: 65.25, disk: 91, uptime: 3600, network: { in: 0.1, out: 0.2 } },
+      });
+      await open(page);
+      const expectations = [
+        ["CPU Usage", "42%", "normal"],
+        ["Memory Usage", "65.3%", "warning"],
+        ["Disk Usage", "91%", "destructive"],
+      ] as const;
+      for (const [name, text, level] of expectations) {
+        const value = card(page, name).getByText(text, { exact: true });
+        await value.waitFor();
+        expect(await value.getAttribute("data-level")).toBe(level);
+        expect(await card(page, name).getByRole("progressbar").count()).toBe(1);
+        await card(page, name).getByText("from this host").waitFor();
+      }
+      await card(page, "Server Status").getByText("online").waitFor();
+      await card(page, "Server Status").getByText("203.0.113.7").waitFor();
+      expect(await page.getByTestId("vps-notice").count()).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a remark from the server (hosting API failed, host numbers shown) appears above the numbers",
+    async () => {
+      const page = await dashboard();
+      await mockStatus(page, {
+        configured: true,
+        source: "host",
+        message: "Hosting provider API: 401 Unauthorized",
+        status: "online",
+        ipAddress: "203.0.113.7",
+        hostname: "pbx",
+        cpu: 5,
+        memory: 10,
+        disk: 20,
+        metrics: null,
+      });
+      await open(page);
+      await card(page, "Disk Usage").getByText("20%", { exact: true }).waitFor();
+      await page.getByTestId("vps-notice").getByText("Hosting provider API: 401 Unauthorized").waitFor();
+      expect(await page.getByText("Not configured").count()).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "skeletons show while the status loads, then the server's own answer as it is",
+    async () => {
+      const real = await api<VpsStatus>("GET", "/api/vps/status");
+      const page = await dashboard();
+      let release = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      await page.route("**/api/vps/status", async (route) => {
+        await gate;
+        await route.continue();
+      });
+      await open(page);
+      await card(page, "CPU Usage").locator('[data-slot="skeleton"]').first().waitFor();
+      release();
+      await card(page, "CPU Usage").locator('[data-slot="skeleton"]').first().waitFor({ state: "detached" });
+      if (!real.configured) {
+        await card(page, "CPU Usage").getByText("Not configured").waitFor();
+        await page
+          .getByTestId("vps-notice")
+          .getByText(real.message ?? "")
+          .waitFor();
+      } else {
+        // Real numbers (this host's /proc, or the hosting API): bars, never "Not configured".
+        await card(page, "CPU Usage").getByRole("progressbar").waitFor();
+        expect(await page.getByText("Not configured").count()).toBe(0);
+        if (real.source === "host") await card(page, "CPU Usage").getByText("from this host").waitFor();
+        if (real.message) await page.getByTestId("vps-notice").getByText(real.message).waitFor();
+      }
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+describe("counts", () => {
+  const count = (page: Page, name: string) => card(page, name).getByTestId("count-value");
+
+  test(
+    "Active Calls is always 0, a loading count shows '...'",
+    async () => {
+      const page = await dashboard();
+      let release = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      await page.route("**/api/trunks", async (route) => {
+        await gate;
+        await route.continue();
+      });
+      await open(page);
+      await card(page, "Active Calls").getByText("In progress").waitFor();
+      expect(await count(page, "Active Calls").textContent()).toBe("0");
+      await count(page, "Trunks").getByText("...", { exact: true }).waitFor();
+      release();
+      await count(page, "Trunks").getByText("0", { exact: true }).waitFor();
+      await card(page, "Extensions").getByText("Total configured").waitFor();
+      await card(page, "Trunks").getByText("Active connections").waitFor();
+      await card(page, "Inbound Routes").getByText("Call routes configured").waitFor();
+      await card(page, "PTT Groups").getByText("Push-to-talk groups").waitFor();
+      await card(page, "AI Assistants").getByText("AI voice modules").waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "counts follow items created through the API by polling (live socket cut off)",
+    async () => {
+      const page = await dashboard();
+      // Answer the sync socket ourselves and never send an event: only the 5 s poll can update the counts.
+      await page.routeWebSocket(/\/ws/, () => {});
+      const listCalls: string[] = [];
+      page.on("request", (req) => {
+        if (req.method() === "GET" && new URL(req.url()).pathname === "/api/extensions") listCalls.push(req.url());
+      });
+      await open(page);
+      for (const name of ["Extensions", "Trunks", "Inbound Routes", "PTT Groups", "AI Assistants"]) {
+        await count(page, name).getByText("0", { exact: true }).waitFor();
+      }
+
+      await api("POST", "/api/extensions", { extension: "2001", name: "Ada" });
+      await api("POST", "/api/extensions", { extension: "2002", name: "Grace" });
+      await api("POST", "/api/trunks", { name: "carrier", type: "sip", host: "sip.example.com" });
+      await api("POST", "/api/inbound-routes", {
+        description: "Main line",
+        destination: "2001",
+        destinationType: "extension",
+      });
+      await api("POST", "/api/ptt-groups", { name: "Floor", extension: "2900", members: ["2001", "2002"] });
+
+      const poll = { timeout: 12_000 };
+      await count(page, "Extensions").getByText("2", { exact: true }).waitFor(poll);
+      await count(page, "Trunks").getByText("1", { exact: true }).waitFor(poll);
+      await count(page, "Inbound Routes").getByText("1", { exact: true }).waitFor(poll);
+      await count(page, "PTT Groups").getByText("1", { exact: true }).waitFor(poll);
+      expect(await count(page, "AI Assistants").textContent()).toBe("0");
+      expect(await count(page, "Active Calls").textContent()).toBe("0");
+      expect(listCalls.length).toBeGreaterThanOrEqual(2);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "counts are fetched again whenever the dashboard is shown",
+    async () => {
+      const page = await dashboard();
+      await page.routeWebSocket(/\/ws/, () => {});
+      await open(page);
+      await count(page, "Extensions").getByText("2", { exact: true }).waitFor();
+      await page.getByRole("link", { name: "Trunks", exact: true }).first().click();
+      await page.getByRole("heading", { level: 1, name: "Trunks" }).waitFor();
+      await api("POST", "/api/extensions", { extension: "2003", name: "Linus" });
+      await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+      // Well inside the 5 s poll: only the refetch on mount can bring the new number this fast.
+      await count(page, "Extensions").getByText("3", { exact: true }).waitFor({ timeout: 3000 });
+    },
+    TEST_TIMEOUT,
+  );
+});
