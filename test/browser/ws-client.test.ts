@@ -1,6 +1,7 @@
 // The sync socket client (src/web/lib/ws.ts) with a fake WebSocket and fake timers: no browser, no DOM.
 import { beforeEach, describe, expect, test } from "bun:test";
 import {
+  coalesceInvalidations,
   EVENT_QUERY_KEYS,
   MAX_RECONNECT_ATTEMPTS,
   reconnectDelay,
@@ -170,5 +171,21 @@ describe("SyncSocket messages", () => {
     expect(s.invalidated).toEqual([]);
     expect(s.logs.length).toBe(4);
     expect(FakeSocket.instances.length).toBe(1); // the socket stays up
+  });
+});
+
+describe("coalesceInvalidations", () => {
+  test("a burst of events refetches each query once, after the delay", () => {
+    const scheduled: (() => void)[] = [];
+    const done: string[] = [];
+    const invalidate = coalesceInvalidations((k) => done.push(k.join("/")), 200, { set: (fn) => scheduled.push(fn) });
+    for (let i = 0; i < 1000; i++) invalidate(["/api/extensions"]);
+    invalidate(["/api/trunks"]);
+    expect(done).toEqual([]);
+    expect(scheduled).toHaveLength(1);
+    scheduled[0]?.();
+    expect(done).toEqual(["/api/extensions", "/api/trunks"]);
+    invalidate(["/api/extensions"]);
+    expect(scheduled).toHaveLength(2);
   });
 });

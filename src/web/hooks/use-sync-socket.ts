@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { SyncSocket, syncSocketUrl } from "../lib/ws";
+import { coalesceInvalidations, SyncSocket, syncSocketUrl } from "../lib/ws";
 
 /** Keeps the sync socket open while the calling component (the signed-in shell) is mounted. */
 export function useSyncSocket(): void {
@@ -8,7 +8,7 @@ export function useSyncSocket(): void {
   useEffect(() => {
     const socket = new SyncSocket({
       url: syncSocketUrl(window.location),
-      invalidate: (queryKey) => void client.invalidateQueries({ queryKey }),
+      invalidate: coalesceInvalidations((queryKey) => void client.invalidateQueries({ queryKey })),
     });
     socket.start();
     return () => socket.close();

@@ -128,3 +128,28 @@ export class SyncSocket {
     for (const key of EVENT_QUERY_KEYS[parsed.data.type]) this.opts.invalidate(key);
   }
 }
+
+/**
+ * Coalesces invalidations: a burst of events (an import, a script creating
+ * thousands of extensions) refetches each query once per `delayMs`, not once
+ * per event.
+ */
+export function coalesceInvalidations(
+  invalidate: (queryKey: readonly string[]) => void,
+  delayMs = 200,
+  timers: { set: (fn: () => void, ms: number) => unknown } = { set: (fn, ms) => setTimeout(fn, ms) },
+): (queryKey: readonly string[]) => void {
+  const pending = new Map<string, readonly string[]>();
+  let scheduled = false;
+  return (queryKey) => {
+    pending.set(JSON.stringify(queryKey), queryKey);
+    if (scheduled) return;
+    scheduled = true;
+    timers.set(() => {
+      scheduled = false;
+      const keys = [...pending.values()];
+      pending.clear();
+      for (const key of keys) invalidate(key);
+    }, delayMs);
+  };
+}
