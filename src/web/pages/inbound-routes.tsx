@@ -1,5 +1,55 @@
-import { PageHeader } from "@/components/layout/page-header";
+import { useQuery } from "@tanstack/react-query";
+import { PhoneIncoming } from "lucide-react";
+import { EmptyState } from "@/components/empty-state";
+import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
+import { InboundRouteCard } from "@/features/routes/inbound-route-card";
+import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
+import { useDelete } from "@/features/routes/mutations";
+import { keys, POLL_LIST_MS } from "@/lib/constants";
+import type { InboundRoute, Trunk } from "../../shared/types";
 
 export function InboundRoutesPage() {
-  return <PageHeader title="Inbound Routes" subtitle="Send incoming calls to the right destination by DID number" />;
+  const routes = useQuery<InboundRoute[]>({ queryKey: keys.inboundRoutes, refetchInterval: POLL_LIST_MS });
+  const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks });
+  const del = useDelete({
+    listKey: keys.inboundRoutes,
+    success: "Route deleted",
+    failure: "Failed to delete inbound route.",
+  });
+  const trunkName = (id: number | null) =>
+    id == null ? undefined : (trunks.data?.find((t) => t.id === id)?.name ?? `Trunk ${id}`);
+
+  return (
+    <>
+      <ScreenHeader
+        title="Inbound Routes"
+        subtitle="Send incoming calls to the right destination by DID number"
+        action={<AddInboundRouteDialog trunks={trunks.data ?? []} />}
+      />
+      <ListBody
+        query={routes}
+        layout="list"
+        label="Inbound routes"
+        empty={
+          <EmptyState
+            icon={PhoneIncoming}
+            title="No inbound routes"
+            description="Add a route to decide where incoming calls ring."
+          />
+        }
+      >
+        {(items) =>
+          items.map((r) => (
+            <InboundRouteCard
+              key={r.id}
+              route={r}
+              trunkName={trunkName(r.trunkId)}
+              deleting={del.isDeleting(r.id)}
+              onDelete={() => del.remove(r.id)}
+            />
+          ))
+        }
+      </ListBody>
+    </>
+  );
 }

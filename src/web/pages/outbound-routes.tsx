@@ -1,5 +1,56 @@
-import { PageHeader } from "@/components/layout/page-header";
+import { useQuery } from "@tanstack/react-query";
+import { PhoneOutgoing } from "lucide-react";
+import { EmptyState } from "@/components/empty-state";
+import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
+import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
+import { useDelete } from "@/features/routes/mutations";
+import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
+import { keys } from "@/lib/constants";
+import type { OutboundRoute, Trunk } from "../../shared/types";
 
+/** Not polled (spec section 9); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {
-  return <PageHeader title="Outbound Routes" subtitle="Choose which trunk places outgoing calls by dial pattern" />;
+  const routes = useQuery<OutboundRoute[]>({ queryKey: keys.outboundRoutes });
+  const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks });
+  const del = useDelete({
+    listKey: keys.outboundRoutes,
+    success: "Route deleted",
+    failure: "Failed to delete outbound route.",
+  });
+  const trunkName = (id: number) => trunks.data?.find((t) => t.id === id)?.name ?? "Unknown Trunk";
+
+  return (
+    <>
+      <ScreenHeader
+        title="Outbound Routes"
+        subtitle="Choose which trunk places outgoing calls by dial pattern"
+        action={<AddOutboundRouteDialog trunks={trunks.data ?? []} />}
+      />
+      <ListBody
+        query={routes}
+        waitFor={trunks.isPending}
+        layout="list"
+        label="Outbound routes"
+        empty={
+          <EmptyState
+            icon={PhoneOutgoing}
+            title="No outbound routes"
+            description="Add a route to send outgoing calls through a trunk."
+          />
+        }
+      >
+        {(items) =>
+          items.map((r) => (
+            <OutboundRouteCard
+              key={r.id}
+              route={r}
+              trunkName={trunkName(r.trunkId)}
+              deleting={del.isDeleting(r.id)}
+              onDelete={() => del.remove(r.id)}
+            />
+          ))
+        }
+      </ListBody>
+    </>
+  );
 }

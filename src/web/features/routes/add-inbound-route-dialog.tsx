@@ -1,0 +1,126 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useState } from "react";
+import { Controller, useForm, useWatch } from "react-hook-form";
+import type { z } from "zod";
+import { FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/input";
+import { keys } from "@/lib/constants";
+import { destinationTypes, inboundRouteSchema } from "../../../shared/schemas";
+import type { Trunk } from "../../../shared/types";
+import { CreateDialog, SelectField } from "./form-kit";
+import { useCreate } from "./mutations";
+
+type InboundInput = z.input<typeof inboundRouteSchema>;
+type InboundOutput = z.output<typeof inboundRouteSchema>;
+
+const DEFAULTS: InboundInput = {
+  description: "",
+  didNumber: "",
+  trunkId: null,
+  destination: "",
+  destinationType: "extension",
+};
+const FIELDS = ["description", "didNumber", "trunkId", "destination", "destinationType"] as const;
+
+/** Radix Select has no empty value, so "Any Trunk" is this sentinel (never sent). */
+const ANY_TRUNK = "any";
+
+const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; placeholder: string }> = {
+  extension: { label: "Extension", placeholder: "1001" },
+  ivr: { label: "IVR", placeholder: "Main IVR" },
+  voicemail: { label: "Voicemail", placeholder: "1001" },
+  queue: { label: "Queue", placeholder: "Sales" },
+};
+const DESTINATION_OPTIONS = destinationTypes.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
+
+/** The POST body: 'Any Trunk' sends no trunkId at all (spec section 5). */
+function toBody({ trunkId, ...rest }: InboundOutput) {
+  return trunkId == null ? rest : { ...rest, trunkId };
+}
+
+export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
+  const [open, setOpen] = useState(false);
+  const [formError, setFormError] = useState<string>();
+  const form = useForm<InboundInput, unknown, InboundOutput>({
+    resolver: zodResolver(inboundRouteSchema),
+    defaultValues: DEFAULTS,
+  });
+  const { errors } = form.formState;
+  const destinationType = useWatch({ control: form.control, name: "destinationType" });
+  const create = useCreate<InboundInput, ReturnType<typeof toBody>>({
+    listKey: keys.inboundRoutes,
+    success: "Route created",
+    failure: "Failed to create inbound route.",
+    setError: form.setError,
+    fields: FIELDS,
+    onFormError: setFormError,
+    onCreated: () => {
+      setOpen(false);
+      form.reset(DEFAULTS);
+    },
+  });
+  const trunkOptions = [
+    { value: ANY_TRUNK, label: "Any Trunk" },
+    ...trunks.map((t) => ({ value: String(t.id), label: t.name })),
+  ];
+
+  return (
+    <CreateDialog
+      trigger="Add Inbound Route"
+      title="Add Inbound Route"
+      description="Send calls that arrive on a DID number to a destination."
+      submitLabel="Create Route"
+      open={open}
+      onOpenChange={setOpen}
+      onSubmit={form.handleSubmit((values) => create.mutate(toBody(values)))}
+      pending={create.isPending}
+      formError={formError}
+    >
+      <FormField label="Description" error={errors.description?.message}>
+        {(control) => <Input {...control} placeholder="Main number" autoFocus {...form.register("description")} />}
+      </FormField>
+      <div className="grid items-start gap-4 sm:grid-cols-2">
+        <FormField label="DID number" error={errors.didNumber?.message}>
+          {(control) => (
+            <Input {...control} inputMode="tel" placeholder="Any (leave empty)" {...form.register("didNumber")} />
+          )}
+        </FormField>
+        <Controller
+          control={form.control}
+          name="trunkId"
+          render={({ field }) => (
+            <SelectField
+              label="Trunk"
+              error={errors.trunkId?.message}
+              value={field.value == null ? ANY_TRUNK : String(field.value)}
+              onValueChange={(v) => field.onChange(v === ANY_TRUNK ? null : Number(v))}
+              options={trunkOptions}
+            />
+          )}
+        />
+        <Controller
+          control={form.control}
+          name="destinationType"
+          render={({ field }) => (
+            <SelectField
+              label="Destination type"
+              error={errors.destinationType?.message}
+              value={field.value}
+              onValueChange={field.onChange}
+              options={DESTINATION_OPTIONS}
+            />
+          )}
+        />
+        <FormField label="Destination" error={errors.destination?.message}>
+          {(control) => (
+            <Input
+              {...control}
+              placeholder={DESTINATIONS[destinationType]?.placeholder}
+              {...form.register("destination")}
+            />
+          )}
+        </FormField>
+      </div>
+    </CreateDialog>
+  );
+}

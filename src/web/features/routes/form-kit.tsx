@@ -1,0 +1,157 @@
+/**
+ * Form pieces the trunk, route, PTT and wizard screens share: the "Add …" dialog
+ * around a create form, a labelled select and a labelled switch.
+ */
+import { LoaderCircle, Plus } from "lucide-react";
+import { type FormEventHandler, type ReactNode, useId } from "react";
+import { Button } from "@/components/ui/button";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+  DialogTrigger,
+} from "@/components/ui/dialog";
+import { FormError, FormField } from "@/components/ui/form-field";
+import { Label } from "@/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { Switch } from "@/components/ui/switch";
+import { cn } from "@/lib/utils";
+
+/**
+ * An "Add …" button and the dialog with the create form. The caller keeps the
+ * form state (so a cancelled draft survives) and closes it after a success.
+ */
+export function CreateDialog({
+  trigger,
+  title,
+  description,
+  submitLabel,
+  open,
+  onOpenChange,
+  onSubmit,
+  pending,
+  canSubmit = true,
+  formError,
+  wide = false,
+  children,
+}: {
+  trigger: string;
+  title: string;
+  description: string;
+  submitLabel: string;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  pending: boolean;
+  canSubmit?: boolean;
+  formError?: string;
+  wide?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogTrigger asChild>
+        <Button>
+          <Plus />
+          {trigger}
+        </Button>
+      </DialogTrigger>
+      <DialogContent className={cn(wide && "sm:max-w-2xl")}>
+        <DialogHeader>
+          <DialogTitle>{title}</DialogTitle>
+          <DialogDescription>{description}</DialogDescription>
+        </DialogHeader>
+        <form onSubmit={onSubmit} noValidate className="grid gap-5">
+          {children}
+          <FormError message={formError} />
+          <DialogFooter>
+            <DialogClose asChild>
+              <Button type="button" variant="outline">
+                Cancel
+              </Button>
+            </DialogClose>
+            <Button type="submit" disabled={pending || !canSubmit}>
+              {pending && <LoaderCircle className="animate-spin" />}
+              {submitLabel}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** A labelled select with its error underneath (FormField wiring on the trigger). */
+export function SelectField({
+  label,
+  error,
+  value,
+  onValueChange,
+  options,
+  placeholder,
+  className,
+}: {
+  label: string;
+  error?: string;
+  value: string;
+  onValueChange: (value: string) => void;
+  options: readonly { value: string; label: string }[];
+  placeholder?: string;
+  className?: string;
+}) {
+  return (
+    <FormField label={label} error={error} className={className}>
+      {(control) => (
+        <Select value={value} onValueChange={onValueChange}>
+          <SelectTrigger {...control}>
+            <SelectValue placeholder={placeholder} />
+          </SelectTrigger>
+          <SelectContent>
+            {options.map((o) => (
+              <SelectItem key={o.value} value={o.value}>
+                {o.label}
+              </SelectItem>
+            ))}
+          </SelectContent>
+        </Select>
+      )}
+    </FormField>
+  );
+}
+
+/** An on/off setting: label and a one-line explanation on the left, the switch on the right. */
+export function SwitchField({
+  label,
+  description,
+  checked,
+  onCheckedChange,
+}: {
+  label: string;
+  description?: string;
+  checked: boolean;
+  onCheckedChange: (checked: boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="flex items-center justify-between gap-4 rounded-md border p-3">
+      <div className="grid gap-1">
+        <Label htmlFor={id}>{label}</Label>
+        {description && (
+          <p id={`${id}-description`} className="text-muted-foreground text-xs">
+            {description}
+          </p>
+        )}
+      </div>
+      <Switch
+        id={id}
+        checked={checked}
+        onCheckedChange={onCheckedChange}
+        aria-describedby={description ? `${id}-description` : undefined}
+      />
+    </div>
+  );
+}

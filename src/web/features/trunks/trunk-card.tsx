@@ -1,0 +1,29 @@
+import { Server } from "lucide-react";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import type { Trunk } from "../../../shared/types";
+import { DeleteButton } from "../routes/list-kit";
+
+export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deleting: boolean; onDelete: () => void }) {
+  const address = trunk.port ? `${trunk.host}:${trunk.port}` : trunk.host;
+  return (
+    <li>
+      <Card className="h-full gap-4">
+        <CardHeader className="flex items-start justify-between gap-2">
+          <CardTitle className="truncate leading-normal">{trunk.name}</CardTitle>
+          <DeleteButton label={`Delete trunk ${trunk.name}`} pending={deleting} onClick={onDelete} />
+        </CardHeader>
+        <CardContent className="grid gap-3">
+          <span className="flex min-w-0 items-center gap-2 text-muted-foreground text-sm">
+            <Server className="size-4 shrink-0" aria-hidden />
+            <span className="truncate font-mono">{address}</span>
+          </span>
+          <div className="flex flex-wrap items-center gap-2">
+            <Badge variant="secondary">{trunk.type.toUpperCase()}</Badge>
+            <Badge variant={trunk.status === "registered" ? "default" : "destructive"}>{trunk.status}</Badge>
+          </div>
+        </CardContent>
+      </Card>
+    </li>
+  );
+}

@@ -1,0 +1,266 @@
+// The Trunks screen (/trunks) through chromium against the built binary. Tests run in order on one server.
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import type { Trunk } from "../../src/shared/types";
+import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+
+let h: Harness;
+let cookie = "";
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.createAdminViaApi();
+  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(ADMIN),
+  });
+  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const openPages: Page[] = [];
+afterEach(async () => {
+  for (const page of openPages.splice(0)) await page.context().close();
+});
+
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(h.baseUrl + path, {
+    method,
+    headers: { "Content-Type": "application/json", Cookie: cookie },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const listTrunks = () => api<Trunk[]>("GET", "/api/trunks");
+
+async function trunksPage(): Promise<Page> {
+  const page = await h.newPage();
+  openPages.push(page);
+  await h.signInViaApi(page.context());
+  await page.goto(`${h.baseUrl}/trunks`);
+  await page.getByRole("heading", { level: 1, name: "Trunks" }).waitFor();
+  return page;
+}
+
+// By attribute, not role: while a modal dialog is open everything outside it (the toast region too) is aria-hidden.
+const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
+const card = (page: Page, name: string) =>
+  page.getByRole("list", { name: "Trunks" }).getByRole("listitem").filter({ hasText: name });
+
+async function openDialog(page: Page) {
+  await page.getByRole("button", { name: "Add Trunk" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add Trunk" });
+  await dialog.waitFor();
+  return dialog;
+}
+
+async function choose(page: Page, scope: ReturnType<Page["getByRole"]>, label: string, option: string) {
+  await scope.getByLabel(label, { exact: true }).click();
+  await page.getByRole("option", { name: option, exact: true }).click();
+}
+
+test(
+  "no trunks: the empty state",
+  async () => {
+    const page = await trunksPage();
+    await page.getByText("No trunks configured").waitFor();
+    expect(await page.getByRole("list", { name: "Trunks" }).count()).toBe(0);
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "Add Trunk sends every field; the card shows name, type, host:port and status; the dialog resets",
+  async () => {
+    const page = await trunksPage();
+    const dialog = await openDialog(page);
+    // Form defaults (spec section 5 and 9).
+    expect(await dialog.getByLabel("Port", { exact: true }).inputValue()).toBe("5060");
+    expect(await dialog.getByLabel("Type", { exact: true }).textContent()).toBe("SIP");
+    expect(await dialog.getByLabel("Auth type", { exact: true }).textContent()).toBe("Outbound");
+    for (const name of ["Registration", "Rewrite contact", "Trust RPID", "Send RPID"]) {
+      expect(await dialog.getByRole("switch", { name }).getAttribute("aria-checked")).toBe("false");
+    }
+
+    await dialog.getByLabel("Name", { exact: true }).fill("Telnyx");
+    await choose(page, dialog, "Type", "IAX");
+    await dialog.getByLabel("Host", { exact: true }).fill("sip.telnyx.com");
+    await dialog.getByLabel("Port", { exact: true }).fill("4569");
+    await dialog.getByLabel("Username", { exact: true }).fill("acme");
+    await dialog.getByLabel("Secret", { exact: true }).fill("s3cret-password");
+    await choose(page, dialog, "Auth type", "Both");
+    await dialog.getByLabel("From domain", { exact: true }).fill("acme.example.com");
+    await dialog.getByLabel("From user", { exact: true }).fill("4420");
+    await dialog.getByLabel("Contact user", { exact: true }).fill("contact");
+    await dialog.getByRole("switch", { name: "Registration" }).click();
+    await dialog.getByRole("switch", { name: "Send RPID" }).click();
+
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/trunks") && r.method() === "POST");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    expect((await sent).postDataJSON()).toEqual({
+      name: "Telnyx",
+      type: "iax",
+      host: "sip.telnyx.com",
+      port: 4569,
+      username: "acme",
+      secret: "s3cret-password",
+      fromDomain: "acme.example.com",
+      fromUser: "4420",
+      contactUser: "contact",
+      authType: "both",
+      registrationEnabled: true,
+      rewriteContact: false,
+      trustRpid: false,
+      sendRpid: true,
+    });
+
+    await toasts(page).getByText("Trunk created", { exact: true }).waitFor();
+    await dialog.waitFor({ state: "detached" });
+    const telnyx = card(page, "Telnyx");
+    await telnyx.getByText("IAX", { exact: true }).waitFor();
+    await telnyx.getByText("sip.telnyx.com:4569", { exact: true }).waitFor();
+    const status = telnyx.getByText("unregistered", { exact: true });
+    expect(await status.getAttribute("class")).toContain("bg-destructive");
+
+    const [saved] = await listTrunks();
+    expect(saved).toMatchObject({ name: "Telnyx", type: "iax", port: 4569, authType: "both", hasSecret: true });
+
+    // Opened again, the form is back to its defaults.
+    const again = await openDialog(page);
+    expect(await again.getByLabel("Name", { exact: true }).inputValue()).toBe("");
+    expect(await again.getByLabel("Port", { exact: true }).inputValue()).toBe("5060");
+    expect(await again.getByLabel("Type", { exact: true }).textContent()).toBe("SIP");
+    expect(await again.getByRole("switch", { name: "Registration" }).getAttribute("aria-checked")).toBe("false");
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "an empty port is left out of the body and the card shows the host alone; 'registered' is not destructive",
+  async () => {
+    await api("POST", "/api/trunks", {
+      name: "Registered one",
+      type: "sip",
+      host: "reg.example.com",
+      status: "registered",
+    });
+    const page = await trunksPage();
+    const registered = card(page, "Registered one").getByText("registered", { exact: true });
+    await registered.waitFor();
+    expect(await registered.getAttribute("class")).not.toContain("bg-destructive");
+
+    const dialog = await openDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("No port");
+    await dialog.getByLabel("Host", { exact: true }).fill("noport.example.com");
+    await dialog.getByLabel("Port", { exact: true }).fill("");
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/trunks") && r.method() === "POST");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    expect("port" in (await sent).postDataJSON()).toBe(false);
+    await card(page, "No port").getByText("noport.example.com", { exact: true }).waitFor();
+    expect((await listTrunks()).find((t) => t.name === "No port")?.port).toBeNull();
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "bad input shows errors under the fields and creates nothing",
+  async () => {
+    const before = (await listTrunks()).length;
+    const page = await trunksPage();
+    const dialog = await openDialog(page);
+    await dialog.getByLabel("Port", { exact: true }).fill("70000");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+
+    for (const [label, message] of [
+      ["Name", "Name is required"],
+      ["Host", "Host is required"],
+      ["Port", "Port must be between 1 and 65535"],
+    ] as const) {
+      const error = dialog.getByText(message, { exact: true });
+      await error.waitFor();
+      const input = dialog.getByLabel(label, { exact: true });
+      expect(await input.getAttribute("aria-invalid")).toBe("true");
+      expect(await input.getAttribute("aria-describedby")).toBe(await error.getAttribute("id"));
+    }
+
+    // The server's own field error (a name already in use) lands under the field too.
+    await dialog.getByLabel("Name", { exact: true }).fill("Telnyx");
+    await dialog.getByLabel("Host", { exact: true }).fill("other.example.com");
+    await dialog.getByLabel("Port", { exact: true }).fill("5060");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    await dialog.getByText("Name already in use", { exact: true }).waitFor();
+    await toasts(page).getByText("Failed to create trunk.", { exact: true }).waitFor();
+    expect(await dialog.isVisible()).toBe(true);
+    expect((await listTrunks()).length).toBe(before);
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "delete removes the card with a toast",
+  async () => {
+    await api("POST", "/api/trunks", { name: "Doomed", type: "sip", host: "doomed.example.com" });
+    const page = await trunksPage();
+    await card(page, "Doomed").waitFor();
+    await page.getByRole("button", { name: "Delete trunk Doomed" }).click();
+    await toasts(page).getByText("Trunk deleted", { exact: true }).waitFor();
+    await card(page, "Doomed").waitFor({ state: "detached" });
+    expect((await listTrunks()).some((t) => t.name === "Doomed")).toBe(false);
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "a trunk used by an outbound route stays, and the toast says why (the server's 409 message)",
+  async () => {
+    const trunk = await api<Trunk>("POST", "/api/trunks", { name: "In use", type: "sip", host: "inuse.example.com" });
+    await api("POST", "/api/outbound-routes", { name: "UK Calling", dialPatterns: ["07XXXXXXXXX"], trunkId: trunk.id });
+    const page = await trunksPage();
+    await page.getByRole("button", { name: "Delete trunk In use" }).click();
+    const toast = toasts(page).locator("li");
+    await toast.getByText("Failed to delete trunk.", { exact: true }).waitFor();
+    await toast
+      .getByText("Trunk In use is used by outbound route(s): UK Calling. Delete or change them first.", { exact: true })
+      .waitFor();
+    expect(await card(page, "In use").isVisible()).toBe(true);
+    expect((await listTrunks()).some((t) => t.id === trunk.id)).toBe(true);
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "skeletons while the list loads; a failed load offers Retry",
+  async () => {
+    const page = await h.newPage();
+    openPages.push(page);
+    await h.signInViaApi(page.context());
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    await page.route("**/api/trunks", async (route) => {
+      calls += 1;
+      if (calls === 1) {
+        await held;
+        return route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' });
+      }
+      return route.continue();
+    });
+    await page.goto(`${h.baseUrl}/trunks`);
+    await page.getByRole("status", { name: "Loading" }).waitFor();
+    release();
+    await page.getByText("Could not load trunks").waitFor();
+    await page.getByText("boom", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Retry" }).click();
+    await card(page, "Telnyx").waitFor();
+  },
+  TEST_TIMEOUT,
+);
