@@ -1,5 +1,52 @@
+import { useQuery } from "@tanstack/react-query";
+import { LoaderCircle, RefreshCw } from "lucide-react";
 import { PageHeader } from "@/components/layout/page-header";
+import { Button } from "@/components/ui/button";
+import { FormError } from "@/components/ui/form-field";
+import { DeploymentSteps } from "@/features/generator/deployment-steps";
+import { ManualChecklist } from "@/features/generator/manual-checklist";
+import { RefusedList } from "@/features/generator/refused-list";
+import { SqlViewer } from "@/features/generator/sql-viewer";
+import { SummaryCounts } from "@/features/generator/summary-counts";
+import { type GeneratedConfig, generatorKeys } from "@/features/generator/types";
+import { ApiError } from "@/lib/api";
+
+const errorText = (err: unknown) =>
+  err instanceof ApiError ? (err.serverMessage ?? err.message) : err instanceof Error ? err.message : String(err);
 
 export function ConfigGeneratorPage() {
-  return <PageHeader title="Configuration Generator" subtitle="Generate SQL statements and manual deployment steps" />;
+  // The script is a snapshot of the console's objects: generate it afresh on every visit.
+  const config = useQuery<GeneratedConfig>({ queryKey: generatorKeys.config, refetchOnMount: "always" });
+
+  return (
+    <>
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <PageHeader title="Configuration Generator" subtitle="Generate SQL statements and manual deployment steps" />
+        {config.data && (
+          <Button variant="outline" onClick={() => config.refetch()} disabled={config.isFetching}>
+            {config.isFetching ? <LoaderCircle className="animate-spin" /> : <RefreshCw />}
+            Regenerate
+          </Button>
+        )}
+      </div>
+      {config.isPending ? (
+        <output className="flex items-center justify-center gap-2 py-16 text-muted-foreground">
+          <LoaderCircle className="size-5 animate-spin" aria-hidden />
+          Generating configuration...
+        </output>
+      ) : config.isError ? (
+        <FormError message={`Could not generate the configuration: ${errorText(config.error)}`} />
+      ) : (
+        <>
+          <SummaryCounts summary={config.data.summary} />
+          <RefusedList refused={config.data.refused ?? []} />
+          <div className="grid grid-cols-1 items-start gap-6 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+            <SqlViewer config={config.data} />
+            <DeploymentSteps steps={config.data.deployment.steps} />
+          </div>
+          <ManualChecklist />
+        </>
+      )}
+    </>
+  );
 }

@@ -1,5 +1,98 @@
+import { useQuery } from "@tanstack/react-query";
+import { LoaderCircle, Network, Phone, Radio, Rocket } from "lucide-react";
+import { useState } from "react";
 import { PageHeader } from "@/components/layout/page-header";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { DeployCountCard } from "@/features/deployment/deploy-count-card";
+import type { DeployRun, DeployTarget } from "@/features/deployment/model";
+import { PbxStatusCard } from "@/features/deployment/pbx-status-card";
+import { ResultsPanel } from "@/features/deployment/results-panel";
+import { useDeploy } from "@/features/deployment/use-deploy";
+import { keys } from "@/lib/constants";
+
+/** A list's length for a count card (the lists stay fresh through the sync socket). */
+function useCount(queryKey: readonly string[]) {
+  const list = useQuery<unknown[]>({ queryKey, refetchOnMount: "always" });
+  return list.data?.length;
+}
 
 export function DeploymentPage() {
-  return <PageHeader title="Deployment" subtitle="Push trunks, extensions and PTT groups to the PBX server" />;
+  const trunks = useCount(keys.trunks);
+  const extensions = useCount(keys.extensions);
+  const pttGroups = useCount(keys.pttGroups);
+  const [run, setRun] = useState<DeployRun | null>(null);
+  const deploy = useDeploy(setRun);
+  const pending = deploy.isPending;
+  const busy = (target: DeployTarget) => pending && deploy.variables === target;
+
+  return (
+    <>
+      <PageHeader title="Deployment" subtitle="Push trunks, extensions and PTT groups to the PBX server" />
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+        <div className="grid gap-6">
+          <div className="grid gap-4 sm:grid-cols-3">
+            <DeployCountCard
+              title="Trunks"
+              caption="SIP trunks to providers"
+              icon={Network}
+              count={trunks}
+              buttonLabel="Deploy Trunks"
+              busy={busy("trunks")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("trunks")}
+            />
+            <DeployCountCard
+              title="Extensions"
+              caption="Phones and softphones"
+              icon={Phone}
+              count={extensions}
+              buttonLabel="Deploy Extensions"
+              busy={busy("extensions")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("extensions")}
+            />
+            <DeployCountCard
+              title="PTT Groups"
+              caption="Deployed as page groups"
+              icon={Radio}
+              count={pttGroups}
+              buttonLabel="Deploy PTT Groups"
+              busy={busy("ptt-groups")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("ptt-groups")}
+            />
+          </div>
+          <Card className="gap-4">
+            <CardHeader>
+              <CardTitle className="flex items-center gap-2">
+                <Rocket className="size-4 text-muted-foreground" aria-hidden />
+                Deploy Everything
+              </CardTitle>
+              <CardDescription>
+                Trunks and extensions, then the outbound and inbound routes that use them, followed by one FreePBX
+                reload.
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <Button
+                size="lg"
+                className="w-full sm:w-auto"
+                disabled={pending || (!trunks && !extensions)}
+                onClick={() => deploy.mutate("all")}
+              >
+                {busy("all") ? <LoaderCircle className="animate-spin" /> : <Rocket />}
+                Deploy All Configurations
+              </Button>
+            </CardContent>
+          </Card>
+          <ResultsPanel run={run} />
+        </div>
+        {/* On narrow screens the PBX status comes first: it says whether deploying can work at all. */}
+        <div className="order-first lg:order-none">
+          <PbxStatusCard />
+        </div>
+      </div>
+    </>
+  );
 }

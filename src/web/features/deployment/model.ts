@@ -1,0 +1,92 @@
+/** Deploy targets, their toast texts (spec section 8) and the normalised result of one run. */
+import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/deploy";
+
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
+
+export const deployKeys = { status: ["/api/deploy/status"] } as const;
+
+export const deployUrl = (target: DeployTarget) => `/api/deploy/${target}`;
+
+interface TargetText {
+  /** Success toast title. */
+  done: string;
+  /** Counted unit in descriptions: "2 extension(s) failed to deploy." */
+  unit: string;
+  /** What the failure toast says could not be deployed. */
+  what: string;
+}
+
+export const TARGET_TEXT: Record<DeployTarget, TargetText> = {
+  all: { done: "Deployment Successful", unit: "configuration(s)", what: "configurations" },
+  trunks: { done: "Trunks Deployed", unit: "trunk(s)", what: "trunks" },
+  extensions: { done: "Extensions Deployed", unit: "extension(s)", what: "extensions" },
+  "ptt-groups": { done: "PTT Groups Deployed", unit: "PTT group(s)", what: "PTT groups" },
+};
+
+export interface ResultGroup {
+  title: string;
+  result: DeployGroupResult;
+}
+
+/** One finished deploy, whatever endpoint answered it. */
+export interface DeployRun {
+  target: DeployTarget;
+  groups: ResultGroup[];
+  reload: ReloadResult | null;
+  finishedAt: Date;
+}
+
+export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResponse, now = new Date()): DeployRun {
+  if (target === "all") {
+    const all = body as DeployAllResponse;
+    const groups: ResultGroup[] = [
+      { title: "Trunks", result: all.trunks },
+      { title: "Extensions", result: all.extensions },
+      { title: "Outbound Routes", result: all.outboundRoutes },
+      { title: "Inbound Routes", result: all.inboundRoutes },
+    ].filter((g) => g.result && g.result.results.length > 0);
+    return { target, groups, reload: all.reload, finishedAt: now };
+  }
+  const one = body as DeployResponse;
+  const title = { trunks: "Trunks", extensions: "Extensions", "ptt-groups": "PTT Groups" }[target];
+  return {
+    target,
+    groups: [{ title, result: { deployed: one.deployed, failed: one.failed, results: one.results } }],
+    reload: one.reload,
+    finishedAt: now,
+  };
+}
+
+export const totals = (run: DeployRun) =>
+  run.groups.reduce((t, g) => ({ deployed: t.deployed + g.result.deployed, failed: t.failed + g.result.failed }), {
+    deployed: 0,
+    failed: 0,
+  });
+
+/** The toast for a finished run: success, or 'Deployment Issues' when any item failed. */
+export function runToast(run: DeployRun): { title: string; description: string; variant: "default" | "destructive" } {
+  const text = TARGET_TEXT[run.target];
+  const { deployed, failed } = totals(run);
+  if (failed > 0) {
+    return {
+      title: "Deployment Issues",
+      description: `${failed} ${text.unit} failed to deploy.`,
+      variant: "destructive",
+    };
+  }
+  return {
+    title: text.done,
+    description: `Successfully deployed ${deployed} ${text.unit} to the PBX server.`,
+    variant: "default",
+  };
+}
+
+/** The toast for a request that failed as a whole (e.g. the 400 'No way to reach the PBX…'). */
+export function failureToast(target: DeployTarget, serverMessage?: string) {
+  const base = `Failed to deploy ${TARGET_TEXT[target].what} to the PBX server.`;
+  return {
+    title: "Deployment Failed",
+    description: serverMessage ? `${base} ${serverMessage}` : base,
+    variant: "destructive" as const,
+  };
+}

@@ -1,0 +1,100 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { LoaderCircle, RefreshCw, ServerCog } from "lucide-react";
+import type { ReactNode } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+import { ApiError } from "@/lib/api";
+import type { PbxStatus } from "../../../shared/deploy";
+import { deployKeys } from "./model";
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="flex items-center justify-between gap-4 border-b py-2 last:border-b-0">
+      <dt className="text-muted-foreground text-sm">{label}</dt>
+      <dd className="text-right text-sm">{children}</dd>
+    </div>
+  );
+}
+
+const PathBadge = ({ on }: { on: boolean }) =>
+  on ? <Badge variant="success">Configured</Badge> : <Badge variant="outline">Not configured</Badge>;
+
+function ReloadBadge({ needReload }: { needReload: boolean | null }) {
+  if (needReload === true) return <Badge variant="warning">Reload needed</Badge>;
+  if (needReload === false) return <Badge variant="secondary">Up to date</Badge>;
+  return <Badge variant="outline">Unknown</Badge>;
+}
+
+/** How the console reaches the PBX (SSH / GraphQL) and FreePBX's own "reload needed" flag. */
+export function PbxStatusCard() {
+  const status = useQuery<PbxStatus>({ queryKey: deployKeys.status, refetchOnMount: "always" });
+  const s = status.data;
+  return (
+    <Card role="region" aria-labelledby="pbx-status-title" className="gap-4">
+      <CardHeader className="flex flex-row items-start justify-between gap-3">
+        <div className="grid gap-1.5">
+          <CardTitle id="pbx-status-title" className="flex items-center gap-2">
+            <ServerCog className="size-4 text-muted-foreground" aria-hidden />
+            PBX Status
+          </CardTitle>
+          <CardDescription>Paths to the PBX and whether FreePBX has changes to apply.</CardDescription>
+        </div>
+        <Button
+          variant="ghost"
+          size="icon"
+          aria-label="Refresh PBX status"
+          onClick={() => status.refetch()}
+          disabled={status.isFetching}
+        >
+          {status.isFetching ? <LoaderCircle className="animate-spin" /> : <RefreshCw />}
+        </Button>
+      </CardHeader>
+      <CardContent className="grid gap-3">
+        {s ? (
+          <dl>
+            <Row label="SSH (PBX host)">
+              <span data-testid="path-ssh">
+                <PathBadge on={s.ssh} />
+              </span>
+            </Row>
+            <Row label="FreePBX GraphQL API">
+              <span data-testid="path-graphql">
+                <PathBadge on={s.graphql} />
+              </span>
+            </Row>
+            <Row label="FreePBX reload">
+              <span data-testid="reload-state">
+                <ReloadBadge needReload={s.needReload} />
+              </span>
+            </Row>
+          </dl>
+        ) : status.isError ? null : (
+          <div className="grid gap-3">
+            {["ssh", "graphql", "reload"].map((k) => (
+              <Skeleton key={k} className="h-6 w-full" />
+            ))}
+          </div>
+        )}
+        {status.isError && (
+          <p role="alert" className="text-destructive text-sm">
+            Could not read the PBX status:{" "}
+            {status.error instanceof ApiError
+              ? (status.error.serverMessage ?? status.error.message)
+              : status.error.message}
+          </p>
+        )}
+        {s?.message && (
+          <p className="text-muted-foreground text-sm" data-testid="pbx-status-message">
+            {s.message}{" "}
+            <Link to="/settings" className="text-primary underline-offset-4 hover:underline">
+              Open API Settings
+            </Link>
+          </p>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

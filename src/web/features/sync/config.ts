@@ -1,0 +1,65 @@
+/** What differs between the Extensions and Trunks tabs of the Sync screen (spec sections 2, 3, 7 and 8). */
+import { keys } from "@/lib/constants";
+import type { ExtensionComparison, TrunkComparison } from "../../../shared/deploy";
+
+export type RowStatus = "Not in Dashboard" | "Needs Sync" | "Synced";
+
+export function rowStatus(row: { inDashboard: boolean; needsSync: boolean }): RowStatus {
+  if (!row.inDashboard) return "Not in Dashboard";
+  return row.needsSync ? "Needs Sync" : "Synced";
+}
+
+/** Rows that already match have nothing to import. */
+export const isSelectable = (row: { inDashboard: boolean; needsSync: boolean }) => rowStatus(row) !== "Synced";
+
+export interface Column<Row> {
+  header: string;
+  cell: (row: Row) => string | null;
+  mono?: boolean;
+}
+
+export interface SyncConfig<Row> {
+  /** Tab value and import body field. */
+  kind: "extensions" | "trunks";
+  /** "extension" / "trunk", for labels. */
+  singular: string;
+  compareKey: readonly string[];
+  listKey: readonly string[];
+  importUrl: string;
+  keyOf: (row: Row) => string;
+  columns: Column<Row>[];
+  importedTitle: string;
+  failedText: string;
+}
+
+export const EXTENSIONS: SyncConfig<ExtensionComparison> = {
+  kind: "extensions",
+  singular: "extension",
+  compareKey: ["/api/sync/extensions/compare"],
+  listKey: keys.extensions,
+  importUrl: "/api/sync/extensions/import",
+  keyOf: (r) => r.extension,
+  columns: [
+    { header: "Extension", cell: (r) => r.extension, mono: true },
+    { header: "Name (PBX)", cell: (r) => r.freepbx.name },
+    { header: "Name (Dashboard)", cell: (r) => r.dashboard.name },
+  ],
+  importedTitle: "Extensions Imported",
+  failedText: "Failed to import extensions from the PBX",
+};
+
+export const TRUNKS: SyncConfig<TrunkComparison> = {
+  kind: "trunks",
+  singular: "trunk",
+  compareKey: ["/api/sync/trunks/compare"],
+  listKey: keys.trunks,
+  importUrl: "/api/sync/trunks/import",
+  keyOf: (r) => r.name,
+  columns: [
+    { header: "Name", cell: (r) => r.name },
+    { header: "Host (PBX)", cell: (r) => r.freepbx.host, mono: true },
+    { header: "Host (Dashboard)", cell: (r) => r.dashboard.host, mono: true },
+  ],
+  importedTitle: "Trunks Imported",
+  failedText: "Failed to import trunks from the PBX",
+};

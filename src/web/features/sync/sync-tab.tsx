@@ -1,0 +1,162 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Download, ListChecks, LoaderCircle, RefreshCw } from "lucide-react";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+import { toast } from "@/components/ui/use-toast";
+import { ApiError, sendJson } from "@/lib/api";
+import type { CompareResponse, ImportResult } from "../../../shared/deploy";
+import { ComparisonTable } from "./comparison-table";
+import { isSelectable, type SyncConfig } from "./config";
+import { PbxUnavailable } from "./pbx-unavailable";
+import { useRefetchOnListChange } from "./use-refetch-on-list-change";
+
+interface Row {
+  inDashboard: boolean;
+  needsSync: boolean;
+}
+
+type ImportRequest = { mode: "all"; keys: [] } | { mode: "selected"; keys: string[] };
+
+const failureText = (err: unknown, fallback: string) =>
+  err instanceof ApiError && err.serverMessage ? err.serverMessage : fallback;
+
+function Stat({ label, value, testId }: { label: string; value: number | undefined; testId: string }) {
+  return (
+    <div className="grid gap-0.5">
+      <dt className="text-muted-foreground text-xs">{label}</dt>
+      <dd className="font-semibold text-xl tabular-nums" data-testid={testId}>
+        {value === undefined ? "..." : value.toLocaleString("en-US")}
+      </dd>
+    </div>
+  );
+}
+
+/** One tab of the Sync screen: PBX vs dashboard counts, the comparison, and the imports. */
+export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
+  const client = useQueryClient();
+  // The PBX changes without telling the console: read it again whenever the tab opens.
+  const compare = useQuery<CompareResponse<R>>({ queryKey: config.compareKey, refetchOnMount: "always" });
+  useRefetchOnListChange(config.listKey, config.compareKey);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [problems, setProblems] = useState<string[]>([]);
+
+  const rows = compare.data?.comparison ?? [];
+  const selectableKeys = rows.filter(isSelectable).map(config.keyOf);
+  const chosen = selectableKeys.filter((k) => selected.has(k));
+
+  const importing = useMutation({
+    mutationFn: (req: ImportRequest) =>
+      sendJson<ImportResult>("POST", config.importUrl, { [config.kind]: req.keys, mode: req.mode }),
+    onSuccess: async (result) => {
+      setSelected(new Set());
+      setProblems(result.errors ?? []);
+      toast({
+        title: config.importedTitle,
+        description: `Created: ${result.created}, Updated: ${result.updated}, Failed: ${result.failed}`,
+      });
+      // The list first. When it changed, useRefetchOnListChange reads the PBX again; otherwise (or when
+      // the sync socket already brought the change) the comparison is read here, reusing a read in flight.
+      const before = client.getQueryData(config.listKey);
+      await client.invalidateQueries({ queryKey: config.listKey });
+      if (client.getQueryData(config.listKey) === before) {
+        await client.invalidateQueries({ queryKey: config.compareKey, exact: true }, { cancelRefetch: false });
+      }
+    },
+    onError: (err) =>
+      toast({ title: "Import Failed", description: failureText(err, config.failedText), variant: "destructive" }),
+  });
+
+  const toggle = (key: string, on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(key);
+      else next.delete(key);
+      return next;
+    });
+
+  const busy = importing.isPending;
+  const failed = compare.isError;
+
+  return (
+    <div className="grid gap-4">
+      <Card className="gap-4 py-4">
+        <CardContent className="flex flex-wrap items-center justify-between gap-4 px-4">
+          <dl className="flex gap-8" aria-label="Summary">
+            <Stat label="On the PBX" value={failed ? undefined : compare.data?.freepbxCount} testId="pbx-count" />
+            <Stat
+              label="In the dashboard"
+              value={failed ? undefined : compare.data?.dashboardCount}
+              testId="dashboard-count"
+            />
+          </dl>
+          <div className="flex flex-wrap gap-2">
+            <Button variant="outline" onClick={() => compare.refetch()} disabled={compare.isFetching}>
+              {compare.isFetching ? <LoaderCircle className="animate-spin" /> : <RefreshCw />}
+              Refresh
+            </Button>
+            <Button
+              variant="outline"
+              disabled={busy || failed || rows.length === 0}
+              onClick={() => importing.mutate({ mode: "all", keys: [] })}
+            >
+              {busy && importing.variables?.mode === "all" ? <LoaderCircle className="animate-spin" /> : <Download />}
+              Import All
+            </Button>
+            <Button
+              disabled={busy || failed || chosen.length === 0}
+              onClick={() => importing.mutate({ mode: "selected", keys: chosen })}
+            >
+              {busy && importing.variables?.mode === "selected" ? (
+                <LoaderCircle className="animate-spin" />
+              ) : (
+                <ListChecks />
+              )}
+              Import Selected ({chosen.length})
+            </Button>
+          </div>
+        </CardContent>
+      </Card>
+
+      {failed ? (
+        <PbxUnavailable
+          message={failureText(compare.error, `Could not read the ${config.kind} on the PBX: ${compare.error.message}`)}
+        />
+      ) : compare.isPending ? (
+        <div className="grid gap-2">
+          <span className="sr-only">Reading the PBX...</span>
+          {["a", "b", "c", "d"].map((k) => (
+            <Skeleton key={k} className="h-10 w-full" />
+          ))}
+        </div>
+      ) : rows.length === 0 ? (
+        <p className="rounded-md border border-dashed py-10 text-center text-muted-foreground text-sm">
+          No {config.kind} on the PBX.
+        </p>
+      ) : (
+        <ComparisonTable
+          label={`${config.singular[0]?.toUpperCase()}${config.singular.slice(1)} comparison`}
+          rows={rows}
+          columns={config.columns}
+          keyOf={config.keyOf}
+          selected={selected}
+          onToggle={toggle}
+          onToggleAll={(on) => setSelected(new Set(on ? selectableKeys : []))}
+          disabled={busy}
+        />
+      )}
+
+      {problems.length > 0 && (
+        <div className="rounded-md border border-warning/60 bg-warning/5 p-3 text-sm" role="status">
+          <p className="font-medium">Not imported:</p>
+          <ul className="mt-1 list-disc pl-5 text-muted-foreground">
+            {problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+// The Configuration Generator (/config-generator) through chromium against the built binary. Generating
+// needs no PBX: the script is built from the console's own objects. Tests run in order on one server.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.signedInPage("/"); // creates the administrator
+  await h.closePages();
+  const ok = async (res: Promise<Response>) => {
+    const r = await res;
+    if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
+    return (await r.json()) as { id: number };
+  };
+  await ok(h.api("POST", "/api/extensions", { extension: "1001", name: "Alice" }));
+  await ok(h.api("POST", "/api/extensions", { extension: "1002", name: "Bob", voicemail: true }));
+  const trunk = await ok(
+    h.api("POST", "/api/trunks", { name: "Telnyx", type: "sip", host: "sip.telnyx.com", port: 5060 }),
+  );
+  await ok(h.api("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["+44XXXXXXXXXX"], trunkId: trunk.id }));
+  await ok(h.api("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] }));
+  // FreePBX holds at most 50 characters of name: this one is left out with the reason.
+  await ok(h.api("POST", "/api/extensions", { extension: "1003", name: "y".repeat(51) }));
+}, 60_000);
+
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
+
+const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
+const viewer = (page: Page) => page.getByTestId("sql-viewer").locator("visible=true");
+
+async function generatorPage(before?: (page: Page) => Promise<void>) {
+  const page = await h.signedInPage("/config-generator", { before });
+  await page.getByRole("heading", { level: 1, name: "Configuration Generator" }).waitFor();
+  await viewer(page).waitFor();
+  return page;
+}
+
+async function script(): Promise<string> {
+  const res = await h.api("GET", "/api/config/generate");
+  return ((await res.json()) as { deployment: { script: string } }).deployment.script;
+}
+
+describe("Configuration Generator", () => {
+  test(
+    "spinner while generating, then the counts, numbered steps, refused items and the checklist",
+    async () => {
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const page = await h.signedInPage("/config-generator", {
+        before: async (p) => {
+          await p.route("**/api/config/generate", async (route) => {
+            await held;
+            await route.continue();
+          });
+        },
+      });
+      await page.getByText("Generating configuration...").waitFor();
+      release();
+      await viewer(page).waitFor();
+      expect(await page.getByText("Generating configuration...").count()).toBe(0);
+
+      const count = (title: string) =>
+        page.getByRole("group", { name: title, exact: true }).getByTestId("summary-value").textContent();
+      expect(await count("Trunks")).toBe("1");
+      expect(await count("Extensions")).toBe("2");
+      expect(await count("Outbound Routes")).toBe("1");
+      expect(await count("Inbound Routes")).toBe("0");
+      expect(await count("Page Groups")).toBe("1");
+
+      const steps = page.getByRole("list", { name: "Deployment steps" }).getByRole("listitem");
+      expect(await steps.count()).toBeGreaterThanOrEqual(7);
+      expect(await steps.first().textContent()).toContain("1");
+
+      const refused = page.getByRole("list", { name: "Not included" });
+      expect(await refused.textContent()).toContain("Extension 1003");
+      expect(await refused.textContent()).toContain("Name is longer than FreePBX's 50 characters");
+
+      const checklist = page.getByRole("list", { name: "Manual deployment checklist" });
+      const text = (await checklist.textContent()) ?? "";
+      for (const part of ["ssh root@127.0.0.1", "mysql asterisk", "Paste", "exit", "fwconsole reload", "web GUI"]) {
+        expect(text).toContain(part);
+      }
+      // The viewer is 500px high and scrolls.
+      const box = await viewer(page).boundingBox();
+      expect(box?.height).toBe(500);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "tabs switch the SQL shown",
+    async () => {
+      const page = await generatorPage();
+      // Same script as the API gives, up to the generation time in the first line.
+      const withoutTime = (sql: string) => sql.replace(/generated \S+/, "generated <time>");
+      expect(withoutTime((await viewer(page).textContent()) ?? "")).toBe(withoutTime(await script()));
+      expect(await viewer(page).getAttribute("aria-label")).toBe("SQL: All");
+
+      await page.getByRole("tab", { name: "Trunks", exact: true }).click();
+      await page.getByRole("region", { name: "SQL: Trunks" }).waitFor();
+      const trunks = (await viewer(page).textContent()) ?? "";
+      expect(trunks).toContain("INSERT INTO trunks");
+      expect(trunks).not.toContain("INSERT INTO devices");
+
+      await page.getByRole("tab", { name: "Extensions", exact: true }).click();
+      await page.getByRole("region", { name: "SQL: Extensions" }).waitFor();
+      const extensions = (await viewer(page).textContent()) ?? "";
+      expect(extensions).toContain("INSERT INTO devices");
+      expect(extensions).not.toContain("INSERT INTO trunks");
+
+      await page.getByRole("tab", { name: "Outbound", exact: true }).click();
+      expect(await page.getByRole("region", { name: "SQL: Outbound" }).textContent()).toContain(
+        "INSERT INTO outbound_routes",
+      );
+      await page.getByRole("tab", { name: "Inbound", exact: true }).click();
+      expect(await page.getByRole("region", { name: "SQL: Inbound" }).textContent()).toBe(
+        "-- No inbound routes to deploy",
+      );
+      await page.getByRole("tab", { name: "Page Groups", exact: true }).click();
+      expect(await page.getByRole("region", { name: "SQL: Page Groups" }).textContent()).toContain("paging_config");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "Download saves pbx-config-<date>.sql with the script and shows 'Downloaded!'",
+    async () => {
+      const page = await generatorPage();
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Download", exact: true }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/^pbx-config-\d{4}-\d{2}-\d{2}\.sql$/);
+      const content = readFileSync((await download.path()) as string, "utf8");
+      expect(content.startsWith("-- pbx-console configuration for FreePBX, generated ")).toBe(true);
+      expect(content).toContain("START TRANSACTION;");
+      expect(content.trimEnd().endsWith("COMMIT;")).toBe(true);
+      await toasts(page).getByText("Downloaded!", { exact: true }).waitFor();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "Copy puts the script on the clipboard and shows 'Copied!'",
+    async () => {
+      const page = await generatorPage((p) =>
+        p.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: h.baseUrl }),
+      );
+      await page.getByRole("button", { name: "Copy", exact: true }).click();
+      await toasts(page).getByText("Copied!", { exact: true }).waitFor();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      expect(copied).toBe((await viewer(page).textContent()) ?? "");
+      expect(copied.startsWith("-- pbx-console configuration for FreePBX")).toBe(true);
+    },
+    TEST_TIMEOUT,
+  );
+});

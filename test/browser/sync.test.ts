@@ -1,0 +1,254 @@
+// The Sync screen (/sync) through chromium against the built binary, reading a REAL MariaDB over REAL SSH
+// (test/pbx-host). Tests run in order on one server and build on each other's state.
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Locator, Page } from "playwright-core";
+import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+import { type Harness, startHarness } from "./harness";
+
+// Every comparison is an SSH round trip (~0.3–1 s).
+setDefaultTimeout(60_000);
+const SLOW = { timeout: 20_000 };
+
+let pbx: PbxHost;
+let h: Harness;
+
+const sshEnv = (port?: number) => ({
+  PBX_SSH_HOST: pbx.ssh.host,
+  PBX_SSH_PORT: String(port ?? pbx.ssh.port),
+  PBX_SSH_USER: pbx.ssh.username,
+  PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
+  PBX_FREEPBX_CONF: pbx.freepbxConfPath,
+});
+
+beforeAll(async () => {
+  pbx = await startPbxHost();
+  h = await startHarness({ env: { ...sshEnv(), PBX_SSH_HOST_KEY: pbx.ssh.hostKeyFingerprint } });
+  await h.signedInPage("/"); // creates the administrator
+  await h.closePages();
+}, 60_000);
+
+afterEach(() => h?.closePages());
+
+afterAll(async () => {
+  await h?.stop();
+  await pbx?.stop();
+});
+
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await h.api(method, path, body);
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** An extension that exists only on the PBX, written the way FreePBX stores it. */
+async function pbxOnlyExtension(ext: string, name: string) {
+  await pbx.query(
+    "INSERT INTO devices (id, tech, dial, devicetype, user, description) VALUES (?, 'pjsip', ?, 'fixed', ?, ?)",
+    [ext, `PJSIP/${ext}`, ext, name],
+  );
+  await pbx.query("INSERT INTO users (extension, name, voicemail) VALUES (?, ?, 'novm')", [ext, name]);
+  await pbx.query("INSERT INTO sip (id, keyword, data) VALUES (?, 'secret', ?)", [ext, `secret-${ext}-xyz`]);
+}
+
+const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
+const table = (page: Page, name = "Extension comparison") => page.getByRole("table", { name });
+const row = (page: Page, key: string) => page.locator(`tr[data-row="${key}"]`);
+const cells = async (r: Locator) => (await r.getByRole("cell").allTextContents()).slice(1);
+const checkbox = (page: Page, key: string) => page.getByRole("checkbox", { name: `Select ${key}`, exact: true });
+const importSelected = (page: Page, n: number) =>
+  page.getByRole("button", { name: `Import Selected (${n})`, exact: true });
+
+async function syncPage(): Promise<Page> {
+  const page = await h.signedInPage("/sync");
+  await page.getByRole("heading", { level: 1, name: "Sync Configuration" }).waitFor();
+  await page.getByText("Import configuration from the live PBX server").waitFor();
+  await table(page).waitFor(SLOW);
+  return page;
+}
+
+/** Waits until the row shows this status (the comparison is refetched over SSH). */
+const statusOf = (page: Page, key: string, status: string) =>
+  row(page, key).getByTestId("sync-status").getByText(status, { exact: true }).waitFor(SLOW);
+
+describe("Sync: extensions", () => {
+  test("each status is shown; Synced rows cannot be selected; importing one selected row", async () => {
+    // 1001 and 1002 deployed (Synced); 1002 renamed on the PBX (Needs Sync); 2001 only on the PBX.
+    await api("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+    await api("POST", "/api/extensions", { extension: "1002", name: "Bob" });
+    await api("POST", "/api/deploy/extensions");
+    await pbx.query("UPDATE users SET name = 'Bob Smith' WHERE extension = '1002'");
+    await pbxOnlyExtension("2001", "Lobby");
+
+    const page = await syncPage();
+    expect(await page.getByRole("tab", { name: "Extensions" }).getAttribute("aria-selected")).toBe("true");
+    const headers = await table(page).getByRole("columnheader").allTextContents();
+    expect(headers).toEqual(["", "Extension", "Name (PBX)", "Name (Dashboard)", "Status"]);
+    expect(await cells(row(page, "1001"))).toEqual(["1001", "Alice", "Alice", "Synced"]);
+    expect(await cells(row(page, "1002"))).toEqual(["1002", "Bob Smith", "Bob", "Needs Sync"]);
+    expect(await cells(row(page, "2001"))).toEqual(["2001", "Lobby", "-", "Not in Dashboard"]);
+    expect(await page.getByTestId("pbx-count").textContent()).toBe("3");
+    expect(await page.getByTestId("dashboard-count").textContent()).toBe("2");
+
+    expect(await checkbox(page, "1001").isDisabled()).toBe(true);
+    expect(await checkbox(page, "1002").isDisabled()).toBe(false);
+    expect(await checkbox(page, "2001").isDisabled()).toBe(false);
+    expect(await importSelected(page, 0).isDisabled()).toBe(true);
+
+    await checkbox(page, "2001").click();
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/extensions/import"));
+    await importSelected(page, 1).click();
+    expect((await sent).postDataJSON()).toEqual({ extensions: ["2001"], mode: "selected" });
+
+    const toast = toasts(page);
+    await toast.getByText("Extensions Imported", { exact: true }).waitFor(SLOW);
+    await toast.getByText("Created: 1, Updated: 0, Failed: 0", { exact: true }).waitFor();
+    await importSelected(page, 0).waitFor(); // selection cleared
+    await statusOf(page, "2001", "Synced"); // comparison refetched
+    expect(await cells(row(page, "2001"))).toEqual(["2001", "Lobby", "Lobby", "Synced"]);
+    expect(await checkbox(page, "2001").isDisabled()).toBe(true);
+    await page.getByTestId("dashboard-count").getByText("3", { exact: true }).waitFor();
+
+    // The header box selects every row that still needs importing: only 1002 now.
+    await table(page).getByRole("checkbox", { name: "Select all rows that need importing" }).click();
+    await importSelected(page, 1).waitFor();
+    expect(await checkbox(page, "1002").getAttribute("aria-checked")).toBe("true");
+    expect(await checkbox(page, "1001").getAttribute("aria-checked")).toBe("false");
+
+    const lobby = (await api<{ extension: string; name: string }[]>("GET", "/api/extensions")).find(
+      (e) => e.extension === "2001",
+    );
+    expect(lobby?.name).toBe("Lobby");
+  });
+
+  test("Import All updates every row from the PBX; nothing is left to select", async () => {
+    const page = await syncPage();
+    await statusOf(page, "1002", "Needs Sync");
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/extensions/import"));
+    await page.getByRole("button", { name: "Import All", exact: true }).click();
+    expect((await sent).postDataJSON()).toEqual({ extensions: [], mode: "all" });
+    await toasts(page).getByText("Created: 0, Updated: 3, Failed: 0", { exact: true }).waitFor(SLOW);
+    await statusOf(page, "1002", "Synced");
+    expect(await cells(row(page, "1002"))).toEqual(["1002", "Bob Smith", "Bob Smith", "Synced"]);
+    expect(await table(page).getByRole("checkbox", { name: "Select all rows that need importing" }).isDisabled()).toBe(
+      true,
+    );
+  });
+
+  test("another console's import shows up without a reload (sync socket)", async () => {
+    await pbxOnlyExtension("2002", "Reception");
+    await pbxOnlyExtension("2003", "Warehouse");
+    const first = await syncPage();
+    const second = await syncPage();
+    const extensionsPage = await h.signedInPage("/extensions");
+    await extensionsPage.getByRole("heading", { level: 1, name: "Extensions" }).waitFor();
+    for (const page of [first, second]) {
+      await statusOf(page, "2002", "Not in Dashboard");
+      await statusOf(page, "2003", "Not in Dashboard");
+    }
+
+    // Imported through the first page's UI: the second page follows.
+    await checkbox(first, "2002").click();
+    await importSelected(first, 1).click();
+    await toasts(first).getByText("Extensions Imported", { exact: true }).waitFor(SLOW);
+    await statusOf(second, "2002", "Synced");
+    expect(await toasts(second).getByText("Extensions Imported").count()).toBe(0);
+
+    // Imported through the API: both pages and the Extensions screen follow.
+    await api("POST", "/api/sync/extensions/import", { extensions: ["2003"], mode: "selected" });
+    await statusOf(first, "2003", "Synced");
+    await statusOf(second, "2003", "Synced");
+    await extensionsPage.getByText("Warehouse").first().waitFor(SLOW);
+  });
+
+  test("a failed import: 'Import Failed' with the server's message, or the fallback text", async () => {
+    await pbxOnlyExtension("2004", "Garage");
+    const page = await syncPage();
+    await statusOf(page, "2004", "Not in Dashboard");
+    await page.route("**/api/sync/extensions/import", (route) =>
+      route.fulfill({
+        status: 502,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { message: "Cannot reach 127.0.0.1:22: connection refused" } }),
+      }),
+    );
+    await checkbox(page, "2004").click();
+    await importSelected(page, 1).click();
+    const toast = toasts(page);
+    await toast.getByText("Import Failed", { exact: true }).waitFor();
+    await toast.getByText("Cannot reach 127.0.0.1:22: connection refused", { exact: true }).waitFor();
+    await importSelected(page, 1).waitFor(); // the selection stays for a retry
+
+    await page.unroute("**/api/sync/extensions/import");
+    await page.route("**/api/sync/extensions/import", (route) => route.abort("connectionreset"));
+    await importSelected(page, 1).click();
+    await toast.getByText("Failed to import extensions from the PBX", { exact: true }).waitFor();
+  });
+});
+
+describe("Sync: trunks", () => {
+  test("a trunk only on the PBX shows 'Not in Dashboard' and imports", async () => {
+    await pbx.query("INSERT INTO trunks (trunkid, name, tech, channelid) VALUES (4, 'Backup', 'pjsip', 'Backup')");
+    await pbx.query(
+      "INSERT INTO pjsip (id, keyword, data) VALUES ('4', 'sip_server', 'sip.backup.net'), ('4', 'sip_server_port', '5080')",
+    );
+    const page = await syncPage();
+    await page.getByRole("tab", { name: "Trunks", exact: true }).click();
+    const trunks = table(page, "Trunk comparison");
+    await trunks.waitFor(SLOW);
+    expect(await trunks.getByRole("columnheader").allTextContents()).toEqual([
+      "",
+      "Name",
+      "Host (PBX)",
+      "Host (Dashboard)",
+      "Status",
+    ]);
+    expect(await cells(row(page, "Backup"))).toEqual(["Backup", "sip.backup.net", "-", "Not in Dashboard"]);
+    expect(await page.getByTestId("pbx-count").textContent()).toBe("1");
+    expect(await page.getByTestId("dashboard-count").textContent()).toBe("0");
+
+    await checkbox(page, "Backup").click();
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/trunks/import"));
+    await importSelected(page, 1).click();
+    expect((await sent).postDataJSON()).toEqual({ trunks: ["Backup"], mode: "selected" });
+    await toasts(page).getByText("Trunks Imported", { exact: true }).waitFor(SLOW);
+    await toasts(page).getByText("Created: 1, Updated: 0, Failed: 0", { exact: true }).waitFor();
+    await statusOf(page, "Backup", "Synced");
+    expect(await cells(row(page, "Backup"))).toEqual(["Backup", "sip.backup.net", "sip.backup.net", "Synced"]);
+    const [trunk] = await api<{ name: string; host: string; port: number }[]>("GET", "/api/trunks");
+    expect(trunk).toMatchObject({ name: "Backup", host: "sip.backup.net", port: 5080 });
+  });
+});
+
+describe("Sync: the PBX cannot be read", () => {
+  test("not configured (400) and unreachable (502): the message and a link to API Settings, no table", async () => {
+    const bare = await startHarness();
+    try {
+      const page = await bare.signedInPage("/sync");
+      const error = page.getByTestId("sync-error");
+      await error
+        .getByText("No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.")
+        .waitFor();
+      expect(await page.getByRole("link", { name: "Open API Settings" }).getAttribute("href")).toBe("/settings");
+      expect(await page.getByRole("table").count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Import All", exact: true }).isDisabled()).toBe(true);
+      await page.getByRole("tab", { name: "Trunks", exact: true }).click();
+      await error
+        .getByText("FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.")
+        .waitFor();
+    } finally {
+      await bare.stop();
+    }
+
+    const unreachable = await startHarness({ env: sshEnv(9) });
+    try {
+      const page = await unreachable.signedInPage("/sync");
+      await page.getByTestId("sync-error").getByText("Cannot reach 127.0.0.1:9: connection refused").waitFor(SLOW);
+      expect(await page.getByRole("table").count()).toBe(0);
+      await page.getByRole("button", { name: "Refresh", exact: true }).click();
+      await page.getByTestId("sync-error").waitFor();
+    } finally {
+      await unreachable.stop();
+    }
+  });
+});
