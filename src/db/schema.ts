@@ -1,11 +1,12 @@
 /**
- * Drizzle tables: the 14 entities of spec section 3, plus `sessions` (sign-in)
+ * Drizzle tables: the 14 entities of spec section 3, plus `sessions` (sign-in),
+ * `sip_provider_credentials`, `api_tokens` and `ai_call_logs` (AI voice).
  * Length limits and enum values are enforced by the shared zod schemas
  * (src/shared/schemas.ts) before anything reaches these tables; SQLite itself
  * does not check `text` lengths.
  */
 import { sql } from "drizzle-orm";
-import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
@@ -230,3 +231,38 @@ export const sipAuthLogs = sqliteTable("sip_auth_logs", {
   failureReason: text("failure_reason"),
   timestamp: createdAt("timestamp"),
 });
+
+/**
+ * API tokens for machine clients (the voice bridge posting transcripts). Only
+ * the SHA-256 of the token is stored; `prefix` and `last4` identify it in lists.
+ * Revoking sets `revokedAt` (the row stays for the record).
+ */
+export const apiTokens = sqliteTable("api_tokens", {
+  id: id(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  prefix: text("prefix").notNull(),
+  last4: text("last4").notNull(),
+  scope: text("scope", { enum: ["transcripts:write"] }).notNull(),
+  createdAt: createdAt(),
+  lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+  revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+});
+
+/** One row per `realtime.call.incoming` handled by the OpenAI webhook: what was done and why. */
+export const aiCallLogs = sqliteTable(
+  "ai_call_logs",
+  {
+    id: id(),
+    callId: text("call_id").notNull(),
+    webhookId: text("webhook_id"),
+    assistantId: integer("assistant_id").references(() => aiAssistants.id, { onDelete: "set null" }),
+    ruleId: integer("rule_id").references(() => aiRoutingRules.id, { onDelete: "set null" }),
+    calledNumber: text("called_number"),
+    callerNumber: text("caller_number"),
+    outcome: text("outcome", { enum: ["accept", "reject", "refer", "error"] }).notNull(),
+    detail: text("detail"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("ai_call_logs_call_id_idx").on(t.callId)],
+);

@@ -31,7 +31,9 @@ test("migrations create every table and column of the drizzle schema", () => {
   expect(tables.map((t) => t.name).sort()).toEqual(
     [
       "ai_assistants",
+      "ai_call_logs",
       "ai_routing_rules",
+      "api_tokens",
       "api_credentials",
       "call_transcripts",
       "config_backups",
@@ -62,7 +64,9 @@ test("a second start applies nothing and keeps the data", () => {
   first.$client.close();
   const second = openDatabase(file);
   expect(runMigrations(second)).toBe(0);
-  expect(second.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: embeddedMigrations().length });
+  expect(second.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({
+    n: embeddedMigrations().length,
+  });
   expect(second.$client.query("SELECT name FROM extensions").get()).toEqual({ name: "Front desk" });
   second.$client.close();
 });

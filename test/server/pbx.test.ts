@@ -384,7 +384,7 @@ describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
       const stored = await fake.state.backend.getExtension("1001");
       expect(stored?.secret).toBe("console-secret-01");
       const adds = fake.calls.filter((c) => String((c.body as any)?.query ?? "").includes("addExtension"));
-      expect((adds[0]?.body as any).variables.input).toMatchObject({
+      expect((adds[0]?.body as any)?.variables?.input).toMatchObject({
         extensionId: "1001",
         vmEnable: false,
         umEnable: false,

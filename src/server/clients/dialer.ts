@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { httpRequest } from "./http";
 
 const SERVICE = "Web dialer";
@@ -7,6 +7,40 @@ const SERVICE = "Web dialer";
 export function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): string {
   const key = secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8");
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+export type WebhookVerification =
+  | { ok: true; id: string; timestamp: number }
+  | { ok: false; reason: "missing_headers" | "bad_timestamp" | "stale_timestamp" | "bad_signature" };
+
+/**
+ * Checks a Standard Webhooks delivery (services.md §4): the `webhook-id`,
+ * `webhook-timestamp` and `webhook-signature` headers, the timestamp within
+ * `toleranceSeconds` of now either way, and any of the space-separated `v1,<sig>`
+ * values equal (constant time) to the HMAC of `id.timestamp.rawBody`.
+ */
+export function verifyStandardWebhook(
+  secret: string,
+  headers: Headers,
+  rawBody: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): WebhookVerification {
+  const id = headers.get("webhook-id");
+  const ts = headers.get("webhook-timestamp");
+  const signatures = headers.get("webhook-signature");
+  if (!id || !ts || !signatures) return { ok: false, reason: "missing_headers" };
+  if (!/^\d{1,12}$/.test(ts)) return { ok: false, reason: "bad_timestamp" };
+  const timestamp = Number(ts);
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { ok: false, reason: "stale_timestamp" };
+  const expected = Buffer.from(signStandardWebhook(secret, id, timestamp, rawBody).slice(3), "base64");
+  for (const part of signatures.split(" ")) {
+    const comma = part.indexOf(",");
+    if (comma < 0 || part.slice(0, comma) !== "v1") continue;
+    const given = Buffer.from(part.slice(comma + 1), "base64");
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, id, timestamp };
+  }
+  return { ok: false, reason: "bad_signature" };
 }
 
 /** Pushes web-dialer configs as signed webhooks (services.md §6). */

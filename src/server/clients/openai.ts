@@ -5,7 +5,16 @@ const SERVICE = "OpenAI";
 export const openAiErrorMessage = (b: unknown) =>
   isObject(b) && isObject(b.error) && typeof b.error.message === "string" ? b.error.message : undefined;
 
-/** OpenAI REST (services.md §4): Bearer key. Call control joins it with the AI work. */
+/** The GA session config `accept` takes (services.md §4); only the fields the console sets. */
+export interface RealtimeSession {
+  type: "realtime";
+  model?: string;
+  instructions?: string;
+  audio?: { output?: { voice?: string } };
+  tools?: { type: "function"; name: string; description: string; parameters: Record<string, unknown> }[];
+}
+
+/** OpenAI REST (services.md §4): Bearer key; models and Realtime SIP call control. */
 export class OpenAiClient {
   constructor(
     private readonly baseUrl: string,
@@ -22,5 +31,37 @@ export class OpenAiClient {
     });
     const body = expectJson<{ data: { id: string }[] }>(SERVICE, res, (v) => isObject(v) && Array.isArray(v.data));
     return body.data.map((m) => m.id);
+  }
+
+  /** POST /realtime/calls/{call_id}/accept with the session that answers the call. */
+  async acceptCall(callId: string, session: RealtimeSession): Promise<void> {
+    await this.control(callId, "accept", session);
+  }
+
+  /** POST /realtime/calls/{call_id}/reject; the SIP code defaults to 603 at OpenAI. */
+  async rejectCall(callId: string, statusCode?: number): Promise<void> {
+    await this.control(callId, "reject", statusCode === undefined ? {} : { status_code: statusCode });
+  }
+
+  /** POST /realtime/calls/{call_id}/refer: SIP REFER of an active call to `tel:` or `sip:` URI. */
+  async referCall(callId: string, targetUri: string): Promise<void> {
+    await this.control(callId, "refer", { target_uri: targetUri });
+  }
+
+  /** POST /realtime/calls/{call_id}/hangup */
+  async hangupCall(callId: string): Promise<void> {
+    await this.control(callId, "hangup");
+  }
+
+  private async control(callId: string, action: string, body?: unknown): Promise<void> {
+    await httpRequest({
+      service: SERVICE,
+      method: "POST",
+      url: `${this.baseUrl}/realtime/calls/${encodeURIComponent(callId)}/${action}`,
+      headers: { Authorization: `Bearer ${this.apiKey}` },
+      body,
+      secrets: [this.apiKey],
+      errorMessage: openAiErrorMessage,
+    });
   }
 }

@@ -1,5 +1,9 @@
 import type { RouteDef } from "../context";
 import { aiRoutes } from "./ai";
+import { aiRuleRoutes } from "./ai-rules";
+import { aiTokenRoutes } from "./ai-tokens";
+import { aiTranscriptRoutes } from "./ai-transcripts";
+import { aiWebhookRoutes } from "./ai-webhook";
 import { authRoutes } from "./auth";
 import { credentialRoutes } from "./credentials";
 import { dialerRoutes } from "./dialer";
@@ -24,6 +28,10 @@ export const apiRoutes: RouteDef[] = [
   ...vpsRoutes,
   ...dialerRoutes,
   ...aiRoutes,
+  ...aiTranscriptRoutes,
+  ...aiRuleRoutes,
+  ...aiTokenRoutes,
+  ...aiWebhookRoutes,
   ...credentialRoutes,
   ...telnyxRoutes,
   ...pbxRoutes,

@@ -1,5 +1,68 @@
-import { PageHeader } from "@/components/layout/page-header";
+import { useQuery } from "@tanstack/react-query";
+import { Bot, Plus } from "lucide-react";
+import { useState } from "react";
+import { EmptyState } from "@/components/empty-state";
+import { Button } from "@/components/ui/button";
+import { AssistantCard } from "@/features/ai/assistant-card";
+import { AssistantDialog } from "@/features/ai/assistant-dialog";
+import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
+import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-card";
+import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
+import type { AiAssistant } from "../../shared/ai";
 
 export function AiAssistantsPage() {
-  return <PageHeader title="AI Assistants" subtitle="Voice assistants that answer and handle calls" />;
+  const assistants = useQuery<AiAssistant[]>({ queryKey: aiKeys.assistants, refetchOnMount: "always" });
+  const [dialog, setDialog] = useState<{ open: boolean; editing: AiAssistant | null }>({ open: false, editing: null });
+  const del = useConfirmedDelete({
+    listKey: aiKeys.assistants,
+    confirm: CONFIRM.assistant,
+    success: "AI assistant deleted successfully",
+    failure: "Failed to delete assistant",
+  });
+
+  return (
+    <>
+      <ScreenHeader
+        title="AI Assistants"
+        subtitle="Voice assistants that answer and handle calls"
+        action={
+          <Button onClick={() => setDialog({ open: true, editing: null })}>
+            <Plus />
+            Create Assistant
+          </Button>
+        }
+      />
+      <SipConnectorCard />
+      <ListBody
+        query={assistants}
+        layout="grid"
+        label="AI assistants"
+        empty={
+          <EmptyState
+            icon={Bot}
+            title="No AI Assistants"
+            description="Create an assistant to answer calls with OpenAI's realtime voice."
+          />
+        }
+      >
+        {(items) =>
+          items.map((a) => (
+            <AssistantCard
+              key={a.id}
+              assistant={a}
+              deleting={del.isDeleting(a.id)}
+              onEdit={() => setDialog({ open: true, editing: a })}
+              onDelete={() => del.remove(a.id)}
+            />
+          ))
+        }
+      </ListBody>
+      <RecentCallsCard />
+      <AssistantDialog
+        open={dialog.open}
+        editing={dialog.editing}
+        onClose={() => setDialog((d) => ({ ...d, open: false }))}
+      />
+    </>
+  );
 }

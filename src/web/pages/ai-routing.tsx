@@ -1,5 +1,71 @@
-import { PageHeader } from "@/components/layout/page-header";
+import { useQuery } from "@tanstack/react-query";
+import { Plus, Split } from "lucide-react";
+import { useMemo, useState } from "react";
+import { EmptyState } from "@/components/empty-state";
+import { Button } from "@/components/ui/button";
+import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
+import { RouteTester } from "@/features/ai/route-tester";
+import { RuleCard } from "@/features/ai/rule-card";
+import { RuleDialog } from "@/features/ai/rule-dialog";
+import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
+import { type AiRoutingRule, byRuleOrder } from "../../shared/ai";
 
 export function AiRoutingPage() {
-  return <PageHeader title="AI Routing Rules" subtitle="Decide where calls go based on what callers say" />;
+  const rules = useQuery<AiRoutingRule[]>({ queryKey: aiKeys.rules, refetchOnMount: "always" });
+  const sorted = useMemo(() => (rules.data ? [...rules.data].sort(byRuleOrder) : undefined), [rules.data]);
+  const [dialog, setDialog] = useState<{ open: boolean; editing: AiRoutingRule | null }>({
+    open: false,
+    editing: null,
+  });
+  const del = useConfirmedDelete({
+    listKey: aiKeys.rules,
+    confirm: CONFIRM.rule,
+    success: "Routing rule deleted successfully",
+    failure: "Failed to delete routing rule",
+  });
+
+  return (
+    <>
+      <ScreenHeader
+        title="AI Routing Rules"
+        subtitle="Decide where calls go based on what callers say"
+        action={
+          <Button onClick={() => setDialog({ open: true, editing: null })}>
+            <Plus />
+            Create Rule
+          </Button>
+        }
+      />
+      <ListBody
+        query={{ ...rules, data: sorted }}
+        layout="list"
+        label="Routing rules"
+        empty={
+          <EmptyState
+            icon={Split}
+            title="No Routing Rules"
+            description="Rules send calls to an extension, an IVR, voicemail or an AI assistant, or hang up."
+          />
+        }
+      >
+        {(items) =>
+          items.map((r) => (
+            <RuleCard
+              key={r.id}
+              rule={r}
+              deleting={del.isDeleting(r.id)}
+              onEdit={() => setDialog({ open: true, editing: r })}
+              onDelete={() => del.remove(r.id)}
+            />
+          ))
+        }
+      </ListBody>
+      <RouteTester />
+      <RuleDialog
+        open={dialog.open}
+        editing={dialog.editing}
+        onClose={() => setDialog((d) => ({ ...d, open: false }))}
+      />
+    </>
+  );
 }

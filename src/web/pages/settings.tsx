@@ -1,5 +1,6 @@
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
+import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
 import { useConnectionStatus, useCredentials } from "@/features/settings/queries";
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
@@ -29,6 +30,7 @@ export function SettingsPage() {
           return <ServiceCard key={meta.type} meta={meta} view={view} status={fromStatus ?? fallback} />;
         })}
       </div>
+      <ApiTokensCard />
       <SecurityNotice />
     </>
   );

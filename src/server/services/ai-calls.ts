@@ -1,0 +1,275 @@
+/**
+ * Answering `realtime.call.incoming` (services.md §4 SIP connector): find the
+ * assistant for the called number, let the routing rules decide, then accept,
+ * reject or refer the call through OpenAI's call-control API. Every outcome is
+ * one `ai_call_logs` row and one log line (no secrets, no bodies).
+ * Why it works this way: docs/decisions/0007-ai-routing-and-webhook.md.
+ */
+import { and, asc, eq, ne } from "drizzle-orm";
+import { aiAssistants, aiCallLogs } from "../../db/schema";
+import { AI_TOOL_DEFS, type AiTool, type CallOutcome, gaVoice, type RouteDecision } from "../../shared/ai";
+import { ServiceError } from "../clients/http";
+import type { OpenAiClient, RealtimeSession } from "../clients/openai";
+import type { AppContext } from "../context";
+import { HttpError } from "../http";
+import { decideRoute, type RuleRow } from "./ai-routing";
+import { clients } from "./outside";
+
+type AssistantRow = typeof aiAssistants.$inferSelect;
+
+export interface SipHeader {
+  name: string;
+  value: string;
+}
+
+export interface IncomingCall {
+  callId: string;
+  webhookId: string | null;
+  sipHeaders: SipHeader[];
+}
+
+export interface CallResult {
+  outcome: CallOutcome;
+  detail: string;
+  /** The call was already handled (a redelivered webhook): nothing was sent to OpenAI. */
+  duplicate?: boolean;
+}
+
+/** A PBX can put the dialled number here when the To header carries the OpenAI project id. */
+export const CALLED_NUMBER_HEADER = "X-Called-Number";
+
+/** Instructions for the short-lived session of a call that is accepted only to be transferred. */
+export const TRANSFER_INSTRUCTIONS = "The call is being transferred. Say only: One moment, please.";
+export const TRANSFER_MODEL = "gpt-realtime";
+
+/** SIP header compact forms (RFC 3261 §7.3.3) for the headers read here. */
+const COMPACT: Record<string, string> = { t: "to", f: "from" };
+
+export function sipHeader(headers: readonly SipHeader[], name: string): string | null {
+  const want = name.toLowerCase();
+  for (const h of headers) {
+    const n = h.name.trim().toLowerCase();
+    if (n === want || COMPACT[n] === want) return h.value;
+  }
+  return null;
+}
+
+/** `"Name" <sip:user@host:port;params>;tag=x` → {user, host}; also bare `sip:`/`tel:` URIs. */
+export function parseSipAddress(value: string | null): { user: string | null; host: string | null } {
+  if (!value) return { user: null, host: null };
+  const bracketed = /<([^>]*)>/.exec(value);
+  let uri = (bracketed ? bracketed[1] : value.split(";")[0]) ?? "";
+  uri = uri.trim();
+  const scheme = /^(sips?|tel):/i.exec(uri);
+  if (!scheme) return { user: null, host: null };
+  const rest = uri.slice(scheme[0].length);
+  if (scheme[1]?.toLowerCase() === "tel") return { user: decode(rest.split(";")[0] ?? ""), host: null };
+  const at = rest.lastIndexOf("@");
+  const user = at >= 0 ? decode((rest.slice(0, at).split(";")[0] ?? "").split(":")[0] ?? "") : null;
+  const hostPart = (at >= 0 ? rest.slice(at + 1) : rest).split(";")[0] ?? "";
+  const host = /^\[[0-9A-Fa-f:.]+\]|^[A-Za-z0-9.-]+/.exec(hostPart)?.[0] ?? null;
+  return { user: user || null, host };
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s).trim();
+  } catch {
+    return s.trim();
+  }
+}
+
+/** Numbers compare on their digits and * #, without a leading +. */
+export const normalizeNumber = (v: string) => v.replace(/[^0-9*#]/g, "");
+
+/** The called number: the X-Called-Number header, else the To user part (not the `proj_…` id). */
+export function calledNumberOf(headers: readonly SipHeader[]): string | null {
+  const explicit = sipHeader(headers, CALLED_NUMBER_HEADER)?.trim();
+  const candidates = [explicit && /^(sips?|tel):|</i.test(explicit) ? parseSipAddress(explicit).user : explicit];
+  candidates.push(parseSipAddress(sipHeader(headers, "To")).user);
+  for (const c of candidates) if (c && !/^proj_/i.test(c) && normalizeNumber(c)) return c;
+  return null;
+}
+
+/** The oldest active assistant whose extensionId is the called number (see the decision record). */
+export function findAssistant(app: AppContext, called: string | null): AssistantRow | null {
+  if (!called) return null;
+  const want = normalizeNumber(called);
+  const active = app.db
+    .select()
+    .from(aiAssistants)
+    .where(eq(aiAssistants.status, "active"))
+    .orderBy(asc(aiAssistants.id))
+    .all();
+  return active.find((a) => a.extensionId && normalizeNumber(a.extensionId) === want) ?? null;
+}
+
+/** The GA session built from an assistant; temperature is not part of it (services.md §4). */
+export function sessionFor(a: AssistantRow): RealtimeSession {
+  const tools = a.tools.filter((t): t is AiTool => t in AI_TOOL_DEFS).map((t) => AI_TOOL_DEFS[t].tool);
+  return {
+    type: "realtime",
+    model: a.model,
+    instructions: a.systemPrompt,
+    audio: { output: { voice: gaVoice(a.voice) } },
+    ...(tools.length ? { tools } : {}),
+  };
+}
+
+type Plan =
+  | { kind: "reject"; statusCode: number; detail: string }
+  | { kind: "accept"; assistant: AssistantRow; detail: string }
+  | { kind: "refer"; target: string; assistant: AssistantRow | null; detail: string };
+
+const str = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v).trim() : "");
+const HOST_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+/** Where route_to_extension / route_to_ivr / send_voicemail send the call, or null when the rule says nowhere. */
+export function referTarget(action: string, params: Record<string, unknown>, pbxHost: string | null): string | null {
+  const explicit = str(params.targetUri ?? params.target_uri);
+  if (explicit) return /^(tel:\+?[0-9*#]+|sips?:[^\s<>"]+)$/i.test(explicit) ? explicit : null;
+  let user = "";
+  if (action === "route_to_extension") user = str(params.extensionId ?? params.extension);
+  else if (action === "route_to_ivr") user = str(params.number ?? params.ivrNumber ?? params.ivrId);
+  else if (action === "send_voicemail") {
+    const ext = str(params.extensionId ?? params.extension);
+    user = ext ? `*${ext}` : ""; // FreePBX: *<ext> dials that extension's voicemail
+  }
+  if (!/^\+?[0-9*#]+$/.test(user)) return null;
+  const host = str(params.host) || pbxHost;
+  if (host && HOST_RE.test(host)) return `sip:${user}@${host}`;
+  return user.startsWith("+") ? `tel:${user}` : null;
+}
+
+function rejectCode(params: Record<string, unknown>): number {
+  const code = Number(params.statusCode ?? params.status_code);
+  return Number.isInteger(code) && code >= 400 && code <= 699 ? code : 603;
+}
+
+const ruleText = (rule: RuleRow | null) => (rule ? `rule '${rule.name}' (#${rule.id})` : "no rule matched");
+const who = (a: AssistantRow) => `assistant '${a.name}' (#${a.id})`;
+
+/** Turns the routing decision into one call-control plan. */
+export function planCall(
+  app: AppContext,
+  decision: RouteDecision,
+  rule: RuleRow | null,
+  assistant: AssistantRow | null,
+  called: string | null,
+  pbxHost: string | null,
+): Plan {
+  const why = ruleText(rule);
+  const params = decision.actionParams;
+  const notes: string[] = [];
+  switch (decision.action) {
+    case "hangup": {
+      const code = rejectCode(params);
+      return { kind: "reject", statusCode: code, detail: `${why}: hangup, rejected with SIP ${code}` };
+    }
+    case "route_to_extension":
+    case "route_to_ivr":
+    case "send_voicemail": {
+      const target = referTarget(decision.action, params, pbxHost);
+      if (target)
+        return { kind: "refer", target, assistant, detail: `${why}: ${decision.action}, referred to ${target}` };
+      notes.push(`${why}: ${decision.action} has no usable target in its parameters; answered as transfer_to_ai`);
+      break;
+    }
+    case "transfer_to_ai": {
+      const id = Number(params.assistantId);
+      if (Number.isInteger(id) && id > 0) {
+        const chosen = app.db
+          .select()
+          .from(aiAssistants)
+          .where(and(eq(aiAssistants.id, id), eq(aiAssistants.status, "active")))
+          .get();
+        if (chosen) return { kind: "accept", assistant: chosen, detail: `${why}: accepted by ${who(chosen)}` };
+        notes.push(`${why}: assistant #${id} is not an active assistant`);
+      }
+      break;
+    }
+    default:
+      if (rule) notes.push(`${why}: unknown action '${decision.action}'; answered as transfer_to_ai`);
+  }
+  const prefix = notes.length ? `${notes.join("; ")}; ` : rule ? `${why}; ` : "";
+  if (assistant) return { kind: "accept", assistant, detail: `${prefix}accepted by ${who(assistant)}` };
+  return {
+    kind: "reject",
+    statusCode: 603,
+    detail: `${prefix}no active assistant for ${called ? `called number ${called}` : "an unknown called number"}, rejected with SIP 603`,
+  };
+}
+
+async function execute(client: OpenAiClient, callId: string, plan: Plan): Promise<CallResult> {
+  switch (plan.kind) {
+    case "reject":
+      await client.rejectCall(callId, plan.statusCode);
+      return { outcome: "reject", detail: plan.detail };
+    case "accept":
+      await client.acceptCall(callId, sessionFor(plan.assistant));
+      return { outcome: "accept", detail: plan.detail };
+    case "refer": {
+      // REFER needs an established call: accept first, then transfer at once.
+      const session = plan.assistant
+        ? sessionFor(plan.assistant)
+        : { type: "realtime" as const, model: TRANSFER_MODEL, instructions: TRANSFER_INSTRUCTIONS };
+      await client.acceptCall(callId, session);
+      try {
+        await client.referCall(callId, plan.target);
+      } catch (err) {
+        await client.hangupCall(callId).catch(() => {});
+        throw err;
+      }
+      return { outcome: "refer", detail: plan.detail };
+    }
+  }
+}
+
+/** Handles one incoming call; never throws (failures become an `error` outcome). */
+export async function answerIncomingCall(app: AppContext, call: IncomingCall): Promise<CallResult> {
+  const prior = app.db
+    .select()
+    .from(aiCallLogs)
+    .where(and(eq(aiCallLogs.callId, call.callId), ne(aiCallLogs.outcome, "error")))
+    .get();
+  if (prior) return { outcome: prior.outcome, detail: prior.detail ?? "", duplicate: true };
+
+  const called = calledNumberOf(call.sipHeaders);
+  const from = parseSipAddress(sipHeader(call.sipHeaders, "From"));
+  const assistant = findAssistant(app, called);
+  const facts: Record<string, string> = { direction: "inbound" };
+  if (called) Object.assign(facts, { calledNumber: called, extension: called });
+  if (from.user) facts.callerNumber = from.user;
+  if (assistant) facts.assistantId = String(assistant.id);
+  const { decision, rule } = decideRoute(app, facts);
+  const plan = planCall(app, decision, rule, assistant, called, from.host);
+  const planned = plan.kind === "refer" ? plan.assistant : plan.kind === "accept" ? plan.assistant : null;
+
+  let result: CallResult;
+  try {
+    result = await execute(clients.openai(app), call.callId, plan);
+  } catch (err) {
+    const why =
+      err instanceof ServiceError || err instanceof HttpError
+        ? err.message
+        : `unexpected error: ${(err as Error).message}`;
+    result = { outcome: "error", detail: `${plan.detail}; failed: ${why}` };
+  }
+  app.db
+    .insert(aiCallLogs)
+    .values({
+      callId: call.callId,
+      webhookId: call.webhookId,
+      assistantId: planned?.id ?? null,
+      ruleId: rule?.id ?? null,
+      calledNumber: called,
+      callerNumber: from.user,
+      outcome: result.outcome,
+      detail: result.detail.slice(0, 1000),
+      createdAt: new Date(app.now()),
+    })
+    .run();
+  if (app.config.logRequests)
+    console.log(`${new Date(app.now()).toISOString()} ai-call ${call.callId} ${result.outcome}: ${result.detail}`);
+  return result;
+}

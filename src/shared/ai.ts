@@ -1,0 +1,294 @@
+/**
+ * AI voice: labels, the GA voice mapping, tool definitions, wire types and the
+ * pure helpers both sides use (rule matching, JSON-text display, durations,
+ * transcript search). Browser-safe: no bun:* or src/server imports.
+ * Decisions: docs/decisions/0007-ai-routing-and-webhook.md.
+ */
+import type { AI_MODELS, AI_TOOLS, AI_VOICES, ROUTING_ACTIONS } from "./schemas";
+
+export type AiModel = (typeof AI_MODELS)[number];
+export type AiVoice = (typeof AI_VOICES)[number];
+export type AiTool = (typeof AI_TOOLS)[number];
+export type RoutingAction = (typeof ROUTING_ACTIONS)[number];
+
+/** Model labels; the spec's only option is shown as 'GPT-4O Realtime' (section 9). */
+export const AI_MODEL_LABELS: Record<AiModel, string> = {
+  "gpt-4o-realtime-preview": "GPT-4O Realtime",
+  "gpt-realtime": "GPT Realtime",
+  "gpt-realtime-mini": "GPT Realtime Mini",
+};
+
+export const modelLabel = (model: string) => AI_MODEL_LABELS[model as AiModel] ?? model;
+
+/** Voice labels: the spec's six (section 9), then the GA-only voices. */
+export const AI_VOICE_LABELS: Record<AiVoice, string> = {
+  alloy: "Neutral",
+  echo: "Professional",
+  fable: "Warm",
+  onyx: "Deep",
+  nova: "Energetic",
+  shimmer: "Gentle",
+  ash: "Clear",
+  ballad: "Melodic",
+  coral: "Bright",
+  sage: "Calm",
+  verse: "Expressive",
+  marin: "Natural",
+  cedar: "Rich",
+};
+
+export const voiceLabel = (voice: string) => {
+  const label = AI_VOICE_LABELS[voice as AiVoice];
+  return label ? `${voice[0]?.toUpperCase()}${voice.slice(1)} (${label})` : voice;
+};
+
+/**
+ * The GA Realtime session only knows alloy, ash, ballad, coral, echo, sage,
+ * shimmer, verse, marin and cedar (services.md §4). The spec's fable, onyx and
+ * nova are TTS voices; they are sent as the closest GA voice.
+ */
+export const GA_VOICE_FOR: Partial<Record<AiVoice, AiVoice>> = {
+  fable: "ballad",
+  onyx: "ash",
+  nova: "coral",
+};
+
+export const gaVoice = (voice: string): string => GA_VOICE_FOR[voice as AiVoice] ?? voice;
+
+/** A function tool as the GA session takes it (services.md §4 `tools`). */
+export interface FunctionTool {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+
+export const AI_TOOL_DEFS: Record<AiTool, { label: string; tool: FunctionTool }> = {
+  transfer_call: {
+    label: "Transfer to an extension",
+    tool: {
+      type: "function",
+      name: "transfer_call",
+      description: "Transfer the caller to a PBX extension when they ask for a person or department.",
+      parameters: {
+        type: "object",
+        properties: { extension: { type: "string", description: "The extension number to transfer to" } },
+        required: ["extension"],
+      },
+    },
+  },
+  end_call: {
+    label: "End the call",
+    tool: {
+      type: "function",
+      name: "end_call",
+      description: "End the call after saying goodbye, when the caller has nothing more to ask.",
+      parameters: { type: "object", properties: {} },
+    },
+  },
+  take_message: {
+    label: "Take a message",
+    tool: {
+      type: "function",
+      name: "take_message",
+      description: "Record a message for someone who cannot take the call.",
+      parameters: {
+        type: "object",
+        properties: {
+          recipient: { type: "string", description: "Who the message is for" },
+          message: { type: "string", description: "The message, in the caller's words" },
+          callback_number: { type: "string", description: "Where to call back, if given" },
+        },
+        required: ["recipient", "message"],
+      },
+    },
+  },
+};
+
+// ---------- records as the API returns them (dates as ISO strings) ----------
+
+export interface AiAssistant {
+  id: number;
+  name: string;
+  description: string | null;
+  provider: "openai";
+  model: string;
+  systemPrompt: string;
+  voice: string;
+  temperature: number;
+  tools: string[];
+  extensionId: string | null;
+  ivrId: string | null;
+  status: "active" | "inactive";
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CallTranscript {
+  id: number;
+  callId: string | null;
+  extensionId: string | null;
+  phoneNumber: string | null;
+  direction: string | null;
+  transcript: string;
+  summary: string | null;
+  sentiment: string | null;
+  keywords: string[];
+  duration: number | null;
+  recordingUrl: string | null;
+  createdAt: string;
+}
+
+export interface AiRoutingRule {
+  id: number;
+  name: string;
+  description: string | null;
+  priority: number;
+  /** JSON object held as text (spec section 3); may be invalid. */
+  conditions: string;
+  action: string;
+  actionParams: string;
+  enabled: boolean;
+  createdAt: string;
+}
+
+export type ApiTokenScope = "transcripts:write";
+
+export interface ApiToken {
+  id: number;
+  name: string;
+  scope: ApiTokenScope;
+  /** The first characters of the token, e.g. "pbxt_a1b2". */
+  prefix: string;
+  last4: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** POST /api/ai/tokens: the only answer that carries the token itself. */
+export interface CreatedApiToken extends ApiToken {
+  token: string;
+}
+
+/** POST /api/ai/route */
+export interface RouteDecision {
+  matched: boolean;
+  rule: { id: number; name: string; priority: number } | null;
+  action: string;
+  actionParams: Record<string, unknown>;
+}
+
+/** The decision when no enabled rule matches: the AI assistant answers. */
+export const DEFAULT_ROUTE_ACTION: RoutingAction = "transfer_to_ai";
+
+export type CallOutcome = "accept" | "reject" | "refer" | "error";
+
+export interface AiCallLog {
+  id: number;
+  callId: string;
+  assistantId: number | null;
+  ruleId: number | null;
+  calledNumber: string | null;
+  callerNumber: string | null;
+  outcome: CallOutcome;
+  detail: string | null;
+  createdAt: string;
+}
+
+/** GET /api/ai/sip-uri */
+export interface SipUriInfo {
+  /** `sip:<project id>@sip.api.openai.com;transport=tls`, or null without a project id. */
+  uri: string | null;
+  webhookPath: string;
+  apiKeySet: boolean;
+  webhookSecretSet: boolean;
+}
+
+export const WEBHOOK_PATH = "/api/ai/openai/webhook";
+export const sipUriFor = (projectId: string) => `sip:${projectId}@sip.api.openai.com;transport=tls`;
+
+// ---------- helpers ----------
+
+/** The JSON object in `text`, or null when it is not valid JSON or not an object. */
+export function parseJsonObject(text: string | null | undefined): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Display form of a JSON-text field: invalid JSON shows as empty (spec section 5). */
+export const jsonEntries = (text: string | null | undefined): [string, string][] =>
+  Object.entries(parseJsonObject(text) ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+
+const norm = (v: unknown): string | null =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? String(v).trim().toLowerCase() : null;
+
+/**
+ * True when every `key = value` of the conditions holds in the facts. Keys and
+ * values compare case-insensitively; a list value means "any of"; a missing
+ * fact never matches; `{}` matches every call.
+ */
+export function conditionsMatch(conditions: Record<string, unknown>, facts: Record<string, unknown>): boolean {
+  const byKey = new Map<string, string>();
+  for (const [k, v] of Object.entries(facts)) {
+    const n = norm(v);
+    if (n !== null) byKey.set(k.trim().toLowerCase(), n);
+  }
+  return Object.entries(conditions).every(([key, expected]) => {
+    const actual = byKey.get(key.trim().toLowerCase());
+    if (actual === undefined) return false;
+    const options = Array.isArray(expected) ? expected : [expected];
+    return options.some((o) => norm(o) === actual);
+  });
+}
+
+/** Evaluation order: priority descending, then oldest (lowest id) first. */
+export const byRuleOrder = (a: { priority: number; id: number }, b: { priority: number; id: number }) =>
+  b.priority - a.priority || a.id - b.id;
+
+/** The first enabled rule, in evaluation order, whose conditions all match; invalid conditions never match. */
+export function firstMatchingRule<R extends { priority: number; id: number; enabled: boolean; conditions: string }>(
+  rules: readonly R[],
+  facts: Record<string, unknown>,
+): R | null {
+  for (const rule of [...rules].sort(byRuleOrder)) {
+    if (!rule.enabled) continue;
+    const conditions = parseJsonObject(rule.conditions);
+    if (conditions && conditionsMatch(conditions, facts)) return rule;
+  }
+  return null;
+}
+
+/** Seconds as m:ss (spec section 9); 'N/A' when unknown. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return "N/A";
+  const s = Math.floor(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/**
+ * Transcript search (spec section 5): case-insensitive over transcript and
+ * summary; substring over phone number and extension. Blank matches all.
+ */
+export function transcriptMatches(
+  t: Pick<CallTranscript, "transcript" | "summary" | "phoneNumber" | "extensionId">,
+  query: string,
+): boolean {
+  const q = query.trim();
+  if (!q) return true;
+  const lower = q.toLowerCase();
+  return (
+    t.transcript.toLowerCase().includes(lower) ||
+    (t.summary ?? "").toLowerCase().includes(lower) ||
+    (t.phoneNumber ?? "").includes(q) ||
+    (t.extensionId ?? "").includes(q)
+  );
+}
+
+/** Underscores shown as spaces (spec section 2). */
+export const actionLabel = (action: string) => action.replace(/_/g, " ");

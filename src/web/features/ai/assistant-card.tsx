@@ -1,0 +1,63 @@
+import { Bot, LoaderCircle, Pencil, Trash2 } from "lucide-react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { type AiAssistant, modelLabel, voiceLabel } from "../../../shared/ai";
+import { Fact } from "./kit";
+
+export function AssistantCard({
+  assistant: a,
+  deleting,
+  onEdit,
+  onDelete,
+}: {
+  assistant: AiAssistant;
+  deleting: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <li>
+      <Card className="h-full gap-4">
+        <CardHeader className="flex items-start justify-between gap-2">
+          <div className="grid min-w-0 gap-1">
+            <CardTitle className="flex items-center gap-2 leading-normal">
+              <Bot className="size-4 shrink-0 text-muted-foreground" aria-hidden />
+              <span className="truncate">{a.name}</span>
+            </CardTitle>
+            {a.description && <CardDescription className="line-clamp-2">{a.description}</CardDescription>}
+          </div>
+          <Badge variant={a.status === "active" ? "success" : "secondary"}>
+            {a.status === "active" ? "Active" : "Inactive"}
+          </Badge>
+        </CardHeader>
+        <CardContent>
+          <dl className="grid gap-1.5">
+            <Fact term="Model">{modelLabel(a.model)}</Fact>
+            <Fact term="Voice">{voiceLabel(a.voice)}</Fact>
+            <Fact term="Extension">{a.extensionId ?? "—"}</Fact>
+            <Fact term="IVR">{a.ivrId ?? "—"}</Fact>
+          </dl>
+        </CardContent>
+        <CardFooter className="mt-auto justify-end gap-2">
+          <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${a.name}`}>
+            <Pencil />
+            Edit
+          </Button>
+          <Button
+            type="button"
+            variant="outline"
+            size="sm"
+            className="text-destructive hover:text-destructive"
+            onClick={onDelete}
+            disabled={deleting}
+            aria-label={`Delete ${a.name}`}
+          >
+            {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+            Delete
+          </Button>
+        </CardFooter>
+      </Card>
+    </li>
+  );
+}

@@ -1,0 +1,242 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useEffect, useState } from "react";
+import { Controller, useForm } from "react-hook-form";
+import type { z } from "zod";
+import { Checkbox } from "@/components/ui/checkbox";
+import { FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { Textarea } from "@/components/ui/textarea";
+import { SelectField } from "@/features/routes/list-kit";
+import { AI_MODEL_LABELS, AI_TOOL_DEFS, type AiAssistant, voiceLabel } from "../../../shared/ai";
+import { AI_DEFAULT_MODEL, AI_MODELS, AI_TOOLS, AI_VOICES, aiAssistantSchema } from "../../../shared/schemas";
+import { aiKeys, FormDialog, useSave } from "./kit";
+
+type FormInput = z.input<typeof aiAssistantSchema>;
+type FormOutput = z.output<typeof aiAssistantSchema>;
+
+/** Spec section 9: empty texts, the one model, alloy, 80, active. */
+export const ASSISTANT_DEFAULTS: FormInput = {
+  name: "",
+  description: "",
+  provider: "openai",
+  model: AI_DEFAULT_MODEL,
+  systemPrompt: "",
+  voice: "alloy",
+  temperature: 80,
+  tools: [],
+  extensionId: "",
+  ivrId: "",
+  status: "active",
+};
+
+const FIELDS = [
+  "name",
+  "description",
+  "provider",
+  "model",
+  "systemPrompt",
+  "voice",
+  "temperature",
+  "tools",
+  "extensionId",
+  "ivrId",
+  "status",
+] as const;
+
+const toForm = (a: AiAssistant): FormInput => ({
+  name: a.name,
+  description: a.description ?? "",
+  provider: "openai",
+  model: a.model,
+  systemPrompt: a.systemPrompt,
+  voice: a.voice as FormInput["voice"],
+  temperature: a.temperature,
+  tools: a.tools as FormInput["tools"],
+  extensionId: a.extensionId ?? "",
+  ivrId: a.ivrId ?? "",
+  status: a.status,
+});
+
+const MODEL_OPTIONS = AI_MODELS.map((m) => ({ value: m, label: AI_MODEL_LABELS[m] }));
+const VOICE_OPTIONS = AI_VOICES.map((v) => ({ value: v, label: voiceLabel(v) }));
+const STATUS_OPTIONS = [
+  { value: "active", label: "Active" },
+  { value: "inactive", label: "Inactive" },
+];
+
+/** Empty stays empty (the schema says 'must be 0-100'); anything else is read as a number. */
+const numberValue = (v: unknown) => (v === "" || v == null ? Number.NaN : Number(v));
+
+/**
+ * The one dialog for creating and editing an assistant ('Create AI Assistant' /
+ * 'Edit AI Assistant'). Every opening resets the form to the edit target or the
+ * defaults, so nothing typed survives a close (spec section 4); the screen keeps
+ * the target only while the closing animation runs.
+ */
+export function AssistantDialog({
+  open,
+  editing,
+  onClose,
+}: {
+  open: boolean;
+  editing: AiAssistant | null;
+  onClose: () => void;
+}) {
+  const [formError, setFormError] = useState<string>();
+  const form = useForm<FormInput, unknown, FormOutput>({
+    resolver: zodResolver(aiAssistantSchema),
+    defaultValues: ASSISTANT_DEFAULTS,
+  });
+  const { errors } = form.formState;
+
+  useEffect(() => {
+    if (open) {
+      form.reset(editing ? toForm(editing) : ASSISTANT_DEFAULTS);
+      setFormError(undefined);
+    }
+  }, [open, editing, form]);
+
+  const save = useSave<FormInput, FormOutput>({
+    listKey: aiKeys.assistants,
+    editingId: editing?.id ?? null,
+    success: { create: "AI assistant created successfully", edit: "AI assistant updated successfully" },
+    failure: { create: "Failed to create assistant", edit: "Failed to update assistant" },
+    setError: form.setError,
+    fields: FIELDS,
+    onFormError: setFormError,
+    onSaved: onClose,
+  });
+
+  const model = form.watch("model");
+
+  return (
+    <FormDialog
+      open={open}
+      onOpenChange={(next) => !next && onClose()}
+      title={editing ? "Edit AI Assistant" : "Create AI Assistant"}
+      description="A voice assistant that answers calls through OpenAI's realtime SIP connector."
+      submitLabel={editing ? "Save Changes" : "Create Assistant"}
+      onSubmit={form.handleSubmit((values) => save.mutate(values))}
+      pending={save.isPending}
+      formError={formError}
+      wide
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        <FormField label="Name" error={errors.name?.message}>
+          {(control) => <Input {...control} placeholder="Front desk" {...form.register("name")} />}
+        </FormField>
+        <Controller
+          control={form.control}
+          name="status"
+          render={({ field }) => (
+            <SelectField
+              label="Status"
+              error={errors.status?.message}
+              value={field.value ?? "active"}
+              onValueChange={field.onChange}
+              options={STATUS_OPTIONS}
+            />
+          )}
+        />
+        <FormField label="Description" error={errors.description?.message} className="sm:col-span-2">
+          {(control) => <Input {...control} placeholder="Answers the main number" {...form.register("description")} />}
+        </FormField>
+        <Controller
+          control={form.control}
+          name="model"
+          render={({ field }) => (
+            <SelectField
+              label="Model"
+              error={errors.model?.message}
+              value={field.value ?? ""}
+              onValueChange={field.onChange}
+              options={
+                MODEL_OPTIONS.some((o) => o.value === field.value) || !field.value
+                  ? MODEL_OPTIONS
+                  : [...MODEL_OPTIONS, { value: field.value, label: field.value }]
+              }
+              placeholder="Choose a model"
+            />
+          )}
+        />
+        <Controller
+          control={form.control}
+          name="voice"
+          render={({ field }) => (
+            <SelectField
+              label="Voice"
+              error={errors.voice?.message}
+              value={field.value ?? "alloy"}
+              onValueChange={field.onChange}
+              options={VOICE_OPTIONS}
+            />
+          )}
+        />
+        <FormField label="Temperature (0-100)" error={errors.temperature?.message}>
+          {(control) => (
+            <Input
+              {...control}
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={100}
+              {...form.register("temperature", { setValueAs: numberValue })}
+            />
+          )}
+        </FormField>
+        <FormField label="Extension" error={errors.extensionId?.message}>
+          {(control) => <Input {...control} placeholder="1001 or +15551234567" {...form.register("extensionId")} />}
+        </FormField>
+        <FormField label="IVR" error={errors.ivrId?.message}>
+          {(control) => <Input {...control} placeholder="Optional" {...form.register("ivrId")} />}
+        </FormField>
+      </div>
+      {model === "gpt-4o-realtime-preview" && (
+        <p className="-mt-2 text-muted-foreground text-xs">
+          GPT-4O Realtime is OpenAI's preview model; GPT Realtime is the current one for SIP calls.
+        </p>
+      )}
+      <FormField label="System prompt" error={errors.systemPrompt?.message}>
+        {(control) => (
+          <Textarea
+            {...control}
+            rows={5}
+            placeholder="You are the receptionist of … Greet callers, answer questions about …"
+            {...form.register("systemPrompt")}
+          />
+        )}
+      </FormField>
+      <Controller
+        control={form.control}
+        name="tools"
+        render={({ field }) => (
+          <fieldset className="grid gap-2">
+            <legend className="mb-2 font-medium text-sm">Tools</legend>
+            {AI_TOOLS.map((tool) => {
+              const id = `assistant-tool-${tool}`;
+              const checked = (field.value ?? []).includes(tool);
+              return (
+                <div key={tool} className="flex items-center gap-2">
+                  <Checkbox
+                    id={id}
+                    checked={checked}
+                    onCheckedChange={(on) =>
+                      field.onChange(
+                        on ? [...(field.value ?? []), tool] : (field.value ?? []).filter((t: string) => t !== tool),
+                      )
+                    }
+                  />
+                  <Label htmlFor={id} className="font-normal">
+                    {AI_TOOL_DEFS[tool].label}
+                  </Label>
+                </div>
+              );
+            })}
+            {errors.tools?.message && <p className="text-destructive text-sm">{errors.tools.message}</p>}
+          </fieldset>
+        )}
+      />
+    </FormDialog>
+  );
+}

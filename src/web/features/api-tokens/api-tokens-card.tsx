@@ -1,0 +1,158 @@
+/**
+ * API tokens for machine clients: the voice bridge posts finished calls to
+ * POST /api/ai/transcripts with `Authorization: Bearer <token>`. A token is
+ * shown once, right after it is created; the server keeps only its hash.
+ */
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Check, Copy, KeyRound, LoaderCircle } from "lucide-react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import type { z } from "zod";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormError, FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/input";
+import { toast } from "@/components/ui/use-toast";
+import { errorText } from "@/features/routes/list-kit";
+import { copyText } from "@/features/softphone/copy-text";
+import { useCopiedFlag } from "@/features/softphone/use-copied";
+import { sendJson } from "@/lib/api";
+import { applyServerErrors } from "@/lib/form-errors";
+import type { ApiToken, CreatedApiToken } from "../../../shared/ai";
+import { apiTokenSchema } from "../../../shared/schemas";
+
+const KEY = ["/api/ai/tokens"];
+type Form = z.input<typeof apiTokenSchema>;
+
+const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
+
+function NewToken({ token, onDone }: { token: CreatedApiToken; onDone: () => void }) {
+  const [copied, flash] = useCopiedFlag();
+  return (
+    <div className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3" role="status">
+      <p className="font-medium text-sm">Copy the token for “{token.name}” now: it is not shown again.</p>
+      <div className="flex items-center gap-2">
+        <Input readOnly aria-label="New API token" value={token.token} className="min-w-0 flex-1 font-mono text-sm" />
+        <Button
+          type="button"
+          variant="outline"
+          size="icon"
+          className="size-8"
+          aria-label="Copy token"
+          onClick={() =>
+            copyText(token.token).then(flash, (err: Error) =>
+              toast({ variant: "destructive", title: "Copy failed", description: err.message }),
+            )
+          }
+        >
+          {copied ? <Check /> : <Copy />}
+        </Button>
+      </div>
+      <Button type="button" variant="ghost" size="sm" className="justify-self-end" onClick={onDone}>
+        Done
+      </Button>
+    </div>
+  );
+}
+
+export function ApiTokensCard() {
+  const client = useQueryClient();
+  const tokens = useQuery<ApiToken[]>({ queryKey: KEY, refetchOnMount: "always" });
+  const [created, setCreated] = useState<CreatedApiToken | null>(null);
+  const [formError, setFormError] = useState<string>();
+  const form = useForm<Form>({ resolver: zodResolver(apiTokenSchema), defaultValues: { name: "" } });
+
+  const create = useMutation({
+    mutationFn: (body: Form) => sendJson<CreatedApiToken>("POST", "/api/ai/tokens", body),
+    onMutate: () => setFormError(undefined),
+    onSuccess: async (token) => {
+      setCreated(token);
+      form.reset({ name: "" });
+      toast({ title: "API token created" });
+      await client.invalidateQueries({ queryKey: KEY });
+    },
+    onError: (err) => {
+      const message = applyServerErrors(err, form.setError, ["name"]);
+      setFormError(message);
+      toast({ variant: "destructive", title: "Failed to create API token", description: message });
+    },
+  });
+
+  const revoke = useMutation({
+    mutationFn: (id: number) => sendJson<unknown>("DELETE", `/api/ai/tokens/${id}`),
+    onSuccess: async () => {
+      toast({ title: "API token revoked" });
+      await client.invalidateQueries({ queryKey: KEY });
+    },
+    onError: (err) =>
+      toast({ variant: "destructive", title: "Failed to revoke API token", description: errorText(err) }),
+  });
+
+  return (
+    <Card className="gap-4">
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <KeyRound className="size-4 text-muted-foreground" aria-hidden />
+          API Tokens
+        </CardTitle>
+        <CardDescription>
+          For the voice bridge to store call transcripts (POST /api/ai/transcripts with Authorization: Bearer …).
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        <form
+          noValidate
+          className="flex flex-wrap items-end gap-3"
+          onSubmit={form.handleSubmit((values) => create.mutate(values))}
+        >
+          <FormField label="Token name" error={form.formState.errors.name?.message} className="min-w-48 flex-1">
+            {(control) => <Input {...control} placeholder="Voice bridge" {...form.register("name")} />}
+          </FormField>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending && <LoaderCircle className="animate-spin" />}
+            Create Token
+          </Button>
+        </form>
+        <FormError message={formError} />
+        {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+        {tokens.isError && <FormError message={`Could not load the API tokens: ${errorText(tokens.error)}`} />}
+        {tokens.data?.length ? (
+          <ul className="grid gap-2" aria-label="API tokens">
+            {tokens.data.map((t) => (
+              <li key={t.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border p-3 text-sm">
+                <span className="font-medium">{t.name}</span>
+                <code className="text-muted-foreground">
+                  {t.prefix}…{t.last4}
+                </code>
+                <Badge variant={t.revokedAt ? "secondary" : "success"}>{t.revokedAt ? "Revoked" : "Active"}</Badge>
+                <span className="text-muted-foreground text-xs">
+                  created {date(t.createdAt)} · last used {date(t.lastUsedAt)}
+                </span>
+                {!t.revokedAt && (
+                  <Button
+                    type="button"
+                    variant="outline"
+                    size="sm"
+                    className="ml-auto text-destructive hover:text-destructive"
+                    disabled={revoke.isPending && revoke.variables === t.id}
+                    onClick={() => {
+                      if (window.confirm(`Revoke the API token "${t.name}"? Clients using it stop working at once.`))
+                        revoke.mutate(t.id);
+                    }}
+                    aria-label={`Revoke ${t.name}`}
+                  >
+                    Revoke
+                  </Button>
+                )}
+              </li>
+            ))}
+          </ul>
+        ) : tokens.data ? (
+          <p className="text-muted-foreground text-sm">No API tokens yet.</p>
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}
