@@ -53,8 +53,16 @@ export class SshSession {
           return !mismatch;
         },
       };
-      client.once("ready", () => resolve(new SshSession(client, seen)));
-      client.once("error", (err: Error & { code?: string; level?: string }) => {
+      let settled = false;
+      client.once("ready", () => {
+        settled = true;
+        resolve(new SshSession(client, seen));
+      });
+      // A listener stays for the whole life of the client: ssh2 can emit more than one
+      // error (e.g. ECONNRESET after an auth failure), and an unhandled one would crash the process.
+      client.on("error", (err: Error & { code?: string; level?: string }) => {
+        if (settled) return;
+        settled = true;
         client.end();
         reject(new ServiceError(SERVICE, sshMessage(s, err, mismatch, seen, timeoutMs)));
       });
