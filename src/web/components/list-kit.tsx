@@ -1,8 +1,7 @@
 /**
- * The list-screen layout the trunk, route and PTT screens share: the header with
+ * The list-screen layout the trunk, route, PTT and AI screens share: the header with
  * its action, the card list with its loading, error and empty states, and the
- * per-card delete button. Lives here because this folder is the biggest user;
- * nothing in it (nor in form-kit.tsx, mutations.ts) is route-specific.
+ * per-card delete button.
  */
 import type { UseQueryResult } from "@tanstack/react-query";
 import { CircleAlert, LoaderCircle, RotateCw, Trash2 } from "lucide-react";
@@ -12,12 +11,8 @@ import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
+import { errorText } from "@/lib/error-text";
 import { cn } from "@/lib/utils";
-import { errorText } from "./mutations";
-
-// Other screens import these from here; they live beside this file.
-export { CreateDialog, SelectField, SwitchField } from "./form-kit";
-export { errorText, useCreate, useDelete } from "./mutations";
 
 /** The screen title on the left, its main action (usually an "Add …" dialog) on the right. */
 export function ScreenHeader({ title, subtitle, action }: { title: string; subtitle: string; action?: ReactNode }) {

@@ -1,22 +1,16 @@
 /**
- * The create and delete requests of the trunk, route and PTT screens, with the
+ * The create and delete requests of the list screens (trunks, routes, PTT), with the
  * toasts of spec section 8 and the list refetch of section 7.
  */
 import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { toast } from "@/components/ui/use-toast";
-import { ApiError, sendJson } from "@/lib/api";
-import { applyServerErrors } from "@/lib/form-errors";
+import { sendJson } from "./api";
+import { errorText } from "./error-text";
+import { applyServerErrors } from "./form-errors";
 
 /** The list URL doubles as the query key (lib/query-client.ts). */
 const urlOf = (listKey: QueryKey) => listKey.join("/");
-
-/** The message worth showing for a failed request: the server's own words when it sent some. */
-export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.serverMessage ?? err.message;
-  if (err instanceof TypeError) return "Could not reach the server. Check the connection and try again.";
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * POSTs `body` to the list URL. Success: toast, refetch the list, then `onCreated`

@@ -2,12 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Bot, Plus } from "lucide-react";
 import { useState } from "react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { AssistantCard } from "@/features/ai/assistant-card";
 import { AssistantDialog } from "@/features/ai/assistant-dialog";
 import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
 import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-card";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
 import type { AiAssistant } from "../../shared/ai";
 
 export function AiAssistantsPage() {

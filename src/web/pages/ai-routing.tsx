@@ -2,12 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Plus, Split } from "lucide-react";
 import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
 import { RouteTester } from "@/features/ai/route-tester";
 import { RuleCard } from "@/features/ai/rule-card";
 import { RuleDialog } from "@/features/ai/rule-dialog";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
 import { type AiRoutingRule, byRuleOrder } from "../../shared/ai";
 
 export function AiRoutingPage() {

@@ -2,11 +2,11 @@ import { useQuery } from "@tanstack/react-query";
 import { FileText, Search, SearchX } from "lucide-react";
 import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Input } from "@/components/ui/input";
 import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
 import { TranscriptCard, TranscriptDialog } from "@/features/ai/transcripts";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
 import { type CallTranscript, transcriptMatches } from "../../shared/ai";
 
 export function CallTranscriptsPage() {

@@ -9,10 +9,7 @@ import { RefusedList } from "@/features/generator/refused-list";
 import { SqlViewer } from "@/features/generator/sql-viewer";
 import { SummaryCounts } from "@/features/generator/summary-counts";
 import { type GeneratedConfig, generatorKeys } from "@/features/generator/types";
-import { ApiError } from "@/lib/api";
-
-const errorText = (err: unknown) =>
-  err instanceof ApiError ? (err.serverMessage ?? err.message) : err instanceof Error ? err.message : String(err);
+import { errorMessage } from "@/lib/error-text";
 
 export function ConfigGeneratorPage() {
   // The script is a snapshot of the console's objects: generate it afresh on every visit.
@@ -35,7 +32,7 @@ export function ConfigGeneratorPage() {
           Generating configuration...
         </output>
       ) : config.isError ? (
-        <FormError message={`Could not generate the configuration: ${errorText(config.error)}`} />
+        <FormError message={`Could not generate the configuration: ${errorMessage(config.error)}`} />
       ) : (
         <>
           <SummaryCounts summary={config.data.summary} />

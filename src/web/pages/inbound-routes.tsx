@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { PhoneIncoming } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
-import { useDelete } from "@/features/routes/mutations";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { useDelete } from "@/lib/mutations";
 import type { InboundRoute, Trunk } from "../../shared/types";
 
 export function InboundRoutesPage() {

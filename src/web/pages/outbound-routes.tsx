@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { PhoneOutgoing } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
-import { useDelete } from "@/features/routes/mutations";
 import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
 import { keys } from "@/lib/constants";
+import { useDelete } from "@/lib/mutations";
 import type { OutboundRoute, Trunk } from "../../shared/types";
 
 /** Not polled (spec section 9); the sync socket refetches it when routes change. */

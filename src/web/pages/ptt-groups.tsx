@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { Radio } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
-import { useDelete } from "@/features/routes/mutations";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { useDelete } from "@/lib/mutations";
 import { byNumber } from "../../shared/sort";
 import type { Extension, PttGroup } from "../../shared/types";
 

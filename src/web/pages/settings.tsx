@@ -5,10 +5,7 @@ import { useConnectionStatus, useCredentials } from "@/features/settings/queries
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
-import { ApiError } from "@/lib/api";
-
-const errorText = (err: unknown) =>
-  err instanceof ApiError ? (err.serverMessage ?? err.message) : err instanceof Error ? err.message : String(err);
+import { errorMessage } from "@/lib/error-text";
 
 export function SettingsPage() {
   const credentials = useCredentials();
@@ -21,7 +18,7 @@ export function SettingsPage() {
         title="API Settings"
         subtitle="Credentials for the VPS host, the FreePBX GraphQL API, device management and the other services"
       />
-      {error && <FormError message={`Could not load the saved credentials: ${errorText(error)}`} />}
+      {error && <FormError message={`Could not load the saved credentials: ${errorMessage(error)}`} />}
       <div className="grid gap-6 lg:grid-cols-2">
         {SERVICES.map((meta) => {
           const view = credentials.data?.find((c) => c.type === meta.type);

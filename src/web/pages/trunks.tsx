@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { Network } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
-import { ListBody, ScreenHeader } from "@/features/routes/list-kit";
-import { useDelete } from "@/features/routes/mutations";
+import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 import { TrunkCard } from "@/features/trunks/trunk-card";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { useDelete } from "@/lib/mutations";
 import type { Trunk } from "../../shared/types";
 
 export function TrunksPage() {

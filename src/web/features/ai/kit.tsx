@@ -18,8 +18,8 @@ import {
 } from "@/components/ui/dialog";
 import { FormError } from "@/components/ui/form-field";
 import { toast } from "@/components/ui/use-toast";
-import { errorText } from "@/features/routes/list-kit";
 import { sendJson } from "@/lib/api";
+import { errorText } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import { cn } from "@/lib/utils";
 
@@ -158,5 +158,3 @@ export function Fact({ term, children }: { term: string; children: ReactNode }) 
     </div>
   );
 }
-
-export { errorText };

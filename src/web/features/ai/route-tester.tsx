@@ -5,8 +5,8 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Textarea } from "@/components/ui/textarea";
 import { sendJson } from "@/lib/api";
+import { errorText } from "@/lib/error-text";
 import { actionLabel, parseJsonObject, type RouteDecision } from "../../../shared/ai";
-import { errorText } from "./kit";
 
 const SAMPLE = JSON.stringify({ sentiment: "negative", intent: "billing", calledNumber: "1001" }, null, 2);
 

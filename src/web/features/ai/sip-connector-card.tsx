@@ -5,8 +5,8 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
-import { copyText } from "@/features/softphone/copy-text";
-import { useCopiedFlag } from "@/features/softphone/use-copied";
+import { useCopiedFlag } from "@/hooks/use-copied";
+import { copyText } from "@/lib/clipboard";
 import type { AiCallLog, SipUriInfo } from "../../../shared/ai";
 import { aiKeys } from "./kit";
 

@@ -15,10 +15,10 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
-import { errorText } from "@/features/routes/list-kit";
-import { copyText } from "@/features/softphone/copy-text";
-import { useCopiedFlag } from "@/features/softphone/use-copied";
+import { useCopiedFlag } from "@/hooks/use-copied";
 import { sendJson } from "@/lib/api";
+import { copyText } from "@/lib/clipboard";
+import { errorText } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import type { ApiToken, CreatedApiToken } from "../../../shared/ai";
 import { apiTokenSchema } from "../../../shared/schemas";

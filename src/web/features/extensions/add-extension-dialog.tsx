@@ -18,9 +18,10 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Switch } from "@/components/ui/switch";
 import { toast } from "@/components/ui/use-toast";
+import { errorMessage } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import { extensionSchema } from "../../../shared/schemas";
-import { errorText, useCreateExtension } from "./api";
+import { useCreateExtension } from "./api";
 
 type FormInput = z.input<typeof extensionSchema>;
 type FormOutput = z.output<typeof extensionSchema>;
@@ -55,7 +56,7 @@ export function AddExtensionDialog() {
         onSuccess: () => onOpenChange(false),
         onError: (err) => {
           setFormError(applyServerErrors(err, form.setError, FIELDS));
-          toast({ variant: "destructive", title: "Failed to create extension.", description: errorText(err) });
+          toast({ variant: "destructive", title: "Failed to create extension.", description: errorMessage(err) });
         },
       },
     );

@@ -1,8 +1,9 @@
 /** Extension list, create, delete and the web-dialer push (spec section 7, Extensions). */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "@/components/ui/use-toast";
-import { ApiError, sendJson } from "@/lib/api";
+import { sendJson } from "@/lib/api";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { errorMessage } from "@/lib/error-text";
 import type { Extension } from "../../../shared/types";
 
 /** The cloud push service the web dialer reads extension configs from. */
@@ -15,10 +16,6 @@ export interface NewExtension {
   voicemail: boolean;
   secret: string | null;
 }
-
-/** The server's own message when it sent one, else the generic "<status>: <body>" text. */
-export const errorText = (err: unknown): string =>
-  err instanceof ApiError ? (err.serverMessage ?? err.message) : err instanceof Error ? err.message : String(err);
 
 /** The list, polled every 5 s even while the tab is hidden (spec section 9). */
 export function useExtensions() {
@@ -38,7 +35,7 @@ export async function pushAll(): Promise<number | null> {
 
 /** After a create or delete the dialer is refreshed quietly: a failure is only logged. */
 function pushInBackground() {
-  pushAll().catch((err: unknown) => console.log(`Background push to ${DIALER_SERVICE} failed:`, errorText(err)));
+  pushAll().catch((err: unknown) => console.log(`Background push to ${DIALER_SERVICE} failed:`, errorMessage(err)));
 }
 
 export function usePushAll() {
@@ -53,7 +50,7 @@ export function usePushAll() {
       toast({
         variant: "destructive",
         title: `Failed to sync extensions to ${DIALER_SERVICE}`,
-        description: errorText(err),
+        description: errorMessage(err),
       }),
   });
 }
@@ -81,6 +78,6 @@ export function useDeleteExtension() {
     },
     // A 409 says why (a PTT group or inbound route still uses it): show that, not just "failed".
     onError: (err) =>
-      toast({ variant: "destructive", title: "Failed to delete extension.", description: errorText(err) }),
+      toast({ variant: "destructive", title: "Failed to delete extension.", description: errorMessage(err) }),
   });
 }

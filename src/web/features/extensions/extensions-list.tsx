@@ -5,8 +5,9 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
+import { errorMessage } from "@/lib/error-text";
 import type { Extension } from "../../../shared/types";
-import { errorText, useExtensions } from "./api";
+import { useExtensions } from "./api";
 import { ExtensionCard } from "./extension-card";
 import { filterExtensions, sortExtensions } from "./filter";
 import { QrCodeDialog } from "./qr-code-dialog";
@@ -86,7 +87,7 @@ export function ExtensionsList() {
         <EmptyState
           icon={TriangleAlert}
           title="Could not load extensions"
-          description={errorText(list.error)}
+          description={errorMessage(list.error)}
           action={
             <Button variant="outline" onClick={() => list.refetch()}>
               Try again

@@ -3,9 +3,9 @@ import { LoaderCircle } from "lucide-react";
 import { useEffect } from "react";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { toast } from "@/components/ui/use-toast";
+import { errorMessage } from "@/lib/error-text";
 import type { ServerInfo } from "../../../shared/api";
 import type { Extension } from "../../../shared/types";
-import { errorText } from "./api";
 
 function Detail({ label, value, mono }: { label: string; value: string; mono?: boolean }) {
   return (
@@ -26,7 +26,7 @@ function QrImage({ ext }: { ext: Extension }) {
 
   useEffect(() => {
     if (qr.isError)
-      toast({ variant: "destructive", title: "Failed to generate QR code.", description: errorText(qr.error) });
+      toast({ variant: "destructive", title: "Failed to generate QR code.", description: errorMessage(qr.error) });
   }, [qr.isError, qr.error]);
 
   return (

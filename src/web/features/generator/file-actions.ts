@@ -1,4 +1,4 @@
-/** Saving and copying the generated script; no DOM state outside the call. */
+/** Saving the generated script; no DOM state outside the call (copying: lib/clipboard.ts). */
 
 /** `pbx-config-YYYY-MM-DD.sql`, in the browser's local date. */
 export function scriptFileName(now = new Date()): string {
@@ -18,25 +18,4 @@ export function downloadText(text: string, fileName: string, type = "application
   link.remove();
   // Give the browser a moment to start the download before the URL goes away.
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-/**
- * Puts text on the clipboard. The async Clipboard API needs a secure context (HTTPS or
- * loopback); over plain HTTP on the LAN it falls back to the old select-and-copy command.
- */
-export async function copyToClipboard(text: string): Promise<void> {
-  if (window.isSecureContext && navigator.clipboard) {
-    await navigator.clipboard.writeText(text);
-    return;
-  }
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  const ok = document.execCommand("copy");
-  area.remove();
-  if (!ok) throw new Error("This browser does not allow copying from the page.");
 }

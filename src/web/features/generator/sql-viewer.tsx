@@ -3,7 +3,8 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { toast } from "@/components/ui/use-toast";
-import { copyToClipboard, downloadText, scriptFileName } from "./file-actions";
+import { copyText } from "@/lib/clipboard";
+import { downloadText, scriptFileName } from "./file-actions";
 import type { GeneratedConfig } from "./types";
 
 /** Spec section 9: the SQL viewer is 500px high. */
@@ -75,7 +76,7 @@ export function SqlViewer({ config }: { config: GeneratedConfig }) {
 
   const copy = async () => {
     try {
-      await copyToClipboard(script);
+      await copyText(script);
       toast({ title: "Copied!", description: "The SQL script is on the clipboard." });
     } catch (err) {
       toast({

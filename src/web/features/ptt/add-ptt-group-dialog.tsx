@@ -2,14 +2,14 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { CreateDialog, SwitchField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { keys } from "@/lib/constants";
+import { useCreate } from "@/lib/mutations";
 import { pttGroupSchema } from "../../../shared/schemas";
 import type { Extension } from "../../../shared/types";
-import { CreateDialog, SwitchField } from "../routes/form-kit";
-import { useCreate } from "../routes/mutations";
 import { MemberChecklist } from "./member-checklist";
 
 type PttInput = z.input<typeof pttGroupSchema>;

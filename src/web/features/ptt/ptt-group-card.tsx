@@ -1,9 +1,9 @@
 import { Users } from "lucide-react";
+import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PTT_MEMBERS_SHOWN } from "@/lib/constants";
 import type { PttGroup } from "../../../shared/types";
-import { DeleteButton } from "../routes/list-kit";
 
 export function PttGroupCard({
   group,

@@ -2,13 +2,13 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { CreateDialog, SelectField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
+import { useCreate } from "@/lib/mutations";
 import { destinationTypes, inboundRouteSchema } from "../../../shared/schemas";
 import type { Trunk } from "../../../shared/types";
-import { CreateDialog, SelectField } from "./form-kit";
-import { useCreate } from "./mutations";
 
 type InboundInput = z.input<typeof inboundRouteSchema>;
 type InboundOutput = z.output<typeof inboundRouteSchema>;

@@ -3,15 +3,15 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { Controller, type DefaultValues, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { CreateDialog, SelectField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
+import { useCreate } from "@/lib/mutations";
 import { ROUTE_TEMPLATES, type RouteTemplate } from "../../../shared/route-templates";
 import { outboundRouteSchema } from "../../../shared/schemas";
 import type { Trunk } from "../../../shared/types";
 import { DialPatternEditor } from "./dial-pattern-editor";
-import { CreateDialog, SelectField } from "./form-kit";
-import { useCreate } from "./mutations";
 
 type OutboundInput = z.input<typeof outboundRouteSchema>;
 type OutboundOutput = z.output<typeof outboundRouteSchema>;

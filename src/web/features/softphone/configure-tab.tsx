@@ -6,12 +6,12 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
+import { useCopiedFlag } from "@/hooks/use-copied";
 import { ApiError } from "@/lib/api";
+import { copyText } from "@/lib/clipboard";
 import type { Extension, ProvisioningResponse } from "../../../shared/types";
-import { copyText } from "./copy-text";
 import { ExtensionSelect } from "./extension-select";
 import type { GeneratedConfig } from "./types";
-import { useCopiedFlag } from "./use-copied";
 
 const noExtension = () =>
   toast({

@@ -4,9 +4,9 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
 import { toast } from "@/components/ui/use-toast";
-import { copyText } from "./copy-text";
+import { useCopiedFlag } from "@/hooks/use-copied";
+import { copyText } from "@/lib/clipboard";
 import type { GeneratedConfig } from "./types";
-import { useCopiedFlag } from "./use-copied";
 
 /** The generated QR code and provisioning link; stays until the next Generate. */
 export function ProvisionTab({

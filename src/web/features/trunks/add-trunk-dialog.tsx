@@ -2,13 +2,13 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { type ReactNode, useState } from "react";
 import { Controller, useForm } from "react-hook-form";
 import type { z } from "zod";
+import { CreateDialog, SelectField, SwitchField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
+import { useCreate } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
 import { trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/schemas";
-import { CreateDialog, SelectField, SwitchField } from "../routes/form-kit";
-import { useCreate } from "../routes/mutations";
 
 type TrunkInput = z.input<typeof trunkSchema>;
 type TrunkOutput = z.output<typeof trunkSchema>;

@@ -1,10 +1,10 @@
 import { Controller, type UseFormReturn, useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { SwitchField } from "@/components/form-kit";
 import { Badge } from "@/components/ui/badge";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { type wizardDeploySchema, wizardExtensionNumbers } from "../../../shared/schemas";
-import { SwitchField } from "../routes/form-kit";
 import { CountInput } from "./count-input";
 import { numberRanges } from "./number-ranges";
 
