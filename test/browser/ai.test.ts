@@ -2,52 +2,23 @@
 // binary. One server for the file; each describe cleans up what it creates.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { chooseOption, toasts } from "./locators";
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
-
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie, ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
 async function open(path: string): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(h.baseUrl + path);
+  const page = await h.signedInPage(path);
   return page;
 }
 
-// By attribute, not role: while a modal dialog is open everything outside it (the toast region too) is aria-hidden.
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const dialog = (page: Page) => page.getByRole("dialog");
 const field = (scope: Page | Locator, label: string) => scope.getByLabel(label, { exact: true });
 /** The error text under a field, found through the field's aria-describedby. */
@@ -76,10 +47,6 @@ function nextConfirm(page: Page, accept = true): Promise<string> {
       resolve(message);
     });
   });
-}
-async function pick(page: Page, scope: Locator, label: string, option: string) {
-  await field(scope, label).click();
-  await page.getByRole("option", { name: option, exact: true }).click();
 }
 const cardOf = (page: Page, name: string) => page.getByRole("listitem").filter({ hasText: name });
 
@@ -114,7 +81,7 @@ describe("AI assistants", () => {
       await field(d, "System prompt").fill("You are the receptionist of Example Ltd.");
       await field(d, "Temperature (0-100)").fill("60");
       await field(d, "Extension").fill("1001");
-      await pick(page, d, "Voice", "Nova (Energetic)");
+      await chooseOption(page, d, "Voice", "Nova (Energetic)");
       const created = page.waitForResponse(
         (r) => r.url().endsWith("/api/ai/assistants") && r.request().method() === "POST",
       );
@@ -142,8 +109,8 @@ describe("AI assistants", () => {
     "closing the dialog resets it; edit; delete behind the confirmation",
     async () => {
       // Runs after the create test; seeds the same assistant when run alone.
-      if (!(await api("GET", "/api/ai/assistants")).length)
-        await api("POST", "/api/ai/assistants", {
+      if (!(await h.apiJson<unknown[]>("GET", "/api/ai/assistants")).length)
+        await h.apiJson("POST", "/api/ai/assistants", {
           name: "Front desk",
           description: "Answers the main line",
           model: "gpt-4o-realtime-preview",
@@ -171,7 +138,7 @@ describe("AI assistants", () => {
 
       await card.getByRole("button", { name: "Edit Front desk" }).click();
       await field(d, "Name").fill("Night desk");
-      await pick(page, d, "Status", "Inactive");
+      await chooseOption(page, d, "Status", "Inactive");
       await d.getByRole("button", { name: "Save Changes" }).click();
       await toasts(page).getByText("AI assistant updated successfully").waitFor();
       const edited = cardOf(page, "Night desk");
@@ -182,13 +149,13 @@ describe("AI assistants", () => {
       const dismissed = nextConfirm(page, false);
       await edited.getByRole("button", { name: "Delete Night desk" }).click();
       expect(await dismissed).toBe("Are you sure you want to delete this AI assistant?");
-      expect((await api("GET", "/api/ai/assistants")).length).toBe(1);
+      expect((await h.apiJson<unknown[]>("GET", "/api/ai/assistants")).length).toBe(1);
       const accepted = nextConfirm(page);
       await edited.getByRole("button", { name: "Delete Night desk" }).click();
       await accepted;
       await toasts(page).getByText("AI assistant deleted successfully").waitFor();
       await page.getByText("No AI Assistants").waitFor();
-      expect(await api("GET", "/api/ai/assistants")).toEqual([]);
+      expect(await h.apiJson("GET", "/api/ai/assistants")).toEqual([]);
     },
     TEST_TIMEOUT,
   );
@@ -228,9 +195,11 @@ describe("call transcripts", () => {
       await page.getByText("No Call Transcripts").waitFor();
       await page.getByTestId("transcript-count").getByText("0 / 0 transcripts").waitFor();
 
-      const { token, id: tokenId } = await api("POST", "/api/ai/tokens", { name: "Bridge" });
+      const { token, id: tokenId } = await h.apiJson<{ token: string; id: number }>("POST", "/api/ai/tokens", {
+        name: "Bridge",
+      });
       for (const call of CALLS)
-        await api("POST", "/api/ai/transcripts", call, { Cookie: "", Authorization: `Bearer ${token}` });
+        await h.apiJson("POST", "/api/ai/transcripts", call, { Cookie: "", Authorization: `Bearer ${token}` });
       await page.reload();
       const count = page.getByTestId("transcript-count");
       await count.getByText("3 / 3 transcripts").waitFor();
@@ -294,7 +263,7 @@ describe("call transcripts", () => {
       await d.waitFor({ state: "detached" });
       await count.getByText("2 / 2 transcripts").waitFor();
 
-      await api("DELETE", `/api/ai/tokens/${tokenId}`);
+      await h.apiJson("DELETE", `/api/ai/tokens/${tokenId}`);
     },
     TEST_TIMEOUT,
   );
@@ -338,7 +307,7 @@ describe("routing rules", () => {
       await field(d, "Name").fill("Spam");
       await field(d, "Priority (0-100)").fill("90");
       await field(d, "Conditions (JSON)").fill('{"intent": "spam", "callerNumber": "+15550000"}');
-      await pick(page, d, "Action", "hangup");
+      await chooseOption(page, d, "Action", "hangup");
       await field(d, "Action parameters (JSON)").fill("{}");
       await d.getByRole("button", { name: "Create Rule" }).click();
       await toasts(page).getByText("Routing rule created successfully").waitFor();
@@ -363,9 +332,9 @@ describe("routing rules", () => {
     "edit a rule (priority, enabled switch) and see the order change; invalid JSON shows empty; test; delete",
     async () => {
       // Runs after the create test; seeds the same rules when run alone.
-      if (!(await api("GET", "/api/ai/routing-rules")).length) {
+      if (!(await h.apiJson<unknown[]>("GET", "/api/ai/routing-rules")).length) {
         const base = { description: "", enabled: true };
-        await api("POST", "/api/ai/routing-rules", {
+        await h.apiJson("POST", "/api/ai/routing-rules", {
           ...base,
           name: "Angry callers",
           priority: 10,
@@ -373,7 +342,7 @@ describe("routing rules", () => {
           action: "route_to_extension",
           actionParams: '{"extensionId": "200"}',
         });
-        await api("POST", "/api/ai/routing-rules", {
+        await h.apiJson("POST", "/api/ai/routing-rules", {
           ...base,
           name: "Spam",
           priority: 90,
@@ -402,7 +371,7 @@ describe("routing rules", () => {
       await cardOf(page, "Angry callers").getByText("Priority 95", { exact: true }).waitFor();
 
       // Invalid JSON (stored through the API) shows as empty.
-      await api("POST", "/api/ai/routing-rules", {
+      await h.apiJson("POST", "/api/ai/routing-rules", {
         name: "Broken",
         priority: 50,
         conditions: "sentiment is negative",

@@ -2,37 +2,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { VpsStatus } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
   await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
-
-/** A signed-in API call, as the console makes it. */
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+afterAll(() => h?.stop());
 
 async function dashboard(): Promise<Page> {
   const page = await h.newPage();
@@ -154,7 +133,7 @@ describe("server cards", () => {
   test(
     "skeletons show while the status loads, then the server's own answer as it is",
     async () => {
-      const real = await api<VpsStatus>("GET", "/api/vps/status");
+      const real = await h.apiJson<VpsStatus>("GET", "/api/vps/status");
       const page = await dashboard();
       let release = () => {};
       const gate = new Promise<void>((r) => {
@@ -231,15 +210,15 @@ describe("counts", () => {
         await count(page, name).getByText("0", { exact: true }).waitFor();
       }
 
-      await api("POST", "/api/extensions", { extension: "2001", name: "Ada" });
-      await api("POST", "/api/extensions", { extension: "2002", name: "Grace" });
-      await api("POST", "/api/trunks", { name: "carrier", type: "sip", host: "sip.example.com" });
-      await api("POST", "/api/inbound-routes", {
+      await h.apiJson("POST", "/api/extensions", { extension: "2001", name: "Ada" });
+      await h.apiJson("POST", "/api/extensions", { extension: "2002", name: "Grace" });
+      await h.apiJson("POST", "/api/trunks", { name: "carrier", type: "sip", host: "sip.example.com" });
+      await h.apiJson("POST", "/api/inbound-routes", {
         description: "Main line",
         destination: "2001",
         destinationType: "extension",
       });
-      await api("POST", "/api/ptt-groups", { name: "Floor", extension: "2900", members: ["2001", "2002"] });
+      await h.apiJson("POST", "/api/ptt-groups", { name: "Floor", extension: "2900", members: ["2001", "2002"] });
 
       const poll = { timeout: 12_000 };
       await count(page, "Extensions").getByText("2", { exact: true }).waitFor(poll);
@@ -262,7 +241,7 @@ describe("counts", () => {
       await count(page, "Extensions").getByText("2", { exact: true }).waitFor();
       await page.getByRole("link", { name: "Trunks", exact: true }).first().click();
       await page.getByRole("heading", { level: 1, name: "Trunks" }).waitFor();
-      await api("POST", "/api/extensions", { extension: "2003", name: "Linus" });
+      await h.apiJson("POST", "/api/extensions", { extension: "2003", name: "Linus" });
       await page.getByRole("link", { name: "Dashboard", exact: true }).click();
       // Well inside the 5 s poll: only the refetch on mount can bring the new number this fast.
       await count(page, "Extensions").getByText("3", { exact: true }).waitFor({ timeout: 3000 });

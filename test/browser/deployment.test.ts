@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, te
 import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 import { type Harness, startHarness } from "./harness";
+import { toasts } from "./locators";
 
 // SSH commands take ~0.3–1 s each: a deploy is a few of them.
 setDefaultTimeout(60_000);
@@ -38,14 +39,6 @@ afterAll(async () => {
   await pbx?.stop();
 });
 
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await h.api(method, path, body);
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const countCard = (page: Page, title: string) => page.getByRole("group", { name: title, exact: true });
 const button = (page: Page, name: string) => page.getByRole("button", { name, exact: true });
 const results = (page: Page) => page.getByRole("region", { name: "Deployment Results" });
@@ -89,7 +82,7 @@ describe("Deployment", () => {
     expect(await deployExtensions.isDisabled()).toBe(true);
 
     // Created through the API: the sync socket refreshes the count without a reload.
-    await api("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+    await h.apiJson("POST", "/api/extensions", { extension: "1001", name: "Alice" });
     await countCard(page, "Extensions").getByTestId("count-value").getByText("1", { exact: true }).waitFor();
     await waitEnabled(deployExtensions);
     expect(await button(page, "Deploy All Configurations").isDisabled()).toBe(false);
@@ -156,7 +149,7 @@ describe("Deployment", () => {
 
   test("PTT groups deploy as page groups", async () => {
     const page = await deploymentPage();
-    await api("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001"] });
+    await h.apiJson("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001"] });
     const deployPtt = button(page, "Deploy PTT Groups");
     await waitEnabled(deployPtt);
     await deployPtt.click();
@@ -168,7 +161,7 @@ describe("Deployment", () => {
   });
 
   test("Deploy All Configurations deploys trunks and extensions; the trunk takes the PBX's status", async () => {
-    await api("POST", "/api/trunks", { name: "Telnyx", type: "sip", host: "sip.telnyx.com", port: 5060 });
+    await h.apiJson("POST", "/api/trunks", { name: "Telnyx", type: "sip", host: "sip.telnyx.com", port: 5060 });
     const page = await deploymentPage();
     await countCard(page, "Trunks").getByTestId("count-value").getByText("1", { exact: true }).waitFor();
     await button(page, "Deploy All Configurations").click();
@@ -182,7 +175,7 @@ describe("Deployment", () => {
     await toast.getByText("Deployment Successful", { exact: true }).waitFor();
     await toast.getByText("Successfully deployed 2 configuration(s) to the PBX server.").waitFor();
     expect(await pbx.query("SELECT name FROM trunks")).toEqual([{ name: "Telnyx" }]);
-    const [trunk] = await api<{ status: string }[]>("GET", "/api/trunks");
+    const [trunk] = await h.apiJson<{ status: string }[]>("GET", "/api/trunks");
     expect(trunk?.status).toBe("deployed");
   });
 });

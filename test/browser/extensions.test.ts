@@ -6,7 +6,8 @@ import type { Page } from "playwright-core";
 import { PNG } from "pngjs";
 import type { Extension, ProvisioningConfig } from "../../src/shared/types";
 import { columnsFor, rowWindow } from "../../src/web/features/extensions/grid-window";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toastItems } from "./locators";
 
 describe("grid window arithmetic", () => {
   const layout = { columns: 3, rowHeight: 184, gap: 16 };
@@ -39,61 +40,28 @@ describe("grid window arithmetic", () => {
 });
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-});
-
-afterAll(async () => {
-  await h?.stop();
 });
 
 // Pages left open would keep refetching the list on every sync event (5,000 of them in the last test).
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const listExtensions = () => h.apiJson<Extension[]>("GET", "/api/extensions");
 
-const listExtensions = () => api<Extension[]>("GET", "/api/extensions");
-
-async function extensionsPage(viewport?: { width: number; height: number }): Promise<Page> {
-  const page = await h.newPage({ viewport });
-  openPages.push(page);
-  await h.signInViaApi(page.context());
+/** The signed-in Extensions screen; `before` runs before navigation (e.g. to hold or fake requests). */
+async function extensionsPage(
+  o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<unknown> } = {},
+): Promise<Page> {
+  const page = await h.signedInPage("/extensions", o);
+  await page.getByRole("heading", { level: 1, name: "Extensions" }).waitFor();
   return page;
 }
 
-const open = async (page: Page) => {
-  await page.goto(`${h.baseUrl}/extensions`);
-  await page.getByRole("heading", { level: 1, name: "Extensions" }).waitFor();
-};
-
 const cardFor = (page: Page, number: string) =>
   page.locator(`[data-testid="extension-card"][data-extension="${number}"]`);
-/**
- * The toast. Found by CSS, not by role: while a modal dialog is open Radix marks everything outside it
- * aria-hidden, the toast region included.
- */
-const toast = (page: Page) => page.locator('[role="region"][aria-label="Notifications (F8)"] li');
 
 /** The error text under a field, found through the input's aria-describedby. */
 async function errorUnder(page: Page, label: string): Promise<string> {
@@ -136,16 +104,17 @@ describe("extensions screen", () => {
   test(
     "three skeleton cards while loading, then the empty state",
     async () => {
-      const page = await extensionsPage();
       let release = () => {};
       const gate = new Promise<void>((r) => {
         release = r;
       });
-      await page.route("**/api/extensions", async (route) => {
-        await gate;
-        await route.continue();
+      const page = await extensionsPage({
+        before: (p) =>
+          p.route("**/api/extensions", async (route) => {
+            await gate;
+            await route.continue();
+          }),
       });
-      await open(page);
       await page.getByTestId("extension-skeleton").nth(2).waitFor();
       expect(await page.getByTestId("extension-skeleton").count()).toBe(3);
       release();
@@ -160,7 +129,6 @@ describe("extensions screen", () => {
     "Add Extension creates a card and says 'Extension created'; the dialer push follows quietly",
     async () => {
       const page = await extensionsPage();
-      await open(page);
       await page.getByText("No extensions yet").waitFor();
       const posted: unknown[] = [];
       const pushed: string[] = [];
@@ -178,7 +146,7 @@ describe("extensions screen", () => {
       await dialog.getByRole("switch", { name: "Voicemail" }).click();
       await dialog.getByRole("button", { name: "Create Extension" }).click();
 
-      await toast(page).getByText("Extension created", { exact: true }).waitFor();
+      await toastItems(page).getByText("Extension created", { exact: true }).waitFor();
       await dialog.waitFor({ state: "detached" });
       const card = cardFor(page, "1001");
       await card.getByText("Alice Johnson").waitFor();
@@ -193,7 +161,7 @@ describe("extensions screen", () => {
       expect(pushed.length).toBe(1);
       expect(logged.some((l) => l.includes("Web Dialer"))).toBe(true);
       expect(
-        await toast(page)
+        await toastItems(page)
           .getByText(/Failed to sync/)
           .count(),
       ).toBe(0);
@@ -206,10 +174,9 @@ describe("extensions screen", () => {
   test(
     "cards are sorted numerically and show the status badge",
     async () => {
-      await api("POST", "/api/extensions", { extension: "900", name: "Bob Smith", status: "offline" });
-      await api("POST", "/api/extensions", { extension: "10000", name: "Carol White" });
+      await h.apiJson("POST", "/api/extensions", { extension: "900", name: "Bob Smith", status: "offline" });
+      await h.apiJson("POST", "/api/extensions", { extension: "10000", name: "Carol White" });
       const page = await extensionsPage();
-      await open(page);
       await cardFor(page, "10000").waitFor();
       const order = await page
         .getByTestId("extension-card")
@@ -228,7 +195,6 @@ describe("extensions screen", () => {
     "bad input shows the error under the field and creates nothing",
     async () => {
       const page = await extensionsPage();
-      await open(page);
       await cardFor(page, "1001").waitFor();
       let posts = 0;
       page.on("request", (req) => {
@@ -255,13 +221,12 @@ describe("extensions screen", () => {
     "a duplicate number shows the server's message under Extension",
     async () => {
       const page = await extensionsPage();
-      await open(page);
       await cardFor(page, "1001").waitFor();
       await page.getByRole("button", { name: "Add Extension" }).click();
       const dialog = await fillDialog(page, { extension: "1001", name: "Someone Else" });
       await dialog.getByRole("button", { name: "Create Extension" }).click();
       expect(await errorUnder(page, "Extension")).toBe("Extension 1001 already exists");
-      await toast(page).getByText("Failed to create extension.", { exact: true }).waitFor();
+      await toastItems(page).getByText("Failed to create extension.", { exact: true }).waitFor();
       expect(await dialog.isVisible()).toBe(true);
       expect((await listExtensions()).length).toBe(3);
     },
@@ -271,18 +236,17 @@ describe("extensions screen", () => {
   test(
     "delete removes the card; a refused delete says why",
     async () => {
-      await api("POST", "/api/ptt-groups", { name: "Floor", extension: "1900", members: ["1001"], duplex: true });
+      await h.apiJson("POST", "/api/ptt-groups", { name: "Floor", extension: "1900", members: ["1001"], duplex: true });
       const page = await extensionsPage();
-      await open(page);
       await cardFor(page, "10000").waitFor();
 
       await page.getByRole("button", { name: "Delete extension 10000" }).click();
-      await toast(page).getByText("Extension deleted", { exact: true }).waitFor();
+      await toastItems(page).getByText("Extension deleted", { exact: true }).waitFor();
       await cardFor(page, "10000").waitFor({ state: "detached" });
 
       await page.getByRole("button", { name: "Delete extension 1001" }).click();
-      await toast(page).getByText("Failed to delete extension.", { exact: true }).waitFor();
-      await toast(page)
+      await toastItems(page).getByText("Failed to delete extension.", { exact: true }).waitFor();
+      await toastItems(page)
         .getByText("Extension 1001 is a member of PTT group(s): Floor. Remove it there first.")
         .waitFor();
       expect(await cardFor(page, "1001").isVisible()).toBe(true);
@@ -295,7 +259,6 @@ describe("extensions screen", () => {
     "the QR dialog shows a code that decodes to the extension's provisioning link",
     async () => {
       const page = await extensionsPage();
-      await open(page);
       await page.getByRole("button", { name: "QR code for extension 1001" }).click();
       const dialog = page.getByRole("dialog", { name: "Sangoma Talk QR Code" });
       const img = dialog.getByRole("img", { name: /QR code for extension 1001/ });
@@ -316,21 +279,22 @@ describe("extensions screen", () => {
   test(
     "the QR dialog shows a spinner until the code arrives and a toast when it fails",
     async () => {
-      const page = await extensionsPage();
       let release = () => {};
       const gate = new Promise<void>((r) => {
         release = r;
       });
-      await page.route("**/api/extensions/*/qr-code", async (route) => {
-        await gate;
-        await route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' });
+      const page = await extensionsPage({
+        before: (p) =>
+          p.route("**/api/extensions/*/qr-code", async (route) => {
+            await gate;
+            await route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' });
+          }),
       });
-      await open(page);
       await page.getByRole("button", { name: "QR code for extension 900" }).click();
       const dialog = page.getByRole("dialog", { name: "Sangoma Talk QR Code" });
       await dialog.getByRole("status").getByText("Generating QR code…").waitFor();
       release();
-      await toast(page).getByText("Failed to generate QR code.", { exact: true }).waitFor();
+      await toastItems(page).getByText("Failed to generate QR code.", { exact: true }).waitFor();
       await dialog.getByText("The QR code could not be generated.").waitFor();
     },
     TEST_TIMEOUT,
@@ -340,11 +304,10 @@ describe("extensions screen", () => {
     "the push button reports that the web dialer sync failed",
     async () => {
       const page = await extensionsPage();
-      await open(page);
       const answered = page.waitForResponse("**/api/dialer/push-all");
       await page.getByRole("button", { name: "Push to Web Dialer" }).click();
       expect((await answered).status()).toBe(400);
-      const t = toast(page);
+      const t = toastItems(page);
       await t.getByText("Failed to sync extensions to Web Dialer", { exact: true }).waitFor();
       await t.getByText(/not configured/).waitFor();
       expect(await t.getAttribute("class")).toContain("destructive");
@@ -355,14 +318,15 @@ describe("extensions screen", () => {
   test(
     "a push that succeeds says how many configs went out",
     async () => {
-      const page = await extensionsPage();
-      await page.route("**/api/dialer/push-all", (route) =>
-        route.fulfill({ status: 200, contentType: "application/json", body: '{"count":2}' }),
-      );
-      await open(page);
+      const page = await extensionsPage({
+        before: (p) =>
+          p.route("**/api/dialer/push-all", (route) =>
+            route.fulfill({ status: 200, contentType: "application/json", body: '{"count":2}' }),
+          ),
+      });
       await page.getByRole("button", { name: "Push to Web Dialer" }).click();
-      await toast(page).getByText("Synced to Web Dialer", { exact: true }).waitFor();
-      await toast(page)
+      await toastItems(page).getByText("Synced to Web Dialer", { exact: true }).waitFor();
+      await toastItems(page)
         .getByText(/^2 extension configs pushed .* for web dialer$/)
         .waitFor();
     },
@@ -380,7 +344,7 @@ describe("5,000 extensions", () => {
       Array.from({ length: 32 }, async () => {
         while (next < TOTAL) {
           const i = next++;
-          await api("POST", "/api/extensions", { extension: String(BASE + i), name: `Scale User ${i}` });
+          await h.apiJson("POST", "/api/extensions", { extension: String(BASE + i), name: `Scale User ${i}` });
         }
       }),
     );
@@ -389,7 +353,6 @@ describe("5,000 extensions", () => {
     const totalText = total.toLocaleString("en-US");
 
     const page = await extensionsPage();
-    await open(page);
     const counter = page.getByTestId("extension-count");
     await counter.getByText(`${totalText} extensions`).waitFor({ timeout: 15_000 });
     const cards = page.getByTestId("extension-card");
@@ -434,8 +397,7 @@ describe("5,000 extensions", () => {
   test(
     "at 500 px wide the cards stack in one column and the DOM stays small",
     async () => {
-      const page = await extensionsPage({ width: 500, height: 900 });
-      await open(page);
+      const page = await extensionsPage({ viewport: { width: 500, height: 900 } });
       await cardFor(page, "900").waitFor({ timeout: 15_000 });
       const cards = page.getByTestId("extension-card");
       const xs = await cards.evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().left)));

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toasts } from "./locators";
 
 let h: Harness;
 
@@ -11,26 +12,23 @@ beforeAll(async () => {
   h = await startHarness();
   await h.signedInPage("/"); // creates the administrator
   await h.closePages();
-  const ok = async (res: Promise<Response>) => {
-    const r = await res;
-    if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
-    return (await r.json()) as { id: number };
-  };
-  await ok(h.api("POST", "/api/extensions", { extension: "1001", name: "Alice" }));
-  await ok(h.api("POST", "/api/extensions", { extension: "1002", name: "Bob", voicemail: true }));
-  const trunk = await ok(
-    h.api("POST", "/api/trunks", { name: "Telnyx", type: "sip", host: "sip.telnyx.com", port: 5060 }),
-  );
-  await ok(h.api("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["+44XXXXXXXXXX"], trunkId: trunk.id }));
-  await ok(h.api("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] }));
+  await h.apiJson("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+  await h.apiJson("POST", "/api/extensions", { extension: "1002", name: "Bob", voicemail: true });
+  const trunk = await h.apiJson<{ id: number }>("POST", "/api/trunks", {
+    name: "Telnyx",
+    type: "sip",
+    host: "sip.telnyx.com",
+    port: 5060,
+  });
+  await h.apiJson("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["+44XXXXXXXXXX"], trunkId: trunk.id });
+  await h.apiJson("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] });
   // FreePBX holds at most 50 characters of name: this one is left out with the reason.
-  await ok(h.api("POST", "/api/extensions", { extension: "1003", name: "y".repeat(51) }));
+  await h.apiJson("POST", "/api/extensions", { extension: "1003", name: "y".repeat(51) });
 }, 60_000);
 
 afterEach(() => h?.closePages());
 afterAll(() => h?.stop());
 
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const viewer = (page: Page) => page.getByTestId("sql-viewer").locator("visible=true");
 
 async function generatorPage(before?: (page: Page) => Promise<void>) {

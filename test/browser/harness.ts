@@ -45,6 +45,8 @@ async function waitForHealth(baseUrl: string, proc: Subprocess, ms = 15_000): Pr
 export interface HarnessOptions {
   /** Extra environment for the binary (service URLs pointing at fakes, credentials, …). */
   env?: Record<string, string>;
+  /** The viewport of every page unless one is asked for (default 1280×800). */
+  viewport?: { width: number; height: number };
 }
 
 export async function startHarness(opts: HarnessOptions = {}) {
@@ -96,6 +98,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     throw err;
   }
   const launched = browser;
+  const defaultViewport = opts.viewport ?? { width: 1280, height: 800 };
   let adminCreated = false;
   let apiCookie = "";
 
@@ -122,8 +125,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
     browser: launched,
 
     /** A page in a fresh context (its own cookies and storage). */
-    async newPage(opts: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
-      const context = await launched.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 } });
+    async newPage(o: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+      const context = await launched.newContext({ viewport: o.viewport ?? defaultViewport });
       contexts.push(context);
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
@@ -154,7 +157,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
      */
     async signedInPage(
       path: string,
-      o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {},
+      o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<unknown> } = {},
     ): Promise<Page> {
       await ensureAdmin();
       const page = await harness.newPage({ viewport: o.viewport });
@@ -164,8 +167,11 @@ export async function startHarness(opts: HarnessOptions = {}) {
       return page;
     },
 
-    /** The console's API with a fresh administrator session (JSON in, Response out). */
-    async api(method: string, path: string, body?: unknown): Promise<Response> {
+    /**
+     * The console's API with a fresh administrator session (JSON in, Response out).
+     * `headers` go last, e.g. `{ Cookie: "", Authorization: "Bearer …" }` to call as a token instead.
+     */
+    async api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
       if (!apiCookie) {
         await ensureAdmin();
         const res = await post("/api/auth/login", ADMIN);
@@ -173,9 +179,26 @@ export async function startHarness(opts: HarnessOptions = {}) {
       }
       return fetch(baseUrl + path, {
         method,
-        headers: { Cookie: apiCookie, ...(method === "GET" ? {} : { "Content-Type": "application/json" }) },
+        headers: {
+          Cookie: apiCookie,
+          ...(method === "GET" ? {} : { "Content-Type": "application/json" }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+    },
+
+    /** `api`, answered with the parsed JSON (undefined for an empty body); a non-2xx answer throws. */
+    async apiJson<T = unknown>(
+      method: string,
+      path: string,
+      body?: unknown,
+      headers?: Record<string, string>,
+    ): Promise<T> {
+      const res = await harness.api(method, path, body, headers);
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      const text = await res.text();
+      return (text ? JSON.parse(text) : undefined) as T;
     },
 
     /** Closes the pages opened so far (so their polling stops). */

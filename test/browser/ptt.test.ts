@@ -3,10 +3,10 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { PttGroup } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toasts } from "./locators";
 
 let h: Harness;
-let cookie = "";
 
 // Created out of order on purpose: the checklist sorts numerically ("999" before "1001", "1002" before "1010").
 const EXTENSIONS = [
@@ -20,48 +20,19 @@ const EXTENSIONS = [
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-const listGroups = () => api<PttGroup[]>("GET", "/api/ptt-groups");
+const listGroups = () => h.apiJson<PttGroup[]>("GET", "/api/ptt-groups");
 
 async function pttPage(): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(`${h.baseUrl}/ptt-groups`);
+  const page = await h.signedInPage("/ptt-groups");
   await page.getByRole("heading", { level: 1, name: "Push-to-Talk Groups" }).waitFor();
   return page;
 }
 
-// By attribute, not role: while a modal dialog is open everything outside it (the toast region too) is aria-hidden.
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const card = (page: Page, name: string) =>
   page.getByRole("list", { name: "PTT groups" }).getByRole("listitem").filter({ hasText: name });
 
@@ -95,7 +66,7 @@ test(
 test(
   "create with 5 members, two-way: the card shows badges, the first 3 members and '+2 more'",
   async () => {
-    for (const [extension, name] of EXTENSIONS) await api("POST", "/api/extensions", { extension, name });
+    for (const [extension, name] of EXTENSIONS) await h.apiJson("POST", "/api/extensions", { extension, name });
     const page = await pttPage();
     const dialog = await openDialog(page);
     const members = dialog.getByRole("group", { name: "Members" }).getByRole("checkbox");

@@ -3,66 +3,35 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import type { InboundRoute, OutboundRoute, Trunk } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { chooseOption, toasts } from "./locators";
 
 let h: Harness;
-let cookie = "";
 let carrier: Trunk;
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
+  carrier = await h.apiJson<Trunk>("POST", "/api/trunks", {
+    name: "Carrier One",
+    type: "sip",
+    host: "sip.one.example",
   });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  carrier = await api<Trunk>("POST", "/api/trunks", { name: "Carrier One", type: "sip", host: "sip.one.example" });
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
-
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
 async function screen(path: string, heading: string): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(h.baseUrl + path);
+  const page = await h.signedInPage(path);
   await page.getByRole("heading", { level: 1, name: heading }).waitFor();
   return page;
-}
-
-// By attribute, not role: while a modal dialog is open everything outside it (the toast region too) is aria-hidden.
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
-
-async function choose(page: Page, scope: Locator, label: string, option: string) {
-  await scope.getByLabel(label, { exact: true }).click();
-  await page.getByRole("option", { name: option, exact: true }).click();
 }
 
 const isPost = (path: string) => (r: { url(): string; method(): string }) =>
   r.url().endsWith(path) && r.method() === "POST";
 
 describe("inbound routes", () => {
-  const listRoutes = () => api<InboundRoute[]>("GET", "/api/inbound-routes");
+  const listRoutes = () => h.apiJson<InboundRoute[]>("GET", "/api/inbound-routes");
   const open = () => screen("/inbound-routes", "Inbound Routes");
   const card = (page: Page, text: string) =>
     page.getByRole("list", { name: "Inbound routes" }).getByRole("listitem").filter({ hasText: text });
@@ -91,8 +60,8 @@ describe("inbound routes", () => {
       expect(await dialog.getByLabel("Destination type", { exact: true }).textContent()).toBe("Extension");
       await dialog.getByLabel("Description", { exact: true }).fill("Sales line");
       await dialog.getByLabel("DID number", { exact: true }).fill("442071234567");
-      await choose(page, dialog, "Trunk", "Carrier One");
-      await choose(page, dialog, "Destination type", "Queue");
+      await chooseOption(page, dialog, "Trunk", "Carrier One");
+      await chooseOption(page, dialog, "Destination type", "Queue");
       await dialog.getByLabel("Destination", { exact: true }).fill("Sales");
       const sent = page.waitForRequest(isPost("/api/inbound-routes"));
       await dialog.getByRole("button", { name: "Create Route" }).click();
@@ -178,7 +147,7 @@ describe("inbound routes", () => {
 });
 
 describe("outbound routes", () => {
-  const listRoutes = () => api<OutboundRoute[]>("GET", "/api/outbound-routes");
+  const listRoutes = () => h.apiJson<OutboundRoute[]>("GET", "/api/outbound-routes");
   const open = () => screen("/outbound-routes", "Outbound Routes");
   const card = (page: Page, text: string) =>
     page.getByRole("list", { name: "Outbound routes" }).getByRole("listitem").filter({ hasText: text });
@@ -236,7 +205,7 @@ describe("outbound routes", () => {
         ["International Combined", [...UK, ...IL, ...US]],
         ["Custom Route", []],
       ] as const) {
-        await choose(page, dialog, "Template", template);
+        await chooseOption(page, dialog, "Template", template);
         await expectPatterns(dialog, [...patterns]);
         const name = dialog.getByLabel("Name", { exact: true });
         expect(await name.inputValue()).toBe(template === "Custom Route" ? "" : template);
@@ -301,7 +270,7 @@ describe("outbound routes", () => {
 
       await input.fill("NXXXXXX");
       await add.click();
-      await choose(page, dialog, "Trunk", "Carrier One");
+      await chooseOption(page, dialog, "Trunk", "Carrier One");
       const sent = page.waitForRequest(isPost("/api/outbound-routes"));
       await dialog.getByRole("button", { name: "Create Route" }).click();
       expect((await sent).postDataJSON()).toEqual({
@@ -322,9 +291,9 @@ describe("outbound routes", () => {
     async () => {
       const page = await open();
       const dialog = await openDialog(page);
-      await choose(page, dialog, "Template", "UK Calling");
+      await chooseOption(page, dialog, "Template", "UK Calling");
       await dialog.getByRole("button", { name: "Remove pattern 07XXXXXXXXX" }).click();
-      await choose(page, dialog, "Trunk", "Carrier One");
+      await chooseOption(page, dialog, "Trunk", "Carrier One");
       await dialog.getByRole("button", { name: "Create Route" }).click();
       await toasts(page).getByText("Route created", { exact: true }).waitFor();
       const uk = card(page, "UK Calling");
@@ -345,8 +314,8 @@ describe("outbound routes", () => {
 
       // The server's field error (the name is taken) lands under Name; nothing is created.
       const before = (await listRoutes()).length;
-      await choose(page, again, "Template", "UK Calling");
-      await choose(page, again, "Trunk", "Carrier One");
+      await chooseOption(page, again, "Template", "UK Calling");
+      await chooseOption(page, again, "Trunk", "Carrier One");
       await again.getByRole("button", { name: "Create Route" }).click();
       await again.getByText("Name already in use", { exact: true }).waitFor();
       await toasts(page).getByText("Failed to create outbound route.", { exact: true }).waitFor();
@@ -358,13 +327,12 @@ describe("outbound routes", () => {
   test(
     "a trunk the console does not know shows 'Unknown Trunk'",
     async () => {
-      const page = await h.newPage();
-      openPages.push(page);
-      await h.signInViaApi(page.context());
-      await page.route("**/api/trunks", (route) =>
-        route.fulfill({ status: 200, contentType: "application/json", body: "[]" }),
-      );
-      await page.goto(`${h.baseUrl}/outbound-routes`);
+      const page = await h.signedInPage("/outbound-routes", {
+        before: (p) =>
+          p.route("**/api/trunks", (route) =>
+            route.fulfill({ status: 200, contentType: "application/json", body: "[]" }),
+          ),
+      });
       await card(page, "Local").getByText("via Unknown Trunk").waitFor();
     },
     TEST_TIMEOUT,

@@ -5,40 +5,27 @@ import type { Locator, Page } from "playwright-core";
 import type { FakeServer } from "../fakes/common";
 import { HOSTINGER_DEFAULT_TOKEN, type HostingerState, startFakeHostinger } from "../fakes/hostinger";
 import { startFakeTinyMdm, TINYMDM_DEFAULT_KEYS, type TinyMdmState } from "../fakes/tinymdm";
-import { startHarness, TEST_TIMEOUT } from "./harness";
-
-// ---------- the console with extra environment (harness.ts) ----------
-
-async function startConsole(env: Record<string, string>) {
-  const h = await startHarness({ env });
-  return {
-    baseUrl: h.baseUrl,
-    /** A signed-in page at `path`. */
-    page: (path: string, before?: (page: Page) => Promise<void>) =>
-      h.signedInPage(path, { viewport: { width: 1280, height: 900 }, before }),
-    api: h.api,
-    closePages: h.closePages,
-    stop: h.stop,
-  };
-}
-
-// ---------- the tests ----------
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toastListItems } from "./locators";
 
 const OPENAI_ENV_KEY = "sk-from-the-environment-1234";
 const DIALER_ENV_URL = "https://dialer.example.com/hooks/pbx";
 
-let c: Awaited<ReturnType<typeof startConsole>>;
+let c: Harness;
 let hostinger: FakeServer<HostingerState>;
 let tinymdm: FakeServer<TinyMdmState>;
 
 beforeAll(async () => {
   hostinger = await startFakeHostinger();
   tinymdm = await startFakeTinyMdm();
-  c = await startConsole({
-    PBX_HOSTINGER_URL: hostinger.baseUrl,
-    PBX_TINYMDM_URL: tinymdm.baseUrl,
-    OPENAI_API_KEY: OPENAI_ENV_KEY,
-    DIALER_PUSH_URL: DIALER_ENV_URL,
+  c = await startHarness({
+    env: {
+      PBX_HOSTINGER_URL: hostinger.baseUrl,
+      PBX_TINYMDM_URL: tinymdm.baseUrl,
+      OPENAI_API_KEY: OPENAI_ENV_KEY,
+      DIALER_PUSH_URL: DIALER_ENV_URL,
+    },
+    viewport: { width: 1280, height: 900 },
   });
 }, 60_000);
 
@@ -52,11 +39,10 @@ afterAll(async () => {
 
 const card = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
 const badge = (region: Locator) => region.getByTestId("credential-status");
-const toast = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" }).getByRole("listitem");
 const button = (region: Locator, name: string) => region.getByRole("button", { name, exact: true });
 
 async function settingsPage() {
-  const page = await c.page("/settings");
+  const page = await c.signedInPage("/settings");
   await page.getByRole("heading", { level: 1, name: "API Settings" }).waitFor();
   await badge(card(page, "Hostinger VPS API")).waitFor();
   return page;
@@ -154,8 +140,8 @@ describe("API Settings", () => {
       const result = (await res.json()) as { success: boolean; message: string };
       expect(result.success).toBe(false);
       expect(result.message.length).toBeGreaterThan(0);
-      await toast(page).getByText("Connection Failed", { exact: true }).waitFor();
-      await toast(page).getByText(result.message, { exact: true }).waitFor();
+      await toastListItems(page).getByText("Connection Failed", { exact: true }).waitFor();
+      await toastListItems(page).getByText(result.message, { exact: true }).waitFor();
       expect(hostinger.calls.at(-1)?.headers.authorization).toBe("Bearer not-the-right-token");
       expect(await badge(host).textContent()).toBe("Not Configured");
     },
@@ -182,7 +168,7 @@ describe("API Settings", () => {
         apiKey: HOSTINGER_DEFAULT_TOKEN,
         vmId: "",
       });
-      await toast(page).getByText("Hostinger API credentials saved successfully").waitFor();
+      await toastListItems(page).getByText("Hostinger API credentials saved successfully").waitFor();
       await host.getByText("Configured (Not Active)").waitFor();
       // The secret left the input; its last 4 characters stand in for it, and still count as filled.
       expect(await key.inputValue()).toBe("");
@@ -193,8 +179,8 @@ describe("API Settings", () => {
       await button(host, "Test Connection").click();
       const result = (await (await tested).json()) as { success: boolean; message: string };
       expect(result.success).toBe(true);
-      await toast(page).getByText("Connection Successful", { exact: true }).waitFor();
-      await toast(page).getByText(result.message, { exact: true }).waitFor();
+      await toastListItems(page).getByText("Connection Successful", { exact: true }).waitFor();
+      await toastListItems(page).getByText(result.message, { exact: true }).waitFor();
       await host.getByText("Connected", { exact: true }).waitFor();
       await host.getByTestId("hostinger-last-test").getByText(result.message, { exact: false }).waitFor();
     },
@@ -235,7 +221,7 @@ describe("API Settings", () => {
         secretKey: TINYMDM_DEFAULT_KEYS.secretKey,
       });
       expect(((await testRes.json()) as { success: boolean }).success).toBe(true);
-      await toast(page).getByText("Connection Successful", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Connection Successful", { exact: true }).waitFor();
       // Testing unsaved values does not make the saved ones "connected".
       expect(await badge(mdm).textContent()).toBe("Not Configured");
 
@@ -249,7 +235,7 @@ describe("API Settings", () => {
         clientId: TINYMDM_DEFAULT_KEYS.publicKey,
         clientSecret: TINYMDM_DEFAULT_KEYS.secretKey,
       });
-      await toast(page).getByText("TinyMDM API credentials saved successfully").waitFor();
+      await toastListItems(page).getByText("TinyMDM API credentials saved successfully").waitFor();
       await mdm.getByText("Configured (Not Active)").waitFor();
       expect(await mdm.getByLabel("Public API Key").inputValue()).toBe(TINYMDM_DEFAULT_KEYS.publicKey);
     },
@@ -287,7 +273,7 @@ describe("API Settings", () => {
         name: "Web Dialer Push",
         webhookSecret: "whsec_dGVzdA==",
       });
-      await toast(page).getByText("Web dialer push credentials saved successfully").waitFor();
+      await toastListItems(page).getByText("Web dialer push credentials saved successfully").waitFor();
     },
     TEST_TIMEOUT,
   );
@@ -309,8 +295,8 @@ describe("API Settings", () => {
       );
       await pbx.getByLabel("API URL").fill("https://pbx.example.com/admin/api/api");
       await button(pbx, "Save Credentials").click();
-      await toast(page).getByText("Error", { exact: true }).waitFor();
-      await toast(page).getByText("Failed to save FreePBX credentials", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Error", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Failed to save FreePBX credentials", { exact: true }).waitFor();
 
       await page.unroute("**/api/credentials");
       await page.route("**/api/credentials", (route) =>
@@ -325,7 +311,7 @@ describe("API Settings", () => {
           : route.continue(),
       );
       await button(pbx, "Save Credentials").click();
-      await toast(page).getByText("Invalid request: Client ID: too long", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Invalid request: Client ID: too long", { exact: true }).waitFor();
       await pbx.getByText("Too long", { exact: true }).waitFor();
       expect(await badge(pbx).textContent()).toBe("Not Configured");
     },
@@ -336,18 +322,20 @@ describe("API Settings", () => {
     "the pinned SSH host key is shown and 'Forget host key' saves resetHostKey",
     async () => {
       const FINGERPRINT = "SHA256:q3zXHbq0m5bXcYBJwTfX0m8pNnZ2cE1pX6Qk7a9uQ8k";
-      const page = await c.page("/settings", async (p) => {
-        // Pinning needs a real SSH test; pretend one happened by adding the pin to the first GET only.
-        let first = true;
-        await p.route("**/api/credentials", async (route) => {
-          if (route.request().method() !== "GET" || !first) return route.continue();
-          first = false;
-          const res = await route.fetch();
-          const views = (await res.json()) as { type: string; fields: Record<string, unknown>[] }[];
-          for (const f of views.find((v) => v.type === "ssh")?.fields ?? [])
-            if (f.name === "hostKeyFingerprint") Object.assign(f, { set: true, value: FINGERPRINT });
-          return route.fulfill({ response: res, json: views });
-        });
+      const page = await c.signedInPage("/settings", {
+        before: async (p) => {
+          // Pinning needs a real SSH test; pretend one happened by adding the pin to the first GET only.
+          let first = true;
+          await p.route("**/api/credentials", async (route) => {
+            if (route.request().method() !== "GET" || !first) return route.continue();
+            first = false;
+            const res = await route.fetch();
+            const views = (await res.json()) as { type: string; fields: Record<string, unknown>[] }[];
+            for (const f of views.find((v) => v.type === "ssh")?.fields ?? [])
+              if (f.name === "hostKeyFingerprint") Object.assign(f, { set: true, value: FINGERPRINT });
+            return route.fulfill({ response: res, json: views });
+          });
+        },
       });
       const ssh = card(page, "PBX Host (SSH)");
       expect(await ssh.getByTestId("ssh-hostKeyFingerprint").textContent()).toBe(FINGERPRINT);
@@ -360,7 +348,7 @@ describe("API Settings", () => {
         name: "PBX Host (SSH)",
         resetHostKey: true,
       });
-      await toast(page).getByText("Host key forgotten", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Host key forgotten", { exact: true }).waitFor();
       await ssh.getByText("Not pinned yet: the first successful test pins it.").waitFor();
       expect(await button(ssh, "Forget host key").count()).toBe(0);
     },

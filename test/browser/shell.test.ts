@@ -39,14 +39,6 @@ const sidebar = (page: Page) => page.locator('[data-slot="sidebar"]');
 const sidebarLink = (page: Page, name: string) => sidebar(page).getByRole("link", { name, exact: true });
 const pathOf = (page: Page) => new URL(page.url()).pathname;
 
-/** A desktop page that is already signed in (session cookie from the API). */
-async function signedInPage(path = "/", viewport?: { width: number; height: number }) {
-  const page = await h.newPage({ viewport });
-  await h.signInViaApi(page.context());
-  await page.goto(h.baseUrl + path);
-  return page;
-}
-
 async function sidebarWidth(page: Page): Promise<number> {
   return page.locator('[data-slot="sidebar-container"]').evaluate((el) => el.getBoundingClientRect().width);
 }
@@ -97,7 +89,7 @@ describe("first run and signing in", () => {
   test(
     "signing out returns to the sign-in page and keeps the URL",
     async () => {
-      const page = await signedInPage("/trunks");
+      const page = await h.signedInPage("/trunks");
       await h1(page, "Trunks").waitFor();
       await page.getByRole("button", { name: "Sign out" }).click();
       await h1(page, "Sign in").waitFor();
@@ -181,7 +173,7 @@ describe("shell", () => {
   test(
     "every sidebar link reaches its screen and is highlighted",
     async () => {
-      const page = await signedInPage("/");
+      const page = await h.signedInPage("/");
       await h1(page, "Dashboard").waitFor();
       for (const screen of SCREENS) {
         const link = sidebarLink(page, screen.link);
@@ -201,7 +193,7 @@ describe("shell", () => {
   test(
     "an unknown path shows Page Not Found inside the shell",
     async () => {
-      const page = await signedInPage("/no-such-screen");
+      const page = await h.signedInPage("/no-such-screen");
       await h1(page, "Page Not Found").waitFor();
       await page.getByText("Did you forget to add the page to the router?").waitFor();
       expect(await sidebarLink(page, "Dashboard").isVisible()).toBe(true);
@@ -213,7 +205,7 @@ describe("shell", () => {
   test(
     "the theme toggle persists across a reload",
     async () => {
-      const page = await signedInPage("/");
+      const page = await h.signedInPage("/");
       await h1(page, "Dashboard").waitFor();
       const htmlIsDark = () => page.evaluate(() => document.documentElement.classList.contains("dark"));
       const stored = () => page.evaluate(() => localStorage.getItem("theme"));
@@ -238,7 +230,7 @@ describe("shell", () => {
   test(
     "Ctrl+B collapses the sidebar to icons and the sidebar_state cookie keeps it across a reload",
     async () => {
-      const page = await signedInPage("/");
+      const page = await h.signedInPage("/");
       await h1(page, "Dashboard").waitFor();
       const cookie = async () =>
         (await page.context().cookies(h.baseUrl)).find((c) => c.name === "sidebar_state")?.value;
@@ -270,7 +262,7 @@ describe("shell", () => {
   test(
     "at 500px the sidebar is a sheet opened by the toggle and closed by following a link",
     async () => {
-      const page = await signedInPage("/", { width: 500, height: 800 });
+      const page = await h.signedInPage("/", { viewport: { width: 500, height: 800 } });
       await h1(page, "Dashboard").waitFor();
       expect(await page.getByRole("link", { name: "Trunks", exact: true }).count()).toBe(0);
       expect(await page.getByRole("dialog").count()).toBe(0);
@@ -322,7 +314,7 @@ describe("shell", () => {
   test(
     "a failed sign-out shows one destructive toast that F8 focuses",
     async () => {
-      const page = await signedInPage("/");
+      const page = await h.signedInPage("/");
       await h1(page, "Dashboard").waitFor();
       await page.route("**/api/auth/logout", (route) =>
         route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' }),

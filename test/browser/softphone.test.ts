@@ -5,52 +5,24 @@ import jsQR from "jsqr";
 import type { Page } from "playwright-core";
 import { PNG } from "pngjs";
 import type { ProvisioningConfig } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toastItems } from "./locators";
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
-
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
 async function softphonePage(): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(`${h.baseUrl}/sangoma-talk`);
+  const page = await h.signedInPage("/sangoma-talk");
   await page.getByRole("heading", { level: 1, name: "Sangoma Talk Configuration" }).waitFor();
   return page;
 }
 
-const toast = (page: Page) => page.locator('[role="region"][aria-label="Notifications (F8)"] li');
 const tab = (page: Page, name: string) => page.getByRole("tab", { name, exact: true });
 const panel = (page: Page) => page.getByRole("tabpanel");
 
@@ -87,7 +59,7 @@ describe("softphone page", () => {
       expect(await tab(page, "Configure").getAttribute("aria-selected")).toBe("true");
 
       await page.getByRole("button", { name: "Generate QR Code" }).click();
-      const t = toast(page);
+      const t = toastItems(page);
       await t.getByText("No Extension Selected", { exact: true }).waitFor();
       await t.getByText("Please select an extension to configure", { exact: true }).waitFor();
       expect(await t.getAttribute("class")).toContain("destructive");
@@ -115,16 +87,16 @@ describe("softphone page", () => {
   test(
     "the PTT tab lists groups with mode and member count",
     async () => {
-      await api("POST", "/api/extensions", { extension: "3001", name: "Alice" });
-      await api("POST", "/api/extensions", { extension: "3002", name: "Bob" });
-      await api("POST", "/api/extensions", { extension: "900", name: "Reception" });
-      await api("POST", "/api/ptt-groups", {
+      await h.apiJson("POST", "/api/extensions", { extension: "3001", name: "Alice" });
+      await h.apiJson("POST", "/api/extensions", { extension: "3002", name: "Bob" });
+      await h.apiJson("POST", "/api/extensions", { extension: "900", name: "Reception" });
+      await h.apiJson("POST", "/api/ptt-groups", {
         name: "Warehouse",
         extension: "3900",
         members: ["3001", "3002"],
         duplex: true,
       });
-      await api("POST", "/api/ptt-groups", { name: "Yard", extension: "3901", members: ["3001"] });
+      await h.apiJson("POST", "/api/ptt-groups", { name: "Yard", extension: "3901", members: ["3001"] });
       const page = await softphonePage();
       await tab(page, "PTT/Paging").click();
       const rows = panel(page).getByRole("listitem");
@@ -159,7 +131,7 @@ describe("softphone page", () => {
       expect(await field("SIP Server").getAttribute("readonly")).not.toBeNull();
 
       await page.getByRole("button", { name: "Generate QR Code" }).click();
-      const t = toast(page);
+      const t = toastItems(page);
       await t.getByText("Configuration Generated", { exact: true }).waitFor();
       await t.getByText(/scan the QR code/i).waitFor();
       await page.waitForFunction(
@@ -205,8 +177,8 @@ describe("softphone page", () => {
       await chooseExtension(page, "3001 - Alice");
       const copy = page.getByRole("button", { name: "Copy Configuration" });
       await copy.click();
-      await toast(page).getByText("Configuration Copied", { exact: true }).waitFor();
-      await toast(page)
+      await toastItems(page).getByText("Configuration Copied", { exact: true }).waitFor();
+      await toastItems(page)
         .getByText(/manually/)
         .waitFor();
       const copied = page.getByRole("button", { name: "Copied" });
@@ -234,8 +206,8 @@ describe("softphone page", () => {
         route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' }),
       );
       await page.getByRole("button", { name: "Generate QR Code" }).click();
-      await toast(page).getByText("Failed to generate configuration", { exact: true }).waitFor();
-      await toast(page).getByText("boom", { exact: true }).waitFor();
+      await toastItems(page).getByText("Failed to generate configuration", { exact: true }).waitFor();
+      await toastItems(page).getByText("boom", { exact: true }).waitFor();
       await tab(page, "Provision").click();
       await panel(page)
         .getByText(/Generate a configuration .* first/)

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, te
 import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 import { type Harness, startHarness } from "./harness";
+import { toasts } from "./locators";
 
 // Every comparison is an SSH round trip (~0.3–1 s).
 setDefaultTimeout(60_000);
@@ -34,13 +35,6 @@ afterAll(async () => {
   await pbx?.stop();
 });
 
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await h.api(method, path, body);
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 /** An extension that exists only on the PBX, written the way FreePBX stores it. */
 async function pbxOnlyExtension(ext: string, name: string) {
   await pbx.query(
@@ -51,7 +45,6 @@ async function pbxOnlyExtension(ext: string, name: string) {
   await pbx.query("INSERT INTO sip (id, keyword, data) VALUES (?, 'secret', ?)", [ext, `secret-${ext}-xyz`]);
 }
 
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const table = (page: Page, name = "Extension comparison") => page.getByRole("table", { name });
 const row = (page: Page, key: string) => page.locator(`tr[data-row="${key}"]`);
 const cells = async (r: Locator) => (await r.getByRole("cell").allTextContents()).slice(1);
@@ -74,9 +67,9 @@ const statusOf = (page: Page, key: string, status: string) =>
 describe("Sync: extensions", () => {
   test("each status is shown; Synced rows cannot be selected; importing one selected row", async () => {
     // 1001 and 1002 deployed (Synced); 1002 renamed on the PBX (Needs Sync); 2001 only on the PBX.
-    await api("POST", "/api/extensions", { extension: "1001", name: "Alice" });
-    await api("POST", "/api/extensions", { extension: "1002", name: "Bob" });
-    await api("POST", "/api/deploy/extensions");
+    await h.apiJson("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+    await h.apiJson("POST", "/api/extensions", { extension: "1002", name: "Bob" });
+    await h.apiJson("POST", "/api/deploy/extensions");
     await pbx.query("UPDATE users SET name = 'Bob Smith' WHERE extension = '1002'");
     await pbxOnlyExtension("2001", "Lobby");
 
@@ -115,7 +108,7 @@ describe("Sync: extensions", () => {
     expect(await checkbox(page, "1002").getAttribute("aria-checked")).toBe("true");
     expect(await checkbox(page, "1001").getAttribute("aria-checked")).toBe("false");
 
-    const lobby = (await api<{ extension: string; name: string }[]>("GET", "/api/extensions")).find(
+    const lobby = (await h.apiJson<{ extension: string; name: string }[]>("GET", "/api/extensions")).find(
       (e) => e.extension === "2001",
     );
     expect(lobby?.name).toBe("Lobby");
@@ -155,7 +148,7 @@ describe("Sync: extensions", () => {
     expect(await toasts(second).getByText("Extensions Imported").count()).toBe(0);
 
     // Imported through the API: both pages and the Extensions screen follow.
-    await api("POST", "/api/sync/extensions/import", { extensions: ["2003"], mode: "selected" });
+    await h.apiJson("POST", "/api/sync/extensions/import", { extensions: ["2003"], mode: "selected" });
     await statusOf(first, "2003", "Synced");
     await statusOf(second, "2003", "Synced");
     await extensionsPage.getByText("Warehouse").first().waitFor(SLOW);
@@ -215,7 +208,7 @@ describe("Sync: trunks", () => {
     await toasts(page).getByText("Created: 1, Updated: 0, Failed: 0", { exact: true }).waitFor();
     await statusOf(page, "Backup", "Synced");
     expect(await cells(row(page, "Backup"))).toEqual(["Backup", "sip.backup.net", "sip.backup.net", "Synced"]);
-    const [trunk] = await api<{ name: string; host: string; port: number }[]>("GET", "/api/trunks");
+    const [trunk] = await h.apiJson<{ name: string; host: string; port: number }[]>("GET", "/api/trunks");
     expect(trunk).toMatchObject({ name: "Backup", host: "sip.backup.net", port: 5080 });
   });
 });

@@ -11,26 +11,10 @@ import {
   TELNYX_DEFAULT_KEY,
   type TelnyxState,
 } from "../fakes/telnyx";
-import { startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toastListItems } from "./locators";
 
-// ---------- the console with extra environment (harness.ts) ----------
-
-async function startConsole(env: Record<string, string>) {
-  const h = await startHarness({ env });
-  return {
-    baseUrl: h.baseUrl,
-    /** A signed-in page at `path`. */
-    page: (path: string, before?: (page: Page) => Promise<void>) =>
-      h.signedInPage(path, { viewport: { width: 1280, height: 900 }, before }),
-    api: h.api,
-    closePages: h.closePages,
-    stop: h.stop,
-  };
-}
-
-// ---------- the tests ----------
-
-let c: Awaited<ReturnType<typeof startConsole>>;
+let c: Harness;
 let telnyx: FakeServer<TelnyxState>;
 const ACTIVE = makeTelnyxPhoneNumber(1, { phone_number: "+15551000001", updated_at: "2026-03-04T15:06:07Z" });
 const PENDING = makeTelnyxPhoneNumber(2, { phone_number: "+15551000002", status: "requirement-info-pending" });
@@ -47,7 +31,7 @@ beforeAll(async () => {
     makeTelnyxRequirement({ country_code: "IL", phone_number_type: "local", action: "ordering" }),
     makeTelnyxRequirement({ country_code: "GB", phone_number_type: "local", action: "ordering" }),
   ];
-  c = await startConsole({ PBX_TELNYX_URL: telnyx.baseUrl });
+  c = await startHarness({ env: { PBX_TELNYX_URL: telnyx.baseUrl }, viewport: { width: 1280, height: 900 } });
 }, 60_000);
 
 afterEach(() => c?.closePages());
@@ -58,7 +42,6 @@ afterAll(async () => {
 }, 30_000);
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
-const toast = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" }).getByRole("listitem");
 const connectionsCard = (page: Page) => region(page, "Active Connections");
 const createCard = (page: Page) => region(page, "Create SIP Connection");
 const numberRow = (page: Page, number: string) =>
@@ -67,7 +50,7 @@ const callsTo = (method: string, path: RegExp) =>
   telnyx.calls.filter((call) => call.method === method && path.test(call.path));
 
 async function telnyxPage() {
-  const page = await c.page("/telnyx");
+  const page = await c.signedInPage("/telnyx");
   await page.getByRole("heading", { level: 1, name: "SIP Provider" }).waitFor();
   return page;
 }
@@ -153,7 +136,7 @@ describe("SIP provider page with Telnyx", () => {
       expect(callsTo("POST", /credential_connections$/)).toHaveLength(before);
 
       await createConnection(page, "Office PBX");
-      await toast(page).getByText("Telnyx connection created successfully", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Telnyx connection created successfully", { exact: true }).waitFor();
       const office = telnyx.state.credentialConnections.find((x) => x.connection_name === "Office PBX");
       expect(office?.user_name).toMatch(/^[A-Za-z0-9]{4,32}$/);
       expect(office?.password.length).toBeGreaterThanOrEqual(8);
@@ -162,7 +145,7 @@ describe("SIP provider page with Telnyx", () => {
       expect(await createCard(page).getByLabel("Connection Name").inputValue()).toBe("");
 
       await createConnection(page, "Branch", "branchuser1", "a-long-password-1");
-      await toast(page).getByText("Telnyx connection created successfully", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Telnyx connection created successfully", { exact: true }).waitFor();
       const branch = telnyx.state.credentialConnections.find((x) => x.connection_name === "Branch");
       expect(branch?.user_name).toBe("branchuser1");
       expect(branch?.password).toBe("a-long-password-1");
@@ -177,7 +160,7 @@ describe("SIP provider page with Telnyx", () => {
     async () => {
       const page = await telnyxPage();
       await connectionsCard(page).getByRole("button", { name: "Delete Branch", exact: true }).click();
-      await toast(page).getByText("Connection deleted successfully", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Connection deleted successfully", { exact: true }).waitFor();
       await connectionsCard(page).getByRole("listitem", { name: "Branch" }).waitFor({ state: "detached" });
       expect(telnyx.state.credentialConnections.map((x) => x.connection_name)).toEqual(["Office PBX"]);
       expect(await connectionsCard(page).getByTestId("connection-count").textContent()).toBe("1");
@@ -199,7 +182,9 @@ describe("SIP provider page with Telnyx", () => {
       expect(options).toEqual(["10 - Carol", "200 - Bob", "1001 - Alice"]);
       await page.getByRole("option", { name: "1001 - Alice" }).click();
       await form.getByRole("button", { name: "Generate Credential" }).click();
-      await toast(page).getByText("SIP credential generated and linked to extension", { exact: true }).waitFor();
+      await toastListItems(page)
+        .getByText("SIP credential generated and linked to extension", { exact: true })
+        .waitFor();
 
       const made = telnyx.state.telephonyCredentials.at(-1);
       const office = telnyx.state.credentialConnections.find((x) => x.connection_name === "Office PBX");
@@ -244,7 +229,7 @@ describe("SIP provider page with Telnyx", () => {
       await routeTo.click();
       expect(await page.getByRole("option").allTextContents()).toEqual(["Not routed", "Office PBX"]);
       await page.getByRole("option", { name: "Office PBX" }).click();
-      await toast(page).getByText("Phone number routing configured successfully", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Phone number routing configured successfully", { exact: true }).waitFor();
       const office = telnyx.state.credentialConnections.find((x) => x.connection_name === "Office PBX");
       const patch = callsTo("PATCH", /^\/v2\/phone_numbers\//).at(-1);
       expect(patch?.path).toBe(`/v2/phone_numbers/${ACTIVE.id}`);
@@ -312,8 +297,8 @@ describe("SIP provider page with Telnyx", () => {
         },
       };
       await createConnection(page, "Duplicate");
-      await toast(page).getByText("Error", { exact: true }).waitFor();
-      await toast(page)
+      await toastListItems(page).getByText("Error", { exact: true }).waitFor();
+      await toastListItems(page)
         .getByText(/connection_name has already been taken/)
         .waitFor();
       expect(telnyx.state.credentialConnections.map((x) => x.connection_name)).toEqual(["Office PBX"]);
@@ -324,14 +309,14 @@ describe("SIP provider page with Telnyx", () => {
         body: { errors: [{ code: "10005", title: "Resource not found", detail: "Phone number not found at Telnyx" }] },
       };
       await choose(page, numberRow(page, PENDING.phone_number).getByLabel("Route to"), "Office PBX");
-      await toast(page)
+      await toastListItems(page)
         .getByText(/Phone number not found at Telnyx/)
         .waitFor();
       expect(await numberRow(page, PENDING.phone_number).getByLabel("Route to").textContent()).toBe("Not routed");
 
       await page.route("**/api/telnyx/connections/*", (route) => route.fulfill({ status: 500, body: "" }));
       await connectionsCard(page).getByRole("button", { name: "Delete Office PBX" }).click();
-      await toast(page).getByText("Failed to delete connection", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Failed to delete connection", { exact: true }).waitFor();
       expect(telnyx.state.credentialConnections).toHaveLength(1);
     },
     TEST_TIMEOUT,

@@ -2,55 +2,26 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { Trunk } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { chooseOption, toasts } from "./locators";
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(h.baseUrl + path, {
-    method,
-    headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-const listTrunks = () => api<Trunk[]>("GET", "/api/trunks");
+const listTrunks = () => h.apiJson<Trunk[]>("GET", "/api/trunks");
 
 async function trunksPage(): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(`${h.baseUrl}/trunks`);
+  const page = await h.signedInPage("/trunks");
   await page.getByRole("heading", { level: 1, name: "Trunks" }).waitFor();
   return page;
 }
 
-// By attribute, not role: while a modal dialog is open everything outside it (the toast region too) is aria-hidden.
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const card = (page: Page, name: string) =>
   page.getByRole("list", { name: "Trunks" }).getByRole("listitem").filter({ hasText: name });
 
@@ -59,11 +30,6 @@ async function openDialog(page: Page) {
   const dialog = page.getByRole("dialog", { name: "Add Trunk" });
   await dialog.waitFor();
   return dialog;
-}
-
-async function choose(page: Page, scope: ReturnType<Page["getByRole"]>, label: string, option: string) {
-  await scope.getByLabel(label, { exact: true }).click();
-  await page.getByRole("option", { name: option, exact: true }).click();
 }
 
 test(
@@ -90,12 +56,12 @@ test(
     }
 
     await dialog.getByLabel("Name", { exact: true }).fill("Telnyx");
-    await choose(page, dialog, "Type", "IAX");
+    await chooseOption(page, dialog, "Type", "IAX");
     await dialog.getByLabel("Host", { exact: true }).fill("sip.telnyx.com");
     await dialog.getByLabel("Port", { exact: true }).fill("4569");
     await dialog.getByLabel("Username", { exact: true }).fill("acme");
     await dialog.getByLabel("Secret", { exact: true }).fill("s3cret-password");
-    await choose(page, dialog, "Auth type", "Both");
+    await chooseOption(page, dialog, "Auth type", "Both");
     await dialog.getByLabel("From domain", { exact: true }).fill("acme.example.com");
     await dialog.getByLabel("From user", { exact: true }).fill("4420");
     await dialog.getByLabel("Contact user", { exact: true }).fill("contact");
@@ -145,7 +111,7 @@ test(
 test(
   "an empty port is left out of the body and the card shows the host alone; 'registered' is not destructive",
   async () => {
-    await api("POST", "/api/trunks", {
+    await h.apiJson("POST", "/api/trunks", {
       name: "Registered one",
       type: "sip",
       host: "reg.example.com",
@@ -206,7 +172,7 @@ test(
 test(
   "delete removes the card with a toast",
   async () => {
-    await api("POST", "/api/trunks", { name: "Doomed", type: "sip", host: "doomed.example.com" });
+    await h.apiJson("POST", "/api/trunks", { name: "Doomed", type: "sip", host: "doomed.example.com" });
     const page = await trunksPage();
     await card(page, "Doomed").waitFor();
     await page.getByRole("button", { name: "Delete trunk Doomed" }).click();
@@ -220,8 +186,16 @@ test(
 test(
   "a trunk used by an outbound route stays, and the toast says why (the server's 409 message)",
   async () => {
-    const trunk = await api<Trunk>("POST", "/api/trunks", { name: "In use", type: "sip", host: "inuse.example.com" });
-    await api("POST", "/api/outbound-routes", { name: "UK Calling", dialPatterns: ["07XXXXXXXXX"], trunkId: trunk.id });
+    const trunk = await h.apiJson<Trunk>("POST", "/api/trunks", {
+      name: "In use",
+      type: "sip",
+      host: "inuse.example.com",
+    });
+    await h.apiJson("POST", "/api/outbound-routes", {
+      name: "UK Calling",
+      dialPatterns: ["07XXXXXXXXX"],
+      trunkId: trunk.id,
+    });
     const page = await trunksPage();
     await page.getByRole("button", { name: "Delete trunk In use" }).click();
     const toast = toasts(page).locator("li");
@@ -238,23 +212,26 @@ test(
 test(
   "skeletons while the list loads; a failed load offers Retry",
   async () => {
-    const page = await h.newPage();
-    openPages.push(page);
-    await h.signInViaApi(page.context());
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
     let calls = 0;
-    await page.route("**/api/trunks", async (route) => {
-      calls += 1;
-      if (calls === 1) {
-        await held;
-        return route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"message":"boom"}}' });
-      }
-      return route.continue();
+    const page = await h.signedInPage("/trunks", {
+      before: (p) =>
+        p.route("**/api/trunks", async (route) => {
+          calls += 1;
+          if (calls === 1) {
+            await held;
+            return route.fulfill({
+              status: 500,
+              contentType: "application/json",
+              body: '{"error":{"message":"boom"}}',
+            });
+          }
+          return route.continue();
+        }),
     });
-    await page.goto(`${h.baseUrl}/trunks`);
     await page.getByRole("status", { name: "Loading" }).waitFor();
     release();
     await page.getByText("Could not load trunks").waitFor();

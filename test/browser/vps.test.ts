@@ -12,24 +12,8 @@ import {
   type HostingerVm,
   startFakeHostinger,
 } from "../fakes/hostinger";
-import { startHarness, TEST_TIMEOUT } from "./harness";
-
-// ---------- the console with extra environment (harness.ts) ----------
-
-async function startConsole(env: Record<string, string>) {
-  const h = await startHarness({ env });
-  return {
-    baseUrl: h.baseUrl,
-    /** A signed-in page at `path`. */
-    page: (path: string, before?: (page: Page) => Promise<void>) =>
-      h.signedInPage(path, { viewport: { width: 1280, height: 900 }, before }),
-    api: h.api,
-    closePages: h.closePages,
-    stop: h.stop,
-  };
-}
-
-// ---------- the tests ----------
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toastListItems } from "./locators";
 
 const VM_ID = 17923;
 const MB = 1024 * 1024;
@@ -54,13 +38,13 @@ function seededMetrics(): HostingerMetrics {
   };
 }
 
-let c: Awaited<ReturnType<typeof startConsole>>;
+let c: Harness;
 let hostinger: FakeServer<HostingerState>;
 
 beforeAll(async () => {
   hostinger = await startFakeHostinger();
   hostinger.state.metrics[VM_ID] = seededMetrics();
-  c = await startConsole({ PBX_HOSTINGER_URL: hostinger.baseUrl });
+  c = await startHarness({ env: { PBX_HOSTINGER_URL: hostinger.baseUrl }, viewport: { width: 1280, height: 900 } });
 }, 60_000);
 
 afterEach(() => c?.closePages());
@@ -71,7 +55,6 @@ afterAll(async () => {
 }, 30_000);
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
-const toast = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" }).getByRole("listitem");
 const controls = (page: Page) => {
   const r = region(page, "Server Controls");
   return {
@@ -86,7 +69,7 @@ const disabled = async (page: Page) => {
 };
 
 async function vpsPage() {
-  const page = await c.page("/vps");
+  const page = await c.signedInPage("/vps");
   await page.getByRole("heading", { level: 1, name: "VPS Management" }).waitFor();
   await page.getByTestId("vps-status").waitFor();
   return page;
@@ -169,11 +152,11 @@ describe("VPS Management with the Hostinger API", () => {
       try {
         await controls(page).stop.click();
         expect(await disabled(page)).toEqual([true, true, true]);
-        await toast(page).getByText("Command sent", { exact: true }).waitFor();
+        await toastListItems(page).getByText("Command sent", { exact: true }).waitFor();
       } finally {
         hostinger.state.delayMs = 0;
       }
-      await toast(page).getByText("Server stop command has been initiated.", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Server stop command has been initiated.", { exact: true }).waitFor();
       expect(controlCalls().map((call) => call.path)).toEqual([`/api/vps/v1/virtual-machines/${VM_ID}/stop`]);
 
       // The status is fetched again: the VM is stopped now.
@@ -194,16 +177,16 @@ describe("VPS Management with the Hostinger API", () => {
         path: `/api/vps/v1/virtual-machines/${VM_ID}/start`,
       };
       await controls(page).start.click();
-      await toast(page).getByText("Error", { exact: true }).waitFor();
-      await toast(page).getByText("Failed to execute server control command.", { exact: true }).waitFor();
-      await toast(page)
+      await toastListItems(page).getByText("Error", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Failed to execute server control command.", { exact: true }).waitFor();
+      await toastListItems(page)
         .getByText(/The virtual machine is locked/)
         .waitFor();
       expect(await disabled(page)).toEqual([false, true, true]);
 
       // Start again, for real this time.
       await controls(page).start.click();
-      await toast(page).getByText("Server start command has been initiated.", { exact: true }).waitFor();
+      await toastListItems(page).getByText("Server start command has been initiated.", { exact: true }).waitFor();
       await page.getByTestId("vps-status").getByText("online").waitFor();
       expect(await disabled(page)).toEqual([true, false, false]);
     },
@@ -214,7 +197,7 @@ describe("VPS Management with the Hostinger API", () => {
     "Refresh fetches the status again, and it is polled every 10 s",
     async () => {
       // A fake clock (installed before the app starts its timers) stands in for the 10 s wait.
-      const p = await c.page("/vps", (page) => page.clock.install());
+      const p = await c.signedInPage("/vps", { before: (page) => page.clock.install() });
       await p.getByTestId("vps-status").waitFor();
       const rename = (hostname: string) => {
         hostinger.state.vms[0] = { ...(hostinger.state.vms[0] as HostingerVm), hostname };

@@ -3,47 +3,24 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { Extension, Trunk } from "../../src/shared/types";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { toasts } from "./locators";
 
 let h: Harness;
-let cookie = "";
 
 beforeAll(async () => {
   h = await startHarness();
-  await h.createAdminViaApi();
-  const res = await fetch(`${h.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 });
 
-afterAll(async () => {
-  await h?.stop();
-});
-
-const openPages: Page[] = [];
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.context().close();
-});
-
-async function api<T = unknown>(method: string, path: string): Promise<T> {
-  const res = await fetch(h.baseUrl + path, { method, headers: { Cookie: cookie } });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
+afterEach(() => h?.closePages());
+afterAll(() => h?.stop());
 
 async function wizardPage(): Promise<Page> {
-  const page = await h.newPage();
-  openPages.push(page);
-  await h.signInViaApi(page.context());
-  await page.goto(`${h.baseUrl}/wizard`);
+  const page = await h.signedInPage("/wizard");
   await page.getByRole("heading", { level: 1, name: "Configuration Wizard" }).waitFor();
   return page;
 }
 
-const toasts = (page: Page) => page.locator('[aria-label="Notifications (F8)"]');
 const back = (page: Page) => page.getByRole("button", { name: "Back" });
 const next = (page: Page) => page.getByRole("button", { name: "Next" });
 const deployButton = (page: Page) => page.getByRole("button", { name: "Deploy" });
@@ -152,7 +129,7 @@ test(
     for (const n of ["1001", "1002", "1003", "1004", "1005"]) {
       await page.getByRole("main").getByText(n, { exact: true }).first().waitFor();
     }
-    const numbers = (await api<Extension[]>("GET", "/api/extensions")).map((e) => e.extension).sort();
+    const numbers = (await h.apiJson<Extension[]>("GET", "/api/extensions")).map((e) => e.extension).sort();
     expect(numbers).toEqual(["1001", "1002", "1003", "1004", "1005"]);
   },
   TEST_TIMEOUT,
@@ -168,7 +145,7 @@ test(
     await page.getByText("Nothing new was needed: everything already existed.").waitFor();
     expect(await page.getByTestId("wizard-created").count()).toBe(0);
     expect(await page.getByTestId("wizard-existing").textContent()).toMatch(/5 extensions\s*1001–1005/);
-    expect((await api<Extension[]>("GET", "/api/extensions")).length).toBe(5);
+    expect((await h.apiJson<Extension[]>("GET", "/api/extensions")).length).toBe(5);
 
     // Change everything, deploy, then reset.
     await page.getByRole("button", { name: "Run Wizard Again" }).click();
@@ -187,7 +164,7 @@ test(
     expect(created).toMatch(/Trunk\s*sip\.telnyx\.com/);
     expect(created).toMatch(/IVR\s*Main IVR/);
     expect(await page.getByTestId("wizard-existing").textContent()).toMatch(/5 extensions\s*1001–1005/);
-    expect((await api<Trunk[]>("GET", "/api/trunks")).map((t) => t.host)).toEqual(["sip.telnyx.com"]);
+    expect((await h.apiJson<Trunk[]>("GET", "/api/trunks")).map((t) => t.host)).toEqual(["sip.telnyx.com"]);
 
     await page.getByRole("button", { name: "Run Wizard Again" }).click();
     await expectStep(page, 1);
