@@ -92,6 +92,10 @@ export class SshSession {
         stream.stderr.on("data", (d: Buffer) => {
           stderr += d.toString("utf8");
         });
+        stream.on("error", (e: Error) => {
+          clearTimeout(timer);
+          reject(new ServiceError(SERVICE, `The SSH channel failed: ${e.message}`));
+        });
         stream.on("close", (code: number | null) => {
           clearTimeout(timer);
           resolve({ code, stdout, stderr });
