@@ -1,9 +1,8 @@
-import { Bot, LoaderCircle, Pencil, Trash2 } from "lucide-react";
+import { Bot } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { type AiAssistant, modelLabel, voiceLabel } from "../../../shared/ai";
-import { Fact } from "./kit";
+import { EditDeleteFooter, Fact } from "./kit";
 
 export function AssistantCard({
   assistant: a,
@@ -39,24 +38,7 @@ export function AssistantCard({
             <Fact term="IVR">{a.ivrId ?? "—"}</Fact>
           </dl>
         </CardContent>
-        <CardFooter className="mt-auto justify-end gap-2">
-          <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${a.name}`}>
-            <Pencil />
-            Edit
-          </Button>
-          <Button
-            type="button"
-            variant="outline"
-            size="sm"
-            className="text-destructive hover:text-destructive"
-            onClick={onDelete}
-            disabled={deleting}
-            aria-label={`Delete ${a.name}`}
-          >
-            {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
-            Delete
-          </Button>
-        </CardFooter>
+        <EditDeleteFooter name={a.name} deleting={deleting} onEdit={onEdit} onDelete={onDelete} className="mt-auto" />
       </Card>
     </li>
   );

@@ -4,10 +4,11 @@
  * one dialog that serves both create and edit.
  */
 import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
-import { LoaderCircle } from "lucide-react";
+import { LoaderCircle, Pencil, Trash2 } from "lucide-react";
 import type { FormEventHandler, ReactNode } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { Button } from "@/components/ui/button";
+import { CardFooter } from "@/components/ui/card";
 import {
   Dialog,
   DialogContent,
@@ -156,5 +157,41 @@ export function Fact({ term, children }: { term: string; children: ReactNode }) 
       <dt className="shrink-0 text-muted-foreground">{term}</dt>
       <dd className="truncate text-right">{children}</dd>
     </div>
+  );
+}
+
+/** A card's Edit and Delete buttons; `name` labels them ("Edit Front desk"), Delete spins while pending. */
+export function EditDeleteFooter({
+  name,
+  deleting,
+  onEdit,
+  onDelete,
+  className,
+}: {
+  name: string;
+  deleting: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+  className?: string;
+}) {
+  return (
+    <CardFooter className={cn("justify-end gap-2", className)}>
+      <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${name}`}>
+        <Pencil />
+        Edit
+      </Button>
+      <Button
+        type="button"
+        variant="outline"
+        size="sm"
+        className="text-destructive hover:text-destructive"
+        onClick={onDelete}
+        disabled={deleting}
+        aria-label={`Delete ${name}`}
+      >
+        {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+        Delete
+      </Button>
+    </CardFooter>
   );
 }

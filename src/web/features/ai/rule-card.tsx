@@ -1,8 +1,7 @@
-import { LoaderCircle, Pencil, Trash2 } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { type AiRoutingRule, actionLabel, jsonEntries } from "../../../shared/ai";
+import { EditDeleteFooter } from "./kit";
 
 function Pairs({ label, text }: { label: string; text: string }) {
   const pairs = jsonEntries(text);
@@ -57,24 +56,7 @@ export function RuleCard({
             </div>
           </div>
         </CardContent>
-        <CardFooter className="justify-end gap-2">
-          <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${r.name}`}>
-            <Pencil />
-            Edit
-          </Button>
-          <Button
-            type="button"
-            variant="outline"
-            size="sm"
-            className="text-destructive hover:text-destructive"
-            onClick={onDelete}
-            disabled={deleting}
-            aria-label={`Delete ${r.name}`}
-          >
-            {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
-            Delete
-          </Button>
-        </CardFooter>
+        <EditDeleteFooter name={r.name} deleting={deleting} onEdit={onEdit} onDelete={onDelete} />
       </Card>
     </li>
   );
