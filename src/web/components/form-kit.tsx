@@ -4,6 +4,7 @@
  */
 import { LoaderCircle, Plus } from "lucide-react";
 import { type FormEventHandler, type ReactNode, useId } from "react";
+import { type Control, Controller, type FieldValues, type Path } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import {
   Dialog,
@@ -153,5 +154,27 @@ export function SwitchField({
         aria-describedby={description ? `${id}-description` : undefined}
       />
     </div>
+  );
+}
+
+/** A SelectField bound to a react-hook-form field (`fallback` shows while the field is empty). */
+export function ControlledSelect<T extends FieldValues>({
+  control,
+  name,
+  fallback = "",
+  ...props
+}: Omit<Parameters<typeof SelectField>[0], "value" | "onValueChange"> & {
+  control: Control<T>;
+  name: Path<T>;
+  fallback?: string;
+}) {
+  return (
+    <Controller
+      control={control}
+      name={name}
+      render={({ field }) => (
+        <SelectField {...props} value={String(field.value ?? fallback)} onValueChange={field.onChange} />
+      )}
+    />
   );
 }

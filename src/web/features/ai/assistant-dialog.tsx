@@ -1,8 +1,6 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useEffect, useState } from "react";
-import { Controller, useForm } from "react-hook-form";
+import { Controller } from "react-hook-form";
 import type { z } from "zod";
-import { SelectField } from "@/components/form-kit";
+import { ControlledSelect, SelectField } from "@/components/form-kit";
 import { Checkbox } from "@/components/ui/checkbox";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -10,7 +8,7 @@ import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
 import { AI_MODEL_LABELS, AI_TOOL_DEFS, type AiAssistant, voiceLabel } from "../../../shared/ai";
 import { AI_DEFAULT_MODEL, AI_MODELS, AI_TOOLS, AI_VOICES, aiAssistantSchema } from "../../../shared/schemas";
-import { aiKeys, FormDialog, useSave } from "./kit";
+import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
 
 type FormInput = z.input<typeof aiAssistantSchema>;
 type FormOutput = z.output<typeof aiAssistantSchema>;
@@ -83,19 +81,14 @@ export function AssistantDialog({
   editing: AiAssistant | null;
   onClose: () => void;
 }) {
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<FormInput, unknown, FormOutput>({
-    resolver: zodResolver(aiAssistantSchema),
-    defaultValues: ASSISTANT_DEFAULTS,
+  const { form, formError, setFormError } = useEditorForm({
+    schema: aiAssistantSchema,
+    defaults: ASSISTANT_DEFAULTS,
+    open,
+    editing,
+    toForm,
   });
   const { errors } = form.formState;
-
-  useEffect(() => {
-    if (open) {
-      form.reset(editing ? toForm(editing) : ASSISTANT_DEFAULTS);
-      setFormError(undefined);
-    }
-  }, [open, editing, form]);
 
   const save = useSave<FormInput, FormOutput>({
     listKey: aiKeys.assistants,
@@ -126,18 +119,13 @@ export function AssistantDialog({
         <FormField label="Name" error={errors.name?.message}>
           {(control) => <Input {...control} placeholder="Front desk" {...form.register("name")} />}
         </FormField>
-        <Controller
+        <ControlledSelect
           control={form.control}
           name="status"
-          render={({ field }) => (
-            <SelectField
-              label="Status"
-              error={errors.status?.message}
-              value={field.value ?? "active"}
-              onValueChange={field.onChange}
-              options={STATUS_OPTIONS}
-            />
-          )}
+          label="Status"
+          error={errors.status?.message}
+          options={STATUS_OPTIONS}
+          fallback="active"
         />
         <FormField label="Description" error={errors.description?.message} className="sm:col-span-2">
           {(control) => <Input {...control} placeholder="Answers the main number" {...form.register("description")} />}
@@ -160,18 +148,13 @@ export function AssistantDialog({
             />
           )}
         />
-        <Controller
+        <ControlledSelect
           control={form.control}
           name="voice"
-          render={({ field }) => (
-            <SelectField
-              label="Voice"
-              error={errors.voice?.message}
-              value={field.value ?? "alloy"}
-              onValueChange={field.onChange}
-              options={VOICE_OPTIONS}
-            />
-          )}
+          label="Voice"
+          error={errors.voice?.message}
+          options={VOICE_OPTIONS}
+          fallback="alloy"
         />
         <FormField label="Temperature (0-100)" error={errors.temperature?.message}>
           {(control) => (

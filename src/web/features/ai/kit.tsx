@@ -3,10 +3,13 @@
  * edit) with the spec's toasts, delete behind the browser confirmation, and the
  * one dialog that serves both create and edit.
  */
+
+import { zodResolver } from "@hookform/resolvers/zod";
 import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle, Pencil, Trash2 } from "lucide-react";
-import type { FormEventHandler, ReactNode } from "react";
-import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
+import { type FormEventHandler, type ReactNode, useEffect, useState } from "react";
+import { type DefaultValues, type FieldValues, type Path, type UseFormSetError, useForm } from "react-hook-form";
+import type { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { CardFooter } from "@/components/ui/card";
 import {
@@ -65,6 +68,34 @@ export function useConfirmedDelete(opts: { listKey: QueryKey; confirm: string; s
  * toast, refetch, `onSaved`. Failure: server field errors under the inputs, a
  * destructive toast, and the form-level message (if any) to `onFormError`.
  */
+/**
+ * The form of a create/edit dialog: every opening resets it to the edit target
+ * or the defaults, so nothing typed survives a close (spec section 4).
+ */
+export function useEditorForm<S extends z.ZodType<FieldValues, FieldValues>, T>(opts: {
+  schema: S;
+  defaults: z.input<S>;
+  open: boolean;
+  editing: T | null;
+  toForm: (record: T) => z.input<S>;
+}) {
+  const { schema, defaults, open, editing, toForm } = opts;
+  const [formError, setFormError] = useState<string>();
+  const form = useForm<z.input<S>, unknown, z.output<S>>({
+    // biome-ignore lint/suspicious/noExplicitAny: zodResolver's overloads do not follow a generic schema
+    resolver: zodResolver(schema as any) as any,
+    defaultValues: defaults as DefaultValues<z.input<S>>,
+  });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: defaults and toForm are module constants
+  useEffect(() => {
+    if (open) {
+      form.reset(editing ? toForm(editing) : defaults);
+      setFormError(undefined);
+    }
+  }, [open, editing, form]);
+  return { form, formError, setFormError };
+}
+
 export function useSave<TForm extends FieldValues, TBody>(opts: {
   listKey: QueryKey;
   editingId: number | null;

@@ -1,6 +1,4 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useEffect, useState } from "react";
-import { Controller, useForm } from "react-hook-form";
+import { Controller } from "react-hook-form";
 import type { z } from "zod";
 import { SelectField, SwitchField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
@@ -8,7 +6,7 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { type AiRoutingRule, actionLabel, parseJsonObject } from "../../../shared/ai";
 import { aiRoutingRuleSchema, ROUTING_ACTIONS } from "../../../shared/schemas";
-import { aiKeys, FormDialog, useSave } from "./kit";
+import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
 
 type FormInput = z.input<typeof aiRoutingRuleSchema>;
 type FormOutput = z.output<typeof aiRoutingRuleSchema>;
@@ -64,19 +62,14 @@ export function RuleDialog({
   editing: AiRoutingRule | null;
   onClose: () => void;
 }) {
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<FormInput, unknown, FormOutput>({
-    resolver: zodResolver(aiRoutingRuleSchema),
-    defaultValues: RULE_DEFAULTS,
+  const { form, formError, setFormError } = useEditorForm({
+    schema: aiRoutingRuleSchema,
+    defaults: RULE_DEFAULTS,
+    open,
+    editing,
+    toForm,
   });
   const { errors } = form.formState;
-
-  useEffect(() => {
-    if (open) {
-      form.reset(editing ? toForm(editing) : RULE_DEFAULTS);
-      setFormError(undefined);
-    }
-  }, [open, editing, form]);
 
   const save = useSave<FormInput, FormOutput>({
     listKey: aiKeys.rules,

@@ -2,7 +2,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { CreateDialog, SelectField } from "@/components/form-kit";
+import { ControlledSelect, CreateDialog, SelectField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
@@ -98,18 +98,12 @@ export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
             />
           )}
         />
-        <Controller
+        <ControlledSelect
           control={form.control}
           name="destinationType"
-          render={({ field }) => (
-            <SelectField
-              label="Destination type"
-              error={errors.destinationType?.message}
-              value={field.value}
-              onValueChange={field.onChange}
-              options={DESTINATION_OPTIONS}
-            />
-          )}
+          label="Destination type"
+          error={errors.destinationType?.message}
+          options={DESTINATION_OPTIONS}
         />
         <FormField label="Destination" error={errors.destination?.message}>
           {(control) => (

@@ -2,7 +2,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { type ReactNode, useState } from "react";
 import { Controller, useForm } from "react-hook-form";
 import type { z } from "zod";
-import { CreateDialog, SelectField, SwitchField } from "@/components/form-kit";
+import { ControlledSelect, CreateDialog, SwitchField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
@@ -116,18 +116,12 @@ export function AddTrunkDialog() {
         <FormField label="Name" error={errors.name?.message}>
           {(control) => <Input {...control} placeholder="Telnyx" autoFocus {...form.register("name")} />}
         </FormField>
-        <Controller
+        <ControlledSelect
           control={form.control}
           name="type"
-          render={({ field }) => (
-            <SelectField
-              label="Type"
-              error={errors.type?.message}
-              value={field.value}
-              onValueChange={field.onChange}
-              options={TYPE_OPTIONS}
-            />
-          )}
+          label="Type"
+          error={errors.type?.message}
+          options={TYPE_OPTIONS}
         />
         <FormField label="Host" error={errors.host?.message}>
           {(control) => <Input {...control} placeholder="sip.example.com" {...form.register("host")} />}
@@ -154,18 +148,13 @@ export function AddTrunkDialog() {
         <FormField label="Secret" error={errors.secret?.message}>
           {(control) => <Input {...control} type="password" autoComplete="new-password" {...form.register("secret")} />}
         </FormField>
-        <Controller
+        <ControlledSelect
           control={form.control}
           name="authType"
-          render={({ field }) => (
-            <SelectField
-              label="Auth type"
-              error={errors.authType?.message}
-              value={field.value ?? "outbound"}
-              onValueChange={field.onChange}
-              options={AUTH_OPTIONS}
-            />
-          )}
+          label="Auth type"
+          error={errors.authType?.message}
+          options={AUTH_OPTIONS}
+          fallback="outbound"
         />
       </Section>
 
