@@ -92,8 +92,8 @@ describe("Deployment", () => {
     const sent = page.waitForRequest((r) => r.url().endsWith("/api/deploy/extensions") && r.method() === "POST");
     await deployExtensions.click();
     expect((await sent).postData()).toBeNull(); // empty body
-    // Every deploy button waits while one runs.
-    expect(await button(page, "Deploy All Configurations").isDisabled()).toBe(true);
+    // Every deploy button waits while one runs (waited for: the click's re-render may follow the request).
+    await waitEnabled(button(page, "Deploy All Configurations"), false);
 
     const row = item(results(page), "1001 - Alice");
     await row.waitFor(SLOW);
