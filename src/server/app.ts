@@ -1,13 +1,14 @@
 import type { HTMLBundle, Server } from "bun";
 import type { Db } from "../db/client";
 import { WS_SYNC_TOPIC } from "../shared/ws-events";
-import { SESSION_COOKIE, SessionStore } from "./auth/sessions";
-import { LoginThrottle } from "./auth/throttle";
+import { SESSION_COOKIE, SessionStore } from "./accounts/sessions";
+import { LoginThrottle } from "./accounts/throttle";
+import { requireApiToken } from "./accounts/tokens";
 import type { Config } from "./config";
 import type { AppContext, RequestContext } from "./context";
-import { CredentialStore } from "./credentials/store";
-import { HostMetricsReader } from "./host-metrics";
-import { errorResponse, HttpError } from "./http";
+import { errorResponse, HttpError, parseJsonObject, queryObject, toHttpError, validate } from "./http";
+import { CredentialStore } from "./integrations/credentials";
+import { HostMetricsReader } from "./integrations/host-metrics";
 import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
@@ -66,6 +67,7 @@ export function createApp(opts: AppOptions) {
     now,
     version: opts.version,
     box,
+    events: hub,
     credentials: new CredentialStore(opts.db, box, opts.config.env, now),
     hostMetrics: new HostMetricsReader(),
   };
@@ -83,13 +85,20 @@ export function createApp(opts: AppOptions) {
         });
       }
       checkStateChanging(req, url);
+      const { route } = match;
+      const auth = route.auth ?? "session";
       const token = cookieToken(req);
       const user = app.sessions.validate(token);
-      if (match.route.auth !== false && !user) throw new HttpError(401, "Sign in required");
-      const ctx: RequestContext = { req, url, params: match.params, user, token, app };
-      return await match.route.handler(ctx);
+      if (auth === "session" && !user) throw new HttpError(401, "Sign in required");
+      // A machine client's token is checked before the body is read: a caller without one learns nothing.
+      const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
+      const query = route.query ? validate(route.query, queryObject(url)) : undefined;
+      const body = route.body ? validate(route.body, parseJsonObject(await req.text())) : undefined;
+      const ctx: RequestContext = { req, url, params: match.params, body, query, user, token, apiTokenId, app };
+      return await route.handler(ctx);
     } catch (err) {
-      if (err instanceof HttpError) return errorResponse(err);
+      const known = toHttpError(err);
+      if (known) return errorResponse(known);
       // Unexpected: log the message (never request bodies: they may hold secrets).
       console.error(`error ${req.method} ${url.pathname}: ${err instanceof Error ? err.message : String(err)}`);
       return errorResponse(new HttpError(500, "Internal server error"));

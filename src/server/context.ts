@@ -1,18 +1,24 @@
+import type { z } from "zod";
 import type { Db } from "../db/client";
-import type { SessionUser } from "../shared/api";
-import type { SessionStore } from "./auth/sessions";
-import type { LoginThrottle } from "./auth/throttle";
+import type { ApiTokenScope } from "../shared/ai";
+import type { SessionUser } from "../shared/auth";
+import type { WsEventType } from "../shared/ws-events";
+import type { SessionStore } from "./accounts/sessions";
+import type { LoginThrottle } from "./accounts/throttle";
 import type { Config } from "./config";
-import type { CredentialStore } from "./credentials/store";
-import type { HostMetricsReader } from "./host-metrics";
+import type { Deps } from "./domain/deps";
+import type { CredentialStore } from "./integrations/credentials";
+import type { HostMetricsReader } from "./integrations/host-metrics";
 import type { SecretBox } from "./secret-box";
 import type { Hub } from "./ws";
 
-/** Everything a route handler may use; built once in createApp. */
-export interface AppContext {
+/** Everything the HTTP layer holds; built once in createApp. Domain functions take the `Deps` part. */
+export interface AppContext extends Deps {
   db: Db;
   config: Config;
+  /** The WebSocket hub; also `events`, the name domain functions know it by. */
   hub: Hub;
+  events: Hub;
   sessions: SessionStore;
   throttle: LoginThrottle;
   now: () => number;
@@ -22,24 +28,57 @@ export interface AppContext {
   hostMetrics: HostMetricsReader;
 }
 
-export interface RequestContext {
+export interface RequestContext<B = unknown, Q = unknown> {
   req: Request;
   url: URL;
   params: Record<string, string>;
+  /** The body parsed with the route's `body` schema (undefined when the route has none). */
+  body: B;
+  /** The query string parsed with the route's `query` schema (undefined when the route has none). */
+  query: Q;
   /** The signed-in user; always set on routes that require a session. */
   user: SessionUser | null;
   /** The raw session token from the cookie, if any. */
   token: string | null;
+  /** The API token's id on routes authenticated by an API token. */
+  apiTokenId: number | null;
   app: AppContext;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export interface RouteDef {
+/**
+ * Who may call a route: a signed-in console user (the default), anyone (the
+ * route authenticates some other way, e.g. a webhook signature, or needs none),
+ * or a machine client with an API token of this scope (checked before the body is read).
+ */
+export type RouteAuth = "session" | "public" | { apiToken: ApiTokenScope };
+
+export interface RouteDef<B = unknown, Q = unknown> {
   method: Method;
   /** Path under /api with `:name` parameters, e.g. `/api/extensions/:id`. */
   path: string;
-  /** Defaults to true: every /api route requires a session unless it says otherwise. */
-  auth?: boolean;
-  handler: (ctx: RequestContext) => Response | Promise<Response>;
+  /** One line for the API contract (/api/openapi.json). */
+  summary?: string;
+  /** Defaults to "session": every /api route requires a session unless it says otherwise. */
+  auth?: RouteAuth;
+  /** The JSON body's shared schema; parsed (400 with field messages) before the handler runs. */
+  body?: z.ZodType<B>;
+  /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
+  rawBody?: string;
+  /** The query string's schema (values are strings). */
+  query?: z.ZodType<Q>;
+  /**
+   * The events a successful call publishes on the WebSocket hub. Every route
+   * that is not GET declares them; `[]` only with `storesNothing` (a test checks both).
+   */
+  publishes?: readonly WsEventType[];
+  /** Why a non-GET route changes nothing another console shows (e.g. it only computes an answer). */
+  storesNothing?: string;
+  handler: (ctx: RequestContext<B, Q>) => Response | Promise<Response>;
+}
+
+/** Declares a route with its body/query types inferred from its schemas. */
+export function route<B = undefined, Q = undefined>(def: RouteDef<B, Q>): RouteDef {
+  return def as unknown as RouteDef;
 }

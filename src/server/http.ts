@@ -1,7 +1,23 @@
+/**
+ * The HTTP edge of the API: JSON responses, request parsing, and the one
+ * mapping from errors to status codes. Domain code throws the errors of
+ * `domain/errors.ts`; only the transport (app.ts) throws `HttpError` itself.
+ */
 import type { z } from "zod";
 import type { ApiErrorBody } from "../shared/api";
+import { ServiceError } from "./clients/http";
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  Invalid,
+  NotFound,
+  RateLimited,
+  Unauthenticated,
+  Unavailable,
+} from "./domain/errors";
 
-/** An error that becomes a JSON response with this status (never a stack trace). */
+/** A transport-level refusal (unknown path, wrong method, wrong content type, foreign origin). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -17,13 +33,33 @@ export function json(data: unknown, status = 200, headers?: HeadersInit): Respon
   return Response.json(data, { status, headers });
 }
 
+export const noContent = () => new Response(null, { status: 204 });
+
+/** The HTTP form of a domain error, or null for an unexpected error (answered with a fixed 500). */
+export function toHttpError(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof ServiceError) return new HttpError(502, err.message);
+  if (!(err instanceof DomainError)) return null;
+  if (err instanceof NotFound) return new HttpError(404, err.message, err.fields);
+  if (err instanceof Conflict) return new HttpError(409, err.message, err.fields);
+  if (err instanceof Invalid) return new HttpError(400, err.message, err.fields);
+  if (err instanceof Unauthenticated) {
+    const headers = err.scheme ? { "WWW-Authenticate": `${err.scheme} realm="pbx-console"` } : undefined;
+    return new HttpError(401, err.message, err.fields, headers);
+  }
+  if (err instanceof Forbidden) return new HttpError(403, err.message, err.fields);
+  if (err instanceof RateLimited) {
+    return new HttpError(429, err.message, err.fields, { "Retry-After": String(err.retryAfterSeconds) });
+  }
+  if (err instanceof Unavailable) return new HttpError(503, err.message, err.fields);
+  return null;
+}
+
 export function errorResponse(err: HttpError): Response {
   const body: ApiErrorBody = { error: { message: err.message } };
   if (err.fields && Object.keys(err.fields).length > 0) body.error.fields = err.fields;
   return json(body, err.status, err.headers);
 }
-
-export const noContent = () => new Response(null, { status: 204 });
 
 /** Turns zod issues into `{field: message}` (first message per field). */
 export function fieldErrors(error: z.ZodError): Record<string, string> {
@@ -35,37 +71,44 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   return fields;
 }
 
-/** Reads the JSON body; an empty body reads as `{}`. Malformed JSON → 400. */
-export async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "Malformed JSON in request body");
-  }
-}
-
-/** Reads and validates the body with a shared schema; field-level 400 on failure. */
-export async function parseBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
-  const body = await readJson(req);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HttpError(400, "Request body must be a JSON object");
-  }
-  const result = schema.safeParse(body);
+/** Validates data with a shared schema; `Invalid` with field messages on failure. */
+export function validate<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
+  const result = schema.safeParse(data);
   if (!result.success) {
     const fields = fieldErrors(result.error);
     const first = Object.values(fields)[0] ?? "Invalid request";
-    throw new HttpError(400, `Invalid request: ${first}`, fields);
+    throw new Invalid(`Invalid request: ${first}`, fields);
   }
   return result.data;
 }
 
+/** Parses JSON text that must be an object; an empty text reads as `{}`. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let body: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Invalid("Malformed JSON in request body");
+    }
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new Invalid("Request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Reads and validates the body with a shared schema; field-level 400 on failure. */
+export async function parseBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
+  return validate(schema, parseJsonObject(await req.text()));
+}
+
+/** The query string as an object (the last value of a repeated key wins). */
+export const queryObject = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams);
+
 /** Parses a positive integer id from a path parameter (404 for anything else). */
 export function parseId(raw: string | undefined, what: string): number {
   const id = Number(raw);
-  if (!raw || !/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) {
-    throw new HttpError(404, `${what} not found`);
-  }
+  if (!raw || !/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new NotFound(what);
   return id;
 }

@@ -4,7 +4,171 @@
  * transcript search). Browser-safe: no bun:* or src/server imports.
  * Decisions: docs/decisions/0007-ai-routing-and-webhook.md.
  */
-import type { AI_MODELS, AI_TOOLS, AI_VOICES, ROUTING_ACTIONS } from "./schemas";
+import { z } from "zod";
+import { dialable, optionalText, percent } from "./fields";
+
+/** The spec's model (section 9, the default) first, then newer GA realtime models (services.md §4). */
+export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
+export const AI_DEFAULT_MODEL = "gpt-4o-realtime-preview";
+/** The spec's six voices (section 9), then the other GA built-in voices (services.md §4). */
+export const AI_VOICES = [
+  "alloy",
+  "echo",
+  "fable",
+  "onyx",
+  "nova",
+  "shimmer",
+  "ash",
+  "ballad",
+  "coral",
+  "sage",
+  "verse",
+  "marin",
+  "cedar",
+] as const;
+/** Function tools an assistant may offer the model (definitions in ./ai.ts). */
+export const AI_TOOLS = ["transfer_call", "end_call", "take_message"] as const;
+export const ROUTING_ACTIONS = [
+  "route_to_extension",
+  "route_to_ivr",
+  "transfer_to_ai",
+  "send_voicemail",
+  "hangup",
+] as const;
+
+export const aiAssistantSchema = z.object({
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(100, "Name must be at most 100 characters"),
+  description: optionalText("Description", 500),
+  provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
+  /** Open like the SDK's enum (services.md §4): the form offers AI_MODELS; any model id is stored. */
+  model: z
+    .string({ error: "Model is required" })
+    .trim()
+    .min(1, "Model is required")
+    .max(50, "Model must be at most 50 characters")
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
+  systemPrompt: z
+    .string({ error: "System prompt must be at least 10 characters" })
+    .trim()
+    .min(10, "System prompt must be at least 10 characters")
+    .max(20000, "System prompt must be at most 20000 characters"),
+  voice: z.enum(AI_VOICES, { error: "Voice must be one of the listed voices" }).default("alloy"),
+  temperature: percent("Temperature", 80),
+  tools: z
+    .array(z.enum(AI_TOOLS, { error: "Unknown tool" }))
+    .max(AI_TOOLS.length)
+    .default([])
+    .transform((list) => [...new Set(list)]),
+  extensionId: dialable("Extension"),
+  ivrId: optionalText("IVR", 50),
+  status: z.enum(["active", "inactive"], { error: "Status must be active or inactive" }).default("active"),
+});
+
+export const callTranscriptSchema = z.object({
+  callId: optionalText("Call id", 255),
+  extensionId: optionalText("Extension", 50),
+  phoneNumber: optionalText("Phone number", 50),
+  direction: optionalText("Direction", 10),
+  transcript: z
+    .string({ error: "Transcript is required" })
+    .trim()
+    .min(1, "Transcript is required")
+    .max(200_000, "Transcript must be at most 200000 characters"),
+  summary: optionalText("Summary", 5000),
+  sentiment: optionalText("Sentiment", 20),
+  keywords: z
+    .array(
+      z
+        .string({ error: "Keywords must be text" })
+        .trim()
+        .min(1, "Keywords must not be empty")
+        .max(100, "Each keyword must be at most 100 characters"),
+      {
+        error: "Keywords must be a list of text",
+      },
+    )
+    .max(50, "At most 50 keywords")
+    .default([]),
+  duration: z
+    .number({ error: "Duration must be a number of seconds" })
+    .int("Duration must be a whole number of seconds")
+    .min(0, "Duration must not be negative")
+    .max(7 * 24 * 3600, "Duration is too long")
+    .optional()
+    .nullable()
+    .transform((v) => v ?? null),
+  recordingUrl: optionalText("Recording URL", 1000).refine((v) => v === null || /^https?:\/\/\S+$/.test(v), {
+    message: "Recording URL must be an http(s) URL",
+  }),
+});
+
+export const aiRoutingRuleSchema = z.object({
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(100, "Name must be at most 100 characters"),
+  description: optionalText("Description", 500),
+  priority: percent("Priority", 0),
+  conditions: z
+    .string({ error: "Conditions are required" })
+    .trim()
+    .min(1, "Conditions are required")
+    .max(10_000, "Conditions must be at most 10000 characters"),
+  action: z
+    .string({ error: "Action is required" })
+    .trim()
+    .min(1, "Action is required")
+    .max(50, "Action must be at most 50 characters"),
+  actionParams: z
+    .string({ error: "Action parameters are required" })
+    .trim()
+    .min(1, "Action parameters are required")
+    .max(10_000, "Action parameters must be at most 10000 characters"),
+  enabled: z.boolean({ error: "Enabled must be true or false" }).default(true),
+});
+
+/** POST /api/ai/route: the facts of a call, any keys (sentiment, intent, calledNumber, …). */
+export const routeFactsSchema = z
+  .record(
+    z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
+    z.union([z.string().max(500, "Fact values must be at most 500 characters"), z.number(), z.boolean(), z.null()], {
+      error: "Fact values must be text, numbers or booleans",
+    }),
+  )
+  .refine((facts) => Object.keys(facts).length <= 50, { message: "At most 50 facts" });
+
+/** POST /api/ai/tokens */
+export const apiTokenSchema = z.object({
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(100, "Name must be at most 100 characters"),
+});
+
+/** A delivery to POST /api/ai/openai/webhook (services.md §4); only `realtime.call.incoming` is acted on. */
+export const openAiWebhookEventSchema = z.object({
+  type: z.string({ error: "Event type is required" }).max(100),
+  id: z.string().max(200).optional(),
+  data: z.unknown().optional(),
+});
+
+export const realtimeCallIncomingSchema = z.object({
+  call_id: z
+    .string({ error: "call_id is required" })
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, "call_id must be letters, digits, _ or -"),
+  sip_headers: z
+    .array(z.object({ name: z.string().max(200), value: z.string().max(4000) }), {
+      error: "sip_headers must be a list of {name, value}",
+    })
+    .max(200)
+    .default([]),
+});
 
 export type AiModel = (typeof AI_MODELS)[number];
 export type AiVoice = (typeof AI_VOICES)[number];

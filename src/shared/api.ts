@@ -9,17 +9,6 @@ export interface ApiErrorBody {
   };
 }
 
-export interface SessionUser {
-  id: string;
-  username: string;
-}
-
-/** GET /api/auth/me */
-export type MeResponse =
-  | { authenticated: true; user: SessionUser; setupRequired: false }
-  | { authenticated: false; user: null; setupRequired: boolean };
-
-/** Sidebar footer and version, from GET /api/info (requires a session). */
 export interface ServerInfo {
   version: string;
   serverLabel: string;

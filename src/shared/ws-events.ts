@@ -1,12 +1,31 @@
 import { z } from "zod";
 
-/** Events published on /ws?type=sync. Every mutation publishes one (spec section 7). */
+/**
+ * Events published on /ws?type=sync. Every mutation publishes one, so every
+ * open console refetches what changed (the web maps each type to query keys
+ * in `src/web/lib/query-keys.ts`).
+ */
 export const wsEventTypes = [
   "extensions-updated",
   "trunks-updated",
   "routes-updated",
   "ptt-groups-updated",
+  /** A deployment ran or a sync import finished: PBX status and compare views are stale. */
   "sync-status",
+  "ai-assistants-updated",
+  "ai-rules-updated",
+  "ai-transcripts-updated",
+  /** An incoming AI call was answered, refused or referred (the call log). */
+  "ai-calls-updated",
+  "api-tokens-updated",
+  /** Credentials saved, removed or tested (API Settings badges, connection status). */
+  "credentials-updated",
+  /** SIP provider connections, generated SIP credentials or number routing changed. */
+  "telnyx-updated",
+  /** The VPS was started, stopped or restarted. */
+  "vps-updated",
+  /** Console accounts changed (the first administrator was created). */
+  "accounts-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

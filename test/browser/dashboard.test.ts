@@ -1,7 +1,7 @@
 // The dashboard (/) through chromium against the built binary: server cards and list counts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { VpsStatus } from "../../src/shared/types";
+import type { VpsStatus } from "../../src/shared/vps";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 
 let h: Harness;

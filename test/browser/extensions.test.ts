@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import jsQR from "jsqr";
 import type { Page } from "playwright-core";
 import { PNG } from "pngjs";
-import type { Extension, ProvisioningConfig } from "../../src/shared/types";
+import type { Extension, ProvisioningConfig } from "../../src/shared/inventory";
 import { columnsFor, rowWindow } from "../../src/web/features/extensions/grid-window";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { toastItems } from "./locators";

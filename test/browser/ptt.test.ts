@@ -2,7 +2,7 @@
 // Tests run in order on one server.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { PttGroup } from "../../src/shared/types";
+import type { PttGroup } from "../../src/shared/inventory";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { toasts } from "./locators";
 

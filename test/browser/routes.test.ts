@@ -2,7 +2,7 @@
 // against the built binary. Tests run in order on one server.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import type { InboundRoute, OutboundRoute, Trunk } from "../../src/shared/types";
+import type { InboundRoute, OutboundRoute, Trunk } from "../../src/shared/inventory";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { chooseOption, toasts } from "./locators";
 

@@ -2,7 +2,7 @@
 // the real API. Tests run in order and share one server: first without a Telnyx key, then with one.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import type { SipCredential } from "../../src/shared/credentials";
+import type { SipCredential } from "../../src/shared/telnyx";
 import type { FakeServer } from "../fakes/common";
 import {
   makeTelnyxPhoneNumber,

@@ -1,7 +1,7 @@
 // The Trunks screen (/trunks) through chromium against the built binary. Tests run in order on one server.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { Trunk } from "../../src/shared/types";
+import type { Trunk } from "../../src/shared/inventory";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { chooseOption, toasts } from "./locators";
 

@@ -2,7 +2,7 @@
 // numbers, no controls), then with the Hostinger fake. Tests run in order and share one server.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { VpsStatus } from "../../src/shared/types";
+import type { VpsStatus } from "../../src/shared/vps";
 import type { FakeServer } from "../fakes/common";
 import {
   HOSTINGER_DEFAULT_TOKEN,

@@ -2,7 +2,7 @@
 // server: the first deployment creates 1001-1005, later ones find them.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { Extension, Trunk } from "../../src/shared/types";
+import type { Extension, Trunk } from "../../src/shared/inventory";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { toasts } from "./locators";
 

@@ -1,7 +1,7 @@
 // Pure pieces of the AI voice work: SIP header parsing, refer targets, webhook verification, display helpers.
 import { describe, expect, test } from "bun:test";
+import { calledNumberOf, parseSipAddress, referTarget } from "../../src/server/ai/calls";
 import { verifyStandardWebhook } from "../../src/server/clients/dialer";
-import { calledNumberOf, parseSipAddress, referTarget } from "../../src/server/services/ai-calls";
 import { conditionsMatch, formatDuration, gaVoice, jsonEntries, transcriptMatches } from "../../src/shared/ai";
 import { generateWebhookSecret, webhookHeaders } from "../fakes/openai";
 

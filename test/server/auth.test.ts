@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/server/auth/sessions";
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/server/accounts/sessions";
 import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
 
 let s: TestServer;

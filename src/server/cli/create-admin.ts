@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import type { Db } from "../../db/client";
-import { passwordSchema, usernameSchema } from "../../shared/schemas";
-import { SessionStore } from "../auth/sessions";
-import { findUser, hashPassword, insertUser, updatePasswordHash } from "../auth/users";
+import { passwordSchema, usernameSchema } from "../../shared/auth";
+import { SessionStore } from "../accounts/sessions";
+import { findUser, hashPassword, insertUser, updatePasswordHash } from "../accounts/users";
 import { readPassword } from "./prompt";
 
 /**

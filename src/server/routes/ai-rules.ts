@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { aiRoutingRules } from "../../db/schema";
-import { aiRoutingRuleSchema, routeFactsSchema } from "../../shared/schemas";
+import { aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
+import { parsePatch, toRule } from "../ai/records";
+import { decideRoute, rulesInOrder } from "../ai/routing";
 import type { AppContext, RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
-import { parsePatch, toRule } from "../services/ai-records";
-import { decideRoute, rulesInOrder } from "../services/ai-routing";
 
 const find = (app: AppContext, raw: string | undefined) => {
   const id = parseId(raw, "Routing rule");

@@ -1,10 +1,10 @@
 import { desc, eq } from "drizzle-orm";
 import { apiTokens } from "../../db/schema";
-import { apiTokenSchema } from "../../shared/schemas";
+import { apiTokenSchema } from "../../shared/ai";
+import { createApiToken } from "../accounts/tokens";
+import { toToken } from "../ai/records";
 import type { RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
-import { toToken } from "../services/ai-records";
-import { createApiToken } from "../services/ai-tokens";
 
 /** API tokens for the voice bridge: created (shown once) and revoked from the settings page. */
 export const aiTokenRoutes: RouteDef[] = [

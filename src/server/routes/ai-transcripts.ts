@@ -1,10 +1,9 @@
 import { desc, eq } from "drizzle-orm";
 import { callTranscripts } from "../../db/schema";
-import { callTranscriptSchema } from "../../shared/schemas";
+import { callTranscriptSchema } from "../../shared/ai";
+import { toTranscript } from "../ai/records";
 import type { RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
-import { toTranscript } from "../services/ai-records";
-import { requireApiToken } from "../services/ai-tokens";
 
 /**
  * Call transcripts: the console lists and deletes them (session); the voice
@@ -28,10 +27,8 @@ export const aiTranscriptRoutes: RouteDef[] = [
   {
     method: "POST",
     path: "/api/ai/transcripts",
-    auth: false,
+    auth: { apiToken: "transcripts:write" },
     handler: async ({ app, req }) => {
-      // The token is checked before the body is read: an unauthenticated caller learns nothing about validation.
-      requireApiToken(app, req, "transcripts:write");
       const input = await parseBody(req, callTranscriptSchema);
       if (input.callId) {
         const clash = app.db

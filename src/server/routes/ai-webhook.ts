@@ -1,8 +1,8 @@
-import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/schemas";
+import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/ai";
+import { answerIncomingCall } from "../ai/calls";
 import { verifyStandardWebhook } from "../clients/dialer";
 import type { RouteDef } from "../context";
 import { fieldErrors, HttpError, json } from "../http";
-import { answerIncomingCall } from "../services/ai-calls";
 
 const REFUSALS = {
   missing_headers: [400, "Missing webhook-id, webhook-timestamp or webhook-signature header"],
@@ -21,7 +21,7 @@ export const aiWebhookRoutes: RouteDef[] = [
   {
     method: "POST",
     path: "/api/ai/openai/webhook",
-    auth: false,
+    auth: "public",
     handler: async ({ app, req }) => {
       const secret = app.credentials.values("openai").webhookSecret;
       if (!secret) throw new HttpError(503, "The OpenAI webhook signing secret is not configured");

@@ -1,10 +1,9 @@
 import { desc, eq } from "drizzle-orm";
 import { aiAssistants, aiCallLogs } from "../../db/schema";
-import { type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai";
-import { aiAssistantSchema } from "../../shared/schemas";
+import { aiAssistantSchema, type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai";
+import { parsePatch, toAssistant, toCallLog } from "../ai/records";
 import type { AppContext, RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
-import { parsePatch, toAssistant, toCallLog } from "../services/ai-records";
 
 const find = (app: AppContext, raw: string | undefined) => {
   const id = parseId(raw, "AI assistant");

@@ -1,7 +1,7 @@
-import type { MeResponse } from "../../shared/api";
-import { loginSchema, setupSchema } from "../../shared/schemas";
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "../auth/sessions";
-import { checkPassword, hashPassword, insertUser, userCount } from "../auth/users";
+import type { MeResponse } from "../../shared/auth";
+import { loginSchema, setupSchema } from "../../shared/auth";
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "../accounts/sessions";
+import { checkPassword, hashPassword, insertUser, userCount } from "../accounts/users";
 import type { AppContext, RouteDef } from "../context";
 import { HttpError, json, parseBody } from "../http";
 
@@ -21,7 +21,7 @@ export const authRoutes: RouteDef[] = [
   {
     method: "GET",
     path: "/api/auth/me",
-    auth: false,
+    auth: "public",
     handler: ({ app, user }) => {
       const body: MeResponse = user
         ? { authenticated: true, user, setupRequired: false }
@@ -32,7 +32,7 @@ export const authRoutes: RouteDef[] = [
   {
     method: "POST",
     path: "/api/auth/setup",
-    auth: false,
+    auth: "public",
     handler: async ({ app, req }) => {
       if (userCount(app.db) > 0) throw new HttpError(409, "An administrator already exists; sign in instead");
       const input = await parseBody(req, setupSchema);
@@ -47,7 +47,7 @@ export const authRoutes: RouteDef[] = [
   {
     method: "POST",
     path: "/api/auth/login",
-    auth: false,
+    auth: "public",
     handler: async ({ app, req }) => {
       const input = await parseBody(req, loginSchema);
       const wait = app.throttle.retryAfter(input.username);
@@ -68,7 +68,7 @@ export const authRoutes: RouteDef[] = [
   {
     method: "POST",
     path: "/api/auth/logout",
-    auth: false,
+    auth: "public",
     handler: ({ app, token }) => {
       app.sessions.revoke(token);
       return json({ ok: true }, 200, { "Set-Cookie": sessionCookie(app, "", 0) });

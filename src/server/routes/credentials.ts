@@ -1,8 +1,8 @@
 import { type ServiceType, saveCredentialSchema, serviceTypes, testCredentialSchema } from "../../shared/credentials";
 import type { RouteDef } from "../context";
-import type { Values } from "../credentials/store";
 import { HttpError, json, noContent, parseBody } from "../http";
-import { testService } from "../services/outside";
+import type { Values } from "../integrations/credentials";
+import { testService } from "../integrations/outside";
 
 /** The service's field values from a save/test body (device management accepts publicKey/secretKey too). */
 function fieldsOf(input: Record<string, unknown>): Values {

@@ -3,7 +3,7 @@ import { byNumber } from "../../shared/sort";
 import { ServiceError } from "../clients/http";
 import type { RouteDef } from "../context";
 import { HttpError, json } from "../http";
-import { clients } from "../services/outside";
+import { clients } from "../integrations/outside";
 
 /** Deliveries in flight at once, so 5,000 extensions neither crawl nor flood the receiver. */
 const CONCURRENCY = 8;

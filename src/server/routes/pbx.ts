@@ -8,17 +8,17 @@ import type {
   ImportResult,
   PbxStatus,
   TrunkComparison,
-} from "../../shared/deploy";
-import { importExtensionsSchema, importTrunksSchema } from "../../shared/schemas";
+} from "../../shared/pbx";
+import { importExtensionsSchema, importTrunksSchema } from "../../shared/pbx";
 import { byNumber } from "../../shared/sort";
 import { ServiceError } from "../clients/http";
 import type { AppContext, RouteDef } from "../context";
-import { deploy, group, KINDS } from "../freepbx/deploy";
-import { generateConfig } from "../freepbx/generate";
-import { DEFAULT_FREEPBX_CONF, PbxRemote } from "../freepbx/remote";
-import { readPbxExtensions, readPbxTrunks } from "../freepbx/sync";
 import { json, parseBody } from "../http";
-import { sshSettings } from "../services/outside";
+import { sshSettings } from "../integrations/outside";
+import { deploy, group, KINDS } from "../pbx/deploy";
+import { generateConfig } from "../pbx/generate";
+import { DEFAULT_FREEPBX_CONF, PbxRemote } from "../pbx/remote";
+import { readPbxExtensions, readPbxTrunks } from "../pbx/sync";
 
 const deployRoute = (path: string, kinds: string): RouteDef => ({
   method: "POST",

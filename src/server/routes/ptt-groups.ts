@@ -1,8 +1,8 @@
 import { eq, inArray } from "drizzle-orm";
 import { extensions, pttGroups } from "../../db/schema";
-import { pttGroupSchema } from "../../shared/schemas";
+import type { PttGroup } from "../../shared/inventory";
+import { pttGroupSchema } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
-import type { PttGroup } from "../../shared/types";
 import type { RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
 

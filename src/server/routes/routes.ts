@@ -1,8 +1,8 @@
 import { asc, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { inboundRoutes, outboundRoutes, trunks } from "../../db/schema";
-import { inboundRouteSchema, outboundRouteSchema } from "../../shared/schemas";
-import type { InboundRoute, OutboundRoute } from "../../shared/types";
+import type { InboundRoute, OutboundRoute } from "../../shared/inventory";
+import { inboundRouteSchema, outboundRouteSchema } from "../../shared/inventory";
 import type { RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
 

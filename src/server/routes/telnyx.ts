@@ -9,13 +9,13 @@ import {
   type SipConnection,
   type SipCredential,
   type SipServerInfo,
-} from "../../shared/credentials";
+} from "../../shared/telnyx";
 import { ServiceError } from "../clients/http";
 import type { TelnyxConnection } from "../clients/telnyx";
 import type { AppContext, RequestContext, RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
+import { clients } from "../integrations/outside";
 import { generateSecret } from "../secrets";
-import { clients } from "../services/outside";
 
 /** Telnyx's signalling addresses (services.md §2, "SIP signalling"). */
 const SIP_SERVER: SipServerInfo = { udp: "sip.telnyx.com:5060", tls: "sip.telnyx.com:5061" };

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { inboundRoutes, outboundRoutes, trunks } from "../../db/schema";
-import { trunkSchema } from "../../shared/schemas";
-import type { Trunk } from "../../shared/types";
+import type { Trunk } from "../../shared/inventory";
+import { trunkSchema } from "../../shared/inventory";
 import type { RouteDef } from "../context";
 import { HttpError, json, noContent, parseBody, parseId } from "../http";
 

@@ -1,11 +1,11 @@
-import { vpsControlSchema } from "../../shared/credentials";
-import type { VpsStatus } from "../../shared/types";
+import type { VpsStatus } from "../../shared/vps";
+import { vpsControlSchema } from "../../shared/vps";
 import { type HostingerVm, latest, rate } from "../clients/hostinger";
 import { ServiceError } from "../clients/http";
 import type { AppContext, RouteDef } from "../context";
-import { firstIPv4 } from "../host-metrics";
 import { HttpError, json, parseBody } from "../http";
-import { clients, requireValues } from "../services/outside";
+import { firstIPv4 } from "../integrations/host-metrics";
+import { clients, requireValues } from "../integrations/outside";
 
 const MB = 1024 * 1024;
 const round1 = (v: number) => Math.round(v * 10) / 10;

@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { extensions, ivrs, pttGroups, trunks } from "../../db/schema";
-import { wizardDeploySchema, wizardExtensionNumbers } from "../../shared/schemas";
-import type { WizardDeployResult } from "../../shared/types";
+import type { WizardDeployResult } from "../../shared/wizard";
+import { wizardDeploySchema, wizardExtensionNumbers } from "../../shared/wizard";
 import type { RouteDef } from "../context";
 import { json, parseBody } from "../http";
 import { generateSecret } from "../secrets";

@@ -1,6 +1,6 @@
 /** Client-side sign-in state: the cached GET /api/auth/me answer is the source of truth. */
 import type { QueryClient } from "@tanstack/react-query";
-import type { MeResponse } from "../../shared/api";
+import type { MeResponse } from "../../shared/auth";
 import { toast } from "../components/ui/use-toast";
 import { setUnauthorizedHandler } from "./api";
 

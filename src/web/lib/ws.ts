@@ -20,6 +20,15 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly (readonly string[])[
   "routes-updated": [["/api/inbound-routes"], ["/api/outbound-routes"]],
   "ptt-groups-updated": [["/api/ptt-groups"]],
   "sync-status": [],
+  "ai-assistants-updated": [["/api/ai/assistants"]],
+  "ai-rules-updated": [["/api/ai/routing-rules"]],
+  "ai-transcripts-updated": [["/api/ai/transcripts"]],
+  "ai-calls-updated": [["/api/ai/calls"]],
+  "api-tokens-updated": [["/api/ai/tokens"]],
+  "credentials-updated": [["/api/credentials"], ["/api/credentials/connection-status"]],
+  "telnyx-updated": [["/api/telnyx"]],
+  "vps-updated": [["/api/vps/status"]],
+  "accounts-updated": [],
 };
 
 /** The part of the browser WebSocket the client uses. */

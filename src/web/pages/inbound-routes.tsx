@@ -6,7 +6,7 @@ import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialo
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
 import { useDelete } from "@/lib/mutations";
-import type { InboundRoute, Trunk } from "../../shared/types";
+import type { InboundRoute, Trunk } from "../../shared/inventory";
 
 export function InboundRoutesPage() {
   const routes = useQuery<InboundRoute[]>({ queryKey: keys.inboundRoutes, refetchInterval: POLL_LIST_MS });

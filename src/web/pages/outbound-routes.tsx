@@ -6,7 +6,7 @@ import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dia
 import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
 import { keys } from "@/lib/constants";
 import { useDelete } from "@/lib/mutations";
-import type { OutboundRoute, Trunk } from "../../shared/types";
+import type { OutboundRoute, Trunk } from "../../shared/inventory";
 
 /** Not polled (spec section 9); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {

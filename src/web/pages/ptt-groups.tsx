@@ -6,8 +6,8 @@ import { AddPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
 import { useDelete } from "@/lib/mutations";
+import type { Extension, PttGroup } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
-import type { Extension, PttGroup } from "../../shared/types";
 
 const sortExtensions = (list: Extension[]) => [...list].sort((a, b) => byNumber(a.extension, b.extension));
 

@@ -6,7 +6,7 @@ import { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 import { TrunkCard } from "@/features/trunks/trunk-card";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
 import { useDelete } from "@/lib/mutations";
-import type { Trunk } from "../../shared/types";
+import type { Trunk } from "../../shared/inventory";
 
 export function TrunksPage() {
   const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks, refetchInterval: POLL_LIST_MS });

@@ -8,7 +8,7 @@ import { ServerControlsCard } from "@/features/vps/server-controls-card";
 import { ServerInfoCard } from "@/features/vps/server-info-card";
 import { ApiError } from "@/lib/api";
 import { keys, POLL_VPS_MS } from "@/lib/constants";
-import type { VpsStatus } from "../../shared/types";
+import type { VpsStatus } from "../../shared/vps";
 
 export function VpsPage() {
   const status = useQuery<VpsStatus>({ queryKey: keys.vpsStatus, refetchInterval: POLL_VPS_MS });

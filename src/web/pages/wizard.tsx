@@ -22,8 +22,8 @@ import {
 import { ApiError, sendJson } from "@/lib/api";
 import { keys } from "@/lib/constants";
 import { applyServerErrors } from "@/lib/form-errors";
-import { WIZARD_DEFAULTS, wizardDeploySchema } from "../../shared/schemas";
-import type { WizardDeployResult } from "../../shared/types";
+import type { WizardDeployResult } from "../../shared/wizard";
+import { WIZARD_DEFAULTS, wizardDeploySchema } from "../../shared/wizard";
 
 type Step = 1 | 2 | 3 | 4 | 5;
 const INPUT_STEPS = 4;

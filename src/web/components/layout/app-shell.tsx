@@ -1,6 +1,6 @@
 import { Outlet } from "@tanstack/react-router";
 import { useSyncSocket } from "@/hooks/use-sync-socket";
-import type { SessionUser } from "../../../shared/api";
+import type { SessionUser } from "../../../shared/auth";
 import { SidebarInset, SidebarProvider } from "../ui/sidebar";
 import { AppSidebar } from "./app-sidebar";
 import { Header } from "./header";

@@ -3,7 +3,7 @@ import { Link, useRouterState } from "@tanstack/react-router";
 import { AudioLines, Server } from "lucide-react";
 import { useEffect } from "react";
 import { NAV_GROUPS } from "@/lib/nav";
-import type { ServerInfo } from "../../../shared/api";
+import type { ServerInfo } from "../../../shared/auth";
 import {
   Sidebar,
   SidebarContent,

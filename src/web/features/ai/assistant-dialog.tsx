@@ -6,8 +6,17 @@ import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
-import { AI_MODEL_LABELS, AI_TOOL_DEFS, type AiAssistant, voiceLabel } from "../../../shared/ai";
-import { AI_DEFAULT_MODEL, AI_MODELS, AI_TOOLS, AI_VOICES, aiAssistantSchema } from "../../../shared/schemas";
+import {
+  AI_DEFAULT_MODEL,
+  AI_MODEL_LABELS,
+  AI_MODELS,
+  AI_TOOL_DEFS,
+  AI_TOOLS,
+  AI_VOICES,
+  type AiAssistant,
+  aiAssistantSchema,
+  voiceLabel,
+} from "../../../shared/ai";
 import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
 
 type FormInput = z.input<typeof aiAssistantSchema>;

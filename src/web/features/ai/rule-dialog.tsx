@@ -4,8 +4,13 @@ import { SelectField, SwitchField } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
-import { type AiRoutingRule, actionLabel, parseJsonObject } from "../../../shared/ai";
-import { aiRoutingRuleSchema, ROUTING_ACTIONS } from "../../../shared/schemas";
+import {
+  type AiRoutingRule,
+  actionLabel,
+  aiRoutingRuleSchema,
+  parseJsonObject,
+  ROUTING_ACTIONS,
+} from "../../../shared/ai";
 import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
 
 type FormInput = z.input<typeof aiRoutingRuleSchema>;

@@ -21,7 +21,7 @@ import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import type { ApiToken, CreatedApiToken } from "../../../shared/ai";
-import { apiTokenSchema } from "../../../shared/schemas";
+import { apiTokenSchema } from "../../../shared/ai";
 
 const KEY = ["/api/ai/tokens"];
 type Form = z.input<typeof apiTokenSchema>;

@@ -4,7 +4,7 @@ import { useEffect } from "react";
 import { AppShell } from "@/components/layout/app-shell";
 import { Button } from "@/components/ui/button";
 import { forgetSignedInData, ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/api";
+import type { MeResponse } from "../../../shared/auth";
 import { CreateAdminPage } from "./create-admin-page";
 import { SignInPage } from "./sign-in-page";
 

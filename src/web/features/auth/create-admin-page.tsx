@@ -10,8 +10,8 @@ import { Input } from "@/components/ui/input";
 import { ApiError, sendJson } from "@/lib/api";
 import { applyServerErrors } from "@/lib/form-errors";
 import { ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/api";
-import { PASSWORD_MIN, type SetupInput, setupSchema } from "../../../shared/schemas";
+import type { MeResponse } from "../../../shared/auth";
+import { PASSWORD_MIN, type SetupInput, setupSchema } from "../../../shared/auth";
 import { AuthLayout } from "./auth-layout";
 
 const FIELDS = ["username", "password", "confirmPassword"] as const;

@@ -9,8 +9,8 @@ import { Input } from "@/components/ui/input";
 import { ApiError, sendJson } from "@/lib/api";
 import { applyServerErrors } from "@/lib/form-errors";
 import { ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/api";
-import { type LoginInput, loginSchema } from "../../../shared/schemas";
+import type { MeResponse } from "../../../shared/auth";
+import { type LoginInput, loginSchema } from "../../../shared/auth";
 import { AuthLayout } from "./auth-layout";
 
 const FIELDS = ["username", "password"] as const;

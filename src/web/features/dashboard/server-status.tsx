@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/badge";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 
 const GOOD = new Set(["online", "running"]);
 

@@ -4,7 +4,7 @@ import { Cpu, HardDrive, Info, MemoryStick, Server, TriangleAlert } from "lucide
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { keys, POLL_VPS_MS } from "@/lib/constants";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 import { NotConfigured, StatCard, StatSkeleton, UsageValue } from "./resource-card";
 import { ServerStatusValue } from "./server-status";
 import { sourceCaption } from "./thresholds";

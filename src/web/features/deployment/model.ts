@@ -1,5 +1,5 @@
 /** Deploy targets, their toast texts (spec section 8) and the normalised result of one run. */
-import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/deploy";
+import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
 export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
 

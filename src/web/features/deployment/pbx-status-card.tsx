@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ApiError } from "@/lib/api";
-import type { PbxStatus } from "../../../shared/deploy";
+import type { PbxStatus } from "../../../shared/pbx";
 import { deployKeys } from "./model";
 
 function Row({ label, children }: { label: string; children: ReactNode }) {

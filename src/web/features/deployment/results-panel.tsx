@@ -1,7 +1,7 @@
 import { CircleCheck, CircleX, ListChecks } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import type { DeployItemResult, ReloadResult } from "../../../shared/deploy";
+import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
 import { type DeployRun, type ResultGroup, totals } from "./model";
 
 const VIA_LABEL = { ssh: "SSH", graphql: "GraphQL" } as const;

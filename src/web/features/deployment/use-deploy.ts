@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "@/components/ui/use-toast";
 import { ApiError, sendJson } from "@/lib/api";
 import { keys } from "@/lib/constants";
-import type { DeployAllResponse, DeployResponse } from "../../../shared/deploy";
+import type { DeployAllResponse, DeployResponse } from "../../../shared/pbx";
 import { type DeployRun, type DeployTarget, deployKeys, deployUrl, failureToast, runToast, toRun } from "./model";
 
 /** One mutation for every deploy button, so only one deploy runs at a time. */

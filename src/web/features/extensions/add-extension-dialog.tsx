@@ -20,7 +20,7 @@ import { Switch } from "@/components/ui/switch";
 import { toast } from "@/components/ui/use-toast";
 import { errorMessage } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
-import { extensionSchema } from "../../../shared/schemas";
+import { extensionSchema } from "../../../shared/inventory";
 import { useCreateExtension } from "./api";
 
 type FormInput = z.input<typeof extensionSchema>;

@@ -4,7 +4,7 @@ import { toast } from "@/components/ui/use-toast";
 import { sendJson } from "@/lib/api";
 import { keys, POLL_LIST_MS } from "@/lib/constants";
 import { errorMessage } from "@/lib/error-text";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
 
 /** The cloud push service the web dialer reads extension configs from. */
 export const DIALER_SERVICE = "Web Dialer";

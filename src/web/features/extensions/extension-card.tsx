@@ -3,7 +3,7 @@ import { memo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
 import { useDeleteExtension } from "./api";
 
 /** One extension; fixed height so the windowed grid can place rows without measuring. */

@@ -6,7 +6,7 @@ import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/lib/error-text";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
 import { useExtensions } from "./api";
 import { ExtensionCard } from "./extension-card";
 import { filterExtensions, sortExtensions } from "./filter";

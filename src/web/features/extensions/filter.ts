@@ -1,5 +1,5 @@
+import type { Extension } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
-import type { Extension } from "../../../shared/types";
 
 /** Extensions in numeric order ("2" before "10"), as the card grid and the selects show them. */
 export const sortExtensions = (list: readonly Extension[]): Extension[] =>

@@ -4,8 +4,8 @@ import { useEffect } from "react";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { toast } from "@/components/ui/use-toast";
 import { errorMessage } from "@/lib/error-text";
-import type { ServerInfo } from "../../../shared/api";
-import type { Extension } from "../../../shared/types";
+import type { ServerInfo } from "../../../shared/auth";
+import type { Extension } from "../../../shared/inventory";
 
 function Detail({ label, value, mono }: { label: string; value: string; mono?: boolean }) {
   return (

@@ -8,8 +8,8 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { keys } from "@/lib/constants";
 import { useCreate } from "@/lib/mutations";
-import { pttGroupSchema } from "../../../shared/schemas";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
+import { pttGroupSchema } from "../../../shared/inventory";
 import { MemberChecklist } from "./member-checklist";
 
 type PttInput = z.input<typeof pttGroupSchema>;

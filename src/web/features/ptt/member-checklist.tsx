@@ -4,7 +4,7 @@ import { Checkbox } from "@/components/ui/checkbox";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
 import { cn } from "@/lib/utils";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
 
 /** Existing extensions ('number - name', sorted numerically by the caller) to tick as members. */
 export function MemberChecklist({

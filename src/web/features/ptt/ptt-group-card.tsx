@@ -3,7 +3,7 @@ import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PTT_MEMBERS_SHOWN } from "@/lib/constants";
-import type { PttGroup } from "../../../shared/types";
+import type { PttGroup } from "../../../shared/inventory";
 
 export function PttGroupCard({
   group,

@@ -7,8 +7,8 @@ import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
 import { useCreate } from "@/lib/mutations";
-import { destinationTypes, inboundRouteSchema } from "../../../shared/schemas";
-import type { Trunk } from "../../../shared/types";
+import type { Trunk } from "../../../shared/inventory";
+import { destinationTypes, inboundRouteSchema } from "../../../shared/inventory";
 
 type InboundInput = z.input<typeof inboundRouteSchema>;
 type InboundOutput = z.output<typeof inboundRouteSchema>;

@@ -8,9 +8,9 @@ import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
 import { useCreate } from "@/lib/mutations";
+import type { Trunk } from "../../../shared/inventory";
+import { outboundRouteSchema } from "../../../shared/inventory";
 import { ROUTE_TEMPLATES, type RouteTemplate } from "../../../shared/route-templates";
-import { outboundRouteSchema } from "../../../shared/schemas";
-import type { Trunk } from "../../../shared/types";
 import { DialPatternEditor } from "./dial-pattern-editor";
 
 type OutboundInput = z.input<typeof outboundRouteSchema>;

@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
-import { outboundRouteSchema } from "../../../shared/schemas";
+import { outboundRouteSchema } from "../../../shared/inventory";
 
 /** One pattern, judged (and upper-cased) by the same rule the server applies. */
 const patternSchema = outboundRouteSchema.shape.dialPatterns.element;

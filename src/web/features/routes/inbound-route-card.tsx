@@ -2,7 +2,7 @@ import { Network, PhoneIncoming } from "lucide-react";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import type { InboundRoute } from "../../../shared/types";
+import type { InboundRoute } from "../../../shared/inventory";
 
 export function InboundRouteCard({
   route,

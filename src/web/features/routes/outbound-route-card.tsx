@@ -2,7 +2,7 @@ import { Network, PhoneOutgoing } from "lucide-react";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import type { OutboundRoute } from "../../../shared/types";
+import type { OutboundRoute } from "../../../shared/inventory";
 
 export function OutboundRouteCard({
   route,

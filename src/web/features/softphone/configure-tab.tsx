@@ -9,7 +9,7 @@ import { toast } from "@/components/ui/use-toast";
 import { useCopiedFlag } from "@/hooks/use-copied";
 import { ApiError } from "@/lib/api";
 import { copyText } from "@/lib/clipboard";
-import type { Extension, ProvisioningResponse } from "../../../shared/types";
+import type { Extension, ProvisioningResponse } from "../../../shared/inventory";
 import { ExtensionSelect } from "./extension-select";
 import type { GeneratedConfig } from "./types";
 

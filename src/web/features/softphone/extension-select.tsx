@@ -4,8 +4,8 @@ import { useId, useMemo } from "react";
 import { Label } from "@/components/ui/label";
 import { keys } from "@/lib/constants";
 import { cn } from "@/lib/utils";
+import type { Extension } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
-import type { Extension } from "../../../shared/types";
 
 /**
  * Extensions in numeric order, labelled "number - name". A native <select> on

@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { keys } from "@/lib/constants";
-import type { PttGroup } from "../../../shared/types";
+import type { PttGroup } from "../../../shared/inventory";
 
 /** The PTT/paging groups the app can join; those the chosen extension is in travel with its config. */
 export function PttTab({ extension }: { extension: string | null }) {

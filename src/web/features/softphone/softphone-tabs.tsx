@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
-import type { Extension } from "../../../shared/types";
+import type { Extension } from "../../../shared/inventory";
 import { ConfigureTab } from "./configure-tab";
 import { ProvisionTab } from "./provision-tab";
 import { PttTab } from "./ptt-tab";

@@ -1,6 +1,6 @@
 /** What differs between the Extensions and Trunks tabs of the Sync screen (spec sections 2, 3, 7 and 8). */
 import { keys } from "@/lib/constants";
-import type { ExtensionComparison, TrunkComparison } from "../../../shared/deploy";
+import type { ExtensionComparison, TrunkComparison } from "../../../shared/pbx";
 
 export type RowStatus = "Not in Dashboard" | "Needs Sync" | "Synced";
 

@@ -6,7 +6,7 @@ import { Card, CardContent } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/use-toast";
 import { ApiError, sendJson } from "@/lib/api";
-import type { CompareResponse, ImportResult } from "../../../shared/deploy";
+import type { CompareResponse, ImportResult } from "../../../shared/pbx";
 import { ComparisonTable } from "./comparison-table";
 import { isSelectable, type SyncConfig } from "./config";
 import { PbxUnavailable } from "./pbx-unavailable";

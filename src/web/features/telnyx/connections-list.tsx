@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
 import { apiRequest } from "@/lib/api";
-import type { SipConnection } from "../../../shared/credentials";
+import type { SipConnection } from "../../../shared/telnyx";
 import { failureText, formatDate, telnyxKeys } from "./queries";
 
 export function ConnectionsList({ connections }: { connections: SipConnection[] }) {

@@ -10,7 +10,7 @@ import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { SecretInput } from "@/features/settings/secret-input";
 import { ApiError, sendJson } from "@/lib/api";
-import { createConnectionSchema, type SipConnection } from "../../../shared/credentials";
+import { createConnectionSchema, type SipConnection } from "../../../shared/telnyx";
 import { failureText, telnyxKeys } from "./queries";
 
 type Values = z.input<typeof createConnectionSchema>;

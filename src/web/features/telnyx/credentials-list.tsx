@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
 import { getJson } from "@/lib/api";
-import type { SipCredential } from "../../../shared/credentials";
+import type { SipCredential } from "../../../shared/telnyx";
 import { failureText, formatDate } from "./queries";
 
 function PasswordCell({ credential }: { credential: SipCredential }) {

@@ -8,9 +8,9 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@
 import { toast } from "@/components/ui/use-toast";
 import { sendJson } from "@/lib/api";
 import { keys } from "@/lib/constants";
-import type { SipConnection, SipCredential } from "../../../shared/credentials";
+import type { Extension } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
-import type { Extension } from "../../../shared/types";
+import type { SipConnection, SipCredential } from "../../../shared/telnyx";
 import { failureText, telnyxKeys } from "./queries";
 
 const REQUIRED = "Connection and extension are required";

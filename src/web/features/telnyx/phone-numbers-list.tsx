@@ -7,7 +7,7 @@ import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/use-toast";
 import { sendJson } from "@/lib/api";
-import type { PhoneNumber, SipConnection } from "../../../shared/credentials";
+import type { PhoneNumber, SipConnection } from "../../../shared/telnyx";
 import { failureText, formatDateTime, telnyxKeys } from "./queries";
 import { RequirementsDialog } from "./requirements-dialog";
 

@@ -6,7 +6,7 @@ import type {
   SipConnection,
   SipCredential,
   SipServerInfo,
-} from "../../../shared/credentials";
+} from "../../../shared/telnyx";
 
 /** Spec section 9: the regulatory lookup is fixed to Israel, local numbers. */
 export const REQUIREMENTS_URL = "/api/telnyx/regulatory-requirements?countryCode=IL&phoneNumberType=local";

@@ -10,7 +10,7 @@ import {
   DialogTitle,
   DialogTrigger,
 } from "@/components/ui/dialog";
-import type { RegulatoryRequirement } from "../../../shared/credentials";
+import type { RegulatoryRequirement } from "../../../shared/telnyx";
 import { useRequirements } from "./queries";
 
 function RequirementItem({ r }: { r: RegulatoryRequirement }) {

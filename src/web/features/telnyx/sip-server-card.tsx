@@ -1,6 +1,6 @@
 import { Globe } from "lucide-react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import type { SipServerInfo } from "../../../shared/credentials";
+import type { SipServerInfo } from "../../../shared/telnyx";
 
 function Address({ label, value }: { label: string; value: string }) {
   return (

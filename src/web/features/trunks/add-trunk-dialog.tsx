@@ -8,7 +8,7 @@ import { Input } from "@/components/ui/input";
 import { keys } from "@/lib/constants";
 import { useCreate } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
-import { trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/schemas";
+import { trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/inventory";
 
 type TrunkInput = z.input<typeof trunkSchema>;
 type TrunkOutput = z.output<typeof trunkSchema>;

@@ -2,7 +2,7 @@ import { Server } from "lucide-react";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import type { Trunk } from "../../../shared/types";
+import type { Trunk } from "../../../shared/inventory";
 
 export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deleting: boolean; onDelete: () => void }) {
   const address = trunk.port ? `${trunk.host}:${trunk.port}` : trunk.host;

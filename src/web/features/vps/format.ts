@@ -1,5 +1,5 @@
 import { THRESHOLD_DESTRUCTIVE, THRESHOLD_WARNING } from "@/lib/constants";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 
 /** Statuses that count as "online" for the power controls (the hosting API says "running"). */
 const ONLINE = new Set(["online", "running"]);

@@ -2,7 +2,7 @@ import { ArrowDown, ArrowUp, Cpu, Gauge, HardDrive, type LucideIcon, MemoryStick
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Progress } from "@/components/ui/progress";
 import { cn } from "@/lib/utils";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 import { formatPercent, formatRate, levelBar, levelOf, levelText, SOURCE_LABEL } from "./format";
 
 function Meter({ label, icon: Icon, value }: { label: string; icon: LucideIcon; value: number }) {

@@ -6,7 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { toast } from "@/components/ui/use-toast";
 import { ApiError, sendJson } from "@/lib/api";
 import { keys } from "@/lib/constants";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 import { isOnline } from "./format";
 
 type Action = "start" | "restart" | "stop";

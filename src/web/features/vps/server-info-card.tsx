@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { VpsStatus } from "../../../shared/types";
+import type { VpsStatus } from "../../../shared/vps";
 import { formatUptime, isOnline, SOURCE_LABEL } from "./format";
 
 function Row({ label, children }: { label: string; children: ReactNode }) {

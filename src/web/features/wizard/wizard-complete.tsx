@@ -2,7 +2,7 @@ import { Link } from "@tanstack/react-router";
 import { CircleCheck, RotateCcw } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
-import type { WizardDeployResult } from "../../../shared/types";
+import type { WizardDeployResult } from "../../../shared/wizard";
 import { numberRanges } from "./number-ranges";
 
 type Items = WizardDeployResult["created"];

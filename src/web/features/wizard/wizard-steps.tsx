@@ -4,7 +4,7 @@ import { SwitchField } from "@/components/form-kit";
 import { Badge } from "@/components/ui/badge";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { type wizardDeploySchema, wizardExtensionNumbers } from "../../../shared/schemas";
+import { type wizardDeploySchema, wizardExtensionNumbers } from "../../../shared/wizard";
 import { CountInput } from "./count-input";
 import { numberRanges } from "./number-ranges";
 

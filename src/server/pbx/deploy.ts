@@ -7,11 +7,11 @@
  */
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../db/schema";
-import type { DeployGroupResult, DeployItemResult, DeployKind, ReloadResult } from "../../shared/deploy";
+import type { DeployGroupResult, DeployItemResult, DeployKind, ReloadResult } from "../../shared/pbx";
 import { ServiceError } from "../clients/http";
 import type { AppContext } from "../context";
 import { HttpError } from "../http";
-import { clients, sshSettings } from "../services/outside";
+import { clients, sshSettings } from "../integrations/outside";
 import { type ItemKind, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { inventory, type Selection } from "./generate";
 import { deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";

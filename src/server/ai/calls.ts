@@ -12,8 +12,8 @@ import { ServiceError } from "../clients/http";
 import type { OpenAiClient, RealtimeSession } from "../clients/openai";
 import type { AppContext } from "../context";
 import { HttpError } from "../http";
-import { decideRoute, type RuleRow } from "./ai-routing";
-import { clients } from "./outside";
+import { clients } from "../integrations/outside";
+import { decideRoute, type RuleRow } from "./routing";
 
 type AssistantRow = typeof aiAssistants.$inferSelect;
 

@@ -6,7 +6,7 @@
 import { ServiceError } from "../clients/http";
 import type { AppContext } from "../context";
 import { HttpError } from "../http";
-import { clients, sshSettings } from "../services/outside";
+import { clients, sshSettings } from "../integrations/outside";
 import { DEFAULT_FREEPBX_CONF, PbxRemote } from "./remote";
 
 export interface PbxExtension {

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { aiAssistants, aiCallLogs, aiRoutingRules, apiTokens, callTranscripts } from "../../db/schema";
 import type { AiAssistant, AiCallLog, AiRoutingRule, ApiToken, CallTranscript } from "../../shared/ai";
-import { fieldErrors, HttpError, readJson } from "../http";
+import { parseJsonObject, validate } from "../http";
 
 type AssistantRow = typeof aiAssistants.$inferSelect;
 type TranscriptRow = typeof callTranscripts.$inferSelect;
@@ -47,14 +47,5 @@ export async function parsePatch<S extends z.ZodType>(
   schema: S,
   current: Record<string, unknown>,
 ): Promise<z.output<S>> {
-  const body = await readJson(req);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HttpError(400, "Request body must be a JSON object");
-  }
-  const result = schema.safeParse({ ...current, ...body });
-  if (!result.success) {
-    const fields = fieldErrors(result.error);
-    throw new HttpError(400, `Invalid request: ${Object.values(fields)[0] ?? "Invalid request"}`, fields);
-  }
-  return result.data;
+  return validate(schema, { ...current, ...parseJsonObject(await req.text()) });
 }

@@ -1,7 +1,7 @@
 import { eq, lt, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sessions, users } from "../../db/schema";
-import type { SessionUser } from "../../shared/api";
+import type { SessionUser } from "../../shared/auth";
 
 export const SESSION_COOKIE = "pbx_session";
 export const SESSION_ABSOLUTE_MS = 12 * 60 * 60 * 1000;

@@ -12,8 +12,8 @@ import { SshSession, type SshSettings } from "../clients/ssh";
 import { TelnyxClient } from "../clients/telnyx";
 import { TinyMdmClient } from "../clients/tinymdm";
 import type { AppContext } from "../context";
-import type { Values } from "../credentials/store";
 import { HttpError } from "../http";
+import type { Values } from "./credentials";
 
 const LABEL: Record<ServiceType, string> = {
   hostinger: "The hosting provider API",

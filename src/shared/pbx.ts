@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /** Wire shapes of deployment and sync (spec sections 3 and 7). */
 
 export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
@@ -76,3 +78,15 @@ export interface ImportResult {
   failed: number;
   errors?: string[];
 }
+
+// ---------- sync import ----------
+
+export const importExtensionsSchema = z.object({
+  extensions: z.array(z.string().regex(/^\d{1,20}$/, "Extension numbers are digits")).default([]),
+  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+});
+
+export const importTrunksSchema = z.object({
+  trunks: z.array(z.string().min(1).max(50)).default([]),
+  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+});

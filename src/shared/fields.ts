@@ -1,0 +1,35 @@
+/** Field builders the shared schemas are made of: one wording of each validation message. */
+import { z } from "zod";
+
+export const required = (label: string, max: number) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`)
+    .max(max, `${label} must be at most ${max} characters`);
+
+export const optionalText = (label: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${label} must be at most ${max} characters`)
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : null));
+
+export const stringList = (label: string, max: number) =>
+  z.array(z.string().trim().min(1).max(max, `Each ${label} must be at most ${max} characters`));
+
+/** An extension (1001), a full number (+15551234567) or a feature code: what the SIP user part can be. */
+export const dialable = (label: string) =>
+  optionalText(label, 50).refine((v) => v === null || /^\+?[0-9*#]+$/.test(v), {
+    message: `${label} must be digits, optionally starting with +`,
+  });
+
+export const percent = (label: string, fallback: number) =>
+  z
+    .number({ error: `${label} must be 0-100` })
+    .int(`${label} must be a whole number`)
+    .min(0, `${label} must be 0-100`)
+    .max(100, `${label} must be 0-100`)
+    .default(fallback);
