@@ -33,3 +33,23 @@ export const percent = (label: string, fallback: number) =>
     .min(0, `${label} must be 0-100`)
     .max(100, `${label} must be 0-100`)
     .default(fallback);
+
+/** A field without its top-level default (also under a transform), so an absent value stays absent. */
+function withoutDefault(field: z.ZodType): z.ZodType {
+  if (field instanceof z.ZodDefault) return field.unwrap() as z.ZodType;
+  if (field instanceof z.ZodPipe && field.in instanceof z.ZodDefault) {
+    return z.pipe(field.in.unwrap() as z.ZodType, field.out as z.ZodType);
+  }
+  return field;
+}
+
+/**
+ * The PATCH form of an object schema: every field optional and without its
+ * default, so a field left out stays as stored (the server then validates the
+ * merged record with the full schema).
+ */
+export function patchOf<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape)) shape[key] = withoutDefault(field as z.ZodType).optional();
+  return z.object(shape) as unknown as z.ZodObject<{ [K in keyof Shape]: z.ZodOptional<Shape[K]> }>;
+}

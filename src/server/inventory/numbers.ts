@@ -1,0 +1,53 @@
+/**
+ * The dial-plan number rule, in one place: an extension and a PTT (page) group
+ * share FreePBX's number space, so a number belongs to at most one of them.
+ * Used by extension and PTT-group creation, the wizard and the sync import.
+ */
+import { eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { extensions, pttGroups } from "../../db/schema";
+import { Conflict } from "../domain/errors";
+
+export type NumberOwner = { kind: "extension" } | { kind: "ptt-group"; name: string };
+
+/** Who holds this number in the console, or null when it is free. */
+export function numberOwner(db: Db, number: string): NumberOwner | null {
+  if (db.select({ id: extensions.id }).from(extensions).where(eq(extensions.extension, number)).get()) {
+    return { kind: "extension" };
+  }
+  const group = db.select({ name: pttGroups.name }).from(pttGroups).where(eq(pttGroups.extension, number)).get();
+  return group ? { kind: "ptt-group", name: group.name } : null;
+}
+
+/** The numbers of `numbers` that an extension or a PTT group already holds. */
+export function takenNumbers(db: Db, numbers: string[]): Set<string> {
+  if (numbers.length === 0) return new Set();
+  return new Set([
+    ...db
+      .select({ n: extensions.extension })
+      .from(extensions)
+      .where(inArray(extensions.extension, numbers))
+      .all()
+      .map((r) => r.n),
+    ...db
+      .select({ n: pttGroups.extension })
+      .from(pttGroups)
+      .where(inArray(pttGroups.extension, numbers))
+      .all()
+      .map((r) => r.n),
+  ]);
+}
+
+/** Why `number` cannot be given to a new extension / PTT group, or null when it can. */
+export function numberTakenMessage(db: Db, number: string, wanted: "extension" | "ptt-group"): string | null {
+  const owner = numberOwner(db, number);
+  if (!owner) return null;
+  if (owner.kind === "ptt-group") return `${number} is already the number of PTT group ${owner.name}`;
+  return wanted === "extension" ? `Extension ${number} already exists` : `${number} is already an extension`;
+}
+
+/** Throws `Conflict` (on the `extension` field) when the number is taken. */
+export function assertNumberFree(db: Db, number: string, wanted: "extension" | "ptt-group"): void {
+  const message = numberTakenMessage(db, number, wanted);
+  if (message) throw new Conflict(message, { extension: message });
+}
