@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: unit/API/db tests, then the compiled binary's smoke and
-# browser tests. Installs what it needs first (npm packages, Debian packages).
-# Ends with the line "N passed, N failed, N skipped" from the JUnit reports,
-# and exits non-zero on any failure.
+# Runs every check: the typecheck (tsc --noEmit) and the linter (biome check)
+# first, then unit/API/db tests, then the compiled binary's smoke and browser
+# tests. Installs what it needs first (npm packages, Debian packages).
+# Ends with the line "N passed, N failed, N skipped" from the JUnit reports
+# (typecheck and lint count as one test each), and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,23 @@ run_group() { # name, paths...
   echo "$name exit=$code" >>"$reports/exit-codes"
   [ $code -eq 0 ] || status=1
 }
+
+# A gate that is not a bun test (typecheck, lint) is recorded as a one-test JUnit suite.
+run_check() { # name, command...
+  local name=$1
+  shift
+  echo "== $name: $*"
+  "$@" 2>&1
+  local code=$?
+  local failures=0
+  [ $code -eq 0 ] || { failures=1; status=1; }
+  printf '<?xml version="1.0"?>\n<testsuites name="%s" tests="1" failures="%s" skipped="0"></testsuites>\n' \
+    "$name" "$failures" >"$reports/$name.xml"
+  echo "$name exit=$code" >>"$reports/exit-codes"
+}
+
+run_check typecheck node_modules/.bin/tsc --noEmit
+run_check lint node_modules/.bin/biome check .
 
 run_group unit test/server test/db test/shared test/install test/fakes test/pbx-host
 

@@ -26,8 +26,9 @@ export function embeddedMigrations(): MigrationMeta[] {
  * Applies the migrations not yet recorded in __drizzle_migrations, in one
  * transaction. drizzle 0.45 has no public API for an in-memory journal, so this
  * calls the dialect's migrate() (ADR 0002); returns how many were applied.
+ * `migrations` is for tests that start from an older database.
  */
-export function runMigrations(db: ReturnType<typeof drizzle>): number {
+export function runMigrations(db: ReturnType<typeof drizzle>, migrations = embeddedMigrations()): number {
   const client = db.$client;
   const count = () => {
     const exists = client.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
@@ -37,6 +38,6 @@ export function runMigrations(db: ReturnType<typeof drizzle>): number {
   const before = count();
   // biome-ignore lint/suspicious/noExplicitAny: internal drizzle API, see ADR 0002
   const internal = db as any;
-  internal.dialect.migrate(embeddedMigrations(), internal.session, { migrationsFolder: "" });
+  internal.dialect.migrate(migrations, internal.session, { migrationsFolder: "" });
   return count() - before;
 }

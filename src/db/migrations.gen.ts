@@ -3,10 +3,12 @@ import journal from "../../migrations/meta/_journal.json";
 import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_credentials.sql" with { type: "text" };
 import m2 from "../../migrations/0002_ai.sql" with { type: "text" };
+import m3 from "../../migrations/0003_drop_unused.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
   "0001_credentials": m1,
   "0002_ai": m2,
+  "0003_drop_unused": m3,
 };

@@ -1,12 +1,15 @@
 /**
- * Drizzle tables: the 14 entities of spec section 3, plus `sessions` (sign-in),
- * `sip_provider_credentials`, `api_tokens` and `ai_call_logs` (AI voice).
+ * Drizzle tables: users and sessions (sign-in), the PBX inventory (extensions,
+ * trunks, inbound/outbound routes, PTT groups, IVRs), outside-service
+ * credentials and generated SIP-provider credentials, and AI voice (assistants,
+ * transcripts, routing rules, API tokens, call logs). Every table is read and
+ * written by the console: none is kept "for later" (docs/decisions/0011).
  * Length limits and enum values are enforced by the shared zod schemas
- * (src/shared/schemas.ts) before anything reaches these tables; SQLite itself
- * does not check `text` lengths.
+ * (src/shared/*.ts) before anything reaches these tables; SQLite itself does
+ * not check `text` lengths.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
@@ -31,20 +34,6 @@ export const sessions = sqliteTable("sessions", {
     .references(() => users.id, { onDelete: "cascade" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }).notNull(),
-});
-
-export const vpsStatus = sqliteTable("vps_status", {
-  id: id(),
-  status: text("status"),
-  ipAddress: text("ip_address"),
-  hostname: text("hostname"),
-  cpu: real("cpu"),
-  memory: real("memory"),
-  disk: real("disk"),
-  networkIn: real("network_in"),
-  networkOut: real("network_out"),
-  uptime: integer("uptime"),
-  lastUpdated: createdAt("last_updated"),
 });
 
 export const extensions = sqliteTable("extensions", {
@@ -125,8 +114,6 @@ export const apiCredentials = sqliteTable("api_credentials", {
   clientId: text("client_id"),
   clientSecret: text("client_secret"),
   apiUrl: text("api_url"),
-  status: text("status").notNull().default("active"),
-  lastUsed: integer("last_used", { mode: "timestamp_ms" }),
   createdAt: createdAt(),
   /** Non-secret extra settings of the service (e.g. SSH host and port), JSON. */
   settings: text("settings", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
@@ -147,14 +134,6 @@ export const sipProviderCredentials = sqliteTable("sip_provider_credentials", {
   name: text("name").notNull(),
   sipUsername: text("sip_username").notNull(),
   sipPassword: text("sip_password").notNull(),
-  createdAt: createdAt(),
-});
-
-export const configBackups = sqliteTable("config_backups", {
-  id: id(),
-  name: text("name").notNull(),
-  description: text("description"),
-  configData: text("config_data").notNull(),
   createdAt: createdAt(),
 });
 
@@ -217,19 +196,6 @@ export const aiRoutingRules = sqliteTable("ai_routing_rules", {
   actionParams: text("action_params").notNull(),
   enabled: bool("enabled", true),
   createdAt: createdAt(),
-});
-
-export const sipAuthLogs = sqliteTable("sip_auth_logs", {
-  id: id(),
-  deviceId: text("device_id"),
-  extensionId: text("extension_id"),
-  username: text("username"),
-  ipAddress: text("ip_address"),
-  userAgent: text("user_agent"),
-  authMethod: text("auth_method"),
-  success: bool("success", false),
-  failureReason: text("failure_reason"),
-  timestamp: createdAt("timestamp"),
 });
 
 /**

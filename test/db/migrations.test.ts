@@ -3,6 +3,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { renderMigrationsModule } from "../../scripts/migrations-module";
 import { openDatabase } from "../../src/db/client";
@@ -36,18 +37,15 @@ test("migrations create every table and column of the drizzle schema", () => {
       "api_tokens",
       "api_credentials",
       "call_transcripts",
-      "config_backups",
       "extensions",
       "inbound_routes",
       "ivrs",
       "outbound_routes",
       "ptt_groups",
       "sessions",
-      "sip_auth_logs",
       "sip_provider_credentials",
       "trunks",
       "users",
-      "vps_status",
     ].sort(),
   );
   for (const t of tables) {
@@ -69,6 +67,29 @@ test("a second start applies nothing and keeps the data", () => {
   });
   expect(second.$client.query("SELECT name FROM extensions").get()).toEqual({ name: "Front desk" });
   second.$client.close();
+});
+
+test("upgrading a database that has the dropped decorative tables keeps every stored credential", () => {
+  const file = tempDb();
+  const old = drizzle(new Database(file));
+  const all = embeddedMigrations();
+  const upTo = all.findIndex((m) => m.sql.some((s) => s.includes("DROP TABLE `vps_status`")));
+  expect(upTo).toBeGreaterThan(0);
+  expect(runMigrations(old, all.slice(0, upTo))).toBe(upTo);
+  old.$client.run(
+    "INSERT INTO api_credentials (name, type, api_url, status, last_used) VALUES ('FreePBX', 'freepbx', 'https://pbx.example/gql', 'active', 1)",
+  );
+  old.$client.run("INSERT INTO vps_status (status) VALUES ('running')");
+  old.$client.close();
+  const db = openDatabase(file);
+  const tables = (
+    db.$client.query("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]
+  ).map((r) => r.name);
+  expect(tables).not.toContain("vps_status");
+  expect(db.$client.query("SELECT name, type, api_url FROM api_credentials").all()).toEqual([
+    { name: "FreePBX", type: "freepbx", api_url: "https://pbx.example/gql" },
+  ]);
+  db.$client.close();
 });
 
 test("the connection runs in WAL mode with foreign keys and a busy timeout", () => {

@@ -68,7 +68,7 @@ describe("defaults of spec sections 3 and 9", () => {
     });
   });
 
-  test("routing rule: priority 0, enabled; credential status active", () => {
+  test("routing rule: priority 0, enabled; a new credential is untested", () => {
     const rule = db
       .insert(t.aiRoutingRules)
       .values({ name: "R", conditions: "{}", action: "hangup", actionParams: "{}" })
@@ -76,7 +76,7 @@ describe("defaults of spec sections 3 and 9", () => {
       .get();
     expect(rule).toMatchObject({ priority: 0, enabled: true });
     const cred = db.insert(t.apiCredentials).values({ name: "Hostinger VPS API", type: "hostinger" }).returning().get();
-    expect(cred.status).toBe("active");
+    expect(cred).toMatchObject({ lastTestOk: false, lastTestAt: null, settings: {} });
   });
 });
 

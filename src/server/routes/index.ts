@@ -1,4 +1,6 @@
-import type { RouteDef } from "../context";
+import { type RouteDef, route } from "../context";
+import { json } from "../http";
+import { buildOpenApi } from "../openapi";
 import { aiRoutes } from "./ai";
 import { aiRuleRoutes } from "./ai-rules";
 import { aiTokenRoutes } from "./ai-tokens";
@@ -16,7 +18,7 @@ import { trunkRoutes } from "./trunks";
 import { vpsRoutes } from "./vps";
 import { wizardRoutes } from "./wizard";
 
-/** Every /api route. Each resource module contributes its own list. */
+/** Every /api route. Each area's module contributes its own list; this table is also the API contract. */
 export const apiRoutes: RouteDef[] = [
   ...authRoutes,
   ...extensionRoutes,
@@ -36,3 +38,13 @@ export const apiRoutes: RouteDef[] = [
   ...telnyxRoutes,
   ...pbxRoutes,
 ];
+
+/** The contract of every route above, built from this table (see src/server/openapi.ts). */
+apiRoutes.push(
+  route({
+    method: "GET",
+    path: "/api/openapi.json",
+    summary: "The API contract of this console (OpenAPI 3.1)",
+    handler: ({ app }) => json(buildOpenApi(apiRoutes, app.version)),
+  }),
+);
