@@ -163,7 +163,7 @@ export interface PttGroup {
   createdAt: string;
 }
 
-/** Softphone provisioning payload (spec section 3). */
+/** What a softphone reads to configure itself: SIP server and credentials, and its PTT groups. */
 export interface ProvisioningConfig {
   sip_server: string;
   sip_port: number;

@@ -8,10 +8,13 @@ import type { Db } from "../../db/client";
 import { extensions, pttGroups } from "../../db/schema";
 import { Conflict } from "../domain/errors";
 
+/** The database, or a transaction on it (the wizard checks its numbers inside its transaction). */
+export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+
 export type NumberOwner = { kind: "extension" } | { kind: "ptt-group"; name: string };
 
 /** Who holds this number in the console, or null when it is free. */
-export function numberOwner(db: Db, number: string): NumberOwner | null {
+export function numberOwner(db: DbOrTx, number: string): NumberOwner | null {
   if (db.select({ id: extensions.id }).from(extensions).where(eq(extensions.extension, number)).get()) {
     return { kind: "extension" };
   }
@@ -20,7 +23,7 @@ export function numberOwner(db: Db, number: string): NumberOwner | null {
 }
 
 /** The numbers of `numbers` that an extension or a PTT group already holds. */
-export function takenNumbers(db: Db, numbers: string[]): Set<string> {
+export function takenNumbers(db: DbOrTx, numbers: string[]): Set<string> {
   if (numbers.length === 0) return new Set();
   return new Set([
     ...db
@@ -39,7 +42,7 @@ export function takenNumbers(db: Db, numbers: string[]): Set<string> {
 }
 
 /** Why `number` cannot be given to a new extension / PTT group, or null when it can. */
-export function numberTakenMessage(db: Db, number: string, wanted: "extension" | "ptt-group"): string | null {
+export function numberTakenMessage(db: DbOrTx, number: string, wanted: "extension" | "ptt-group"): string | null {
   const owner = numberOwner(db, number);
   if (!owner) return null;
   if (owner.kind === "ptt-group") return `${number} is already the number of PTT group ${owner.name}`;
@@ -47,7 +50,7 @@ export function numberTakenMessage(db: Db, number: string, wanted: "extension" |
 }
 
 /** Throws `Conflict` (on the `extension` field) when the number is taken. */
-export function assertNumberFree(db: Db, number: string, wanted: "extension" | "ptt-group"): void {
+export function assertNumberFree(db: DbOrTx, number: string, wanted: "extension" | "ptt-group"): void {
   const message = numberTakenMessage(db, number, wanted);
   if (message) throw new Conflict(message, { extension: message });
 }
