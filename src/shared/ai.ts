@@ -7,10 +7,10 @@
 import { z } from "zod";
 import { dialable, optionalText, percent } from "./fields";
 
-/** The spec's model (section 9, the default) first, then newer GA realtime models (services.md §4). */
+/** The original default model first, then the newer GA realtime models. */
 export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
 export const AI_DEFAULT_MODEL = "gpt-4o-realtime-preview";
-/** The spec's six voices (section 9), then the other GA built-in voices (services.md §4). */
+/** The six original voices, then the other built-in voices of the GA Realtime API. */
 export const AI_VOICES = [
   "alloy",
   "echo",
@@ -26,7 +26,7 @@ export const AI_VOICES = [
   "marin",
   "cedar",
 ] as const;
-/** Function tools an assistant may offer the model (definitions in ./ai.ts). */
+/** Function tools an assistant may offer the model (definitions in AI_TOOL_DEFS below). */
 export const AI_TOOLS = ["transfer_call", "end_call", "take_message"] as const;
 export const ROUTING_ACTIONS = [
   "route_to_extension",
@@ -44,7 +44,7 @@ export const aiAssistantSchema = z.object({
     .max(100, "Name must be at most 100 characters"),
   description: optionalText("Description", 500),
   provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
-  /** Open like the SDK's enum (services.md §4): the form offers AI_MODELS; any model id is stored. */
+  /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
   model: z
     .string({ error: "Model is required" })
     .trim()
@@ -151,7 +151,7 @@ export const apiTokenSchema = z.object({
     .max(100, "Name must be at most 100 characters"),
 });
 
-/** A delivery to POST /api/ai/openai/webhook (services.md §4); only `realtime.call.incoming` is acted on. */
+/** A delivery to POST /api/ai/openai/webhook (an OpenAI project webhook); only `realtime.call.incoming` is acted on. */
 export const openAiWebhookEventSchema = z.object({
   type: z.string({ error: "Event type is required" }).max(100),
   id: z.string().max(200).optional(),
@@ -175,7 +175,7 @@ export type AiVoice = (typeof AI_VOICES)[number];
 export type AiTool = (typeof AI_TOOLS)[number];
 export type RoutingAction = (typeof ROUTING_ACTIONS)[number];
 
-/** Model labels; the spec's only option is shown as 'GPT-4O Realtime' (section 9). */
+/** Model labels; the original default model is shown as 'GPT-4O Realtime'. */
 export const AI_MODEL_LABELS: Record<AiModel, string> = {
   "gpt-4o-realtime-preview": "GPT-4O Realtime",
   "gpt-realtime": "GPT Realtime",
@@ -184,7 +184,7 @@ export const AI_MODEL_LABELS: Record<AiModel, string> = {
 
 export const modelLabel = (model: string) => AI_MODEL_LABELS[model as AiModel] ?? model;
 
-/** Voice labels: the spec's six (section 9), then the GA-only voices. */
+/** Voice labels: the six original voices, then the GA-only voices. */
 export const AI_VOICE_LABELS: Record<AiVoice, string> = {
   alloy: "Neutral",
   echo: "Professional",
@@ -208,8 +208,8 @@ export const voiceLabel = (voice: string) => {
 
 /**
  * The GA Realtime session only knows alloy, ash, ballad, coral, echo, sage,
- * shimmer, verse, marin and cedar (services.md §4). The spec's fable, onyx and
- * nova are TTS voices; they are sent as the closest GA voice.
+ * shimmer, verse, marin and cedar. The original fable, onyx and nova are TTS
+ * voices; they are sent as the closest GA voice (docs/decisions/0007).
  */
 export const GA_VOICE_FOR: Partial<Record<AiVoice, AiVoice>> = {
   fable: "ballad",
@@ -219,7 +219,7 @@ export const GA_VOICE_FOR: Partial<Record<AiVoice, AiVoice>> = {
 
 export const gaVoice = (voice: string): string => GA_VOICE_FOR[voice as AiVoice] ?? voice;
 
-/** A function tool as the GA session takes it (services.md §4 `tools`). */
+/** A function tool as the GA Realtime session takes it (its `tools` list). */
 export interface FunctionTool {
   type: "function";
   name: string;
@@ -308,7 +308,7 @@ export interface AiRoutingRule {
   name: string;
   description: string | null;
   priority: number;
-  /** JSON object held as text (spec section 3); may be invalid. */
+  /** A JSON object held as text, stored as given: it may be invalid (then it never matches). */
   conditions: string;
   action: string;
   actionParams: string;
@@ -385,7 +385,7 @@ export function parseJsonObject(text: string | null | undefined): Record<string,
   }
 }
 
-/** Display form of a JSON-text field: invalid JSON shows as empty (spec section 5). */
+/** Display form of a JSON-text field: text that is not a JSON object shows as empty. */
 export const jsonEntries = (text: string | null | undefined): [string, string][] =>
   Object.entries(parseJsonObject(text) ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
 
@@ -428,7 +428,7 @@ export function firstMatchingRule<R extends { priority: number; id: number; enab
   return null;
 }
 
-/** Seconds as m:ss (spec section 9); 'N/A' when unknown. */
+/** Seconds as m:ss (e.g. 2:05); 'N/A' when unknown. */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return "N/A";
   const s = Math.floor(seconds);
@@ -436,8 +436,8 @@ export function formatDuration(seconds: number | null | undefined): string {
 }
 
 /**
- * Transcript search (spec section 5): case-insensitive over transcript and
- * summary; substring over phone number and extension. Blank matches all.
+ * Transcript search: case-insensitive over transcript and summary; substring
+ * over phone number and extension. Blank matches all.
  */
 export function transcriptMatches(
   t: Pick<CallTranscript, "transcript" | "summary" | "phoneNumber" | "extensionId">,
@@ -454,5 +454,5 @@ export function transcriptMatches(
   );
 }
 
-/** Underscores shown as spaces (spec section 2). */
+/** An action name for display: underscores shown as spaces (route_to_ivr → "route to ivr"). */
 export const actionLabel = (action: string) => action.replace(/_/g, " ");

@@ -1,6 +1,7 @@
 // Pure pieces of the AI voice work: SIP header parsing, refer targets, webhook verification, display helpers.
 import { describe, expect, test } from "bun:test";
-import { calledNumberOf, parseSipAddress, referTarget } from "../../src/server/ai/calls";
+import { referTarget } from "../../src/server/ai/calls";
+import { calledNumberOf, parseSipAddress } from "../../src/server/ai/sip";
 import { verifyStandardWebhook } from "../../src/server/clients/dialer";
 import { conditionsMatch, formatDuration, gaVoice, jsonEntries, transcriptMatches } from "../../src/shared/ai";
 import { generateWebhookSecret, webhookHeaders } from "../fakes/openai";

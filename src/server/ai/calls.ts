@@ -1,26 +1,29 @@
 /**
- * Answering `realtime.call.incoming` (services.md §4 SIP connector): find the
- * assistant for the called number, let the routing rules decide, then accept,
- * reject or refer the call through OpenAI's call-control API. Every outcome is
- * one `ai_call_logs` row and one log line (no secrets, no bodies).
+ * Answering `realtime.call.incoming` from OpenAI's Realtime SIP connector:
+ * find the assistant for the called number, let the routing rules decide,
+ * then accept, reject or refer the call through OpenAI's call-control API.
+ * Every outcome is one `ai_call_logs` row and one log line (no secrets, no bodies).
  * Why it works this way: docs/decisions/0007-ai-routing-and-webhook.md.
  */
-import { and, asc, eq, ne } from "drizzle-orm";
-import { aiAssistants, aiCallLogs } from "../../db/schema";
-import { AI_TOOL_DEFS, type AiTool, type CallOutcome, gaVoice, type RouteDecision } from "../../shared/ai";
+import { and, desc, eq, ne } from "drizzle-orm";
+import { aiCallLogs } from "../../db/schema";
+import {
+  AI_TOOL_DEFS,
+  type AiCallLog,
+  type AiTool,
+  type CallOutcome,
+  gaVoice,
+  type RouteDecision,
+} from "../../shared/ai";
 import { ServiceError } from "../clients/http";
 import type { OpenAiClient, RealtimeSession } from "../clients/openai";
-import type { AppContext } from "../context";
-import { HttpError } from "../http";
+import type { Deps } from "../domain/deps";
+import { DomainError } from "../domain/errors";
 import { clients } from "../integrations/outside";
-import { decideRoute, type RuleRow } from "./routing";
-
-type AssistantRow = typeof aiAssistants.$inferSelect;
-
-export interface SipHeader {
-  name: string;
-  value: string;
-}
+import { activeAssistant, assistantForNumber } from "./assistants";
+import { type AssistantRow, type RuleRow, toCallLog } from "./records";
+import { decideRoute } from "./routing";
+import { calledNumberOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
 
 export interface IncomingCall {
   callId: string;
@@ -35,76 +38,18 @@ export interface CallResult {
   duplicate?: boolean;
 }
 
-/** A PBX can put the dialled number here when the To header carries the OpenAI project id. */
-export const CALLED_NUMBER_HEADER = "X-Called-Number";
+/** What answering a call needs: the database, the event hub, the clock, and the OpenAI client's settings. */
+export type CallDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials">;
 
 /** Instructions for the short-lived session of a call that is accepted only to be transferred. */
 export const TRANSFER_INSTRUCTIONS = "The call is being transferred. Say only: One moment, please.";
 export const TRANSFER_MODEL = "gpt-realtime";
 
-/** SIP header compact forms (RFC 3261 §7.3.3) for the headers read here. */
-const COMPACT: Record<string, string> = { t: "to", f: "from" };
+/** The last 100 handled calls, newest first. */
+export const listCallLogs = (deps: Pick<Deps, "db">): AiCallLog[] =>
+  deps.db.select().from(aiCallLogs).orderBy(desc(aiCallLogs.id)).limit(100).all().map(toCallLog);
 
-export function sipHeader(headers: readonly SipHeader[], name: string): string | null {
-  const want = name.toLowerCase();
-  for (const h of headers) {
-    const n = h.name.trim().toLowerCase();
-    if (n === want || COMPACT[n] === want) return h.value;
-  }
-  return null;
-}
-
-/** `"Name" <sip:user@host:port;params>;tag=x` → {user, host}; also bare `sip:`/`tel:` URIs. */
-export function parseSipAddress(value: string | null): { user: string | null; host: string | null } {
-  if (!value) return { user: null, host: null };
-  const bracketed = /<([^>]*)>/.exec(value);
-  let uri = (bracketed ? bracketed[1] : value.split(";")[0]) ?? "";
-  uri = uri.trim();
-  const scheme = /^(sips?|tel):/i.exec(uri);
-  if (!scheme) return { user: null, host: null };
-  const rest = uri.slice(scheme[0].length);
-  if (scheme[1]?.toLowerCase() === "tel") return { user: decode(rest.split(";")[0] ?? ""), host: null };
-  const at = rest.lastIndexOf("@");
-  const user = at >= 0 ? decode((rest.slice(0, at).split(";")[0] ?? "").split(":")[0] ?? "") : null;
-  const hostPart = (at >= 0 ? rest.slice(at + 1) : rest).split(";")[0] ?? "";
-  const host = /^\[[0-9A-Fa-f:.]+\]|^[A-Za-z0-9.-]+/.exec(hostPart)?.[0] ?? null;
-  return { user: user || null, host };
-}
-
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s).trim();
-  } catch {
-    return s.trim();
-  }
-}
-
-/** Numbers compare on their digits and * #, without a leading +. */
-export const normalizeNumber = (v: string) => v.replace(/[^0-9*#]/g, "");
-
-/** The called number: the X-Called-Number header, else the To user part (not the `proj_…` id). */
-export function calledNumberOf(headers: readonly SipHeader[]): string | null {
-  const explicit = sipHeader(headers, CALLED_NUMBER_HEADER)?.trim();
-  const candidates = [explicit && /^(sips?|tel):|</i.test(explicit) ? parseSipAddress(explicit).user : explicit];
-  candidates.push(parseSipAddress(sipHeader(headers, "To")).user);
-  for (const c of candidates) if (c && !/^proj_/i.test(c) && normalizeNumber(c)) return c;
-  return null;
-}
-
-/** The oldest active assistant whose extensionId is the called number (see the decision record). */
-export function findAssistant(app: AppContext, called: string | null): AssistantRow | null {
-  if (!called) return null;
-  const want = normalizeNumber(called);
-  const active = app.db
-    .select()
-    .from(aiAssistants)
-    .where(eq(aiAssistants.status, "active"))
-    .orderBy(asc(aiAssistants.id))
-    .all();
-  return active.find((a) => a.extensionId && normalizeNumber(a.extensionId) === want) ?? null;
-}
-
-/** The GA session built from an assistant; temperature is not part of it (services.md §4). */
+/** The GA session built from an assistant; temperature is not part of it (the GA session has no such field). */
 export function sessionFor(a: AssistantRow): RealtimeSession {
   const tools = a.tools.filter((t): t is AiTool => t in AI_TOOL_DEFS).map((t) => AI_TOOL_DEFS[t].tool);
   return {
@@ -151,7 +96,7 @@ const who = (a: AssistantRow) => `assistant '${a.name}' (#${a.id})`;
 
 /** Turns the routing decision into one call-control plan. */
 export function planCall(
-  app: AppContext,
+  deps: Pick<Deps, "db">,
   decision: RouteDecision,
   rule: RuleRow | null,
   assistant: AssistantRow | null,
@@ -178,11 +123,7 @@ export function planCall(
     case "transfer_to_ai": {
       const id = Number(params.assistantId);
       if (Number.isInteger(id) && id > 0) {
-        const chosen = app.db
-          .select()
-          .from(aiAssistants)
-          .where(and(eq(aiAssistants.id, id), eq(aiAssistants.status, "active")))
-          .get();
+        const chosen = activeAssistant(deps, id);
         if (chosen) return { kind: "accept", assistant: chosen, detail: `${why}: accepted by ${who(chosen)}` };
         notes.push(`${why}: assistant #${id} is not an active assistant`);
       }
@@ -225,9 +166,13 @@ async function execute(client: OpenAiClient, callId: string, plan: Plan): Promis
   }
 }
 
-/** Handles one incoming call; never throws (failures become an `error` outcome). */
-export async function answerIncomingCall(app: AppContext, call: IncomingCall): Promise<CallResult> {
-  const prior = app.db
+/**
+ * Handles one incoming call; never throws (failures become an `error` outcome).
+ * A call already handled is not handled again; every handled call is logged
+ * and announced as `ai-calls-updated`.
+ */
+export async function answerIncomingCall(deps: CallDeps, call: IncomingCall): Promise<CallResult> {
+  const prior = deps.db
     .select()
     .from(aiCallLogs)
     .where(and(eq(aiCallLogs.callId, call.callId), ne(aiCallLogs.outcome, "error")))
@@ -236,26 +181,26 @@ export async function answerIncomingCall(app: AppContext, call: IncomingCall): P
 
   const called = calledNumberOf(call.sipHeaders);
   const from = parseSipAddress(sipHeader(call.sipHeaders, "From"));
-  const assistant = findAssistant(app, called);
+  const assistant = assistantForNumber(deps, called);
   const facts: Record<string, string> = { direction: "inbound" };
   if (called) Object.assign(facts, { calledNumber: called, extension: called });
   if (from.user) facts.callerNumber = from.user;
   if (assistant) facts.assistantId = String(assistant.id);
-  const { decision, rule } = decideRoute(app, facts);
-  const plan = planCall(app, decision, rule, assistant, called, from.host);
+  const { decision, rule } = decideRoute(deps, facts);
+  const plan = planCall(deps, decision, rule, assistant, called, from.host);
   const planned = plan.kind === "refer" ? plan.assistant : plan.kind === "accept" ? plan.assistant : null;
 
   let result: CallResult;
   try {
-    result = await execute(clients.openai(app), call.callId, plan);
+    result = await execute(clients.openai(deps), call.callId, plan);
   } catch (err) {
     const why =
-      err instanceof ServiceError || err instanceof HttpError
+      err instanceof ServiceError || err instanceof DomainError
         ? err.message
         : `unexpected error: ${(err as Error).message}`;
     result = { outcome: "error", detail: `${plan.detail}; failed: ${why}` };
   }
-  app.db
+  const row = deps.db
     .insert(aiCallLogs)
     .values({
       callId: call.callId,
@@ -266,10 +211,12 @@ export async function answerIncomingCall(app: AppContext, call: IncomingCall): P
       callerNumber: from.user,
       outcome: result.outcome,
       detail: result.detail.slice(0, 1000),
-      createdAt: new Date(app.now()),
+      createdAt: new Date(deps.now()),
     })
-    .run();
-  if (app.config.logRequests)
-    console.log(`${new Date(app.now()).toISOString()} ai-call ${call.callId} ${result.outcome}: ${result.detail}`);
+    .returning({ id: aiCallLogs.id })
+    .get();
+  deps.events.publish({ type: "ai-calls-updated", data: { id: row.id, action: "created", outcome: result.outcome } });
+  if (deps.config.logRequests)
+    console.log(`${new Date(deps.now()).toISOString()} ai-call ${call.callId} ${result.outcome}: ${result.detail}`);
   return result;
 }

@@ -1,29 +1,19 @@
 /**
- * Routing rules that decide: the first enabled rule, by priority descending
- * then oldest first, whose conditions all match the facts of a call
- * (docs/decisions/0007-ai-routing-and-webhook.md).
+ * The routing decision: the first enabled rule, by priority descending then
+ * oldest first, whose conditions all match the facts of a call; no match means
+ * the AI assistant answers (docs/decisions/0007-ai-routing-and-webhook.md).
  */
-import { aiRoutingRules } from "../../db/schema";
-import {
-  byRuleOrder,
-  DEFAULT_ROUTE_ACTION,
-  firstMatchingRule,
-  parseJsonObject,
-  type RouteDecision,
-} from "../../shared/ai";
-import type { AppContext } from "../context";
+import { DEFAULT_ROUTE_ACTION, firstMatchingRule, parseJsonObject, type RouteDecision } from "../../shared/ai";
+import type { Deps } from "../domain/deps";
+import type { RuleRow } from "./records";
+import { rulesInOrder } from "./rules";
 
-export type RuleRow = typeof aiRoutingRules.$inferSelect;
-
-/** Every rule in evaluation order (the order the list shows too). */
-export const rulesInOrder = (app: AppContext): RuleRow[] =>
-  app.db.select().from(aiRoutingRules).all().sort(byRuleOrder);
-
+/** The decision for these facts, and the rule that made it (null when none matched). */
 export function decideRoute(
-  app: AppContext,
+  deps: Pick<Deps, "db">,
   facts: Record<string, unknown>,
 ): { decision: RouteDecision; rule: RuleRow | null } {
-  const rule = firstMatchingRule(rulesInOrder(app), facts);
+  const rule = firstMatchingRule(rulesInOrder(deps), facts);
   if (!rule)
     return { rule: null, decision: { matched: false, rule: null, action: DEFAULT_ROUTE_ACTION, actionParams: {} } };
   return {
@@ -36,3 +26,7 @@ export function decideRoute(
     },
   };
 }
+
+/** What the rules would do with a call with these facts (the routing page's test); stores nothing. */
+export const routeDecision = (deps: Pick<Deps, "db">, facts: Record<string, unknown>): RouteDecision =>
+  decideRoute(deps, facts).decision;

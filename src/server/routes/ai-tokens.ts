@@ -1,40 +1,32 @@
-import { desc, eq } from "drizzle-orm";
-import { apiTokens } from "../../db/schema";
 import { apiTokenSchema } from "../../shared/ai";
-import { createApiToken } from "../accounts/tokens";
-import { toToken } from "../ai/records";
-import type { RouteDef } from "../context";
-import { HttpError, json, noContent, parseBody, parseId } from "../http";
+import { createApiToken, listApiTokens, revokeApiToken } from "../accounts/tokens";
+import { type RouteDef, route } from "../context";
+import { json, noContent } from "../http";
 
 /** API tokens for the voice bridge: created (shown once) and revoked from the settings page. */
 export const aiTokenRoutes: RouteDef[] = [
-  {
+  route({
     method: "GET",
     path: "/api/ai/tokens",
-    handler: ({ app }) => json(app.db.select().from(apiTokens).orderBy(desc(apiTokens.id)).all().map(toToken)),
-  },
-  {
+    summary: "List API tokens (never their secrets)",
+    handler: ({ app }) => json(listApiTokens(app)),
+  }),
+  route({
     method: "POST",
     path: "/api/ai/tokens",
-    handler: async ({ app, req }) => {
-      const { name } = await parseBody(req, apiTokenSchema);
-      return json(createApiToken(app, name, "transcripts:write"), 201);
-    },
-  },
-  {
+    summary: "Create an API token for the transcript intake; the answer is the only time it is shown",
+    body: apiTokenSchema,
+    publishes: ["api-tokens-updated"],
+    handler: ({ app, body }) => json(createApiToken(app, body), 201),
+  }),
+  route({
     method: "DELETE",
     path: "/api/ai/tokens/:id",
+    summary: "Revoke an API token (it stays listed)",
+    publishes: ["api-tokens-updated"],
     handler: ({ app, params }) => {
-      const id = parseId(params.id, "API token");
-      const row = app.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
-      if (!row) throw new HttpError(404, "API token not found");
-      if (!row.revokedAt)
-        app.db
-          .update(apiTokens)
-          .set({ revokedAt: new Date(app.now()) })
-          .where(eq(apiTokens.id, id))
-          .run();
+      revokeApiToken(app, params.id);
       return noContent();
     },
-  },
+  }),
 ];

@@ -1,0 +1,104 @@
+/**
+ * AI assistants: the records the AI Assistants page edits, the lookups the
+ * incoming-call handler makes, and what the page shows about the SIP connector.
+ */
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { z } from "zod";
+import { aiAssistants } from "../../db/schema";
+import { type AiAssistant, aiAssistantSchema, type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai";
+import type { Deps } from "../domain/deps";
+import { NotFound } from "../domain/errors";
+import { parseId, validate } from "../http";
+import { type AssistantRow, toAssistant } from "./records";
+import { normalizeNumber } from "./sip";
+
+export type AssistantInput = z.output<typeof aiAssistantSchema>;
+
+const WHAT = "AI assistant";
+
+/** Newest first. */
+export const listAssistants = (deps: Pick<Deps, "db">): AiAssistant[] =>
+  deps.db
+    .select()
+    .from(aiAssistants)
+    .orderBy(desc(aiAssistants.createdAt), desc(aiAssistants.id))
+    .all()
+    .map(toAssistant);
+
+function find(deps: Pick<Deps, "db">, rawId: string | undefined): AssistantRow {
+  const id = parseId(rawId, WHAT);
+  const row = deps.db.select().from(aiAssistants).where(eq(aiAssistants.id, id)).get();
+  if (!row) throw new NotFound(WHAT);
+  return row;
+}
+
+export function createAssistant(deps: Pick<Deps, "db" | "events" | "now">, input: AssistantInput): AiAssistant {
+  const now = new Date(deps.now());
+  const row = deps.db
+    .insert(aiAssistants)
+    .values({ ...input, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  deps.events.publish({ type: "ai-assistants-updated", data: { id: row.id, action: "created" } });
+  return toAssistant(row);
+}
+
+/** The given fields over the stored record, validated as a whole; fields left out keep their stored values. */
+export function updateAssistant(
+  deps: Pick<Deps, "db" | "events" | "now">,
+  rawId: string | undefined,
+  patch: Partial<AssistantInput>,
+): AiAssistant {
+  const { id, createdAt: _c, updatedAt: _u, ...current } = find(deps, rawId);
+  const input = validate(aiAssistantSchema, { ...current, ...patch });
+  const row = deps.db
+    .update(aiAssistants)
+    .set({ ...input, updatedAt: new Date(deps.now()) })
+    .where(eq(aiAssistants.id, id))
+    .returning()
+    .get();
+  deps.events.publish({ type: "ai-assistants-updated", data: { id, action: "updated" } });
+  return toAssistant(row);
+}
+
+export function deleteAssistant(deps: Pick<Deps, "db" | "events">, rawId: string | undefined): void {
+  const { id } = find(deps, rawId);
+  deps.db.delete(aiAssistants).where(eq(aiAssistants.id, id)).run();
+  deps.events.publish({ type: "ai-assistants-updated", data: { id, action: "deleted" } });
+}
+
+/**
+ * The assistant that answers a called number: the oldest active one whose
+ * extensionId equals it, compared on digits, * and # only (docs/decisions/0007).
+ */
+export function assistantForNumber(deps: Pick<Deps, "db">, called: string | null): AssistantRow | null {
+  if (!called) return null;
+  const want = normalizeNumber(called);
+  const active = deps.db
+    .select()
+    .from(aiAssistants)
+    .where(eq(aiAssistants.status, "active"))
+    .orderBy(asc(aiAssistants.id))
+    .all();
+  return active.find((a) => a.extensionId && normalizeNumber(a.extensionId) === want) ?? null;
+}
+
+/** The assistant with this id, if it is active. */
+export const activeAssistant = (deps: Pick<Deps, "db">, id: number): AssistantRow | null =>
+  deps.db
+    .select()
+    .from(aiAssistants)
+    .where(and(eq(aiAssistants.id, id), eq(aiAssistants.status, "active")))
+    .get() ?? null;
+
+/** The SIP URI the PBX dials (from the OpenAI project id) and which OpenAI settings are present. */
+export function sipUriInfo(deps: Pick<Deps, "credentials">): SipUriInfo {
+  const v = deps.credentials.values("openai");
+  const projectId = v.projectId && /^proj_[A-Za-z0-9]+$/.test(v.projectId) ? v.projectId : null;
+  return {
+    uri: projectId ? sipUriFor(projectId) : null,
+    webhookPath: WEBHOOK_PATH,
+    apiKeySet: Boolean(v.apiKey),
+    webhookSecretSet: Boolean(v.webhookSecret),
+  };
+}

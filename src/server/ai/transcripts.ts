@@ -1,0 +1,54 @@
+/**
+ * Call transcripts: the voice bridge stores finished calls (with an API token),
+ * the console lists and deletes them. Search runs in the browser over the
+ * whole list (`transcriptMatches` in src/shared/ai.ts).
+ */
+import { desc, eq } from "drizzle-orm";
+import type { z } from "zod";
+import { callTranscripts } from "../../db/schema";
+import type { CallTranscript, callTranscriptSchema } from "../../shared/ai";
+import type { Deps } from "../domain/deps";
+import { Conflict, NotFound } from "../domain/errors";
+import { parseId } from "../http";
+import { toTranscript } from "./records";
+
+export type TranscriptInput = z.output<typeof callTranscriptSchema>;
+
+/** Newest first. */
+export const listTranscripts = (deps: Pick<Deps, "db">): CallTranscript[] =>
+  deps.db
+    .select()
+    .from(callTranscripts)
+    .orderBy(desc(callTranscripts.createdAt), desc(callTranscripts.id))
+    .all()
+    .map(toTranscript);
+
+/** Stores one call's transcript; a call id already stored is a conflict, so a retrying bridge stores it once. */
+export function storeTranscript(deps: Pick<Deps, "db" | "events" | "now">, input: TranscriptInput): CallTranscript {
+  if (input.callId) {
+    const clash = deps.db
+      .select({ id: callTranscripts.id })
+      .from(callTranscripts)
+      .where(eq(callTranscripts.callId, input.callId))
+      .get();
+    if (clash)
+      throw new Conflict(`A transcript for call ${input.callId} is already stored (#${clash.id})`, {
+        callId: "A transcript for this call is already stored",
+      });
+  }
+  const row = deps.db
+    .insert(callTranscripts)
+    .values({ ...input, createdAt: new Date(deps.now()) })
+    .returning()
+    .get();
+  deps.events.publish({ type: "ai-transcripts-updated", data: { id: row.id, action: "created" } });
+  return toTranscript(row);
+}
+
+export function deleteTranscript(deps: Pick<Deps, "db" | "events">, rawId: string | undefined): void {
+  const id = parseId(rawId, "Transcript");
+  const row = deps.db.select({ id: callTranscripts.id }).from(callTranscripts).where(eq(callTranscripts.id, id)).get();
+  if (!row) throw new NotFound("Transcript");
+  deps.db.delete(callTranscripts).where(eq(callTranscripts.id, id)).run();
+  deps.events.publish({ type: "ai-transcripts-updated", data: { id, action: "deleted" } });
+}
