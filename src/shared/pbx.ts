@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Wire shapes of deployment and sync (spec sections 3 and 7). */
+/** Wire shapes of deployment to the PBX and of the Sync screen (compare and import). */
 
 export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
 
@@ -9,7 +9,7 @@ export interface DeployItemResult {
   /** Extension number, trunk name, route name, DID or group number. */
   name: string;
   label: string;
-  /** Set for trunks / extensions, as the spec's results name them. */
+  /** The same key again, under the name of its kind (API clients read `trunk` / `extension`). */
   trunk?: string;
   extension?: string;
   status: "success" | "failed";
@@ -85,8 +85,10 @@ export const importExtensionsSchema = z.object({
   extensions: z.array(z.string().regex(/^\d{1,20}$/, "Extension numbers are digits")).default([]),
   mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
 });
+export type ImportExtensionsInput = z.output<typeof importExtensionsSchema>;
 
 export const importTrunksSchema = z.object({
   trunks: z.array(z.string().min(1).max(50)).default([]),
   mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
 });
+export type ImportTrunksInput = z.output<typeof importTrunksSchema>;

@@ -272,6 +272,39 @@ describe("deployment over SSH", () => {
     expect(lobby).toEqual({ name: "Lobby", voicemail: 1, secret: "lobby-secret-9" });
   });
 
+  test("importing an extension whose number a PTT group holds fails with the reason; the rest imports", async () => {
+    await server();
+    await s.call("POST", "/api/extensions", { extension: "1001", name: "Alice" });
+    const group = await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001"] });
+    expect(group.status).toBe(201);
+    for (const [n, name] of [
+      ["1001", "Alice Smith"],
+      ["2001", "Lobby"],
+      ["7001", "Paging desk"],
+    ]) {
+      await pbx.query(
+        "INSERT INTO devices (id, tech, dial, devicetype, user, description) VALUES (?, 'pjsip', ?, 'fixed', ?, ?)",
+        [n, `PJSIP/${n}`, n, name],
+      );
+      await pbx.query("INSERT INTO users (extension, name, voicemail) VALUES (?, ?, 'novm')", [n, name]);
+    }
+    const imp = await s.call("POST", "/api/sync/extensions/import", { extensions: [], mode: "all" });
+    expect(imp.status).toBe(200);
+    expect(imp.json).toEqual({
+      created: 1,
+      updated: 1,
+      failed: 1,
+      errors: ["7001 is already the number of PTT group Floor"],
+    });
+    const rows = s.db.$client.query("SELECT extension, name FROM extensions ORDER BY extension").all();
+    expect(rows).toEqual([
+      { extension: "1001", name: "Alice Smith" },
+      { extension: "2001", name: "Lobby" },
+    ]);
+    const selected = await s.call("POST", "/api/sync/extensions/import", { extensions: ["7001"], mode: "selected" });
+    expect(selected.json).toMatchObject({ created: 0, updated: 0, failed: 1 });
+  });
+
   test("a trunk only on the PBX shows Not in Dashboard and imports", async () => {
     await server();
     await pbx.query("INSERT INTO trunks (trunkid, name, tech, channelid) VALUES (4, 'Backup', 'pjsip', 'Backup')");

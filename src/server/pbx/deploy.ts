@@ -7,16 +7,26 @@
  */
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../db/schema";
-import type { DeployGroupResult, DeployItemResult, DeployKind, ReloadResult } from "../../shared/pbx";
+import type {
+  DeployAllResponse,
+  DeployGroupResult,
+  DeployItemResult,
+  DeployKind,
+  DeployResponse,
+  ReloadResult,
+} from "../../shared/pbx";
 import { ServiceError } from "../clients/http";
-import type { AppContext } from "../context";
-import { HttpError } from "../http";
-import { clients, sshSettings } from "../integrations/outside";
+import type { Deps } from "../domain/deps";
+import { Invalid } from "../domain/errors";
+import { type ClientDeps, clients } from "../integrations/outside";
 import { type ItemKind, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { inventory, type Selection } from "./generate";
 import { deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
-import { DEFAULT_FREEPBX_CONF, PbxRemote } from "./remote";
+import { type PbxRemote, withPbxHost } from "./host";
 import { buildScript } from "./script";
+
+/** What a deployment uses: the console's rows, the event hub, and what the FreePBX API client needs. */
+export type DeployDeps = ClientDeps & Pick<Deps, "db" | "events">;
 
 export const GRAPHQL_RELOAD_TIMEOUT_MS = 60_000;
 
@@ -41,7 +51,7 @@ const result = (
   via,
 });
 
-export function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult {
+function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult {
   const mine = results.filter((r) => r.kind === kind);
   return {
     deployed: mine.filter((r) => r.status === "success").length,
@@ -56,11 +66,9 @@ function explain(message: string, script: string, line: number | null): string {
   return message;
 }
 
-async function deployOverSsh(app: AppContext, items: SqlItem[]): Promise<DeployOutcome> {
-  const values = app.credentials.values("ssh");
-  const remote = await PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
-  const results: DeployItemResult[] = [];
-  try {
+function deployOverSsh(deps: DeployDeps, items: SqlItem[]): Promise<DeployOutcome> {
+  return withPbxHost(deps, async (remote) => {
+    const results: DeployItemResult[] = [];
     let pending = [...items];
     while (pending.length > 0) {
       const script = buildScript(pending);
@@ -93,17 +101,15 @@ async function deployOverSsh(app: AppContext, items: SqlItem[]): Promise<DeployO
           }
         }
       } else {
-        await updateTrunkStatus(app, remote, results);
+        await updateTrunkStatus(deps, remote, results);
       }
     }
     return { results, reload };
-  } finally {
-    await remote.close();
-  }
+  });
 }
 
 /** Trunk status becomes what the PBX reports: Asterisk's registration state, else enabled/disabled from fwconsole. */
-async function updateTrunkStatus(app: AppContext, remote: PbxRemote, results: DeployItemResult[]) {
+async function updateTrunkStatus(deps: Pick<Deps, "db" | "events">, remote: PbxRemote, results: DeployItemResult[]) {
   const deployed = results.filter((r) => r.kind === "trunk" && r.status === "success").map((r) => r.name);
   if (!deployed.length) return;
   const registrations = await remote.registrations().catch(() => null);
@@ -113,22 +119,22 @@ async function updateTrunkStatus(app: AppContext, remote: PbxRemote, results: De
     const entry = listed.find((t) => t.channelid === channel || t.channelid === name);
     const status =
       registrations?.get(channel) ?? (entry ? (entry.disabled === "on" ? "disabled" : "deployed") : "not on PBX");
-    app.db.update(trunks).set({ status }).where(eq(trunks.name, name)).run();
+    deps.db.update(trunks).set({ status }).where(eq(trunks.name, name)).run();
   }
-  app.hub.publish({ type: "trunks-updated", data: { source: "deploy" } });
+  deps.events.publish({ type: "trunks-updated", data: { source: "deploy" } });
 }
 
-async function deployOverGraphql(app: AppContext, items: SqlItem[]): Promise<DeployOutcome> {
-  const client = clients.freepbx(app);
+async function deployOverGraphql(deps: DeployDeps, items: SqlItem[]): Promise<DeployOutcome> {
+  const client = clients.freepbx(deps);
   const results: DeployItemResult[] = [];
   for (const item of items) {
     try {
       if (item.kind === "extension") {
-        const row = app.db.select().from(extensions).where(eq(extensions.extension, item.key)).get();
+        const row = deps.db.select().from(extensions).where(eq(extensions.extension, item.key)).get();
         if (!row) throw new ServiceError("FreePBX", "The extension was deleted meanwhile");
         results.push(result(item, "success", await deployExtensionGql(client, row), "graphql"));
       } else if (item.kind === "inboundRoute") {
-        const row = app.db
+        const row = deps.db
           .select()
           .from(inboundRoutes)
           .all()
@@ -157,20 +163,19 @@ async function deployOverGraphql(app: AppContext, items: SqlItem[]): Promise<Dep
 }
 
 /** Deploys the selected kinds; refused items (values FreePBX cannot hold) fail without touching the PBX. */
-export async function deploy(app: AppContext, select: Selection): Promise<DeployOutcome> {
-  const ssh = app.credentials.isConfigured("ssh");
-  const graphql = app.credentials.isConfigured("freepbx");
+export async function deploy(deps: DeployDeps, select: Selection): Promise<DeployOutcome> {
+  const ssh = deps.credentials.isConfigured("ssh");
+  const graphql = deps.credentials.isConfigured("freepbx");
   if (!ssh && !graphql) {
-    throw new HttpError(
-      400,
+    throw new Invalid(
       "No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
     );
   }
-  const inv = inventory(app.db, select);
+  const inv = inventory(deps.db, select);
   const refused = inv.refused.map((r) => result({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null));
   if (inv.items.length === 0) return { results: refused, reload: null };
   try {
-    const outcome = ssh ? await deployOverSsh(app, inv.items) : await deployOverGraphql(app, inv.items);
+    const outcome = ssh ? await deployOverSsh(deps, inv.items) : await deployOverGraphql(deps, inv.items);
     return { results: [...outcome.results, ...refused], reload: outcome.reload };
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
@@ -180,9 +185,37 @@ export async function deploy(app: AppContext, select: Selection): Promise<Deploy
   }
 }
 
-export const KINDS: Record<string, ItemKind[]> = {
-  trunks: ["trunk"],
-  extensions: ["extension"],
-  "ptt-groups": ["pttGroup"],
-  all: ["trunk", "extension", "outboundRoute", "inboundRoute"],
-};
+/** What the deploy routes name: one kind, or everything but PTT groups. */
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
+
+const TARGET_KINDS = {
+  trunks: "trunk",
+  extensions: "extension",
+  "ptt-groups": "pttGroup",
+} as const satisfies Record<Exclude<DeployTarget, "all">, ItemKind>;
+const ALL_KINDS: ItemKind[] = ["trunk", "extension", "outboundRoute", "inboundRoute"];
+
+/**
+ * Deploys a target, tells every console that the PBX changed (`sync-status`),
+ * and answers with the results grouped by kind.
+ */
+export async function deployTarget(deps: DeployDeps, target: "all"): Promise<DeployAllResponse>;
+export async function deployTarget(deps: DeployDeps, target: Exclude<DeployTarget, "all">): Promise<DeployResponse>;
+export async function deployTarget(
+  deps: DeployDeps,
+  target: DeployTarget,
+): Promise<DeployAllResponse | DeployResponse> {
+  const kinds = target === "all" ? ALL_KINDS : [TARGET_KINDS[target]];
+  const outcome = await deploy(deps, Object.fromEntries(kinds.map((k) => [k, true])));
+  deps.events.publish({ type: "sync-status", data: { deploy: target, reload: outcome.reload?.ok ?? null } });
+  if (target === "all") {
+    return {
+      trunks: group(outcome.results, "trunk"),
+      extensions: group(outcome.results, "extension"),
+      outboundRoutes: group(outcome.results, "outboundRoute"),
+      inboundRoutes: group(outcome.results, "inboundRoute"),
+      reload: outcome.reload,
+    };
+  }
+  return { ...group(outcome.results, TARGET_KINDS[target]), reload: outcome.reload };
+}

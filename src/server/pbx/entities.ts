@@ -1,6 +1,6 @@
 /**
  * The statements that put one console object into FreePBX's tables, the way
- * Core writes it (freepbx.md §2.8). Each item deletes what it replaces first,
+ * FreePBX's Core module writes it. Each item deletes what it replaces first,
  * so running a script twice changes nothing. A value that FreePBX cannot hold
  * (too long, characters its config files cannot carry) throws UnsafeValueError.
  */
@@ -196,7 +196,7 @@ export function trunkItem(t: TrunkRow): SqlItem {
   };
 }
 
-/** FreePBX destination strings (freepbx.md §2.6, §2.8). */
+/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
 export function destinationString(type: InboundRow["destinationType"], destination: string): string {
   const d = extensionNumber(destination, "Destination");
   switch (type) {
@@ -329,7 +329,7 @@ export function pttItem(g: PttRow): SqlItem {
     statements: [
       `DELETE FROM paging_groups WHERE page_number = ${number};`,
       `DELETE FROM paging_config WHERE page_group = ${number};`,
-      // force_page 0 = skip busy members; auto-answer is the phones' setting in FreePBX (freepbx.md §4).
+      // force_page 0 = skip busy members; auto-answer is the phones' setting in FreePBX, not the group's.
       insert(
         "paging_config",
         ["page_group", "force_page", "duplex", "description", "announcement", "volume"],

@@ -2,6 +2,7 @@ import { asc, desc } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import { byNumber } from "../../shared/sort";
+import type { Deps } from "../domain/deps";
 import { extensionItem, type ItemKind, inboundItem, outboundItem, pttItem, type SqlItem, trunkItem } from "./entities";
 import { buildScript } from "./script";
 import { UnsafeValueError } from "./sql";
@@ -97,9 +98,14 @@ export const DEPLOYMENT_STEPS = [
 const statementsOf = (items: SqlItem[], kind: ItemKind) =>
   items.filter((i) => i.kind === kind).flatMap((i) => i.statements);
 
-/** GET /api/config/generate (spec section 7), plus page groups and the refused items. */
-export function generateConfig(db: Db, now: Date) {
-  const inv = inventory(db);
+/**
+ * The Config Generator screen: the whole console as one idempotent SQL script
+ * with the steps to run it by hand, the statements per kind, and the objects
+ * left out because FreePBX cannot hold their values (with the reason).
+ */
+export function generateConfig(deps: Pick<Deps, "db" | "now">) {
+  const now = new Date(deps.now());
+  const inv = inventory(deps.db);
   const count = (k: ItemKind) => inv.items.filter((i) => i.kind === k).length;
   const header = [
     `pbx-console configuration for FreePBX, generated ${now.toISOString()}`,

@@ -1,5 +1,5 @@
 /**
- * The GraphQL path (freepbx.md §1.5), used for extensions and inbound routes
+ * The FreePBX GraphQL API path, used for extensions and inbound routes
  * when only the FreePBX API is configured. Values travel as GraphQL variables,
  * never inside the query text.
  */

@@ -44,7 +44,7 @@ export function int(value: number): string {
 }
 
 const EXTENSION_RE = /^\d{1,20}$/;
-/** FreePBX keeps only these characters in dial patterns (freepbx.md §2.5). */
+/** FreePBX keeps only these characters in dial patterns (digits, * # + - . [ ] and the X N Z wildcards). */
 const PATTERN_RE = /^[0-9*#+\-.[\]xXnNzZ]{1,60}$/;
 
 export function extensionNumber(value: string, what = "Extension number"): string {

@@ -6,6 +6,8 @@
  */
 import { ServiceError } from "../clients/http";
 import { SshSession, type SshSettings } from "../clients/ssh";
+import type { Deps } from "../domain/deps";
+import { sshSettings } from "../integrations/outside";
 import type { Script } from "./script";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
@@ -164,5 +166,20 @@ export class PbxRemote {
     } finally {
       this.ssh.close();
     }
+  }
+}
+
+/**
+ * The one way to reach the PBX host: opens a session with the SSH credentials
+ * from API Settings (and their freepbx.conf path), runs `fn`, and always closes
+ * the session (removing the option file). Failures are `ServiceError`s.
+ */
+export async function withPbxHost<T>(deps: Pick<Deps, "credentials">, fn: (host: PbxRemote) => Promise<T>): Promise<T> {
+  const values = deps.credentials.values("ssh");
+  const host = await PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
+  try {
+    return await fn(host);
+  } finally {
+    await host.close();
   }
 }

@@ -1,0 +1,109 @@
+/**
+ * Reading the live PBX for the Sync screen: over SSH with SELECTs on FreePBX's
+ * tables (preferred: it sees trunks and secrets), else extensions through
+ * GraphQL `fetchAllExtensions`. Trunks are not in FreePBX's API at all.
+ */
+import type { Deps } from "../domain/deps";
+import { Invalid } from "../domain/errors";
+import { type ClientDeps, clients } from "../integrations/outside";
+import { withPbxHost } from "./host";
+
+/** What reading the PBX needs: the credentials, over SSH or through the FreePBX API client. */
+export type PbxReadDeps = ClientDeps;
+
+export interface PbxExtension {
+  extension: string;
+  name: string | null;
+  voicemail: boolean;
+  secret: string | null;
+}
+export interface PbxTrunk {
+  name: string;
+  tech: string;
+  host: string | null;
+  port: number | null;
+  username: string | null;
+  secret: string | null;
+}
+
+const EXTENSIONS_SQL = `SELECT HEX(d.id), HEX(u.name), HEX(u.voicemail), HEX(s.data)
+FROM devices d
+LEFT JOIN users u ON u.extension = d.user
+LEFT JOIN sip s ON s.id = d.id AND s.keyword = 'secret'
+WHERE d.tech IN ('pjsip', 'sip')
+ORDER BY d.id;`;
+
+const kw = (alias: string, keyword: string) =>
+  `LEFT JOIN pjsip ${alias} ON ${alias}.id = CAST(t.trunkid AS CHAR) AND ${alias}.keyword = '${keyword}'`;
+const TRUNKS_SQL = `SELECT HEX(t.name), HEX(t.tech), HEX(h.data), HEX(p.data), HEX(u.data), HEX(s.data)
+FROM trunks t
+${kw("h", "sip_server")}
+${kw("p", "sip_server_port")}
+${kw("u", "username")}
+${kw("s", "secret")}
+ORDER BY t.trunkid;`;
+
+/**
+ * The PBX's extensions, over SSH when the host is configured, else through the
+ * FreePBX API. `Invalid` when neither is configured; an unreachable PBX is a
+ * `ServiceError` (502).
+ */
+export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh" | "graphql"; rows: PbxExtension[] }> {
+  if (deps.credentials.isConfigured("ssh")) {
+    const rows = await withPbxHost(deps, (host) => host.selectHex(EXTENSIONS_SQL));
+    return {
+      via: "ssh",
+      rows: rows.map(([ext, name, vm, secret]) => ({
+        extension: ext ?? "",
+        name: name ?? null,
+        voicemail: Boolean(vm) && vm !== "novm",
+        secret: secret ?? null,
+      })),
+    };
+  }
+  if (deps.credentials.isConfigured("freepbx")) {
+    const data = await clients.freepbx(deps).gql<{
+      fetchAllExtensions: {
+        extension:
+          | {
+              extensionId: string;
+              tech: string;
+              user: { name: string | null; voicemail: string | null; extPassword: string | null } | null;
+            }[]
+          | null;
+      } | null;
+    }>(
+      "query { fetchAllExtensions { status message extension { extensionId tech user { name voicemail extPassword } } } }",
+    );
+    const list = data.fetchAllExtensions?.extension ?? [];
+    return {
+      via: "graphql",
+      rows: list.map((e) => ({
+        extension: e.extensionId,
+        name: e.user?.name ?? null,
+        voicemail: Boolean(e.user?.voicemail) && e.user?.voicemail !== "novm",
+        secret: e.user?.extPassword ?? null,
+      })),
+    };
+  }
+  throw new Invalid("No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.");
+}
+
+/** The PBX's trunks; only over SSH (FreePBX's API has none). */
+export async function readPbxTrunks(deps: Pick<Deps, "credentials">): Promise<{ via: "ssh"; rows: PbxTrunk[] }> {
+  if (!deps.credentials.isConfigured("ssh")) {
+    throw new Invalid("FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.");
+  }
+  const rows = await withPbxHost(deps, (host) => host.selectHex(TRUNKS_SQL));
+  return {
+    via: "ssh",
+    rows: rows.map(([name, tech, host, port, username, secret]) => ({
+      name: name ?? "",
+      tech: tech ?? "",
+      host: host || null,
+      port: port && /^\d+$/.test(port) ? Number(port) : null,
+      username: username || null,
+      secret: secret || null,
+    })),
+  };
+}
