@@ -8,7 +8,7 @@ import { z } from "zod";
 export const serviceTypes = ["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh"] as const;
 export type ServiceType = (typeof serviceTypes)[number];
 
-/** Fixed record names (spec section 7 for the first three). */
+/** The name a service's stored record gets when the settings screen sends none. */
 export const SERVICE_NAMES: Record<ServiceType, string> = {
   hostinger: "Hostinger VPS API",
   freepbx: "FreePBX GraphQL API",
@@ -182,6 +182,8 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
 ]);
 
 export type SaveCredentialInput = z.input<typeof saveCredentialSchema>;
+/** A save/test body after parsing (trimmed). */
+export type SaveCredential = z.output<typeof saveCredentialSchema>;
 
 /** POST /api/credentials/test: same fields; omitted ones fall back to the stored/env values. */
 export const testCredentialSchema = saveCredentialSchema;

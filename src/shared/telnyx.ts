@@ -64,3 +64,18 @@ export const routeNumberSchema = z.object({
   /** "" or null: not routed. */
   connectionId: z.string().trim().nullable().optional(),
 });
+
+/**
+ * GET /api/telnyx/regulatory-requirements query: `countryCode` (ISO 3166
+ * alpha-2, default IL) and `phoneNumberType` (e.g. local, default local).
+ * The server checks their form and answers 400 with its own message.
+ */
+export const requirementsQuerySchema = z.object({
+  countryCode: z.string().optional(),
+  phoneNumberType: z.string().optional(),
+});
+
+export type CreateConnection = z.output<typeof createConnectionSchema>;
+export type CreateSipCredential = z.output<typeof createSipCredentialSchema>;
+export type RouteNumber = z.output<typeof routeNumberSchema>;
+export type RequirementsQuery = z.output<typeof requirementsQuerySchema>;

@@ -26,3 +26,11 @@ export interface VpsStatus {
 export const vpsControlSchema = z.object({
   action: z.enum(["start", "restart", "stop"], { error: "Action must be start, restart or stop" }),
 });
+
+export type VpsAction = z.output<typeof vpsControlSchema>["action"];
+
+/** POST /api/vps/control answer. */
+export interface VpsControlResult {
+  success: boolean;
+  message: string;
+}

@@ -14,7 +14,7 @@ export type WebhookVerification =
   | { ok: false; reason: "missing_headers" | "bad_timestamp" | "stale_timestamp" | "bad_signature" };
 
 /**
- * Checks a Standard Webhooks delivery (services.md §4): the `webhook-id`,
+ * Checks a Standard Webhooks delivery (standardwebhooks.com): the `webhook-id`,
  * `webhook-timestamp` and `webhook-signature` headers, the timestamp within
  * `toleranceSeconds` of now either way, and any of the space-separated `v1,<sig>`
  * values equal (constant time) to the HMAC of `id.timestamp.rawBody`.
@@ -43,7 +43,7 @@ export function verifyStandardWebhook(
   return { ok: false, reason: "bad_signature" };
 }
 
-/** Pushes web-dialer configs as signed webhooks (services.md §6). */
+/** Pushes web-dialer configs to the web dialer as Standard Webhooks (signed POSTs). */
 export class DialerClient {
   constructor(
     private readonly url: string,

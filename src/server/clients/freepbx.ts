@@ -3,7 +3,7 @@ import { expectJson, httpRequest, isObject, ServiceError } from "./http";
 const SERVICE = "FreePBX";
 
 /**
- * FreePBX API module (freepbx.md §1): OAuth2 client_credentials token, then
+ * FreePBX API module: OAuth2 client_credentials token, then
  * GraphQL with the Bearer token. Tokens live 3600 s; a new one is fetched a
  * minute before expiry. Errors: 400 `{errors:[{message}]}` (also when the first
  * root field has status false).

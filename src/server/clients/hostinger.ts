@@ -23,7 +23,7 @@ export interface HostingerMetrics {
   uptime: Series;
 }
 
-/** Hostinger VPS API (services.md §1): Bearer token, paths under /api/vps/v1. */
+/** Hostinger VPS API: Bearer token, paths under /api/vps/v1. */
 export class HostingerClient {
   constructor(
     private readonly baseUrl: string,

@@ -5,7 +5,7 @@ const SERVICE = "OpenAI";
 export const openAiErrorMessage = (b: unknown) =>
   isObject(b) && isObject(b.error) && typeof b.error.message === "string" ? b.error.message : undefined;
 
-/** The GA session config `accept` takes (services.md §4); only the fields the console sets. */
+/** The session config the Realtime (GA) SIP `accept` call takes; only the fields the console sets. */
 export interface RealtimeSession {
   type: "realtime";
   model?: string;
@@ -14,7 +14,7 @@ export interface RealtimeSession {
   tools?: { type: "function"; name: string; description: string; parameters: Record<string, unknown> }[];
 }
 
-/** OpenAI REST (services.md §4): Bearer key; models and Realtime SIP call control. */
+/** OpenAI REST: Bearer key; models and Realtime SIP call control. */
 export class OpenAiClient {
   constructor(
     private readonly baseUrl: string,

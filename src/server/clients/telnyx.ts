@@ -1,7 +1,7 @@
 import { expectJson, httpRequest, isObject } from "./http";
 
 const SERVICE = "Telnyx";
-/** Telnyx's maximum page size (services.md §2). */
+/** Telnyx's maximum page size. */
 const PAGE_SIZE = 250;
 /** A guard against a service that never reports the last page. */
 const MAX_PAGES = 200;
@@ -48,7 +48,7 @@ export const telnyxErrorMessage = (b: unknown): string | undefined => {
   return (typeof e.detail === "string" && e.detail) || (typeof e.title === "string" ? e.title : undefined);
 };
 
-/** Telnyx API v2 (services.md §2): Bearer key, `{data}` envelopes, `page[number]`/`page[size]`. */
+/** Telnyx API v2: Bearer key, `{data}` envelopes, `page[number]`/`page[size]`. */
 export class TelnyxClient {
   constructor(
     private readonly baseUrl: string,

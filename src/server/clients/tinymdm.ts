@@ -2,7 +2,7 @@ import { expectJson, httpRequest, isObject } from "./http";
 
 const SERVICE = "TinyMDM";
 
-/** TinyMDM API (services.md §3): account API keys as two plain headers. */
+/** TinyMDM API: account API keys as two plain headers. */
 export class TinyMdmClient {
   constructor(
     private readonly baseUrl: string,

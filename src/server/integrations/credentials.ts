@@ -16,7 +16,7 @@ import type { SecretBox } from "../secret-box";
 type Row = typeof apiCredentials.$inferSelect;
 export type Values = Record<string, string>;
 
-/** Fields kept in the spec's own columns; everything else goes to settings / secretExtra. */
+/** Fields with a column of their own in api_credentials; the rest go to settings (plain) or secretExtra (sealed). */
 const COLUMN_FIELDS = {
   apiKey: "apiKey",
   clientSecret: "clientSecret",

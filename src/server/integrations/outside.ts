@@ -11,9 +11,12 @@ import { OpenAiClient } from "../clients/openai";
 import { SshSession, type SshSettings } from "../clients/ssh";
 import { TelnyxClient } from "../clients/telnyx";
 import { TinyMdmClient } from "../clients/tinymdm";
-import type { AppContext } from "../context";
-import { HttpError } from "../http";
+import type { Deps } from "../domain/deps";
+import { Invalid } from "../domain/errors";
 import type { Values } from "./credentials";
+
+/** What building a client needs: the endpoints, the credentials and the clock (request signing, tokens). */
+export type ClientDeps = Pick<Deps, "config" | "credentials" | "now">;
 
 const LABEL: Record<ServiceType, string> = {
   hostinger: "The hosting provider API",
@@ -25,11 +28,11 @@ const LABEL: Record<ServiceType, string> = {
   ssh: "The PBX host SSH connection",
 };
 
-/** The effective values of a configured service, or a 400 saying it is not configured. */
-export function requireValues(app: AppContext, type: ServiceType): Values {
-  const values = app.credentials.values(type);
-  if (!app.credentials.isConfigured(type, values)) {
-    throw new HttpError(400, `${LABEL[type]} is not configured. Add it under API Settings.`);
+/** The effective values of a configured service; `Invalid` (400) saying it is not configured otherwise. */
+export function requireValues(deps: Pick<Deps, "credentials">, type: ServiceType): Values {
+  const values = deps.credentials.values(type);
+  if (!deps.credentials.isConfigured(type, values)) {
+    throw new Invalid(`${LABEL[type]} is not configured. Add it under API Settings.`);
   }
   return values;
 }
@@ -43,28 +46,29 @@ export const sshSettings = (v: Values): SshSettings => ({
   hostKeyFingerprint: v.hostKeyFingerprint,
 });
 
+/** One builder per service; without `v` it uses the stored/environment values (and requires them). */
 export const clients = {
-  hostinger: (app: AppContext, v = requireValues(app, "hostinger")) =>
-    new HostingerClient(app.config.endpoints.hostinger, v.apiKey ?? ""),
-  freepbx: (app: AppContext, v = requireValues(app, "freepbx")) =>
-    new FreePbxClient(v.apiUrl ?? "", v.clientId ?? "", v.clientSecret ?? "", app.now),
-  tinymdm: (app: AppContext, v = requireValues(app, "tinymdm")) =>
-    new TinyMdmClient(app.config.endpoints.tinymdm, v.clientId ?? "", v.clientSecret ?? ""),
-  telnyx: (app: AppContext, v = requireValues(app, "telnyx")) =>
-    new TelnyxClient(app.config.endpoints.telnyx, v.apiKey ?? ""),
-  openai: (app: AppContext, v = requireValues(app, "openai")) =>
-    new OpenAiClient(app.config.endpoints.openai, v.apiKey ?? ""),
-  dialer: (app: AppContext, v = requireValues(app, "dialer")) =>
-    new DialerClient(v.apiUrl ?? "", v.webhookSecret ?? "", app.now),
+  hostinger: (deps: ClientDeps, v = requireValues(deps, "hostinger")) =>
+    new HostingerClient(deps.config.endpoints.hostinger, v.apiKey ?? ""),
+  freepbx: (deps: ClientDeps, v = requireValues(deps, "freepbx")) =>
+    new FreePbxClient(v.apiUrl ?? "", v.clientId ?? "", v.clientSecret ?? "", deps.now),
+  tinymdm: (deps: ClientDeps, v = requireValues(deps, "tinymdm")) =>
+    new TinyMdmClient(deps.config.endpoints.tinymdm, v.clientId ?? "", v.clientSecret ?? ""),
+  telnyx: (deps: ClientDeps, v = requireValues(deps, "telnyx")) =>
+    new TelnyxClient(deps.config.endpoints.telnyx, v.apiKey ?? ""),
+  openai: (deps: ClientDeps, v = requireValues(deps, "openai")) =>
+    new OpenAiClient(deps.config.endpoints.openai, v.apiKey ?? ""),
+  dialer: (deps: ClientDeps, v = requireValues(deps, "dialer")) =>
+    new DialerClient(v.apiUrl ?? "", v.webhookSecret ?? "", deps.now),
 };
 
 /** Runs a real call against the service with the given values; never throws. */
 export async function testService(
-  app: AppContext,
+  deps: ClientDeps,
   type: ServiceType,
   v: Values,
 ): Promise<{ result: TestResult; pin?: Values }> {
-  if (!app.credentials.isConfigured(type, v)) {
+  if (!deps.credentials.isConfigured(type, v)) {
     return {
       result: { success: false, message: `${LABEL[type]} needs all its required fields before it can be tested.` },
     };
@@ -72,28 +76,28 @@ export async function testService(
   try {
     switch (type) {
       case "hostinger": {
-        const vms = await clients.hostinger(app, v).listVms();
+        const vms = await clients.hostinger(deps, v).listVms();
         return ok(`Connected to Hostinger: ${vms.length} virtual machine(s) found.`);
       }
       case "freepbx": {
-        const n = await clients.freepbx(app, v).ping();
+        const n = await clients.freepbx(deps, v).ping();
         return ok(`Connected to FreePBX: token issued, ${n} extension(s) on the PBX.`);
       }
       case "tinymdm": {
-        const n = await clients.tinymdm(app, v).countDevices();
+        const n = await clients.tinymdm(deps, v).countDevices();
         return ok(`Connected to TinyMDM: ${n} device(s) enrolled.`);
       }
       case "telnyx": {
-        const n = await clients.telnyx(app, v).ping();
+        const n = await clients.telnyx(deps, v).ping();
         return ok(`Connected to Telnyx: ${n} credential connection(s).`);
       }
       case "openai": {
-        const models = await clients.openai(app, v).listModels();
+        const models = await clients.openai(deps, v).listModels();
         const realtime = models.filter((m) => m.includes("realtime")).length;
         return ok(`Connected to OpenAI: ${models.length} model(s) available, ${realtime} realtime.`);
       }
       case "dialer": {
-        await clients.dialer(app, v).send({ event: "ping", sent_at: new Date(app.now()).toISOString() });
+        await clients.dialer(deps, v).send({ event: "ping", sent_at: new Date(deps.now()).toISOString() });
         return ok("The web dialer accepted a signed test webhook.");
       }
       case "ssh":

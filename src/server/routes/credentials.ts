@@ -1,67 +1,51 @@
-import { type ServiceType, saveCredentialSchema, serviceTypes, testCredentialSchema } from "../../shared/credentials";
-import type { RouteDef } from "../context";
-import { HttpError, json, noContent, parseBody } from "../http";
-import type { Values } from "../integrations/credentials";
-import { testService } from "../integrations/outside";
-
-/** The service's field values from a save/test body (device management accepts publicKey/secretKey too). */
-function fieldsOf(input: Record<string, unknown>): Values {
-  const out: Values = {};
-  for (const [k, v] of Object.entries(input)) if (typeof v === "string" && k !== "type" && k !== "name") out[k] = v;
-  if (input.type === "tinymdm") {
-    if (out.publicKey !== undefined) out.clientId = out.publicKey;
-    if (out.secretKey !== undefined) out.clientSecret = out.secretKey;
-  }
-  return out;
-}
-
-function serviceParam(raw: string | undefined): ServiceType {
-  if (!raw || !(serviceTypes as readonly string[]).includes(raw)) throw new HttpError(404, `Unknown service ${raw}`);
-  return raw as ServiceType;
-}
+import { saveCredentialSchema, testCredentialSchema } from "../../shared/credentials";
+import { type RouteDef, route } from "../context";
+import { json, noContent } from "../http";
+import {
+  connectionStatus,
+  listCredentials,
+  removeCredential,
+  saveCredential,
+  testCredential,
+} from "../integrations/credential-actions";
 
 export const credentialRoutes: RouteDef[] = [
-  { method: "GET", path: "/api/credentials", handler: ({ app }) => json(app.credentials.views()) },
-  {
+  route({
+    method: "GET",
+    path: "/api/credentials",
+    summary: "Every outside service's credentials (secrets as set/last 4 only)",
+    handler: ({ app }) => json(listCredentials(app)),
+  }),
+  route({
     method: "GET",
     path: "/api/credentials/connection-status",
-    handler: ({ app }) => json(app.credentials.status()),
-  },
-  {
+    summary: "Whether each outside service is configured and its last test passed",
+    handler: ({ app }) => json(connectionStatus(app)),
+  }),
+  route({
     method: "POST",
     path: "/api/credentials",
-    handler: async ({ app, req }) => {
-      const input = await parseBody(req, saveCredentialSchema);
-      const view = app.credentials.save(
-        input.type,
-        { ...fieldsOf(input), name: input.name ?? "" },
-        {
-          resetHostKey: input.type === "ssh" && input.resetHostKey === true,
-        },
-      );
-      return json(view);
-    },
-  },
-  {
+    summary: "Save a service's credentials (an empty secret keeps the stored one)",
+    body: saveCredentialSchema,
+    publishes: ["credentials-updated"],
+    handler: ({ app, body }) => json(saveCredential(app, body)),
+  }),
+  route({
     method: "POST",
     path: "/api/credentials/test",
-    handler: async ({ app, req }) => {
-      const input = await parseBody(req, testCredentialSchema);
-      const given = Object.fromEntries(Object.entries(fieldsOf(input)).filter(([, v]) => v !== ""));
-      const values = { ...app.credentials.values(input.type), ...given };
-      const { result, pin } = await testService(app, input.type, values);
-      // Only a test of the saved credentials says whether the saved ones work.
-      const testedSaved = Object.entries(given).every(([k, v]) => app.credentials.values(input.type)[k] === v);
-      if (testedSaved) app.credentials.recordTest(input.type, result, result.success ? pin : undefined);
-      return json(result);
-    },
-  },
-  {
+    summary: "Test Connection with the given or stored credentials (records the result for the saved ones)",
+    body: testCredentialSchema,
+    publishes: ["credentials-updated"],
+    handler: async ({ app, body }) => json(await testCredential(app, body)),
+  }),
+  route({
     method: "DELETE",
     path: "/api/credentials/:type",
+    summary: "Forget a service's stored credentials",
+    publishes: ["credentials-updated"],
     handler: ({ app, params }) => {
-      app.credentials.remove(serviceParam(params.type));
+      removeCredential(app, params.type);
       return noContent();
     },
-  },
+  }),
 ];

@@ -1,0 +1,80 @@
+/**
+ * What API Settings does with the credential store: list, save, test and
+ * remove a service's credentials. Every change publishes `credentials-updated`
+ * so other open consoles refresh their badges.
+ */
+import type {
+  ConnectionStatus,
+  CredentialView,
+  SaveCredential,
+  ServiceType,
+  TestResult,
+} from "../../shared/credentials";
+import { serviceTypes } from "../../shared/credentials";
+import type { Deps } from "../domain/deps";
+import { NotFound } from "../domain/errors";
+import type { Values } from "./credentials";
+import { type ClientDeps, testService } from "./outside";
+
+const changed = (deps: Pick<Deps, "events">) => deps.events.publish({ type: "credentials-updated" });
+
+/** The service's field values from a save/test body (device management accepts publicKey/secretKey too). */
+function fieldsOf(input: SaveCredential): Values {
+  const out: Values = {};
+  for (const [k, v] of Object.entries(input)) if (typeof v === "string" && k !== "type" && k !== "name") out[k] = v;
+  if (input.type === "tinymdm") {
+    if (out.publicKey !== undefined) out.clientId = out.publicKey;
+    if (out.secretKey !== undefined) out.clientSecret = out.secretKey;
+  }
+  return out;
+}
+
+/** A service type from a path parameter; `NotFound` for anything else. */
+export function serviceType(raw: string | undefined): ServiceType {
+  if (!raw || !(serviceTypes as readonly string[]).includes(raw)) {
+    throw new NotFound("Service", `Unknown service ${raw}`);
+  }
+  return raw as ServiceType;
+}
+
+export const listCredentials = (deps: Pick<Deps, "credentials">): CredentialView[] => deps.credentials.views();
+
+export const connectionStatus = (deps: Pick<Deps, "credentials">): ConnectionStatus => deps.credentials.status();
+
+/** Saves the given fields (an empty secret keeps the stored one); forgets the last test. */
+export function saveCredential(deps: Pick<Deps, "credentials" | "events">, input: SaveCredential): CredentialView {
+  const view = deps.credentials.save(
+    input.type,
+    { ...fieldsOf(input), name: input.name ?? "" },
+    { resetHostKey: input.type === "ssh" && input.resetHostKey === true },
+  );
+  changed(deps);
+  return view;
+}
+
+/**
+ * Test Connection with the given fields over the stored ones. Only a test of
+ * exactly the saved values is recorded (and published): a test of values typed
+ * but not saved says nothing about whether the saved ones work.
+ */
+export async function testCredential(
+  deps: ClientDeps & Pick<Deps, "events">,
+  input: SaveCredential,
+): Promise<TestResult> {
+  const given = Object.fromEntries(Object.entries(fieldsOf(input)).filter(([, v]) => v !== ""));
+  const values = { ...deps.credentials.values(input.type), ...given };
+  const { result, pin } = await testService(deps, input.type, values);
+  const saved = deps.credentials.values(input.type);
+  const testedSaved = Object.entries(given).every(([k, v]) => saved[k] === v);
+  if (testedSaved) {
+    deps.credentials.recordTest(input.type, result, result.success ? pin : undefined);
+    changed(deps);
+  }
+  return result;
+}
+
+/** Forgets a service's stored credentials (environment values stay in effect). */
+export function removeCredential(deps: Pick<Deps, "credentials" | "events">, rawType: string | undefined): void {
+  deps.credentials.remove(serviceType(rawType));
+  changed(deps);
+}

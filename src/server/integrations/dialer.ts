@@ -1,0 +1,52 @@
+/**
+ * The web-dialer push: every extension's dialer config sent to the outside web
+ * dialer as a signed webhook (`extension.updated`). SIP secrets are never sent:
+ * the dialer fetches them through its own provisioning. Nothing is stored here.
+ */
+import { extensions } from "../../db/schema";
+import { byNumber } from "../../shared/sort";
+import type { Deps } from "../domain/deps";
+import { OutsideServiceFailed } from "../domain/errors";
+import { type ClientDeps, clients } from "./outside";
+
+/** Deliveries in flight at once, so 5,000 extensions neither crawl nor flood the receiver. */
+const CONCURRENCY = 8;
+
+/** Pushes every extension in number order; a failure says how many went out before it. */
+export async function pushAllExtensions(deps: ClientDeps & Pick<Deps, "db">): Promise<{ count: number }> {
+  const dialer = clients.dialer(deps);
+  const rows = deps.db
+    .select()
+    .from(extensions)
+    .all()
+    .sort((a, b) => byNumber(a.extension, b.extension));
+  const sip = deps.config.sip;
+  let next = 0;
+  let count = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const row = rows[next++] as (typeof rows)[number];
+      await dialer.send({
+        event: "extension.updated",
+        extension: row.extension,
+        display_name: row.name,
+        email: row.email,
+        sip_user: row.extension,
+        sip_server: sip.host,
+        sip_port: sip.port,
+        transport: sip.transport,
+        voicemail: row.voicemail,
+      });
+      count++;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker));
+  } catch (err) {
+    if (err instanceof OutsideServiceFailed) {
+      throw new OutsideServiceFailed(err.service, `${err.message} (after ${count} of ${rows.length})`, err.status);
+    }
+    throw err;
+  }
+  return { count };
+}
