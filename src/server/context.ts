@@ -59,7 +59,7 @@ export interface RouteDef<B = unknown, Q = unknown> {
   /** Path under /api with `:name` parameters, e.g. `/api/extensions/:id`. */
   path: string;
   /** One line for the API contract (/api/openapi.json). */
-  summary?: string;
+  summary: string;
   /** Defaults to "session": every /api route requires a session unless it says otherwise. */
   auth?: RouteAuth;
   /** The JSON body's shared schema; parsed (400 with field messages) before the handler runs. */

@@ -16,6 +16,9 @@ import {
   Unauthenticated,
   Unavailable,
 } from "./domain/errors";
+import { validate } from "./domain/validate";
+
+export { fieldErrors, parseId, validate } from "./domain/validate";
 
 /** A transport-level refusal (unknown path, wrong method, wrong content type, foreign origin). */
 export class HttpError extends Error {
@@ -61,27 +64,6 @@ export function errorResponse(err: HttpError): Response {
   return json(body, err.status, err.headers);
 }
 
-/** Turns zod issues into `{field: message}` (first message per field). */
-export function fieldErrors(error: z.ZodError): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join(".") : "_";
-    if (!(key in fields)) fields[key] = issue.message;
-  }
-  return fields;
-}
-
-/** Validates data with a shared schema; `Invalid` with field messages on failure. */
-export function validate<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const result = schema.safeParse(data);
-  if (!result.success) {
-    const fields = fieldErrors(result.error);
-    const first = Object.values(fields)[0] ?? "Invalid request";
-    throw new Invalid(`Invalid request: ${first}`, fields);
-  }
-  return result.data;
-}
-
 /** Parses JSON text that must be an object; an empty text reads as `{}`. */
 export function parseJsonObject(text: string): Record<string, unknown> {
   let body: unknown = {};
@@ -105,10 +87,3 @@ export async function parseBody<S extends z.ZodType>(req: Request, schema: S): P
 
 /** The query string as an object (the last value of a repeated key wins). */
 export const queryObject = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams);
-
-/** Parses a positive integer id from a path parameter (404 for anything else). */
-export function parseId(raw: string | undefined, what: string): number {
-  const id = Number(raw);
-  if (!raw || !/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new NotFound(what);
-  return id;
-}

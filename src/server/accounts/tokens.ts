@@ -9,7 +9,7 @@ import { apiTokens } from "../../db/schema";
 import type { ApiToken, ApiTokenScope, CreatedApiToken } from "../../shared/ai";
 import type { Deps } from "../domain/deps";
 import { Forbidden, NotFound, Unauthenticated } from "../domain/errors";
-import { parseId } from "../http";
+import { parseId } from "../domain/validate";
 
 export const TOKEN_PREFIX = "pbxt_";
 

@@ -8,7 +8,7 @@ import { aiAssistants } from "../../db/schema";
 import { type AiAssistant, aiAssistantSchema, type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai";
 import type { Deps } from "../domain/deps";
 import { NotFound } from "../domain/errors";
-import { parseId, validate } from "../http";
+import { parseId, validate } from "../domain/validate";
 import { type AssistantRow, toAssistant } from "./records";
 import { normalizeNumber } from "./sip";
 

@@ -9,7 +9,7 @@ import { aiRoutingRules } from "../../db/schema";
 import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder } from "../../shared/ai";
 import type { Deps } from "../domain/deps";
 import { NotFound } from "../domain/errors";
-import { parseId, validate } from "../http";
+import { parseId, validate } from "../domain/validate";
 import { type RuleRow, toRule } from "./records";
 
 export type RuleInput = z.output<typeof aiRoutingRuleSchema>;

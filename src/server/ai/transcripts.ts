@@ -9,7 +9,7 @@ import { callTranscripts } from "../../db/schema";
 import type { CallTranscript, callTranscriptSchema } from "../../shared/ai";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound } from "../domain/errors";
-import { parseId } from "../http";
+import { parseId } from "../domain/validate";
 import { toTranscript } from "./records";
 
 export type TranscriptInput = z.output<typeof callTranscriptSchema>;

@@ -8,7 +8,7 @@
 import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/ai";
 import { verifyStandardWebhook, type WebhookVerification } from "../clients/dialer";
 import { Invalid, Unauthenticated, Unavailable } from "../domain/errors";
-import { fieldErrors } from "../http";
+import { fieldErrors } from "../domain/validate";
 import { answerIncomingCall, type CallDeps, type CallResult } from "./calls";
 
 type Refusal = Extract<WebhookVerification, { ok: false }>["reason"];

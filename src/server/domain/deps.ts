@@ -8,6 +8,7 @@ import type { WsEvent } from "../../shared/ws-events";
 import type { Config } from "../config";
 import type { CredentialStore } from "../integrations/credentials";
 import type { HostMetricsReader } from "../integrations/host-metrics";
+import type { SecretBox } from "../secret-box";
 
 /** Where domain functions publish what changed (the WebSocket hub in the app). */
 export interface Events {
@@ -22,4 +23,6 @@ export interface Deps {
   config: Config;
   credentials: CredentialStore;
   hostMetrics: HostMetricsReader;
+  /** Seals and opens secrets stored in the database (AES-256-GCM, key in DATA_DIR). */
+  box: SecretBox;
 }

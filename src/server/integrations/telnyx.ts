@@ -20,12 +20,10 @@ import type {
 import type { TelnyxConnection, TelnyxPhoneNumber, TelnyxRequirement } from "../clients/telnyx";
 import type { Deps } from "../domain/deps";
 import { Invalid, NotFound, OutsideServiceFailed } from "../domain/errors";
-import type { SecretBox } from "../secret-box";
 import { generateSecret } from "../secrets";
 import { type ClientDeps, clients } from "./outside";
 
 /** Reading and writing the stored SIP credentials needs the box that seals their passwords. */
-type Sealed = { box: SecretBox };
 
 /** Telnyx's SIP signalling addresses (UDP and TLS), shown on the SIP server card. */
 const SIP_SERVER: SipServerInfo = { udp: "sip.telnyx.com:5060", tls: "sip.telnyx.com:5061" };
@@ -77,7 +75,7 @@ export const toRequirements = (requirements: TelnyxRequirement[]): RegulatoryReq
 type CredRow = typeof sipProviderCredentials.$inferSelect;
 
 /** The wire form of a stored SIP credential: the password masked to its last 4 unless revealed. */
-function toCredential(deps: Sealed, row: CredRow, extension: string | null): SipCredential {
+function toCredential(deps: Pick<Deps, "box">, row: CredRow, extension: string | null): SipCredential {
   const password = deps.box.decrypt(row.sipPassword);
   return {
     id: row.id,
@@ -119,7 +117,7 @@ export async function deleteConnection(deps: ClientDeps & Pick<Deps, "events">, 
 }
 
 /** The SIP credentials generated here, newest first, with their extension's number. */
-export function listSipCredentials(deps: Pick<Deps, "db"> & Sealed): SipCredential[] {
+export function listSipCredentials(deps: Pick<Deps, "db" | "box">): SipCredential[] {
   return deps.db
     .select({ c: sipProviderCredentials, extension: extensions.extension })
     .from(sipProviderCredentials)
@@ -130,7 +128,7 @@ export function listSipCredentials(deps: Pick<Deps, "db"> & Sealed): SipCredenti
 }
 
 /** A stored SIP credential's password in clear (the reveal button). */
-export function revealSipPassword(deps: Pick<Deps, "db"> & Sealed, id: number): { sip_password: string } {
+export function revealSipPassword(deps: Pick<Deps, "db" | "box">, id: number): { sip_password: string } {
   const row = deps.db.select().from(sipProviderCredentials).where(eq(sipProviderCredentials.id, id)).get();
   if (!row) throw new NotFound("Credential");
   return { sip_password: deps.box.decrypt(row.sipPassword) };
@@ -138,7 +136,7 @@ export function revealSipPassword(deps: Pick<Deps, "db"> & Sealed, id: number): 
 
 /** Asks Telnyx for a SIP credential on the connection for an extension, and stores it sealed. */
 export async function generateSipCredential(
-  deps: ClientDeps & Pick<Deps, "db" | "events"> & Sealed,
+  deps: ClientDeps & Pick<Deps, "db" | "events" | "box">,
   extensionId: number,
   input: CreateSipCredential,
 ): Promise<SipCredential> {

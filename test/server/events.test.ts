@@ -1,0 +1,228 @@
+// Walks every write in the router table and calls it for real: each must publish one of the events it
+// declares, so a second open console never goes stale. A new write without a fixture here fails the walk.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { RouteDef } from "../../src/server/context";
+import { apiRoutes } from "../../src/server/routes";
+import type { WsEvent } from "../../src/shared/ws-events";
+import { HOSTINGER_DEFAULT_TOKEN, makeHostingerVm, startFakeHostinger } from "../fakes/hostinger";
+import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
+import { makeTelnyxPhoneNumber, startFakeTelnyx, TELNYX_DEFAULT_KEY } from "../fakes/telnyx";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+
+setDefaultTimeout(60_000);
+
+const hostinger = await startFakeHostinger();
+const telnyx = await startFakeTelnyx();
+const openai = await startFakeOpenAi();
+const webhookSecret = generateWebhookSecret();
+let pbx: PbxHost;
+let s: TestServer;
+let published: WsEvent[] = [];
+
+beforeAll(async () => {
+  pbx = await startPbxHost();
+  hostinger.state.vms = [makeHostingerVm({ id: 777, state: "running" })];
+  telnyx.state.phoneNumbers = [makeTelnyxPhoneNumber(0)];
+  s = await startTestServer({
+    PBX_HOSTINGER_URL: hostinger.baseUrl,
+    HOSTINGER_API_KEY: HOSTINGER_DEFAULT_TOKEN,
+    PBX_TELNYX_URL: telnyx.baseUrl,
+    TELNYX_API_KEY: TELNYX_DEFAULT_KEY,
+    PBX_OPENAI_URL: openai.baseUrl,
+    OPENAI_API_KEY: OPENAI_DEFAULT_KEY,
+    OPENAI_WEBHOOK_SECRET: webhookSecret,
+    OPENAI_PROJECT_ID: "proj_events",
+    PBX_SSH_HOST: pbx.ssh.host,
+    PBX_SSH_PORT: String(pbx.ssh.port),
+    PBX_SSH_USER: pbx.ssh.username,
+    PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
+    PBX_FREEPBX_CONF: pbx.freepbxConfPath,
+  });
+  // Every event the hub sends to the open consoles, whichever module published it.
+  const hub = s.app.hub;
+  const send = hub.publish.bind(hub);
+  hub.publish = (event: WsEvent) => {
+    published.push(event);
+    send(event);
+  };
+}, 120_000);
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), pbx?.stop()]);
+});
+
+type Call = { path?: string; body?: unknown; headers?: Record<string, string> };
+/** Prepares what the write needs and says how to call it; `path` defaults to the route's own. */
+type Fixture = () => Promise<Call>;
+
+let seq = 0;
+const next = () => ++seq;
+const created = async (path: string, body: unknown) => {
+  const res = await s.call("POST", path, body);
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+  return res.json;
+};
+const extension = () => created("/api/extensions", { extension: String(4000 + next()), name: "Walk" });
+const trunk = () => created("/api/trunks", { name: `walk-${next()}`, type: "sip", host: "sip.example.com" });
+const assistant = (extensionId = String(5000 + next())) =>
+  created("/api/ai/assistants", {
+    name: "Walk",
+    model: "gpt-realtime",
+    systemPrompt: "Answer calls politely.",
+    extensionId,
+  });
+const rule = () =>
+  created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
+const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
+const connection = () => created("/api/telnyx/connections", { connectionName: `Walk ${next()}` });
+
+const FIXTURES: Record<string, Fixture> = {
+  "POST /api/auth/setup": async () => ({
+    body: { username: "admin", password: "correct horse battery", confirmPassword: "correct horse battery" },
+  }),
+  "POST /api/extensions": async () => ({ body: { extension: String(4000 + next()), name: "Walk" } }),
+  "DELETE /api/extensions/:id": async () => ({ path: `/api/extensions/${(await extension()).id}` }),
+  "POST /api/trunks": async () => ({ body: { name: `walk-${next()}`, type: "sip", host: "sip.example.com" } }),
+  "DELETE /api/trunks/:id": async () => ({ path: `/api/trunks/${(await trunk()).id}` }),
+  "POST /api/inbound-routes": async () => ({
+    body: { description: "Walk", didNumber: String(7000 + next()), destination: "4001", destinationType: "extension" },
+  }),
+  "DELETE /api/inbound-routes/:id": async () => {
+    const r = await created("/api/inbound-routes", {
+      description: "Walk",
+      didNumber: String(7000 + next()),
+      destination: "4001",
+      destinationType: "extension",
+    });
+    return { path: `/api/inbound-routes/${r.id}` };
+  },
+  "POST /api/outbound-routes": async () => ({
+    body: { name: `walk-${next()}`, dialPatterns: ["9NXXXXXX"], trunkId: (await trunk()).id },
+  }),
+  "DELETE /api/outbound-routes/:id": async () => {
+    const r = await created("/api/outbound-routes", {
+      name: `walk-${next()}`,
+      dialPatterns: ["9NXXXXXX"],
+      trunkId: (await trunk()).id,
+    });
+    return { path: `/api/outbound-routes/${r.id}` };
+  },
+  "POST /api/ptt-groups": async () => ({
+    body: { name: "Walk", extension: String(8000 + next()), members: [(await extension()).extension] },
+  }),
+  "DELETE /api/ptt-groups/:id": async () => {
+    const g = await created("/api/ptt-groups", {
+      name: "Walk",
+      extension: String(8000 + next()),
+      members: [(await extension()).extension],
+    });
+    return { path: `/api/ptt-groups/${g.id}` };
+  },
+  "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
+  "POST /api/deploy/trunks": async () => {
+    await trunk();
+    return {};
+  },
+  "POST /api/deploy/extensions": async () => {
+    await extension();
+    return {};
+  },
+  "POST /api/deploy/ptt-groups": async () => ({}),
+  "POST /api/deploy/all": async () => ({}),
+  "POST /api/sync/extensions/import": async () => {
+    await pbx.query("INSERT INTO users (extension, name) VALUES ('4901', 'From the PBX')");
+    return { body: { mode: "selected", extensions: ["4901"] } };
+  },
+  "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" } }),
+  "POST /api/credentials": async () => ({ body: { type: "tinymdm", publicKey: "pub-walk", secretKey: "sec-walk" } }),
+  "POST /api/credentials/test": async () => ({ body: { type: "hostinger" } }),
+  "DELETE /api/credentials/:type": async () => {
+    await s.call("POST", "/api/credentials", { type: "tinymdm", publicKey: "pub-walk", secretKey: "sec-walk" });
+    return { path: "/api/credentials/tinymdm" };
+  },
+  "POST /api/vps/control": async () => ({ body: { action: "restart" } }),
+  "POST /api/telnyx/connections": async () => ({ body: { connectionName: `Walk ${next()}` } }),
+  "DELETE /api/telnyx/connections/:id": async () => ({ path: `/api/telnyx/connections/${(await connection()).id}` }),
+  "POST /api/extensions/:extensionId/telnyx-credentials": async () => ({
+    path: `/api/extensions/${(await extension()).id}/telnyx-credentials`,
+    body: { connectionId: (await connection()).id },
+  }),
+  "POST /api/telnyx/phone-numbers/:numberId/route": async () => {
+    const numbers = (await s.call("GET", "/api/telnyx/phone-numbers")).json;
+    return {
+      path: `/api/telnyx/phone-numbers/${numbers[0].id}/route`,
+      body: { connectionId: (await connection()).id },
+    };
+  },
+  "POST /api/ai/assistants": async () => ({
+    body: {
+      name: "Walk",
+      model: "gpt-realtime",
+      systemPrompt: "Answer calls politely.",
+      extensionId: String(5000 + next()),
+    },
+  }),
+  "PATCH /api/ai/assistants/:id": async () => ({
+    path: `/api/ai/assistants/${(await assistant()).id}`,
+    body: { name: "Walk renamed" },
+  }),
+  "DELETE /api/ai/assistants/:id": async () => ({ path: `/api/ai/assistants/${(await assistant()).id}` }),
+  "POST /api/ai/routing-rules": async () => ({
+    body: { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" },
+  }),
+  "PATCH /api/ai/routing-rules/:id": async () => ({
+    path: `/api/ai/routing-rules/${(await rule()).id}`,
+    body: { priority: 10 },
+  }),
+  "DELETE /api/ai/routing-rules/:id": async () => ({ path: `/api/ai/routing-rules/${(await rule()).id}` }),
+  "POST /api/ai/tokens": async () => ({ body: { name: `walk-${next()}` } }),
+  "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
+  "POST /api/ai/transcripts": async () => ({
+    body: { transcript: "Caller: hello", callId: `walk-${next()}` },
+    headers: { authorization: `Bearer ${(await token()).token}`, cookie: "" },
+  }),
+  "DELETE /api/ai/transcripts/:id": async () => {
+    const { token: bearer } = await token();
+    const res = await s.call(
+      "POST",
+      "/api/ai/transcripts",
+      { transcript: "Caller: bye", callId: `walk-${next()}` },
+      { authorization: `Bearer ${bearer}`, cookie: "" },
+    );
+    return { path: `/api/ai/transcripts/${res.json.id}` };
+  },
+  "POST /api/ai/openai/webhook": async () => {
+    const number = String(5000 + next());
+    await assistant(number);
+    const d = buildSignedIncomingCall(webhookSecret, { to: `<sip:${number}@sip.api.openai.com;transport=tls>` });
+    return { body: d.body, headers: { ...d.headers, cookie: "" } };
+  },
+};
+
+const writes = apiRoutes.filter((r) => r.method !== "GET" && (r.publishes?.length ?? 0) > 0);
+const label = (r: RouteDef) => `${r.method} ${r.path}`;
+
+describe("every write publishes what it declares", () => {
+  test("every publishing write has a fixture in this walk", () => {
+    expect(writes.map(label).filter((l) => !FIXTURES[l])).toEqual([]);
+  });
+
+  // Sign-up first: it is the only write that runs without a session.
+  const ordered = [...writes].sort(
+    (a, b) => Number(b.path === "/api/auth/setup") - Number(a.path === "/api/auth/setup"),
+  );
+  for (const r of ordered) {
+    test(label(r), async () => {
+      const fixture = FIXTURES[label(r)];
+      if (!fixture) throw new Error(`no fixture for ${label(r)}`);
+      const call = await fixture();
+      published = [];
+      const res = await s.call(r.method, call.path ?? r.path, call.body, call.headers);
+      expect(res.status, res.text).toBeLessThan(300);
+      const types = published.map((e) => e.type);
+      expect(types.length, `${label(r)} published nothing`).toBeGreaterThan(0);
+      for (const t of types) expect(r.publishes).toContain(t);
+    });
+  }
+});

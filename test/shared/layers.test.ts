@@ -1,0 +1,73 @@
+// The layering rules of ARCHITECTURE.md, checked on the source: a rule nobody checks is a rule that erodes.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "../..");
+
+function filesUnder(dir: string, pattern = "**/*.{ts,tsx}"): { path: string; text: string }[] {
+  return [...new Bun.Glob(pattern).scanSync({ cwd: join(root, dir) })].map((rel) => {
+    const path = `${dir}/${rel}`;
+    return { path, text: require("node:fs").readFileSync(join(root, path), "utf8") as string };
+  });
+}
+
+/** Module specifiers a file imports (static, dynamic and re-exports). */
+const importsOf = (text: string) =>
+  [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"']+)["']/g)].map((m) => m[1] as string);
+
+function offenders(files: { path: string; text: string }[], bad: (spec: string) => boolean) {
+  return files.flatMap((f) =>
+    importsOf(f.text)
+      .filter(bad)
+      .map((spec) => `${f.path} imports ${spec}`),
+  );
+}
+
+const DOMAIN_AREAS = ["inventory", "pbx", "ai", "accounts", "integrations", "domain"];
+
+describe("server layers", () => {
+  test("route files import neither drizzle-orm nor the table definitions", () => {
+    const bad = offenders(
+      filesUnder("src/server/routes"),
+      (s) => s.startsWith("drizzle-orm") || /\/db\/schema$/.test(s),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  test("domain modules know nothing of HTTP: no HttpError, no http.ts, no route files", () => {
+    const files = DOMAIN_AREAS.flatMap((area) => filesUnder(`src/server/${area}`));
+    expect(files.length).toBeGreaterThan(20);
+    expect(
+      offenders(files, (s) => (/(^|\/)http$/.test(s) && !s.includes("clients/")) || /\/routes(\/|$)/.test(s)),
+    ).toEqual([]);
+    expect(
+      files.filter((f) => /new HttpError|Response\.json\(|new Response\(/.test(f.text)).map((f) => f.path),
+    ).toEqual([]);
+  });
+
+  test("only the clients make outside calls", () => {
+    const server = filesUnder("src/server").filter((f) => !f.path.startsWith("src/server/clients/"));
+    // `fetch(req) {` is Bun.serve's handler, not a call.
+    const calls = (text: string) => text.split("\n").some((l) => /\bfetch\(/.test(l) && !/^\s*fetch\(\w+\)\s*\{/.test(l));
+    expect(server.filter((f) => calls(f.text)).map((f) => f.path)).toEqual([]);
+    expect(offenders(server, (s) => s === "ssh2" || s === "node:net" || s === "node:http")).toEqual([]);
+  });
+});
+
+describe("shared and web", () => {
+  test("src/shared is browser-safe: no server, database or bun imports", () => {
+    expect(offenders(filesUnder("src/shared"), (s) => /src\/server|\/server\/|\/db\/|^bun:|^node:/.test(s))).toEqual(
+      [],
+    );
+  });
+
+  test("the web app never imports server or database code", () => {
+    expect(offenders(filesUnder("src/web"), (s) => /\/server\/|\/db\/|^bun:/.test(s))).toEqual([]);
+  });
+
+  test("components reach the API only through their feature's api.ts", () => {
+    const tsx = filesUnder("src/web", "**/*.tsx");
+    expect(offenders(tsx, (s) => /(^|\/)lib\/api$|^@\/lib\/api$/.test(s))).toEqual([]);
+    expect(tsx.filter((f) => /\bfetch\(/.test(f.text)).map((f) => f.path)).toEqual([]);
+  });
+});
