@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,9 @@ export async function startTestServer(env: Record<string, string> = {}) {
     return { status: res.status, headers: res.headers, text, json: json as any };
   }
 
+  /** Rows of a table as text, to prove a refused request changed nothing. */
+  const snapshot = (table: string) => JSON.stringify(db.$client.query(`SELECT * FROM ${table} ORDER BY 1`).all());
+
   return {
     dir,
     dbFile,
@@ -61,6 +65,20 @@ export async function startTestServer(env: Record<string, string> = {}) {
     advance(ms: number) {
       offset += ms;
     },
+    snapshot,
+    /** Empties tables (children before parents), e.g. before each test. */
+    clear(...tables: string[]) {
+      for (const table of tables) db.$client.run(`DELETE FROM ${table}`);
+    },
+    /** Sends a request that must be refused with `status` and must leave `table` unchanged; returns the error. */
+    async refused(table: string, req: () => Promise<{ status: number; json: any }>, status: number) {
+      const before = snapshot(table);
+      const res = await req();
+      expect(res.status).toBe(status);
+      expect(typeof res.json.error.message).toBe("string");
+      expect(snapshot(table)).toBe(before);
+      return res.json.error as { message: string; fields?: Record<string, string> };
+    },
     /** Creates the first administrator through the API (signs this client in). */
     async setup(user = ADMIN) {
       return call("POST", "/api/auth/setup", { ...user, confirmPassword: user.password });
@@ -74,3 +92,31 @@ export async function startTestServer(env: Record<string, string> = {}) {
 }
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+
+/**
+ * One signed-in server for the whole test file (hooks registered here), with
+ * `clean` tables emptied before each test. Returns a handle that forwards to
+ * the running server, so tests write `s.call(...)` as usual.
+ */
+export function signedInServer(opts: { env?: Record<string, string>; clean?: string[] } = {}): TestServer {
+  let current: TestServer | null = null;
+  beforeAll(async () => {
+    current = await startTestServer(opts.env);
+    await current.setup();
+  });
+  afterAll(async () => {
+    await current?.stop();
+  });
+  if (opts.clean?.length) beforeEach(() => current?.clear(...(opts.clean ?? [])));
+  return new Proxy({} as TestServer, {
+    get(_target, prop) {
+      if (!current) throw new Error("the test server is not started yet (use it inside a test or hook)");
+      const value = Reflect.get(current, prop, current);
+      return typeof value === "function" ? value.bind(current) : value;
+    },
+    set(_target, prop, value) {
+      if (!current) throw new Error("the test server is not started yet");
+      return Reflect.set(current, prop, value, current);
+    },
+  });
+}

@@ -1,30 +1,11 @@
 // AI assistants, transcripts (with token intake), routing rules and the routing decision, over real HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { describe, expect, test } from "bun:test";
+import { signedInServer, startTestServer } from "../helpers/server";
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ OPENAI_PROJECT_ID: "proj_abc123" });
-  await s.setup();
+const s = signedInServer({
+  env: { OPENAI_PROJECT_ID: "proj_abc123" },
+  clean: ["ai_call_logs", "ai_assistants", "call_transcripts", "ai_routing_rules", "api_tokens"],
 });
-afterAll(async () => {
-  await s.stop();
-});
-beforeEach(() => {
-  for (const t of ["ai_call_logs", "ai_assistants", "call_transcripts", "ai_routing_rules", "api_tokens"])
-    s.db.$client.run(`DELETE FROM ${t}`);
-});
-
-const snapshot = (table: string) => JSON.stringify(s.db.$client.query(`SELECT * FROM ${table} ORDER BY id`).all());
-/** Sends a request that must be refused with `status` and must leave `table` unchanged. */
-async function refused(table: string, req: () => Promise<{ status: number; json: any }>, status: number) {
-  const before = snapshot(table);
-  const res = await req();
-  expect(res.status).toBe(status);
-  expect(typeof res.json.error.message).toBe("string");
-  expect(snapshot(table)).toBe(before);
-  return res.json.error as { message: string; fields?: Record<string, string> };
-}
 
 const ASSISTANT = {
   name: "Front desk",
@@ -98,7 +79,7 @@ describe("AI assistants", () => {
       [{ extensionId: "front desk" }, "extensionId", "Extension must be digits, optionally starting with +"],
     ];
     for (const [patch, field, message] of cases) {
-      const err = await refused("ai_assistants", () => assistant(patch), 400);
+      const err = await s.refused("ai_assistants", () => assistant(patch), 400);
       expect(err.fields?.[field]).toBe(message);
     }
   });
@@ -116,7 +97,7 @@ describe("AI assistants", () => {
       createdAt: created.createdAt,
     });
     expect(Date.parse(res.json.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
-    const err = await refused(
+    const err = await s.refused(
       "ai_assistants",
       () => s.call("PATCH", `/api/ai/assistants/${created.id}`, { systemPrompt: "short", name: "" }),
       400,
@@ -211,7 +192,7 @@ describe("routing rules", () => {
       [{ priority: -5 }, "priority", "Priority must be 0-100"],
     ];
     for (const [patch, field, message] of cases) {
-      const err = await refused("ai_routing_rules", () => rule(patch), 400);
+      const err = await s.refused("ai_routing_rules", () => rule(patch), 400);
       expect(err.fields?.[field]).toBe(message);
     }
   });
@@ -226,7 +207,7 @@ describe("routing rules", () => {
     const { id } = (await rule()).json;
     const off = await s.call("PATCH", `/api/ai/routing-rules/${id}`, { enabled: false });
     expect(off.json).toMatchObject({ ...RULE, description: null, enabled: false });
-    const err = await refused(
+    const err = await s.refused(
       "ai_routing_rules",
       () => s.call("PATCH", `/api/ai/routing-rules/${id}`, { action: "" }),
       400,
@@ -363,7 +344,7 @@ describe("API tokens and transcript intake", () => {
     expect(list.text).not.toContain(token);
     expect(list.text).not.toContain(stored.token_hash);
     expect(list.json[0]).not.toHaveProperty("token");
-    const bad = await refused("api_tokens", () => s.call("POST", "/api/ai/tokens", { name: " " }), 400);
+    const bad = await s.refused("api_tokens", () => s.call("POST", "/api/ai/tokens", { name: " " }), 400);
     expect(bad.fields?.name).toBe("Name is required");
   });
 
@@ -377,15 +358,15 @@ describe("API tokens and transcript intake", () => {
     expect(list.json[0]).toMatchObject(TRANSCRIPT);
     const tokens = (await s.call("GET", "/api/ai/tokens")).json;
     expect(tokens.find((t: any) => t.id === id).lastUsedAt).not.toBeNull();
-    const dup = await refused("call_transcripts", () => intake(token), 409);
+    const dup = await s.refused("call_transcripts", () => intake(token), 409);
     expect(dup.fields?.callId).toBe("A transcript for this call is already stored");
   });
 
   test("a missing, unknown or revoked token is 401 and nothing is stored", async () => {
     const { token, id } = (await s.call("POST", "/api/ai/tokens", { name: "Bridge" })).json;
-    const missing = await refused("call_transcripts", () => intake(null), 401);
+    const missing = await s.refused("call_transcripts", () => intake(null), 401);
     expect(missing.message).toContain("API token required");
-    const wrong = await refused("call_transcripts", () => intake(`${token}x`), 401);
+    const wrong = await s.refused("call_transcripts", () => intake(`${token}x`), 401);
     expect(wrong.message).toBe("Invalid or revoked API token");
     expect((await intake(null, TRANSCRIPT, { authorization: `Basic ${btoa(`a:${token}`)}` })).status).toBe(401);
     // A browser session is not a token.
@@ -395,7 +376,7 @@ describe("API tokens and transcript intake", () => {
     expect((await s.call("DELETE", `/api/ai/tokens/${id}`)).status).toBe(204);
     const listed = (await s.call("GET", "/api/ai/tokens")).json[0];
     expect(typeof listed.revokedAt).toBe("string");
-    const revoked = await refused("call_transcripts", () => intake(token), 401);
+    const revoked = await s.refused("call_transcripts", () => intake(token), 401);
     expect(revoked.message).toBe("Invalid or revoked API token");
     expect((await s.call("DELETE", "/api/ai/tokens/999")).status).toBe(404);
   });
@@ -413,7 +394,7 @@ describe("API tokens and transcript intake", () => {
       [{ recordingUrl: "ftp://x" }, "recordingUrl", "Recording URL must be an http(s) URL"],
     ];
     for (const [patch, field, message] of cases) {
-      const err = await refused("call_transcripts", () => intake(token, { ...TRANSCRIPT, ...patch }), 400);
+      const err = await s.refused("call_transcripts", () => intake(token, { ...TRANSCRIPT, ...patch }), 400);
       expect({ field, message: err.fields?.[field] }).toEqual({ field, message });
     }
     const minimal = await intake(token, { transcript: "Hello?" });

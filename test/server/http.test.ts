@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { describe, expect, test } from "bun:test";
+import { signedInServer } from "../helpers/server";
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer();
-  await s.setup();
-});
-afterAll(async () => {
-  await s.stop();
-});
+const s = signedInServer();
 
 describe("one JSON error shape under /api", () => {
   test("an unknown /api path is a JSON 404, never the web app", async () => {

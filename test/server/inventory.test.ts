@@ -1,29 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { describe, expect, test } from "bun:test";
+import { signedInServer } from "../helpers/server";
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer();
-  await s.setup();
+const s = signedInServer({
+  clean: ["outbound_routes", "inbound_routes", "ptt_groups", "extensions", "trunks", "ivrs"],
 });
-afterAll(async () => {
-  await s.stop();
-});
-beforeEach(() => {
-  for (const t of ["outbound_routes", "inbound_routes", "ptt_groups", "extensions", "trunks", "ivrs"])
-    s.db.$client.run(`DELETE FROM ${t}`);
-});
-
-/** Rows of a table, to prove a refused request changed nothing. */
-const snapshot = (table: string) => JSON.stringify(s.db.$client.query(`SELECT * FROM ${table} ORDER BY id`).all());
-async function refused(table: string, req: () => Promise<{ status: number; json: any }>, status: number) {
-  const before = snapshot(table);
-  const res = await req();
-  expect(res.status).toBe(status);
-  expect(typeof res.json.error.message).toBe("string");
-  expect(snapshot(table)).toBe(before);
-  return res.json.error as { message: string; fields?: Record<string, string> };
-}
 
 const ext = (extension: string, extra: Record<string, unknown> = {}) =>
   s.call("POST", "/api/extensions", {
@@ -69,27 +49,27 @@ describe("extensions", () => {
   });
 
   test("validation: field-level 400s, nothing stored", async () => {
-    expect((await refused("extensions", () => ext("10a"), 400)).fields?.extension).toBe(
+    expect((await s.refused("extensions", () => ext("10a"), 400)).fields?.extension).toBe(
       "Extension must contain digits only",
     );
-    expect((await refused("extensions", () => ext("12345678901"), 400)).fields?.extension).toContain("at most 10");
-    expect((await refused("extensions", () => ext("1001", { name: "" }), 400)).fields?.name).toBe("Name is required");
-    expect((await refused("extensions", () => ext("1001", { email: "not-an-email" }), 400)).fields?.email).toBe(
+    expect((await s.refused("extensions", () => ext("12345678901"), 400)).fields?.extension).toContain("at most 10");
+    expect((await s.refused("extensions", () => ext("1001", { name: "" }), 400)).fields?.name).toBe("Name is required");
+    expect((await s.refused("extensions", () => ext("1001", { email: "not-an-email" }), 400)).fields?.email).toBe(
       "Enter a valid email address",
     );
-    expect((await refused("extensions", () => ext("1001", { secret: "1234" }), 400)).fields?.secret).toContain(
+    expect((await s.refused("extensions", () => ext("1001", { secret: "1234" }), 400)).fields?.secret).toContain(
       "at least 12",
     );
-    expect((await refused("extensions", () => ext("1001", { name: "x".repeat(101) }), 400)).fields?.name).toContain(
+    expect((await s.refused("extensions", () => ext("1001", { name: "x".repeat(101) }), 400)).fields?.name).toContain(
       "at most 100",
     );
   });
 
   test("a duplicate number is 409 naming it; a PTT group number too", async () => {
     await ext("1001");
-    expect((await refused("extensions", () => ext("1001"), 409)).message).toBe("Extension 1001 already exists");
+    expect((await s.refused("extensions", () => ext("1001"), 409)).message).toBe("Extension 1001 already exists");
     await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["1001"] });
-    expect((await refused("extensions", () => ext("8000"), 409)).message).toBe(
+    expect((await s.refused("extensions", () => ext("8000"), 409)).message).toBe(
       "8000 is already the number of PTT group Floor",
     );
   });
@@ -99,7 +79,7 @@ describe("extensions", () => {
     const b = await ext("1002");
     await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["1001"] });
     expect(
-      (await refused("extensions", () => s.call("DELETE", `/api/extensions/${a.json.id}`), 409)).message,
+      (await s.refused("extensions", () => s.call("DELETE", `/api/extensions/${a.json.id}`), 409)).message,
     ).toContain("PTT group(s): Floor");
     await s.call("POST", "/api/inbound-routes", {
       description: "Main line",
@@ -108,10 +88,10 @@ describe("extensions", () => {
       destinationType: "extension",
     });
     expect(
-      (await refused("extensions", () => s.call("DELETE", `/api/extensions/${b.json.id}`), 409)).message,
+      (await s.refused("extensions", () => s.call("DELETE", `/api/extensions/${b.json.id}`), 409)).message,
     ).toContain("Main line");
-    await refused("extensions", () => s.call("DELETE", "/api/extensions/99999"), 404);
-    await refused("extensions", () => s.call("DELETE", "/api/extensions/abc"), 404);
+    await s.refused("extensions", () => s.call("DELETE", "/api/extensions/99999"), 404);
+    await s.refused("extensions", () => s.call("DELETE", "/api/extensions/abc"), 404);
     const c = await ext("1003");
     expect((await s.call("DELETE", `/api/extensions/${c.json.id}`)).status).toBe(204);
     expect((await s.call("GET", "/api/extensions")).json.map((e: any) => e.extension)).toEqual(["1001", "1002"]);
@@ -159,22 +139,22 @@ describe("trunks", () => {
   });
 
   test("validation and duplicates", async () => {
-    expect((await refused("trunks", () => trunk("T", { type: "pjsip" }), 400)).fields?.type).toBe(
+    expect((await s.refused("trunks", () => trunk("T", { type: "pjsip" }), 400)).fields?.type).toBe(
       "Type must be sip, iax or dahdi",
     );
-    expect((await refused("trunks", () => trunk("T", { host: "" }), 400)).fields?.host).toBe("Host is required");
-    expect((await refused("trunks", () => trunk("T", { port: 70000 }), 400)).fields?.port).toContain(
+    expect((await s.refused("trunks", () => trunk("T", { host: "" }), 400)).fields?.host).toBe("Host is required");
+    expect((await s.refused("trunks", () => trunk("T", { port: 70000 }), 400)).fields?.port).toContain(
       "between 1 and 65535",
     );
-    expect((await refused("trunks", () => trunk("x".repeat(51)), 400)).fields?.name).toContain("at most 50");
+    expect((await s.refused("trunks", () => trunk("x".repeat(51)), 400)).fields?.name).toContain("at most 50");
     await trunk("Telnyx");
-    expect((await refused("trunks", () => trunk("Telnyx"), 409)).message).toBe("A trunk named Telnyx already exists");
+    expect((await s.refused("trunks", () => trunk("Telnyx"), 409)).message).toBe("A trunk named Telnyx already exists");
   });
 
   test("a trunk used by a route cannot be deleted (409 naming the routes)", async () => {
     const t = await trunk();
     await s.call("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["07XXXXXXXXX"], trunkId: t.json.id });
-    expect((await refused("trunks", () => s.call("DELETE", `/api/trunks/${t.json.id}`), 409)).message).toContain(
+    expect((await s.refused("trunks", () => s.call("DELETE", `/api/trunks/${t.json.id}`), 409)).message).toContain(
       "outbound route(s): UK",
     );
     const u = await trunk("Other", { host: "sip.other.net" });
@@ -185,12 +165,12 @@ describe("trunks", () => {
       destination: "1001",
       destinationType: "queue",
     });
-    expect((await refused("trunks", () => s.call("DELETE", `/api/trunks/${u.json.id}`), 409)).message).toContain(
+    expect((await s.refused("trunks", () => s.call("DELETE", `/api/trunks/${u.json.id}`), 409)).message).toContain(
       "inbound route(s): Sales",
     );
     const v = await trunk("Spare", { host: "sip.spare.net" });
     expect((await s.call("DELETE", `/api/trunks/${v.json.id}`)).status).toBe(204);
-    await refused("trunks", () => s.call("DELETE", `/api/trunks/${v.json.id}`), 404);
+    await s.refused("trunks", () => s.call("DELETE", `/api/trunks/${v.json.id}`), 404);
   });
 });
 
@@ -219,7 +199,7 @@ describe("inbound routes", () => {
     const base = { description: "Main", didNumber: "100", destination: "1001", destinationType: "extension" };
     expect(
       (
-        await refused(
+        await s.refused(
           "inbound_routes",
           () => s.call("POST", "/api/inbound-routes", { ...base, destinationType: "fax" }),
           400,
@@ -227,16 +207,21 @@ describe("inbound routes", () => {
       ).fields?.destinationType,
     ).toBeDefined();
     expect(
-      (await refused("inbound_routes", () => s.call("POST", "/api/inbound-routes", { ...base, description: "" }), 400))
-        .fields?.description,
+      (
+        await s.refused(
+          "inbound_routes",
+          () => s.call("POST", "/api/inbound-routes", { ...base, description: "" }),
+          400,
+        )
+      ).fields?.description,
     ).toBe("Description is required");
     expect(
-      (await refused("inbound_routes", () => s.call("POST", "/api/inbound-routes", { ...base, trunkId: 999 }), 400))
+      (await s.refused("inbound_routes", () => s.call("POST", "/api/inbound-routes", { ...base, trunkId: 999 }), 400))
         .fields?.trunkId,
     ).toBe("Choose an existing trunk");
     expect(
       (
-        await refused(
+        await s.refused(
           "inbound_routes",
           () => s.call("POST", "/api/inbound-routes", { ...base, destination: "front desk" }),
           400,
@@ -246,7 +231,7 @@ describe("inbound routes", () => {
     await s.call("POST", "/api/inbound-routes", base);
     expect(
       (
-        await refused(
+        await s.refused(
           "inbound_routes",
           () => s.call("POST", "/api/inbound-routes", { ...base, description: "Again" }),
           409,
@@ -279,7 +264,7 @@ describe("outbound routes", () => {
     expect(r.json.dialPatterns).toEqual(["1NXXNXXXXXX", "+1NXXNXXXXXX"]);
     expect(
       (
-        await refused(
+        await s.refused(
           "outbound_routes",
           () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: 999 }),
           400,
@@ -290,7 +275,7 @@ describe("outbound routes", () => {
 
   test("bad patterns, none at all, missing trunk, duplicate name", async () => {
     const t = await trunk();
-    const bad = await refused(
+    const bad = await s.refused(
       "outbound_routes",
       () =>
         s.call("POST", "/api/outbound-routes", {
@@ -303,7 +288,7 @@ describe("outbound routes", () => {
     expect(bad.fields?.["dialPatterns.1"]).toContain("may only contain");
     expect(
       (
-        await refused(
+        await s.refused(
           "outbound_routes",
           () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: [], trunkId: t.json.id }),
           400,
@@ -312,7 +297,7 @@ describe("outbound routes", () => {
     ).toBe("Add at least one dial pattern");
     expect(
       (
-        await refused(
+        await s.refused(
           "outbound_routes",
           () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."] }),
           400,
@@ -322,7 +307,7 @@ describe("outbound routes", () => {
     await s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["9X."], trunkId: t.json.id });
     expect(
       (
-        await refused(
+        await s.refused(
           "outbound_routes",
           () => s.call("POST", "/api/outbound-routes", { name: "X", dialPatterns: ["8X."], trunkId: t.json.id }),
           409,
@@ -353,7 +338,7 @@ describe("PTT groups", () => {
     });
     expect(g.status).toBe(201);
     expect(g.json).toMatchObject({ members: ["1001", "1002"], duplex: false, autoAnswer: true });
-    const e = await refused(
+    const e = await s.refused(
       "ptt_groups",
       () => s.call("POST", "/api/ptt-groups", { name: "B", extension: "8001", members: ["1001", "4444"] }),
       400,
@@ -365,7 +350,7 @@ describe("PTT groups", () => {
     await ext("1001");
     expect(
       (
-        await refused(
+        await s.refused(
           "ptt_groups",
           () => s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: [] }),
           400,
@@ -374,7 +359,7 @@ describe("PTT groups", () => {
     ).toBe("Choose at least one member");
     expect(
       (
-        await refused(
+        await s.refused(
           "ptt_groups",
           () => s.call("POST", "/api/ptt-groups", { name: "", extension: "8000", members: ["1001"] }),
           400,
@@ -383,7 +368,7 @@ describe("PTT groups", () => {
     ).toBe("Name is required");
     expect(
       (
-        await refused(
+        await s.refused(
           "ptt_groups",
           () => s.call("POST", "/api/ptt-groups", { name: "A", extension: "1001", members: ["1001"] }),
           409,
@@ -393,7 +378,7 @@ describe("PTT groups", () => {
     await s.call("POST", "/api/ptt-groups", { name: "A", extension: "8000", members: ["1001"] });
     expect(
       (
-        await refused(
+        await s.refused(
           "ptt_groups",
           () => s.call("POST", "/api/ptt-groups", { name: "B", extension: "8000", members: ["1001"] }),
           409,

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { expect, test } from "bun:test";
+import { signedInServer } from "../helpers/server";
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer();
-  await s.setup();
-});
-afterAll(async () => {
-  await s.stop();
-});
-beforeEach(() => {
-  for (const t of ["ptt_groups", "extensions", "trunks", "ivrs"]) s.db.$client.run(`DELETE FROM ${t}`);
-});
+const s = signedInServer({ clean: ["ptt_groups", "extensions", "trunks", "ivrs"] });
 
 const deploy = (body: Record<string, unknown> = {}) =>
   s.call("POST", "/api/wizard/deploy", {
