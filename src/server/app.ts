@@ -61,7 +61,6 @@ export function createApp(opts: AppOptions) {
   const app: AppContext = {
     db: opts.db,
     config: opts.config,
-    hub,
     sessions: new SessionStore(opts.db, now),
     throttle: new LoginThrottle(now),
     now,

@@ -16,8 +16,7 @@ import type { Hub } from "./ws";
 export interface AppContext extends Deps {
   db: Db;
   config: Config;
-  /** The WebSocket hub; also `events`, the name domain functions know it by. */
-  hub: Hub;
+  /** The WebSocket hub: domain functions publish their events here and every open console receives them. */
   events: Hub;
   sessions: SessionStore;
   throttle: LoginThrottle;

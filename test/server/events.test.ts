@@ -40,7 +40,7 @@ beforeAll(async () => {
     PBX_FREEPBX_CONF: pbx.freepbxConfPath,
   });
   // Every event the hub sends to the open consoles, whichever module published it.
-  const hub = s.app.hub;
+  const hub = s.app.events;
   const send = hub.publish.bind(hub);
   hub.publish = (event: WsEvent) => {
     published.push(event);

@@ -65,9 +65,9 @@ describe("/ws?type=sync", () => {
   test("a signed-in socket receives published events as {type, data}", async () => {
     const { ws, messages } = await open("?type=sync", s.cookie);
     await Bun.sleep(20);
-    expect(s.app.hub.subscribers).toBe(1);
-    s.app.hub.publish({ type: "extensions-updated", data: { id: 7 } });
-    s.app.hub.publish({ type: "trunks-updated" });
+    expect(s.app.events.subscribers).toBe(1);
+    s.app.events.publish({ type: "extensions-updated", data: { id: 7 } });
+    s.app.events.publish({ type: "trunks-updated" });
     for (let i = 0; i < 50 && messages.length < 2; i++) await Bun.sleep(10);
     expect(messages.map((m) => JSON.parse(m))).toEqual([
       { type: "extensions-updated", data: { id: 7 } },
