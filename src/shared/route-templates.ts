@@ -1,4 +1,4 @@
-/** Outbound route templates and their dial patterns (spec section 3). */
+/** Outbound route templates offered by the Outbound Routes screen, with their dial patterns (docs/product). */
 export interface RouteTemplate {
   id: "uk" | "il" | "us" | "intl" | "custom";
   label: string;

@@ -16,7 +16,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("defaults of spec sections 3 and 9", () => {
+describe("column defaults", () => {
   test("extension: status available, voicemail off, createdAt set", () => {
     const row = db.insert(t.extensions).values({ extension: "1001", name: "A" }).returning().get();
     expect(row.status).toBe("available");

@@ -7,9 +7,9 @@
  *   const backend = new MariaDbFreePbxBackend(pbx);
  *   const freepbx = await startFakeFreePbx({ backend });   // freepbx.stop() also closes the backend's pool
  *
- * Tables (freepbx.md §2, §2.8), one transaction per write:
+ * FreePBX's tables, one transaction per write:
  * - extension = `devices` row + `users` row (users.extension = devices.id) + `sip` key/value rows (id = the
- *   extension). PJSIP devices get the keyword rows Core writes for a quick-created extension (§2.8: sipdriver,
+ *   extension). PJSIP devices get the keyword rows Core writes for a quick-created extension (sipdriver,
  *   secret, dtmfmode, …, mailbox `<n>@device`, max_contacts, remove_existing, …, dial, context `from-internal`,
  *   account, callerid, outbound_proxy) with flags 2, 3, … in that order. The values Core takes from Advanced
  *   Settings are those of a stock FreePBX 17 (`PJSIP_ADVANCED_SETTINGS`). chan_sip devices get a shorter set
@@ -104,7 +104,7 @@ export const PJSIP_ADVANCED_SETTINGS = {
   allow: "",
 };
 
-/** The `sip` keyword rows of a PJSIP extension, in Core's order (freepbx.md §2.8). */
+/** The `sip` keyword rows of a PJSIP extension, in the order FreePBX Core writes them. */
 export function pjsipKeywordRows(ext: FreePbxExtension): [keyword: string, data: string][] {
   const id = ext.extensionId;
   const a = PJSIP_ADVANCED_SETTINGS;

@@ -104,7 +104,7 @@ describe("display and matching helpers", () => {
     expect(conditionsMatch({}, {})).toBe(true);
   });
 
-  test("invalid JSON shows as empty; GA voices for the spec's legacy ones", () => {
+  test("invalid JSON shows as empty; GA voices for the legacy ones", () => {
     expect(jsonEntries("{oops")).toEqual([]);
     expect(jsonEntries("[1]")).toEqual([]);
     expect(jsonEntries('{"a":"b","n":2}')).toEqual([

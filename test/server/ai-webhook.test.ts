@@ -176,7 +176,7 @@ describe("answering calls", () => {
     expect(listed[0]).toMatchObject({ callId: d.event.data.call_id, outcome: "accept", assistantId: a.id });
   });
 
-  test("the spec's legacy voices are sent as GA voices; temperature is never sent", async () => {
+  test("the legacy voices are sent as GA voices; temperature is never sent", async () => {
     await assistant({ voice: "onyx", model: "gpt-4o-realtime-preview" });
     const d = incoming();
     await deliver(d.body, d.headers);

@@ -35,7 +35,7 @@ const rule = (extra: Record<string, unknown> = {}) => s.call("POST", "/api/ai/ro
 const route = (facts: Record<string, unknown>) => s.call("POST", "/api/ai/route", facts);
 
 describe("AI assistants", () => {
-  test("create answers 201 with the record and the spec's defaults; the list has it", async () => {
+  test("create answers 201 with the record and its defaults; the list has it", async () => {
     const min = await s.call("POST", "/api/ai/assistants", {
       name: "Minimal",
       model: "gpt-4o-realtime-preview",
@@ -61,7 +61,7 @@ describe("AI assistants", () => {
     expect(list.json.map((a: any) => a.name)).toEqual(["Front desk", "Minimal"]);
   });
 
-  test("each validation message of spec section 5, and nothing stored", async () => {
+  test("each validation message, and nothing stored", async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ name: "" }, "name", "Name is required"],
       [{ name: "   " }, "name", "Name is required"],
@@ -169,7 +169,7 @@ describe("AI assistants", () => {
 });
 
 describe("routing rules", () => {
-  test("create with the spec's defaults; the list is sorted by priority descending, oldest first on ties", async () => {
+  test("create with the defaults; the list is sorted by priority descending, oldest first on ties", async () => {
     const low = await rule({ name: "Low", priority: undefined, enabled: undefined });
     expect(low.status).toBe(201);
     expect(low.json).toMatchObject({ name: "Low", priority: 0, enabled: true, description: null });
@@ -180,7 +180,7 @@ describe("routing rules", () => {
     expect(list.json.map((r: any) => r.name)).toEqual(["High", "Mid A", "Mid B", "Low"]);
   });
 
-  test("each validation message of spec section 5, and nothing stored", async () => {
+  test("each validation message, and nothing stored", async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ name: "" }, "name", "Name is required"],
       [{ conditions: "" }, "conditions", "Conditions are required"],

@@ -48,7 +48,8 @@ describe("server layers", () => {
   test("only the clients make outside calls", () => {
     const server = filesUnder("src/server").filter((f) => !f.path.startsWith("src/server/clients/"));
     // `fetch(req) {` is Bun.serve's handler, not a call.
-    const calls = (text: string) => text.split("\n").some((l) => /\bfetch\(/.test(l) && !/^\s*fetch\(\w+\)\s*\{/.test(l));
+    const calls = (text: string) =>
+      text.split("\n").some((l) => /\bfetch\(/.test(l) && !/^\s*fetch\(\w+\)\s*\{/.test(l));
     expect(server.filter((f) => calls(f.text)).map((f) => f.path)).toEqual([]);
     expect(offenders(server, (s) => s === "ssh2" || s === "node:net" || s === "node:http")).toEqual([]);
   });

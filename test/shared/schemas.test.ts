@@ -15,7 +15,7 @@ function errorFor(schema: z.ZodType, input: unknown, field: string): string | un
 const ext = { extension: "1001", name: "Front desk" };
 const trunk = { name: "Telnyx", type: "sip", host: "sip.telnyx.com" };
 
-describe("length limits of spec section 3", () => {
+describe("length limits of the inventory and AI fields", () => {
   const cases: [string, z.ZodType, Record<string, unknown>, string, number][] = [
     ["extension number", s.extensionSchema, ext, "extension", 10],
     ["extension name", s.extensionSchema, ext, "name", 100],
@@ -61,7 +61,7 @@ describe("length limits of spec section 3", () => {
   }
 });
 
-describe("enums and rules of spec sections 3 and 5", () => {
+describe("enums and validation rules", () => {
   test("trunk type is sip, iax or dahdi; authType defaults to outbound", () => {
     expect(errorFor(s.trunkSchema, { ...trunk, type: "pjsip" }, "type")).toBe("Type must be sip, iax or dahdi");
     expect(s.trunkSchema.parse(trunk).authType).toBe("outbound");
@@ -101,7 +101,7 @@ describe("enums and rules of spec sections 3 and 5", () => {
     );
   });
 
-  test("assistant messages of spec section 5", () => {
+  test("assistant validation messages", () => {
     const a = { name: "", model: "", systemPrompt: "short" };
     expect(errorFor(s.aiAssistantSchema, a, "name")).toBe("Name is required");
     expect(errorFor(s.aiAssistantSchema, a, "model")).toBe("Model is required");
@@ -118,7 +118,7 @@ describe("enums and rules of spec sections 3 and 5", () => {
     expect(errorFor(s.aiAssistantSchema, { ...ok, temperature: 101 }, "temperature")).toBe("Temperature must be 0-100");
   });
 
-  test("routing rule messages of spec section 5", () => {
+  test("routing rule validation messages", () => {
     const r = { name: "", conditions: "", action: "", actionParams: "" };
     expect(errorFor(s.aiRoutingRuleSchema, r, "name")).toBe("Name is required");
     expect(errorFor(s.aiRoutingRuleSchema, r, "conditions")).toBe("Conditions are required");
