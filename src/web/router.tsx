@@ -1,4 +1,4 @@
-/** Code-based route tree (spec section 2): one route per screen, no parameters. */
+/** Code-based route tree: one route per screen of the sidebar (lib/nav.ts), no parameters. */
 import { createRootRoute, createRoute, createRouter } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { AuthGate } from "./features/auth/auth-gate";

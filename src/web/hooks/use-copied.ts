@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { COPIED_INDICATOR_MS } from "@/lib/constants";
 
-/** A "Copied" flag that turns itself off after 2 s (spec section 9). */
+/** A "Copied" flag that turns itself off after 2 s (COPIED_INDICATOR_MS). */
 export function useCopiedFlag(): [boolean, () => void] {
   const [copied, setCopied] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);

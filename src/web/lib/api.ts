@@ -1,7 +1,8 @@
 /**
- * The one fetch helper (spec sections 7 and 8): cookies always sent, JSON
- * content-type on every state-changing request, a body only when given, and a
- * non-ok response thrown as an ApiError "<status>: <body text or statusText>".
+ * The one fetch helper: cookies always sent, JSON content-type on every
+ * state-changing request, a body only when given, and a non-ok response thrown
+ * as an ApiError "<status>: <body text or statusText>". Only the features'
+ * api.ts modules (and the default query function) call it; components use those.
  */
 import type { ApiErrorBody } from "../../shared/api";
 

@@ -1,18 +1,14 @@
-/** Business constants of spec section 9 used by the screens. */
-export const POLL_LIST_MS = 5000;
-export const POLL_VPS_MS = 10_000;
-export const THRESHOLD_WARNING = 60;
-export const THRESHOLD_DESTRUCTIVE = 80;
-export const PTT_MEMBERS_SHOWN = 3;
-export const COPIED_INDICATOR_MS = 2000;
+/** Timings and limits the screens share. */
 
-/** Query keys: the URL path (see lib/query-client.ts). */
-export const keys = {
-  extensions: ["/api/extensions"],
-  trunks: ["/api/trunks"],
-  inboundRoutes: ["/api/inbound-routes"],
-  outboundRoutes: ["/api/outbound-routes"],
-  pttGroups: ["/api/ptt-groups"],
-  assistants: ["/api/ai/assistants"],
-  vpsStatus: ["/api/vps/status"],
-} as const;
+/** Lists that change often (extensions, trunks, inbound routes, PTT groups) are polled this often. */
+export const POLL_LIST_MS = 5000;
+/** The VPS status is polled this often. */
+export const POLL_VPS_MS = 10_000;
+/** Resource usage from this percentage on shows as a warning… */
+export const THRESHOLD_WARNING = 60;
+/** …and from this one on as destructive. */
+export const THRESHOLD_DESTRUCTIVE = 80;
+/** A PTT group card lists this many members, then "+N more". */
+export const PTT_MEMBERS_SHOWN = 3;
+/** How long a "Copied" indicator stays on. */
+export const COPIED_INDICATOR_MS = 2000;

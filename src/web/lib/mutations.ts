@@ -1,64 +1,73 @@
 /**
- * The create and delete requests of the list screens (trunks, routes, PTT), with the
- * toasts of spec section 8 and the list refetch of section 7.
+ * How the features' api.ts modules build their mutation hooks: a request, the
+ * queries it makes stale, and the screen's own reaction (toasts, closing a
+ * dialog), which runs before the refetch.
  */
 import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
-import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { toast } from "@/components/ui/use-toast";
-import { sendJson } from "./api";
 import { errorText } from "./error-text";
-import { applyServerErrors } from "./form-errors";
 
-/** The list URL doubles as the query key (lib/query-client.ts). */
-const urlOf = (listKey: QueryKey) => listKey.join("/");
+/** What a screen adds to a request: its toasts and form handling. */
+export interface MutationUi<TData = unknown, TVars = unknown> {
+  onSuccess?: (data: TData, vars: TVars) => void;
+  onError?: (err: Error, vars: TVars) => void;
+}
 
-/**
- * POSTs `body` to the list URL. Success: toast, refetch the list, then `onCreated`
- * (close and reset the dialog). Failure: the server's field errors go under the
- * inputs, a destructive toast says what failed, and the returned message is for
- * the form (undefined when every problem landed on a field).
- */
-export function useCreate<TForm extends FieldValues, TBody>(opts: {
-  listKey: QueryKey;
-  success: string;
-  failure: string;
-  setError: UseFormSetError<TForm>;
-  fields: readonly Path<TForm>[];
-  onCreated: () => void;
-  onFormError: (message: string | undefined) => void;
-}) {
+export interface ApiMutationOptions<TData, TVars> extends MutationUi<TData, TVars> {
+  mutationFn: (vars: TVars) => Promise<TData>;
+  /** The queries the change makes stale, refetched after the screen's `onSuccess`. */
+  invalidates: readonly QueryKey[];
+  /** Refetch only these keys, not the queries under them. */
+  exact?: boolean;
+  /** Refetch after a failure too (a 404 on a delete means someone else removed it: the card should go). */
+  refetchAfterFailure?: boolean;
+  /**
+   * Keep the mutation pending until the refetch is in (default), so a row's button spins until the
+   * list shows the change; false lets the refetch run in the background.
+   */
+  waitForRefetch?: boolean;
+  /** Work after a success that the screen does not show (e.g. the quiet dialer push). */
+  afterSuccess?: (data: TData, vars: TVars) => void;
+}
+
+export function useApiMutation<TData, TVars = void>(opts: ApiMutationOptions<TData, TVars>) {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: TBody) => sendJson<unknown>("POST", urlOf(opts.listKey), body),
-    onMutate: () => opts.onFormError(undefined),
-    onSuccess: async () => {
-      toast({ title: opts.success });
-      opts.onCreated();
-      await client.invalidateQueries({ queryKey: opts.listKey });
+  const refetch = async () => {
+    const running = Promise.all(
+      opts.invalidates.map((queryKey) => client.invalidateQueries({ queryKey, exact: opts.exact })),
+    );
+    if (opts.waitForRefetch !== false) await running;
+  };
+  return useMutation<TData, Error, TVars>({
+    mutationFn: opts.mutationFn,
+    onSuccess: async (data, vars) => {
+      opts.onSuccess?.(data, vars);
+      opts.afterSuccess?.(data, vars);
+      if (!opts.refetchAfterFailure) await refetch();
     },
-    onError: (err) => {
-      const message = applyServerErrors(err, opts.setError, opts.fields);
-      opts.onFormError(message);
-      toast({ variant: "destructive", title: opts.failure, description: message ?? "Check the highlighted fields." });
-    },
+    onError: (err, vars) => opts.onError?.(err, vars),
+    onSettled: opts.refetchAfterFailure ? () => refetch() : undefined,
   });
 }
 
-/**
- * DELETE `<list URL>/<id>`, then refetch the list (the button spins until the card is gone).
- * A refusal (e.g. 409) shows the server's reason.
- */
-export function useDelete(opts: { listKey: QueryKey; success: string; failure: string }) {
-  const client = useQueryClient();
-  const mutation = useMutation({
-    mutationFn: (id: number) => sendJson<unknown>("DELETE", `${urlOf(opts.listKey)}/${id}`),
-    onSuccess: () => toast({ title: opts.success }),
-    onError: (err) => toast({ variant: "destructive", title: opts.failure, description: errorText(err) }),
-    // Also after a failure: a 404 means someone else deleted it, and the card should go.
-    onSettled: () => client.invalidateQueries({ queryKey: opts.listKey }),
-  });
+/** A delete's toasts: the title on success; the title and the reason (e.g. the server's 409 message) on failure. */
+export function deleteToasts(
+  success: string,
+  failure: string,
+  reason: (err: unknown) => string = errorText,
+): MutationUi {
   return {
-    remove: (id: number) => mutation.mutate(id),
-    isDeleting: (id: number) => mutation.isPending && mutation.variables === id,
+    onSuccess: () => toast({ title: success }),
+    onError: (err) => toast({ variant: "destructive", title: failure, description: reason(err) }),
   };
+}
+
+/** Whether the mutation is running for this row (its button spins). */
+export function runningFor<TVars>(mutation: { isPending: boolean; variables?: TVars }, vars: TVars): boolean {
+  return mutation.isPending && mutation.variables === vars;
+}
+
+/** Runs `action` only once the user confirms `question` in the browser's dialog. */
+export function afterConfirm(question: string, action: () => void): void {
+  if (window.confirm(question)) action();
 }

@@ -1,4 +1,4 @@
-/** The sidebar's screens (spec section 2), in order. The router has one route per entry. */
+/** The sidebar's screens, in order. The router has one route per entry. */
 import type { RegisteredRouter } from "@tanstack/react-router";
 import {
   Bot,

@@ -2,8 +2,8 @@ import { QueryClient, type QueryFunction } from "@tanstack/react-query";
 import { getJson } from "./api";
 
 /**
- * Query keys are URL path arrays (`["/api/extensions"]`, `["/api/extensions", id, "qr-code"]`);
- * the default query function GETs the segments joined with "/" (spec section 7).
+ * Query keys are URL path arrays (lib/query-keys.ts: `["/api/extensions"]`,
+ * `["/api/extensions", id, "qr-code"]`); the default query function GETs the segments joined with "/".
  */
 export const defaultQueryFn: QueryFunction = ({ queryKey, signal }) =>
   getJson(queryKey.map((segment) => String(segment)).join("/"), signal);

@@ -3,8 +3,9 @@ import type { QueryClient } from "@tanstack/react-query";
 import type { MeResponse } from "../../shared/auth";
 import { toast } from "../components/ui/use-toast";
 import { setUnauthorizedHandler } from "./api";
+import { queryKeys } from "./query-keys";
 
-export const ME_KEY = ["/api/auth/me"] as const;
+export const ME_KEY = queryKeys.me;
 
 export const SIGNED_OUT: MeResponse = { authenticated: false, user: null, setupRequired: false };
 

@@ -1,9 +1,13 @@
 /**
- * The sync socket (spec section 7): /ws?type=sync pushes `{type, data}` events and
- * the console refetches the matching lists. No DOM or React here: everything the
- * class touches (WebSocket, timers, query invalidation, logging) is injected.
+ * The sync socket: /ws?type=sync pushes `{type, data}` events and the console
+ * refetches the queries each event makes stale (EVENT_QUERY_KEYS, lib/query-keys.ts).
+ * No DOM or React here: everything the class touches (WebSocket, timers, query
+ * invalidation, logging) is injected.
  */
-import { type WsEventType, wsEventSchema } from "../../shared/ws-events";
+import { wsEventSchema } from "../../shared/ws-events";
+import { EVENT_QUERY_KEYS } from "./query-keys";
+
+export { EVENT_QUERY_KEYS };
 
 export const MAX_RECONNECT_ATTEMPTS = 5;
 export const MAX_RECONNECT_DELAY_MS = 30_000;
@@ -12,24 +16,6 @@ export const MAX_RECONNECT_DELAY_MS = 30_000;
 export function reconnectDelay(attempt: number): number {
   return Math.min(1000 * 2 ** attempt, MAX_RECONNECT_DELAY_MS);
 }
-
-/** Query keys to invalidate per event type (keys are URL path arrays). */
-export const EVENT_QUERY_KEYS: Record<WsEventType, readonly (readonly string[])[]> = {
-  "extensions-updated": [["/api/extensions"]],
-  "trunks-updated": [["/api/trunks"]],
-  "routes-updated": [["/api/inbound-routes"], ["/api/outbound-routes"]],
-  "ptt-groups-updated": [["/api/ptt-groups"]],
-  "sync-status": [],
-  "ai-assistants-updated": [["/api/ai/assistants"]],
-  "ai-rules-updated": [["/api/ai/routing-rules"]],
-  "ai-transcripts-updated": [["/api/ai/transcripts"]],
-  "ai-calls-updated": [["/api/ai/calls"]],
-  "api-tokens-updated": [["/api/ai/tokens"]],
-  "credentials-updated": [["/api/credentials"], ["/api/credentials/connection-status"]],
-  "telnyx-updated": [["/api/telnyx"]],
-  "vps-updated": [["/api/vps/status"]],
-  "accounts-updated": [],
-};
 
 /** The part of the browser WebSocket the client uses. */
 export interface WebSocketLike {

@@ -4,21 +4,18 @@ import { useState } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
+import { assistantsQuery, useDeleteAssistant } from "@/features/ai/api";
 import { AssistantCard } from "@/features/ai/assistant-card";
 import { AssistantDialog } from "@/features/ai/assistant-dialog";
-import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
+import { DELETE_QUESTION } from "@/features/ai/card-parts";
 import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-card";
+import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import type { AiAssistant } from "../../shared/ai";
 
 export function AiAssistantsPage() {
-  const assistants = useQuery<AiAssistant[]>({ queryKey: aiKeys.assistants, refetchOnMount: "always" });
+  const assistants = useQuery(assistantsQuery());
   const [dialog, setDialog] = useState<{ open: boolean; editing: AiAssistant | null }>({ open: false, editing: null });
-  const del = useConfirmedDelete({
-    listKey: aiKeys.assistants,
-    confirm: CONFIRM.assistant,
-    success: "AI assistant deleted successfully",
-    failure: "Failed to delete assistant",
-  });
+  const del = useDeleteAssistant(deleteToasts("AI assistant deleted successfully", "Failed to delete assistant"));
 
   return (
     <>
@@ -50,9 +47,9 @@ export function AiAssistantsPage() {
             <AssistantCard
               key={a.id}
               assistant={a}
-              deleting={del.isDeleting(a.id)}
+              deleting={runningFor(del, a.id)}
               onEdit={() => setDialog({ open: true, editing: a })}
-              onDelete={() => del.remove(a.id)}
+              onDelete={() => afterConfirm(DELETE_QUESTION.assistant, () => del.mutate(a.id))}
             />
           ))
         }

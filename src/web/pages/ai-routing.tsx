@@ -4,25 +4,22 @@ import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
-import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
+import { routingRulesQuery, useDeleteRule } from "@/features/ai/api";
+import { DELETE_QUESTION } from "@/features/ai/card-parts";
 import { RouteTester } from "@/features/ai/route-tester";
 import { RuleCard } from "@/features/ai/rule-card";
 import { RuleDialog } from "@/features/ai/rule-dialog";
+import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import { type AiRoutingRule, byRuleOrder } from "../../shared/ai";
 
 export function AiRoutingPage() {
-  const rules = useQuery<AiRoutingRule[]>({ queryKey: aiKeys.rules, refetchOnMount: "always" });
+  const rules = useQuery(routingRulesQuery());
   const sorted = useMemo(() => (rules.data ? [...rules.data].sort(byRuleOrder) : undefined), [rules.data]);
   const [dialog, setDialog] = useState<{ open: boolean; editing: AiRoutingRule | null }>({
     open: false,
     editing: null,
   });
-  const del = useConfirmedDelete({
-    listKey: aiKeys.rules,
-    confirm: CONFIRM.rule,
-    success: "Routing rule deleted successfully",
-    failure: "Failed to delete routing rule",
-  });
+  const del = useDeleteRule(deleteToasts("Routing rule deleted successfully", "Failed to delete routing rule"));
 
   return (
     <>
@@ -53,9 +50,9 @@ export function AiRoutingPage() {
             <RuleCard
               key={r.id}
               rule={r}
-              deleting={del.isDeleting(r.id)}
+              deleting={runningFor(del, r.id)}
               onEdit={() => setDialog({ open: true, editing: r })}
-              onDelete={() => del.remove(r.id)}
+              onDelete={() => afterConfirm(DELETE_QUESTION.rule, () => del.mutate(r.id))}
             />
           ))
         }

@@ -5,20 +5,17 @@ import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Input } from "@/components/ui/input";
-import { aiKeys, CONFIRM, useConfirmedDelete } from "@/features/ai/kit";
+import { transcriptsQuery, useDeleteTranscript } from "@/features/ai/api";
+import { DELETE_QUESTION } from "@/features/ai/card-parts";
 import { TranscriptCard, TranscriptDialog } from "@/features/ai/transcripts";
-import { type CallTranscript, transcriptMatches } from "../../shared/ai";
+import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
+import { transcriptMatches } from "../../shared/ai";
 
 export function CallTranscriptsPage() {
-  const transcripts = useQuery<CallTranscript[]>({ queryKey: aiKeys.transcripts, refetchOnMount: "always" });
+  const transcripts = useQuery(transcriptsQuery());
   const [query, setQuery] = useState("");
   const [openId, setOpenId] = useState<number | null>(null);
-  const del = useConfirmedDelete({
-    listKey: aiKeys.transcripts,
-    confirm: CONFIRM.transcript,
-    success: "Transcript deleted successfully",
-    failure: "Failed to delete transcript",
-  });
+  const del = useDeleteTranscript(deleteToasts("Transcript deleted successfully", "Failed to delete transcript"));
   const all = transcripts.data ?? [];
   const filtered = useMemo(() => all.filter((t) => transcriptMatches(t, query)), [all, query]);
   const open = all.find((t) => t.id === openId) ?? null;
@@ -62,9 +59,12 @@ export function CallTranscriptsPage() {
       </ListBody>
       <TranscriptDialog
         transcript={open}
-        deleting={open ? del.isDeleting(open.id) : false}
+        deleting={open ? runningFor(del, open.id) : false}
         onClose={() => setOpenId(null)}
-        onDelete={() => open && del.remove(open.id, () => setOpenId(null))}
+        onDelete={() =>
+          open &&
+          afterConfirm(DELETE_QUESTION.transcript, () => del.mutate(open.id, { onSuccess: () => setOpenId(null) }))
+        }
       />
     </>
   );

@@ -3,17 +3,16 @@ import { LoaderCircle, RefreshCw } from "lucide-react";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/form-field";
+import { generatedConfigQuery } from "@/features/generator/api";
 import { DeploymentSteps } from "@/features/generator/deployment-steps";
 import { ManualChecklist } from "@/features/generator/manual-checklist";
 import { RefusedList } from "@/features/generator/refused-list";
 import { SqlViewer } from "@/features/generator/sql-viewer";
 import { SummaryCounts } from "@/features/generator/summary-counts";
-import { type GeneratedConfig, generatorKeys } from "@/features/generator/types";
 import { errorMessage } from "@/lib/error-text";
 
 export function ConfigGeneratorPage() {
-  // The script is a snapshot of the console's objects: generate it afresh on every visit.
-  const config = useQuery<GeneratedConfig>({ queryKey: generatorKeys.config, refetchOnMount: "always" });
+  const config = useQuery(generatedConfigQuery());
 
   return (
     <>

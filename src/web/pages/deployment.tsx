@@ -1,30 +1,39 @@
-import { useQuery } from "@tanstack/react-query";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { LoaderCircle, Network, Phone, Radio, Rocket } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { toast } from "@/components/ui/use-toast";
+import { useDeploy } from "@/features/deployment/api";
 import { DeployCountCard } from "@/features/deployment/deploy-count-card";
-import type { DeployRun, DeployTarget } from "@/features/deployment/model";
+import { type DeployRun, type DeployTarget, failureToast, runToast } from "@/features/deployment/model";
 import { PbxStatusCard } from "@/features/deployment/pbx-status-card";
 import { ResultsPanel } from "@/features/deployment/results-panel";
-import { useDeploy } from "@/features/deployment/use-deploy";
-import { keys } from "@/lib/constants";
+import { extensionsQuery } from "@/features/extensions/api";
+import { pttGroupsQuery } from "@/features/ptt/api";
+import { trunksQuery } from "@/features/trunks/api";
+import { runningFor } from "@/lib/mutations";
 
 /** A list's length for a count card (the lists stay fresh through the sync socket). */
-function useCount(queryKey: readonly string[]) {
-  const list = useQuery<unknown[]>({ queryKey, refetchOnMount: "always" });
-  return list.data?.length;
+function useCount(list: { queryKey: QueryKey }) {
+  return useQuery<unknown[]>({ ...list, refetchOnMount: "always" }).data?.length;
 }
 
 export function DeploymentPage() {
-  const trunks = useCount(keys.trunks);
-  const extensions = useCount(keys.extensions);
-  const pttGroups = useCount(keys.pttGroups);
+  const trunks = useCount(trunksQuery());
+  const extensions = useCount(extensionsQuery());
+  const pttGroups = useCount(pttGroupsQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
-  const deploy = useDeploy(setRun);
+  const deploy = useDeploy({
+    onSuccess: (done) => {
+      setRun(done);
+      toast(runToast(done));
+    },
+    onError: (err, target) => toast(failureToast(target, err)),
+  });
   const pending = deploy.isPending;
-  const busy = (target: DeployTarget) => pending && deploy.variables === target;
+  const busy = (target: DeployTarget) => runningFor(deploy, target);
 
   return (
     <>

@@ -3,19 +3,16 @@ import { PhoneIncoming } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
+import { inboundRoutesQuery, useDeleteInboundRoute } from "@/features/routes/api";
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
-import { keys, POLL_LIST_MS } from "@/lib/constants";
-import { useDelete } from "@/lib/mutations";
-import type { InboundRoute, Trunk } from "../../shared/inventory";
+import { trunksQuery } from "@/features/trunks/api";
+import { POLL_LIST_MS } from "@/lib/constants";
+import { deleteToasts, runningFor } from "@/lib/mutations";
 
 export function InboundRoutesPage() {
-  const routes = useQuery<InboundRoute[]>({ queryKey: keys.inboundRoutes, refetchInterval: POLL_LIST_MS });
-  const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks });
-  const del = useDelete({
-    listKey: keys.inboundRoutes,
-    success: "Route deleted",
-    failure: "Failed to delete inbound route.",
-  });
+  const routes = useQuery({ ...inboundRoutesQuery(), refetchInterval: POLL_LIST_MS });
+  const trunks = useQuery(trunksQuery());
+  const del = useDeleteInboundRoute(deleteToasts("Route deleted", "Failed to delete inbound route."));
   const trunkName = (id: number | null) =>
     id == null ? undefined : (trunks.data?.find((t) => t.id === id)?.name ?? `Trunk ${id}`);
 
@@ -44,8 +41,8 @@ export function InboundRoutesPage() {
               key={r.id}
               route={r}
               trunkName={trunkName(r.trunkId)}
-              deleting={del.isDeleting(r.id)}
-              onDelete={() => del.remove(r.id)}
+              deleting={runningFor(del, r.id)}
+              onDelete={() => del.mutate(r.id)}
             />
           ))
         }

@@ -4,7 +4,7 @@ import { useEffect } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 
-/** Any path not in the route list (spec section 2). */
+/** Any path not in the route list. */
 export function NotFoundPage() {
   useEffect(() => {
     document.title = "Page Not Found · PBX Console";

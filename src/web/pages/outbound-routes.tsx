@@ -3,20 +3,16 @@ import { PhoneOutgoing } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
+import { outboundRoutesQuery, useDeleteOutboundRoute } from "@/features/routes/api";
 import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
-import { keys } from "@/lib/constants";
-import { useDelete } from "@/lib/mutations";
-import type { OutboundRoute, Trunk } from "../../shared/inventory";
+import { trunksQuery } from "@/features/trunks/api";
+import { deleteToasts, runningFor } from "@/lib/mutations";
 
-/** Not polled (spec section 9); the sync socket refetches it when routes change. */
+/** Not polled (outbound routes change rarely); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {
-  const routes = useQuery<OutboundRoute[]>({ queryKey: keys.outboundRoutes });
-  const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks });
-  const del = useDelete({
-    listKey: keys.outboundRoutes,
-    success: "Route deleted",
-    failure: "Failed to delete outbound route.",
-  });
+  const routes = useQuery(outboundRoutesQuery());
+  const trunks = useQuery(trunksQuery());
+  const del = useDeleteOutboundRoute(deleteToasts("Route deleted", "Failed to delete outbound route."));
   const trunkName = (id: number) => trunks.data?.find((t) => t.id === id)?.name ?? "Unknown Trunk";
 
   return (
@@ -45,8 +41,8 @@ export function OutboundRoutesPage() {
               key={r.id}
               route={r}
               trunkName={trunkName(r.trunkId)}
-              deleting={del.isDeleting(r.id)}
-              onDelete={() => del.remove(r.id)}
+              deleting={runningFor(del, r.id)}
+              onDelete={() => del.mutate(r.id)}
             />
           ))
         }

@@ -2,23 +2,21 @@ import { useQuery } from "@tanstack/react-query";
 import { Radio } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
+import { extensionsQuery } from "@/features/extensions/api";
 import { AddPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
+import { pttGroupsQuery, useDeletePttGroup } from "@/features/ptt/api";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
-import { keys, POLL_LIST_MS } from "@/lib/constants";
-import { useDelete } from "@/lib/mutations";
-import type { Extension, PttGroup } from "../../shared/inventory";
+import { POLL_LIST_MS } from "@/lib/constants";
+import { deleteToasts, runningFor } from "@/lib/mutations";
+import type { Extension } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 
 const sortExtensions = (list: Extension[]) => [...list].sort((a, b) => byNumber(a.extension, b.extension));
 
 export function PttGroupsPage() {
-  const groups = useQuery<PttGroup[]>({ queryKey: keys.pttGroups, refetchInterval: POLL_LIST_MS });
-  const extensions = useQuery<Extension[], Error, Extension[]>({ queryKey: keys.extensions, select: sortExtensions });
-  const del = useDelete({
-    listKey: keys.pttGroups,
-    success: "PTT Group deleted",
-    failure: "Failed to delete PTT group.",
-  });
+  const groups = useQuery({ ...pttGroupsQuery(), refetchInterval: POLL_LIST_MS });
+  const extensions = useQuery({ ...extensionsQuery(), select: sortExtensions });
+  const del = useDeletePttGroup(deleteToasts("PTT Group deleted", "Failed to delete PTT group."));
 
   return (
     <>
@@ -41,7 +39,7 @@ export function PttGroupsPage() {
       >
         {(items) =>
           items.map((g) => (
-            <PttGroupCard key={g.id} group={g} deleting={del.isDeleting(g.id)} onDelete={() => del.remove(g.id)} />
+            <PttGroupCard key={g.id} group={g} deleting={runningFor(del, g.id)} onDelete={() => del.mutate(g.id)} />
           ))
         }
       </ListBody>

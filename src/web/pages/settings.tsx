@@ -1,15 +1,16 @@
+import { useQuery } from "@tanstack/react-query";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
-import { useConnectionStatus, useCredentials } from "@/features/settings/queries";
+import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api";
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
 import { errorMessage } from "@/lib/error-text";
 
 export function SettingsPage() {
-  const credentials = useCredentials();
-  const status = useConnectionStatus();
+  const credentials = useQuery(credentialsQuery());
+  const status = useQuery(connectionStatusQuery());
   const error = credentials.error ?? status.error;
 
   return (

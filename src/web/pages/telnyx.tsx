@@ -1,21 +1,22 @@
+import { useQuery } from "@tanstack/react-query";
 import { LoaderCircle } from "lucide-react";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { Skeleton } from "@/components/ui/skeleton";
+import {
+  connectionsQuery,
+  failureText,
+  isNotConfigured,
+  phoneNumbersQuery,
+  sipCredentialsQuery,
+  sipServerQuery,
+} from "@/features/telnyx/api";
 import { ConnectionsList } from "@/features/telnyx/connections-list";
 import { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
 import { CredentialsList } from "@/features/telnyx/credentials-list";
 import { GenerateCredentialForm } from "@/features/telnyx/generate-credential-form";
 import { NotConfigured } from "@/features/telnyx/not-configured";
 import { PhoneNumbersList } from "@/features/telnyx/phone-numbers-list";
-import {
-  failureText,
-  isNotConfigured,
-  useConnections,
-  usePhoneNumbers,
-  useSipCredentials,
-  useSipServer,
-} from "@/features/telnyx/queries";
 import { SipServerCard } from "@/features/telnyx/sip-server-card";
 
 const Loading = () => (
@@ -26,10 +27,10 @@ const Loading = () => (
 );
 
 export function TelnyxPage() {
-  const sipServer = useSipServer();
-  const connections = useConnections();
-  const credentials = useSipCredentials();
-  const numbers = usePhoneNumbers();
+  const sipServer = useQuery(sipServerQuery());
+  const connections = useQuery(connectionsQuery());
+  const credentials = useQuery(sipCredentialsQuery());
+  const numbers = useQuery(phoneNumbersQuery());
 
   const header = (
     <PageHeader

@@ -3,14 +3,14 @@ import { Network } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
+import { trunksQuery, useDeleteTrunk } from "@/features/trunks/api";
 import { TrunkCard } from "@/features/trunks/trunk-card";
-import { keys, POLL_LIST_MS } from "@/lib/constants";
-import { useDelete } from "@/lib/mutations";
-import type { Trunk } from "../../shared/inventory";
+import { POLL_LIST_MS } from "@/lib/constants";
+import { deleteToasts, runningFor } from "@/lib/mutations";
 
 export function TrunksPage() {
-  const trunks = useQuery<Trunk[]>({ queryKey: keys.trunks, refetchInterval: POLL_LIST_MS });
-  const del = useDelete({ listKey: keys.trunks, success: "Trunk deleted", failure: "Failed to delete trunk." });
+  const trunks = useQuery({ ...trunksQuery(), refetchInterval: POLL_LIST_MS });
+  const del = useDeleteTrunk(deleteToasts("Trunk deleted", "Failed to delete trunk."));
 
   return (
     <>
@@ -29,7 +29,7 @@ export function TrunksPage() {
       >
         {(items) =>
           items.map((t) => (
-            <TrunkCard key={t.id} trunk={t} deleting={del.isDeleting(t.id)} onDelete={() => del.remove(t.id)} />
+            <TrunkCard key={t.id} trunk={t} deleting={runningFor(del, t.id)} onDelete={() => del.mutate(t.id)} />
           ))
         }
       </ListBody>

@@ -3,15 +3,14 @@ import { LoaderCircle, RefreshCw, TriangleAlert } from "lucide-react";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
+import { vpsStatusQuery } from "@/features/vps/api";
 import { ResourceUsageCard } from "@/features/vps/resource-usage-card";
 import { ServerControlsCard } from "@/features/vps/server-controls-card";
 import { ServerInfoCard } from "@/features/vps/server-info-card";
-import { ApiError } from "@/lib/api";
-import { keys, POLL_VPS_MS } from "@/lib/constants";
-import type { VpsStatus } from "../../shared/vps";
+import { errorDescription } from "@/lib/error-text";
 
 export function VpsPage() {
-  const status = useQuery<VpsStatus>({ queryKey: keys.vpsStatus, refetchInterval: POLL_VPS_MS });
+  const status = useQuery(vpsStatusQuery());
   const vps = status.data;
   const error = status.error;
 
@@ -28,8 +27,7 @@ export function VpsPage() {
         <Card className="border-destructive/40">
           <CardContent className="flex items-start gap-2 text-destructive text-sm" role="alert">
             <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
-            Could not load the server status:{" "}
-            {error instanceof ApiError ? (error.serverMessage ?? error.message) : String(error)}
+            Could not load the server status: {errorDescription(error)}
           </CardContent>
         </Card>
       )}

@@ -1,13 +1,12 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { ChevronLeft, ChevronRight, LoaderCircle, Rocket } from "lucide-react";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
+import { useSchemaForm } from "@/components/form-kit";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { Progress } from "@/components/ui/progress";
 import { toast } from "@/components/ui/use-toast";
+import { useWizardDeploy } from "@/features/wizard/api";
 import { WizardComplete } from "@/features/wizard/wizard-complete";
 import {
   ExtensionsStep,
@@ -16,12 +15,8 @@ import {
   STEP_FIELDS,
   STEPS,
   TrunkStep,
-  type WizardInput,
-  type WizardOutput,
 } from "@/features/wizard/wizard-steps";
-import { ApiError, sendJson } from "@/lib/api";
-import { keys } from "@/lib/constants";
-import { applyServerErrors } from "@/lib/form-errors";
+import { fieldMessages } from "@/lib/error-text";
 import type { WizardDeployResult } from "../../shared/wizard";
 import { WIZARD_DEFAULTS, wizardDeploySchema } from "../../shared/wizard";
 
@@ -34,17 +29,12 @@ const ALL_FIELDS = Object.values(STEP_FIELDS).flat();
 const stepOf = (fields: object) => ([1, 2, 3] as const).find((s) => STEP_FIELDS[s].some((f) => f in fields));
 
 export function WizardPage() {
-  const client = useQueryClient();
   const [step, setStep] = useState<Step>(1);
   const [result, setResult] = useState<WizardDeployResult>();
-  const form = useForm<WizardInput, unknown, WizardOutput>({
-    resolver: zodResolver(wizardDeploySchema),
-    defaultValues: { ...WIZARD_DEFAULTS },
-  });
+  // The wizard's own page shows no form-level message: a refusal sends the user back to the step at fault.
+  const { form, showServerError } = useSchemaForm(wizardDeploySchema, { ...WIZARD_DEFAULTS });
 
-  const deploy = useMutation({
-    mutationFn: (values: WizardOutput) =>
-      sendJson<WizardDeployResult>("POST", "/api/wizard/deploy", { ...values, step: 4 }),
+  const deploy = useWizardDeploy({
     onSuccess: (res) => {
       setResult(res);
       setStep(5);
@@ -53,12 +43,11 @@ export function WizardPage() {
         title: "Configuration deployed",
         description: n ? `${n} ${n === 1 ? "extension" : "extensions"} created.` : "Nothing new was needed.",
       });
-      void client.invalidateQueries({ queryKey: keys.extensions });
-      void client.invalidateQueries({ queryKey: keys.trunks });
     },
     onError: (err) => {
-      applyServerErrors(err, form.setError, ALL_FIELDS);
-      const back = err instanceof ApiError && err.fields ? stepOf(err.fields) : undefined;
+      showServerError(err, ALL_FIELDS);
+      const fields = fieldMessages(err);
+      const back = fields ? stepOf(fields) : undefined;
       if (back) setStep(back);
       toast({
         variant: "destructive",

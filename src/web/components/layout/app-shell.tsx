@@ -5,7 +5,7 @@ import { SidebarInset, SidebarProvider } from "../ui/sidebar";
 import { AppSidebar } from "./app-sidebar";
 import { Header } from "./header";
 
-/** The signed-in console: sidebar, header and the current screen (spec section 2, Shell). */
+/** The signed-in console: sidebar, header and the current screen. */
 export function AppShell({ user }: { user: SessionUser }) {
   useSyncSocket();
   return (

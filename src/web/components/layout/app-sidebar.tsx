@@ -2,8 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Link, useRouterState } from "@tanstack/react-router";
 import { AudioLines, Server } from "lucide-react";
 import { useEffect } from "react";
+import { serverInfoQuery } from "@/features/auth/api";
 import { NAV_GROUPS } from "@/lib/nav";
-import type { ServerInfo } from "../../../shared/auth";
 import {
   Sidebar,
   SidebarContent,
@@ -22,7 +22,7 @@ import {
 export function AppSidebar() {
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const { setOpenMobile } = useSidebar();
-  const info = useQuery<ServerInfo>({ queryKey: ["/api/info"] });
+  const info = useQuery(serverInfoQuery());
 
   // The mobile sheet closes whenever the route changes.
   // biome-ignore lint/correctness/useExhaustiveDependencies: pathname is the trigger, not a value used.

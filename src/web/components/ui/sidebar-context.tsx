@@ -36,7 +36,7 @@ export function readSidebarCookie(cookie: string = document.cookie): boolean | u
 }
 
 function writeSidebarCookie(open: boolean) {
-  // biome-ignore lint/suspicious/noDocumentCookie: a plain cookie is the documented persistence (spec section 9).
+  // biome-ignore lint/suspicious/noDocumentCookie: the sidebar remembers its state in a plain cookie, as shadcn/ui's sidebar does.
   document.cookie = `${SIDEBAR_COOKIE_NAME}=${open}; path=/; max-age=${SIDEBAR_COOKIE_MAX_AGE}`;
 }
 

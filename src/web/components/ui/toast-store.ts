@@ -1,5 +1,5 @@
 /**
- * shadcn/ui's toast state (spec section 9) as a pure reducer: at most
+ * shadcn/ui's toast state as a pure reducer: at most
  * TOAST_LIMIT toasts, the newest first; a dismissed toast closes at once and is
  * removed from memory TOAST_REMOVE_DELAY ms later (scheduled by use-toast.ts).
  */

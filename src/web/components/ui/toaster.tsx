@@ -2,7 +2,7 @@ import { Toast, ToastClose, ToastDescription, ToastProvider, ToastTitle, ToastVi
 import { TOAST_DURATION_MS } from "./toast-store";
 import { useToast } from "./use-toast";
 
-/** The toast area (spec section 9): swipe right to dismiss, F8 focuses it, 5 s by default. */
+/** The toast area: swipe right to dismiss, F8 focuses it, 5 s by default. */
 export function Toaster() {
   const { toasts } = useToast();
   return (

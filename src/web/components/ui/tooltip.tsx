@@ -2,7 +2,7 @@ import { Tooltip as TooltipPrimitive } from "radix-ui";
 import type * as React from "react";
 import { cn } from "@/lib/utils";
 
-/** App-wide delays (spec section 9); the sidebar nests its own provider with delay 0. */
+/** App-wide tooltip delays; the sidebar nests its own provider with delay 0. */
 export const TOOLTIP_DELAY_MS = 700;
 export const TOOLTIP_SKIP_DELAY_MS = 300;
 

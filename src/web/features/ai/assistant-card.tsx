@@ -2,7 +2,7 @@ import { Bot } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { type AiAssistant, modelLabel, voiceLabel } from "../../../shared/ai";
-import { EditDeleteFooter, Fact } from "./kit";
+import { EditDeleteFooter, Fact } from "./card-parts";
 
 export function AssistantCard({
   assistant: a,

@@ -1,6 +1,7 @@
 import { Controller } from "react-hook-form";
 import type { z } from "zod";
-import { ControlledSelect, SelectField } from "@/components/form-kit";
+import { ControlledSelect, SelectField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { Checkbox } from "@/components/ui/checkbox";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -17,12 +18,11 @@ import {
   aiAssistantSchema,
   voiceLabel,
 } from "../../../shared/ai";
-import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
+import { useSaveAssistant } from "./api";
 
 type FormInput = z.input<typeof aiAssistantSchema>;
-type FormOutput = z.output<typeof aiAssistantSchema>;
 
-/** Spec section 9: empty texts, the one model, alloy, 80, active. */
+/** A new assistant: empty texts, the default model, the "alloy" voice, temperature 80, active. */
 export const ASSISTANT_DEFAULTS: FormInput = {
   name: "",
   description: "",
@@ -78,8 +78,8 @@ const numberValue = (v: unknown) => (v === "" || v == null ? Number.NaN : Number
 /**
  * The one dialog for creating and editing an assistant ('Create AI Assistant' /
  * 'Edit AI Assistant'). Every opening resets the form to the edit target or the
- * defaults, so nothing typed survives a close (spec section 4); the screen keeps
- * the target only while the closing animation runs.
+ * defaults, so nothing typed survives a close; the screen keeps the target only
+ * while the closing animation runs.
  */
 export function AssistantDialog({
   open,
@@ -90,38 +90,32 @@ export function AssistantDialog({
   editing: AiAssistant | null;
   onClose: () => void;
 }) {
-  const { form, formError, setFormError } = useEditorForm({
+  const dialog = useFormDialog({
     schema: aiAssistantSchema,
     defaults: ASSISTANT_DEFAULTS,
+    fields: FIELDS,
+    draft: "reset-on-open",
     open,
+    onClose,
     editing,
     toForm,
-  });
-  const { errors } = form.formState;
-
-  const save = useSave<FormInput, FormOutput>({
-    listKey: aiKeys.assistants,
-    editingId: editing?.id ?? null,
     success: { create: "AI assistant created successfully", edit: "AI assistant updated successfully" },
     failure: { create: "Failed to create assistant", edit: "Failed to update assistant" },
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onSaved: onClose,
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const save = useSaveAssistant(editing?.id ?? null, dialog.saved);
 
   const model = form.watch("model");
 
   return (
     <FormDialog
-      open={open}
-      onOpenChange={(next) => !next && onClose()}
+      dialog={dialog}
       title={editing ? "Edit AI Assistant" : "Create AI Assistant"}
       description="A voice assistant that answers calls through OpenAI's realtime SIP connector."
       submitLabel={editing ? "Save Changes" : "Create Assistant"}
-      onSubmit={form.handleSubmit((values) => save.mutate(values))}
+      onSubmit={dialog.submit((values) => save.mutate(values))}
       pending={save.isPending}
-      formError={formError}
       wide
     >
       <div className="grid gap-4 sm:grid-cols-2">

@@ -1,12 +1,11 @@
-import { useMutation } from "@tanstack/react-query";
 import { FlaskConical, LoaderCircle } from "lucide-react";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Textarea } from "@/components/ui/textarea";
-import { sendJson } from "@/lib/api";
 import { errorText } from "@/lib/error-text";
-import { actionLabel, parseJsonObject, type RouteDecision } from "../../../shared/ai";
+import { actionLabel, parseJsonObject } from "../../../shared/ai";
+import { useRouteTest } from "./api";
 
 const SAMPLE = JSON.stringify({ sentiment: "negative", intent: "billing", calledNumber: "1001" }, null, 2);
 
@@ -14,10 +13,7 @@ const SAMPLE = JSON.stringify({ sentiment: "negative", intent: "billing", called
 export function RouteTester() {
   const [facts, setFacts] = useState(SAMPLE);
   const [problem, setProblem] = useState<string>();
-  const run = useMutation({
-    mutationFn: (body: Record<string, unknown>) => sendJson<RouteDecision>("POST", "/api/ai/route", body),
-    onError: (err) => setProblem(errorText(err)),
-  });
+  const run = useRouteTest({ onError: (err) => setProblem(errorText(err)) });
   const d = run.data;
   return (
     <Card className="gap-4">

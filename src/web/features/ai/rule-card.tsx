@@ -1,7 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { type AiRoutingRule, actionLabel, jsonEntries } from "../../../shared/ai";
-import { EditDeleteFooter } from "./kit";
+import { EditDeleteFooter } from "./card-parts";
 
 function Pairs({ label, text }: { label: string; text: string }) {
   const pairs = jsonEntries(text);

@@ -1,6 +1,7 @@
 import { Controller } from "react-hook-form";
 import type { z } from "zod";
-import { SelectField, SwitchField } from "@/components/form-kit";
+import { SelectField, SwitchField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
@@ -11,14 +12,13 @@ import {
   parseJsonObject,
   ROUTING_ACTIONS,
 } from "../../../shared/ai";
-import { aiKeys, FormDialog, useEditorForm, useSave } from "./kit";
+import { useSaveRule } from "./api";
 
 type FormInput = z.input<typeof aiRoutingRuleSchema>;
-type FormOutput = z.output<typeof aiRoutingRuleSchema>;
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
-/** Spec section 9: sentiment negative → route to extension 200, enabled, priority 0. */
+/** A new rule, as an example to edit: negative sentiment → route to extension 200, enabled, priority 0. */
 export const RULE_DEFAULTS: FormInput = {
   name: "",
   description: "",
@@ -51,7 +51,7 @@ const toForm = (r: AiRoutingRule): FormInput => ({
 
 const numberValue = (v: unknown) => (v === "" || v == null ? Number.NaN : Number(v));
 
-/** A hint, not a check: the spec leaves JSON validity unchecked in the form. */
+/** A hint, not a check: text that is not a JSON object is saved as it is; the hint says what that means. */
 function JsonHint({ text, what }: { text: string | undefined; what: string }) {
   if (!text?.trim() || parseJsonObject(text)) return null;
   return <p className="text-muted-foreground text-xs">Not a JSON object: {what}</p>;
@@ -67,39 +67,33 @@ export function RuleDialog({
   editing: AiRoutingRule | null;
   onClose: () => void;
 }) {
-  const { form, formError, setFormError } = useEditorForm({
+  const dialog = useFormDialog({
     schema: aiRoutingRuleSchema,
     defaults: RULE_DEFAULTS,
+    fields: FIELDS,
+    draft: "reset-on-open",
     open,
+    onClose,
     editing,
     toForm,
-  });
-  const { errors } = form.formState;
-
-  const save = useSave<FormInput, FormOutput>({
-    listKey: aiKeys.rules,
-    editingId: editing?.id ?? null,
     success: { create: "Routing rule created successfully", edit: "Routing rule updated successfully" },
     failure: { create: "Failed to create routing rule", edit: "Failed to update routing rule" },
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onSaved: onClose,
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const save = useSaveRule(editing?.id ?? null, dialog.saved);
 
   const [conditions, actionParams, action] = form.watch(["conditions", "actionParams", "action"]);
   const known = (ROUTING_ACTIONS as readonly string[]).includes(action ?? "");
 
   return (
     <FormDialog
-      open={open}
-      onOpenChange={(next) => !next && onClose()}
+      dialog={dialog}
       title={editing ? "Edit Routing Rule" : "Create Routing Rule"}
       description="When every condition matches the facts of a call, the action runs. Higher priority is evaluated first."
       submitLabel={editing ? "Save Changes" : "Create Rule"}
-      onSubmit={form.handleSubmit((values) => save.mutate(values))}
+      onSubmit={dialog.submit((values) => save.mutate(values))}
       pending={save.isPending}
-      formError={formError}
       wide
     >
       <div className="grid gap-4 sm:grid-cols-[1fr_10rem]">

@@ -7,8 +7,7 @@ import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { useCopiedFlag } from "@/hooks/use-copied";
 import { copyText } from "@/lib/clipboard";
-import type { AiCallLog, SipUriInfo } from "../../../shared/ai";
-import { aiKeys } from "./kit";
+import { aiCallsQuery, sipUriQuery } from "./api";
 
 function CopyRow({ label, value }: { label: string; value: string }) {
   const [copied, flash] = useCopiedFlag();
@@ -39,7 +38,7 @@ function CopyRow({ label, value }: { label: string; value: string }) {
 
 /** Where the FreePBX trunk and the OpenAI project webhook must point (README: AI voice). */
 export function SipConnectorCard() {
-  const info = useQuery<SipUriInfo>({ queryKey: aiKeys.sipUri, refetchOnMount: "always" });
+  const info = useQuery(sipUriQuery());
   const d = info.data;
   const missing = d
     ? [!d.apiKeySet && "API key", !d.webhookSecretSet && "webhook signing secret", !d.uri && "project ID"].filter(
@@ -83,7 +82,7 @@ const OUTCOME_VARIANT = { accept: "success", refer: "secondary", reject: "warnin
 
 /** The last answered calls (the call log the webhook writes). */
 export function RecentCallsCard() {
-  const calls = useQuery<AiCallLog[]>({ queryKey: aiKeys.calls, refetchOnMount: "always" });
+  const calls = useQuery(aiCallsQuery());
   if (!calls.data?.length) return null;
   return (
     <Card className="gap-3">

@@ -13,7 +13,7 @@ import {
 } from "@/components/ui/dialog";
 import { type CallTranscript, formatDuration } from "../../../shared/ai";
 
-/** Spec section 9: positive green, negative red, anything else neutral. */
+/** The call's sentiment: positive green, negative red, anything else neutral. */
 export function SentimentBadge({ sentiment }: { sentiment: string | null }) {
   if (!sentiment) return null;
   const s = sentiment.toLowerCase();

@@ -3,12 +3,10 @@
  * POST /api/ai/transcripts with `Authorization: Bearer <token>`. A token is
  * shown once, right after it is created; the server keeps only its hash.
  */
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { Check, Copy, KeyRound, LoaderCircle } from "lucide-react";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
-import type { z } from "zod";
+import { useSchemaForm } from "@/components/form-kit";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -16,15 +14,12 @@ import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { useCopiedFlag } from "@/hooks/use-copied";
-import { sendJson } from "@/lib/api";
 import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
-import { applyServerErrors } from "@/lib/form-errors";
-import type { ApiToken, CreatedApiToken } from "../../../shared/ai";
+import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
+import type { CreatedApiToken } from "../../../shared/ai";
 import { apiTokenSchema } from "../../../shared/ai";
-
-const KEY = ["/api/ai/tokens"];
-type Form = z.input<typeof apiTokenSchema>;
+import { apiTokensQuery, useCreateApiToken, useRevokeApiToken } from "./api";
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
 
@@ -58,37 +53,22 @@ function NewToken({ token, onDone }: { token: CreatedApiToken; onDone: () => voi
 }
 
 export function ApiTokensCard() {
-  const client = useQueryClient();
-  const tokens = useQuery<ApiToken[]>({ queryKey: KEY, refetchOnMount: "always" });
+  const tokens = useQuery(apiTokensQuery());
   const [created, setCreated] = useState<CreatedApiToken | null>(null);
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<Form>({ resolver: zodResolver(apiTokenSchema), defaultValues: { name: "" } });
+  const { form, formError, showServerError, submit } = useSchemaForm(apiTokenSchema, { name: "" });
 
-  const create = useMutation({
-    mutationFn: (body: Form) => sendJson<CreatedApiToken>("POST", "/api/ai/tokens", body),
-    onMutate: () => setFormError(undefined),
-    onSuccess: async (token) => {
+  const create = useCreateApiToken({
+    onSuccess: (token) => {
       setCreated(token);
       form.reset({ name: "" });
       toast({ title: "API token created" });
-      await client.invalidateQueries({ queryKey: KEY });
     },
     onError: (err) => {
-      const message = applyServerErrors(err, form.setError, ["name"]);
-      setFormError(message);
+      const message = showServerError(err, ["name"]);
       toast({ variant: "destructive", title: "Failed to create API token", description: message });
     },
   });
-
-  const revoke = useMutation({
-    mutationFn: (id: number) => sendJson<unknown>("DELETE", `/api/ai/tokens/${id}`),
-    onSuccess: async () => {
-      toast({ title: "API token revoked" });
-      await client.invalidateQueries({ queryKey: KEY });
-    },
-    onError: (err) =>
-      toast({ variant: "destructive", title: "Failed to revoke API token", description: errorText(err) }),
-  });
+  const revoke = useRevokeApiToken(deleteToasts("API token revoked", "Failed to revoke API token"));
 
   return (
     <Card className="gap-4">
@@ -105,7 +85,7 @@ export function ApiTokensCard() {
         <form
           noValidate
           className="flex flex-wrap items-end gap-3"
-          onSubmit={form.handleSubmit((values) => create.mutate(values))}
+          onSubmit={submit((values) => create.mutate(values))}
         >
           <FormField label="Token name" error={form.formState.errors.name?.message} className="min-w-48 flex-1">
             {(control) => <Input {...control} placeholder="Voice bridge" {...form.register("name")} />}
@@ -136,11 +116,12 @@ export function ApiTokensCard() {
                     variant="outline"
                     size="sm"
                     className="ml-auto text-destructive hover:text-destructive"
-                    disabled={revoke.isPending && revoke.variables === t.id}
-                    onClick={() => {
-                      if (window.confirm(`Revoke the API token "${t.name}"? Clients using it stop working at once.`))
-                        revoke.mutate(t.id);
-                    }}
+                    disabled={runningFor(revoke, t.id)}
+                    onClick={() =>
+                      afterConfirm(`Revoke the API token "${t.name}"? Clients using it stop working at once.`, () =>
+                        revoke.mutate(t.id),
+                      )
+                    }
                     aria-label={`Revoke ${t.name}`}
                   >
                     Revoke

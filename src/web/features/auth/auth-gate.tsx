@@ -3,8 +3,8 @@ import { LoaderCircle, ServerCrash } from "lucide-react";
 import { useEffect } from "react";
 import { AppShell } from "@/components/layout/app-shell";
 import { Button } from "@/components/ui/button";
-import { forgetSignedInData, ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/auth";
+import { forgetSignedInData } from "@/lib/session";
+import { meQuery } from "./api";
 import { CreateAdminPage } from "./create-admin-page";
 import { SignInPage } from "./sign-in-page";
 
@@ -14,7 +14,7 @@ import { SignInPage } from "./sign-in-page";
  */
 export function AuthGate() {
   const client = useQueryClient();
-  const me = useQuery<MeResponse>({ queryKey: ME_KEY });
+  const me = useQuery(meQuery());
   const signedIn = me.data?.authenticated === true;
 
   useEffect(() => {

@@ -1,45 +1,26 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle } from "lucide-react";
-import { useState } from "react";
-import { useForm } from "react-hook-form";
-import type { z } from "zod";
+import { useSchemaForm } from "@/components/form-kit";
 import { Button } from "@/components/ui/button";
 import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { ApiError, sendJson } from "@/lib/api";
-import { applyServerErrors } from "@/lib/form-errors";
-import { ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/auth";
-import { PASSWORD_MIN, type SetupInput, setupSchema } from "../../../shared/auth";
+import { PASSWORD_MIN, setupSchema } from "../../../shared/auth";
+import { useCreateAdmin } from "./api";
 import { AuthLayout } from "./auth-layout";
 
 const FIELDS = ["username", "password", "confirmPassword"] as const;
 
 /** First run: no user exists yet, so the first visitor creates the administrator. */
 export function CreateAdminPage() {
-  const client = useQueryClient();
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<SetupInput, unknown, z.output<typeof setupSchema>>({
-    resolver: zodResolver(setupSchema),
-    defaultValues: { username: "", password: "", confirmPassword: "" },
+  const { form, formError, showServerError, submit } = useSchemaForm(setupSchema, {
+    username: "",
+    password: "",
+    confirmPassword: "",
   });
   const { errors } = form.formState;
 
-  const setup = useMutation({
-    mutationFn: (input: z.output<typeof setupSchema>) => sendJson<MeResponse>("POST", "/api/auth/setup", input),
-    onSuccess: (me) => client.setQueryData(ME_KEY, me),
-    onError: (err) => {
-      setFormError(applyServerErrors(err, form.setError, FIELDS));
-      // 409: someone else created the administrator meanwhile; /me now says "sign in".
-      if (err instanceof ApiError && err.status === 409) void client.invalidateQueries({ queryKey: ME_KEY });
-    },
-  });
+  const setup = useCreateAdmin({ onError: (err) => showServerError(err, FIELDS) });
 
-  const onSubmit = form.handleSubmit((input) => {
-    setFormError(undefined);
-    setup.mutate(input);
-  });
+  const onSubmit = submit((input) => setup.mutate(input));
 
   return (
     <AuthLayout title="Create administrator" description="No administrator exists yet. Choose the sign-in details.">

@@ -1,43 +1,32 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle } from "lucide-react";
-import { useState } from "react";
-import { useForm } from "react-hook-form";
+import { useSchemaForm } from "@/components/form-kit";
 import { Button } from "@/components/ui/button";
 import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { ApiError, sendJson } from "@/lib/api";
-import { applyServerErrors } from "@/lib/form-errors";
-import { ME_KEY } from "@/lib/session";
-import type { MeResponse } from "../../../shared/auth";
-import { type LoginInput, loginSchema } from "../../../shared/auth";
+import { errorMessage, refusalStatus } from "@/lib/error-text";
+import { loginSchema } from "../../../shared/auth";
+import { useSignIn } from "./api";
 import { AuthLayout } from "./auth-layout";
 
 const FIELDS = ["username", "password"] as const;
 
 export function SignInPage() {
-  const client = useQueryClient();
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<LoginInput>({
-    resolver: zodResolver(loginSchema),
-    defaultValues: { username: "", password: "" },
+  const { form, formError, setFormError, showServerError, submit } = useSchemaForm(loginSchema, {
+    username: "",
+    password: "",
   });
   const { errors } = form.formState;
 
-  const login = useMutation({
-    mutationFn: (input: LoginInput) => sendJson<MeResponse>("POST", "/api/auth/login", input),
-    onSuccess: (me) => client.setQueryData(ME_KEY, me),
+  const login = useSignIn({
     onError: (err) => {
-      if (err instanceof ApiError && err.status === 401) setFormError("Wrong username or password");
-      else if (err instanceof ApiError && err.status === 429) setFormError(err.serverMessage ?? err.message);
-      else setFormError(applyServerErrors(err, form.setError, FIELDS));
+      const status = refusalStatus(err);
+      if (status === 401) setFormError("Wrong username or password");
+      else if (status === 429) setFormError(errorMessage(err));
+      else showServerError(err, FIELDS);
     },
   });
 
-  const onSubmit = form.handleSubmit((input) => {
-    setFormError(undefined);
-    login.mutate(input);
-  });
+  const onSubmit = submit((input) => login.mutate(input));
 
   return (
     <AuthLayout title="Sign in" description="Sign in to manage your phone system.">

@@ -1,15 +1,10 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { LogOut } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { toast } from "@/components/ui/use-toast";
-import { sendJson } from "@/lib/api";
-import { showSignedOut } from "@/lib/session";
+import { useSignOut } from "./api";
 
 export function SignOutButton() {
-  const client = useQueryClient();
-  const signOut = useMutation({
-    mutationFn: () => sendJson<unknown>("POST", "/api/auth/logout"),
-    onSuccess: () => showSignedOut(client),
+  const signOut = useSignOut({
     onError: (err) =>
       toast({
         variant: "destructive",

@@ -1,21 +1,26 @@
-import { useQuery } from "@tanstack/react-query";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio } from "lucide-react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { assistantsQuery } from "@/features/ai/api";
+import { extensionsQuery } from "@/features/extensions/api";
+import { pttGroupsQuery } from "@/features/ptt/api";
+import { inboundRoutesQuery } from "@/features/routes/api";
+import { trunksQuery } from "@/features/trunks/api";
+import { POLL_LIST_MS } from "@/lib/constants";
 
 interface CountSpec {
   title: string;
   caption: string;
   icon: LucideIcon;
-  queryKey: readonly string[];
+  list: () => { queryKey: QueryKey };
 }
 
 const COUNTS: CountSpec[] = [
-  { title: "Extensions", caption: "Total configured", icon: Phone, queryKey: keys.extensions },
-  { title: "Trunks", caption: "Active connections", icon: Network, queryKey: keys.trunks },
-  { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, queryKey: keys.inboundRoutes },
-  { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, queryKey: keys.pttGroups },
-  { title: "AI Assistants", caption: "AI voice modules", icon: Bot, queryKey: keys.assistants },
+  { title: "Extensions", caption: "Total configured", icon: Phone, list: extensionsQuery },
+  { title: "Trunks", caption: "Active connections", icon: Network, list: trunksQuery },
+  { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, list: inboundRoutesQuery },
+  { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, list: pttGroupsQuery },
+  { title: "AI Assistants", caption: "AI voice modules", icon: Bot, list: assistantsQuery },
 ];
 
 function CountCard({
@@ -47,11 +52,7 @@ function CountCard({
 
 /** One list's length, polled every 5 s and refetched whenever the dashboard mounts. */
 function ListCount(spec: CountSpec) {
-  const list = useQuery<unknown[]>({
-    queryKey: spec.queryKey,
-    refetchInterval: POLL_LIST_MS,
-    refetchOnMount: "always",
-  });
+  const list = useQuery<unknown[]>({ ...spec.list(), refetchInterval: POLL_LIST_MS, refetchOnMount: "always" });
   const value = list.data ? list.data.length.toLocaleString("en-US") : list.isError ? "—" : "...";
   return <CountCard title={spec.title} caption={spec.caption} icon={spec.icon} value={value} />;
 }
@@ -66,7 +67,7 @@ export function CountCards() {
         {COUNTS.map((spec) => (
           <ListCount key={spec.title} {...spec} />
         ))}
-        {/* No call-state source yet: the spec fixes this at 0. */}
+        {/* No call-state source yet: always 0 until the live PBX state arrives. */}
         <CountCard title="Active Calls" caption="In progress" icon={PhoneCall} value="0" />
       </div>
     </section>

@@ -1,5 +1,5 @@
 /**
- * Resource usage colouring (spec sections 2 and 9): normal below 60 %, warning
+ * Resource usage colouring on the dashboard: normal below 60 %, warning
  * from 60 to below 80 %, destructive from 80 % up. Pure, so it is unit-tested
  * without a browser (test/browser/dashboard-thresholds.test.ts).
  */

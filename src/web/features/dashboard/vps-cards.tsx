@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { Cpu, HardDrive, Info, MemoryStick, Server, TriangleAlert } from "lucide-react";
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
-import { keys, POLL_VPS_MS } from "@/lib/constants";
+import { vpsStatusQuery } from "@/features/vps/api";
 import type { VpsStatus } from "../../../shared/vps";
 import { NotConfigured, StatCard, StatSkeleton, UsageValue } from "./resource-card";
 import { ServerStatusValue } from "./server-status";
@@ -43,7 +43,7 @@ function VpsNotice({ tone, title, message }: { tone: "info" | "error"; title?: s
 
 /** CPU, memory, disk and server status from GET /api/vps/status, polled every 10 s. */
 export function VpsCards() {
-  const status = useQuery<VpsStatus>({ queryKey: keys.vpsStatus, refetchInterval: POLL_VPS_MS });
+  const status = useQuery(vpsStatusQuery());
   const vps = status.data;
   const caption = vps ? sourceCaption(vps.source) : null;
 

@@ -1,11 +1,8 @@
-/** Deploy targets, their toast texts (spec section 8) and the normalised result of one run. */
+/** Deploy targets, their toast texts and the normalised result of one run. */
+import { serverMessage } from "@/lib/error-text";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
 export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
-
-export const deployKeys = { status: ["/api/deploy/status"] } as const;
-
-export const deployUrl = (target: DeployTarget) => `/api/deploy/${target}`;
 
 interface TargetText {
   /** Success toast title. */
@@ -81,12 +78,16 @@ export function runToast(run: DeployRun): { title: string; description: string; 
   };
 }
 
-/** The toast for a request that failed as a whole (e.g. the 400 'No way to reach the PBX…'). */
-export function failureToast(target: DeployTarget, serverMessage?: string) {
+/**
+ * The toast for a request that failed as a whole (e.g. the 400 'No way to reach the PBX…'): the
+ * server's reason, or the browser's when the server could not be reached.
+ */
+export function failureToast(target: DeployTarget, err: unknown) {
   const base = `Failed to deploy ${TARGET_TEXT[target].what} to the PBX server.`;
+  const reason = err instanceof TypeError ? err.message : serverMessage(err);
   return {
     title: "Deployment Failed",
-    description: serverMessage ? `${base} ${serverMessage}` : base,
+    description: reason ? `${base} ${reason}` : base,
     variant: "destructive" as const,
   };
 }

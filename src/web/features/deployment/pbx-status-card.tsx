@@ -6,9 +6,8 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
-import { ApiError } from "@/lib/api";
-import type { PbxStatus } from "../../../shared/pbx";
-import { deployKeys } from "./model";
+import { errorMessage } from "@/lib/error-text";
+import { pbxStatusQuery } from "./api";
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -30,7 +29,7 @@ function ReloadBadge({ needReload }: { needReload: boolean | null }) {
 
 /** How the console reaches the PBX (SSH / GraphQL) and FreePBX's own "reload needed" flag. */
 export function PbxStatusCard() {
-  const status = useQuery<PbxStatus>({ queryKey: deployKeys.status, refetchOnMount: "always" });
+  const status = useQuery(pbxStatusQuery());
   const s = status.data;
   return (
     <Card role="region" aria-labelledby="pbx-status-title" className="gap-4">
@@ -80,10 +79,7 @@ export function PbxStatusCard() {
         )}
         {status.isError && (
           <p role="alert" className="text-destructive text-sm">
-            Could not read the PBX status:{" "}
-            {status.error instanceof ApiError
-              ? (status.error.serverMessage ?? status.error.message)
-              : status.error.message}
+            Could not read the PBX status: {errorMessage(status.error)}
           </p>
         )}
         {s?.message && (

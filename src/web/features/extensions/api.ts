@@ -1,10 +1,11 @@
-/** Extension list, create, delete and the web-dialer push (spec section 7, Extensions). */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "@/components/ui/use-toast";
+/** Extensions: the list, QR code and provisioning reads, create, delete and the web-dialer push. */
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { sendJson } from "@/lib/api";
-import { keys, POLL_LIST_MS } from "@/lib/constants";
+import { POLL_LIST_MS } from "@/lib/constants";
 import { errorMessage } from "@/lib/error-text";
-import type { Extension } from "../../../shared/inventory";
+import { type MutationUi, useApiMutation } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
+import type { Extension, ProvisioningResponse } from "../../../shared/inventory";
 
 /** The cloud push service the web dialer reads extension configs from. */
 export const DIALER_SERVICE = "Web Dialer";
@@ -17,10 +18,24 @@ export interface NewExtension {
   secret: string | null;
 }
 
-/** The list, polled every 5 s even while the tab is hidden (spec section 9). */
+export const extensionsQuery = () => queryOptions<Extension[]>({ queryKey: queryKeys.extensions });
+
+/** Fetched afresh each time: the code carries the current secret and PTT groups. */
+export const qrCodeQuery = (id: number) =>
+  queryOptions<{ qrCode: string }>({ queryKey: queryKeys.extensionQrCode(id), staleTime: 0, gcTime: 0 });
+
+/** The extension's softphone config; re-read on every mount (the secret or its PTT groups may change). */
+export const provisioningQuery = (ext: Extension | null) =>
+  queryOptions<ProvisioningResponse>({
+    queryKey: queryKeys.extensionProvisioning(ext?.id ?? 0),
+    enabled: ext !== null,
+    refetchOnMount: "always",
+  });
+
+/** The Extensions screen's list, polled every 5 s even while the tab is hidden. */
 export function useExtensions() {
-  return useQuery<Extension[]>({
-    queryKey: keys.extensions,
+  return useQuery({
+    ...extensionsQuery(),
     refetchInterval: POLL_LIST_MS,
     refetchIntervalInBackground: true,
     refetchOnMount: "always",
@@ -28,7 +43,7 @@ export function useExtensions() {
 }
 
 /** POST /api/dialer/push-all; answers with how many configs went out. */
-export async function pushAll(): Promise<number | null> {
+async function pushAll(): Promise<number | null> {
   const res = await sendJson<{ count?: number; pushed?: number } | undefined>("POST", "/api/dialer/push-all");
   return res?.count ?? res?.pushed ?? null;
 }
@@ -38,46 +53,27 @@ function pushInBackground() {
   pushAll().catch((err: unknown) => console.log(`Background push to ${DIALER_SERVICE} failed:`, errorMessage(err)));
 }
 
-export function usePushAll() {
-  return useMutation({
-    mutationFn: pushAll,
-    onSuccess: (count) =>
-      toast({
-        title: `Synced to ${DIALER_SERVICE}`,
-        description: `${count ?? "All"} extension configs pushed to the cloud for web dialer`,
-      }),
-    onError: (err) =>
-      toast({
-        variant: "destructive",
-        title: `Failed to sync extensions to ${DIALER_SERVICE}`,
-        description: errorMessage(err),
-      }),
-  });
+/** Pushes every extension config to the web dialer's cloud service; answers with how many went out. */
+export function usePushAll(ui: MutationUi<number | null, void>) {
+  return useApiMutation<number | null>({ mutationFn: pushAll, invalidates: [], ...ui });
 }
 
-export function useCreateExtension() {
-  const client = useQueryClient();
-  return useMutation({
+export function useCreateExtension(ui: MutationUi<Extension, NewExtension>) {
+  return useApiMutation({
     mutationFn: (input: NewExtension) => sendJson<Extension>("POST", "/api/extensions", input),
-    onSuccess: async () => {
-      toast({ title: "Extension created" });
-      pushInBackground();
-      await client.invalidateQueries({ queryKey: keys.extensions, exact: true });
-    },
+    invalidates: [queryKeys.extensions],
+    exact: true,
+    afterSuccess: pushInBackground,
+    ...ui,
   });
 }
 
-export function useDeleteExtension() {
-  const client = useQueryClient();
-  return useMutation({
+export function useDeleteExtension(ui: MutationUi<void, Extension>) {
+  return useApiMutation({
     mutationFn: (ext: Extension) => sendJson<void>("DELETE", `/api/extensions/${ext.id}`),
-    onSuccess: async () => {
-      toast({ title: "Extension deleted" });
-      pushInBackground();
-      await client.invalidateQueries({ queryKey: keys.extensions, exact: true });
-    },
-    // A 409 says why (a PTT group or inbound route still uses it): show that, not just "failed".
-    onError: (err) =>
-      toast({ variant: "destructive", title: "Failed to delete extension.", description: errorMessage(err) }),
+    invalidates: [queryKeys.extensions],
+    exact: true,
+    afterSuccess: pushInBackground,
+    ...ui,
   });
 }

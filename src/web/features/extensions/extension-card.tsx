@@ -3,6 +3,8 @@ import { memo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { errorMessage } from "@/lib/error-text";
+import { deleteToasts } from "@/lib/mutations";
 import type { Extension } from "../../../shared/inventory";
 import { useDeleteExtension } from "./api";
 
@@ -14,7 +16,8 @@ export const ExtensionCard = memo(function ExtensionCard({
   ext: Extension;
   onShowQr: (ext: Extension) => void;
 }) {
-  const remove = useDeleteExtension();
+  // A 409 says why (a PTT group or inbound route still uses it): the toast shows that, not just "failed".
+  const remove = useDeleteExtension(deleteToasts("Extension deleted", "Failed to delete extension.", errorMessage));
   return (
     <Card
       className="h-full gap-0 overflow-hidden px-5 py-4"

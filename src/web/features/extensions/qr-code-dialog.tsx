@@ -3,9 +3,10 @@ import { LoaderCircle } from "lucide-react";
 import { useEffect } from "react";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { toast } from "@/components/ui/use-toast";
+import { serverInfoQuery } from "@/features/auth/api";
 import { errorMessage } from "@/lib/error-text";
-import type { ServerInfo } from "../../../shared/auth";
 import type { Extension } from "../../../shared/inventory";
+import { qrCodeQuery } from "./api";
 
 function Detail({ label, value, mono }: { label: string; value: string; mono?: boolean }) {
   return (
@@ -18,11 +19,7 @@ function Detail({ label, value, mono }: { label: string; value: string; mono?: b
 
 /** Fetched each time it opens: the code carries the current secret and PTT groups. */
 function QrImage({ ext }: { ext: Extension }) {
-  const qr = useQuery<{ qrCode: string }>({
-    queryKey: ["/api/extensions", String(ext.id), "qr-code"],
-    staleTime: 0,
-    gcTime: 0,
-  });
+  const qr = useQuery(qrCodeQuery(ext.id));
 
   useEffect(() => {
     if (qr.isError)
@@ -47,7 +44,7 @@ function QrImage({ ext }: { ext: Extension }) {
 
 /** The per-extension softphone code: scan it in Sangoma Talk to set the account up. */
 export function QrCodeDialog({ ext, onClose }: { ext: Extension | null; onClose: () => void }) {
-  const info = useQuery<ServerInfo>({ queryKey: ["/api/info"] });
+  const info = useQuery(serverInfoQuery());
   return (
     <Dialog open={ext !== null} onOpenChange={(open) => !open && onClose()}>
       {ext && (

@@ -60,7 +60,7 @@ function items(host: string): { key: string; text: ReactNode }[] {
   ];
 }
 
-/** The static manual-deployment checklist (spec section 2); ticks are only a reading aid, kept in memory. */
+/** The fixed manual-deployment checklist; ticks are only a reading aid, kept in memory. */
 export function ManualChecklist() {
   const id = useId();
   const [done, setDone] = useState<Record<string, boolean>>({});

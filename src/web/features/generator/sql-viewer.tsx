@@ -7,7 +7,7 @@ import { copyText } from "@/lib/clipboard";
 import { downloadText, scriptFileName } from "./file-actions";
 import type { GeneratedConfig } from "./types";
 
-/** Spec section 9: the SQL viewer is 500px high. */
+/** The SQL viewer has a fixed height and scrolls. */
 const VIEWER_HEIGHT = "h-[500px]";
 
 interface SqlTab {

@@ -24,7 +24,7 @@ function CountTile({ title, icon: Icon, value }: Count) {
   );
 }
 
-/** The spec's four counts, plus the page groups the script also carries. */
+/** How many trunks, extensions, outbound and inbound routes and page groups the script carries. */
 export function SummaryCounts({ summary }: { summary: GeneratedConfig["summary"] }) {
   const counts: Count[] = [
     { title: "Trunks", icon: Network, value: summary.totalTrunks },

@@ -1,4 +1,4 @@
-/** GET /api/config/generate (spec section 7, plus page groups and the refused items). */
+/** The answer of GET /api/config/generate: counts, the script and its SQL per kind, and what was left out. */
 export type GeneratedKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
 
 export interface GeneratedConfig {
@@ -20,8 +20,6 @@ export interface GeneratedConfig {
   /** Objects left out because FreePBX cannot hold one of their values. */
   refused?: { kind: GeneratedKind; key: string; reason: string }[];
 }
-
-export const generatorKeys = { config: ["/api/config/generate"] } as const;
 
 export const KIND_LABEL: Record<GeneratedKind, string> = {
   trunk: "Trunk",

@@ -1,59 +1,46 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useState } from "react";
-import { Controller, useForm, useWatch } from "react-hook-form";
+import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { CreateDialog, SwitchField } from "@/components/form-kit";
+import { SwitchField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
-import { keys } from "@/lib/constants";
-import { useCreate } from "@/lib/mutations";
 import type { Extension } from "../../../shared/inventory";
 import { pttGroupSchema } from "../../../shared/inventory";
+import { useCreatePttGroup } from "./api";
 import { MemberChecklist } from "./member-checklist";
 
 type PttInput = z.input<typeof pttGroupSchema>;
-type PttOutput = z.output<typeof pttGroupSchema>;
 
-/** Spec section 9: auto-answer on, duplex off. */
+/** A new group answers automatically and is one-way (duplex off). */
 const DEFAULTS: PttInput = { name: "", extension: "", description: "", members: [], duplex: false, autoAnswer: true };
 const FIELDS = ["name", "extension", "description", "members", "duplex", "autoAnswer"] as const;
 
 /** `extensions`: the member candidates, sorted numerically; undefined while loading. */
 export function AddPttGroupDialog({ extensions }: { extensions: Extension[] | undefined }) {
-  const [open, setOpen] = useState(false);
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<PttInput, unknown, PttOutput>({
-    resolver: zodResolver(pttGroupSchema),
-    defaultValues: DEFAULTS,
-  });
-  const { errors } = form.formState;
-  const members = useWatch({ control: form.control, name: "members" });
-  const create = useCreate<PttInput, PttOutput>({
-    listKey: keys.pttGroups,
+  const dialog = useFormDialog({
+    schema: pttGroupSchema,
+    defaults: DEFAULTS,
+    fields: FIELDS,
+    draft: "keep",
     success: "PTT Group created",
     failure: "Failed to create PTT group.",
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onCreated: () => {
-      setOpen(false);
-      form.reset(DEFAULTS);
-    },
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const members = useWatch({ control: form.control, name: "members" });
+  const create = useCreatePttGroup(dialog.saved);
 
   return (
-    <CreateDialog
+    <FormDialog
+      dialog={dialog}
       trigger="Add PTT Group"
       title="Add PTT Group"
       description="Dial the group's number to talk to every member at once."
       submitLabel="Create Group"
-      open={open}
-      onOpenChange={setOpen}
-      onSubmit={form.handleSubmit((values) => create.mutate(values))}
+      onSubmit={dialog.submit((values) => create.mutate(values))}
       pending={create.isPending}
       canSubmit={members.length > 0}
-      formError={formError}
     >
       <div className="grid items-start gap-4 sm:grid-cols-2">
         <FormField label="Name" error={errors.name?.message}>
@@ -104,6 +91,6 @@ export function AddPttGroupDialog({ extensions }: { extensions: Extension[] | un
           />
         )}
       />
-    </CreateDialog>
+    </FormDialog>
   );
 }

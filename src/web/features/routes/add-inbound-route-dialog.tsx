@@ -1,14 +1,12 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useState } from "react";
-import { Controller, useForm, useWatch } from "react-hook-form";
+import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { ControlledSelect, CreateDialog, SelectField } from "@/components/form-kit";
+import { ControlledSelect, SelectField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { keys } from "@/lib/constants";
-import { useCreate } from "@/lib/mutations";
 import type { Trunk } from "../../../shared/inventory";
 import { destinationTypes, inboundRouteSchema } from "../../../shared/inventory";
+import { type NewInboundRoute, useCreateInboundRoute } from "./api";
 
 type InboundInput = z.input<typeof inboundRouteSchema>;
 type InboundOutput = z.output<typeof inboundRouteSchema>;
@@ -33,48 +31,38 @@ const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; p
 };
 const DESTINATION_OPTIONS = destinationTypes.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
 
-/** The POST body: 'Any Trunk' sends no trunkId at all (spec section 5). */
-function toBody({ trunkId, ...rest }: InboundOutput) {
+/** The create body: 'Any Trunk' sends no trunkId at all. */
+function toBody({ trunkId, ...rest }: InboundOutput): NewInboundRoute {
   return trunkId == null ? rest : { ...rest, trunkId };
 }
 
 export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
-  const [open, setOpen] = useState(false);
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<InboundInput, unknown, InboundOutput>({
-    resolver: zodResolver(inboundRouteSchema),
-    defaultValues: DEFAULTS,
-  });
-  const { errors } = form.formState;
-  const destinationType = useWatch({ control: form.control, name: "destinationType" });
-  const create = useCreate<InboundInput, ReturnType<typeof toBody>>({
-    listKey: keys.inboundRoutes,
+  const dialog = useFormDialog({
+    schema: inboundRouteSchema,
+    defaults: DEFAULTS,
+    fields: FIELDS,
+    draft: "keep",
     success: "Route created",
     failure: "Failed to create inbound route.",
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onCreated: () => {
-      setOpen(false);
-      form.reset(DEFAULTS);
-    },
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const destinationType = useWatch({ control: form.control, name: "destinationType" });
+  const create = useCreateInboundRoute(dialog.saved);
   const trunkOptions = [
     { value: ANY_TRUNK, label: "Any Trunk" },
     ...trunks.map((t) => ({ value: String(t.id), label: t.name })),
   ];
 
   return (
-    <CreateDialog
+    <FormDialog
+      dialog={dialog}
       trigger="Add Inbound Route"
       title="Add Inbound Route"
       description="Send calls that arrive on a DID number to a destination."
       submitLabel="Create Route"
-      open={open}
-      onOpenChange={setOpen}
-      onSubmit={form.handleSubmit((values) => create.mutate(toBody(values)))}
+      onSubmit={dialog.submit((values) => create.mutate(toBody(values)))}
       pending={create.isPending}
-      formError={formError}
     >
       <FormField label="Description" error={errors.description?.message}>
         {(control) => <Input {...control} placeholder="Main number" autoFocus {...form.register("description")} />}
@@ -115,6 +103,6 @@ export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
           )}
         </FormField>
       </div>
-    </CreateDialog>
+    </FormDialog>
   );
 }

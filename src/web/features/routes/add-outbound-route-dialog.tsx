@@ -1,20 +1,18 @@
-import { zodResolver } from "@hookform/resolvers/zod";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
-import { Controller, type DefaultValues, useForm, useWatch } from "react-hook-form";
+import { Controller, type DefaultValues, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { CreateDialog, SelectField } from "@/components/form-kit";
+import { SelectField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { keys } from "@/lib/constants";
-import { useCreate } from "@/lib/mutations";
 import type { Trunk } from "../../../shared/inventory";
 import { outboundRouteSchema } from "../../../shared/inventory";
 import { ROUTE_TEMPLATES, type RouteTemplate } from "../../../shared/route-templates";
+import { useCreateOutboundRoute } from "./api";
 import { DialPatternEditor } from "./dial-pattern-editor";
 
 type OutboundInput = z.input<typeof outboundRouteSchema>;
-type OutboundOutput = z.output<typeof outboundRouteSchema>;
 
 const DEFAULT_TEMPLATE: RouteTemplate["id"] = "custom";
 const DEFAULTS: DefaultValues<OutboundInput> = { name: "", dialPatterns: [], trunkId: undefined, routeOrder: 0 };
@@ -22,28 +20,20 @@ const FIELDS = ["name", "dialPatterns", "trunkId", "routeOrder"] as const;
 const TEMPLATE_OPTIONS = ROUTE_TEMPLATES.map((t) => ({ value: t.id, label: t.label }));
 
 export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
-  const [open, setOpen] = useState(false);
-  const [formError, setFormError] = useState<string>();
   const [template, setTemplate] = useState<RouteTemplate["id"]>(DEFAULT_TEMPLATE);
-  const form = useForm<OutboundInput, unknown, OutboundOutput>({
-    resolver: zodResolver(outboundRouteSchema),
-    defaultValues: DEFAULTS,
-  });
-  const { errors } = form.formState;
-  const patterns = useWatch({ control: form.control, name: "dialPatterns" });
-  const create = useCreate<OutboundInput, OutboundOutput>({
-    listKey: keys.outboundRoutes,
+  const dialog = useFormDialog({
+    schema: outboundRouteSchema,
+    defaults: DEFAULTS,
+    fields: FIELDS,
+    draft: "keep",
     success: "Route created",
     failure: "Failed to create outbound route.",
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onCreated: () => {
-      setOpen(false);
-      setTemplate(DEFAULT_TEMPLATE);
-      form.reset(DEFAULTS);
-    },
+    onSaved: () => setTemplate(DEFAULT_TEMPLATE),
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const patterns = useWatch({ control: form.control, name: "dialPatterns" });
+  const create = useCreateOutboundRoute(dialog.saved);
 
   function chooseTemplate(id: string) {
     const chosen = ROUTE_TEMPLATES.find((t) => t.id === id);
@@ -56,17 +46,15 @@ export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
   const patternError = errors.dialPatterns?.message ?? errors.dialPatterns?.find?.((e) => e?.message)?.message;
 
   return (
-    <CreateDialog
+    <FormDialog
+      dialog={dialog}
       trigger="Add Outbound Route"
       title="Add Outbound Route"
       description="Choose which trunk places calls that match these dial patterns."
       submitLabel="Create Route"
-      open={open}
-      onOpenChange={setOpen}
-      onSubmit={form.handleSubmit((values) => create.mutate(values))}
+      onSubmit={dialog.submit((values) => create.mutate(values))}
       pending={create.isPending}
       canSubmit={patterns.length > 0}
-      formError={formError}
     >
       <div className="grid items-start gap-4 sm:grid-cols-2">
         <SelectField label="Template" value={template} onValueChange={chooseTemplate} options={TEMPLATE_OPTIONS} />
@@ -111,6 +99,6 @@ export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
           </div>
         )}
       />
-    </CreateDialog>
+    </FormDialog>
   );
 }

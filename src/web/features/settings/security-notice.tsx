@@ -1,7 +1,7 @@
 import { ShieldCheck } from "lucide-react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 
-/** Spec section 2, API Settings: where credentials live and which source wins. */
+/** The API Settings screen's note: where credentials live and which source wins. */
 export function SecurityNotice() {
   return (
     <Card role="region" aria-label="Security Notice" className="gap-3 border-primary/30 bg-primary/5">

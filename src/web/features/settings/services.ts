@@ -19,7 +19,7 @@ export interface ServiceMeta {
   title: string;
   description: string;
   icon: LucideIcon;
-  /** Success toast after a save (spec section 8 for the first three). */
+  /** Success toast after a save. */
   savedText: string;
   /** Failure toast after a save when the server gives no message. */
   saveFailedText: string;
@@ -28,7 +28,7 @@ export interface ServiceMeta {
   testNames?: Record<string, string>;
 }
 
-/** The screen's order: the spec's three cards first, then the services this console adds. */
+/** The screen's order: the VPS, PBX and device-management services first, then the others. */
 export const SERVICES: ServiceMeta[] = [
   {
     type: "hostinger",

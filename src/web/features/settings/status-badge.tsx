@@ -1,7 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 
-/** Spec section 4: Not Configured → Configured (Not Active) → Connected. */
+/** A service's state: Not Configured → Configured (Not Active) → Connected (its last test succeeded). */
 export function CredentialStatusBadge({ status }: { status?: { configured: boolean; connected: boolean } }) {
   if (!status) return <Skeleton className="h-5 w-24" />;
   if (status.connected)

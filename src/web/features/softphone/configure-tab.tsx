@@ -6,10 +6,11 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
+import { provisioningQuery } from "@/features/extensions/api";
 import { useCopiedFlag } from "@/hooks/use-copied";
-import { ApiError } from "@/lib/api";
 import { copyText } from "@/lib/clipboard";
-import type { Extension, ProvisioningResponse } from "../../../shared/inventory";
+import { errorDescription } from "@/lib/error-text";
+import type { Extension } from "../../../shared/inventory";
 import { ExtensionSelect } from "./extension-select";
 import type { GeneratedConfig } from "./types";
 
@@ -24,7 +25,7 @@ const failed = (title: string, err: unknown) =>
   toast({
     variant: "destructive",
     title,
-    description: err instanceof ApiError ? (err.serverMessage ?? err.message) : String(err),
+    description: errorDescription(err),
   });
 
 function ReadOnlyField({ label, value }: { label: string; value: string | number | undefined }) {
@@ -47,11 +48,7 @@ export function ConfigureTab({
 }) {
   const [copied, flashCopied] = useCopiedFlag();
   const [busy, setBusy] = useState<"generate" | "copy" | null>(null);
-  const provisioning = useQuery<ProvisioningResponse>({
-    queryKey: ["/api/extensions", String(selected?.id), "provisioning"],
-    enabled: selected !== null,
-    refetchOnMount: "always",
-  });
+  const provisioning = useQuery(provisioningQuery(selected));
   const config = selected ? provisioning.data?.config : undefined;
 
   /** Always re-read: the secret or the extension's PTT groups may have changed since it was loaded. */

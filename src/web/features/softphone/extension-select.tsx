@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ChevronDownIcon } from "lucide-react";
 import { useId, useMemo } from "react";
 import { Label } from "@/components/ui/label";
-import { keys } from "@/lib/constants";
+import { extensionsQuery } from "@/features/extensions/api";
 import { cn } from "@/lib/utils";
 import type { Extension } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
@@ -21,7 +21,7 @@ export function ExtensionSelect({
   onChange: (ext: Extension | null) => void;
 }) {
   const id = useId();
-  const list = useQuery<Extension[]>({ queryKey: keys.extensions, refetchOnMount: "always" });
+  const list = useQuery({ ...extensionsQuery(), refetchOnMount: "always" });
   const sorted = useMemo(() => [...(list.data ?? [])].sort((a, b) => byNumber(a.extension, b.extension)), [list.data]);
   const empty = list.data?.length === 0;
   const placeholder = list.isPending ? "Loading extensions…" : empty ? "No extensions yet" : "Select an extension";

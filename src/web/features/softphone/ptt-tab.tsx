@@ -3,12 +3,11 @@ import { Radio } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
-import { keys } from "@/lib/constants";
-import type { PttGroup } from "../../../shared/inventory";
+import { pttGroupsQuery } from "@/features/ptt/api";
 
 /** The PTT/paging groups the app can join; those the chosen extension is in travel with its config. */
 export function PttTab({ extension }: { extension: string | null }) {
-  const groups = useQuery<PttGroup[]>({ queryKey: keys.pttGroups, refetchOnMount: "always" });
+  const groups = useQuery({ ...pttGroupsQuery(), refetchOnMount: "always" });
 
   return (
     <Card>

@@ -1,4 +1,4 @@
-/** What the Provision tab shows: kept until the next Generate (spec section 4). */
+/** What the Provision tab shows: kept until the next Generate. */
 export interface GeneratedConfig {
   extension: string;
   name: string;

@@ -1,6 +1,6 @@
-/** What differs between the Extensions and Trunks tabs of the Sync screen (spec sections 2, 3, 7 and 8). */
-import { keys } from "@/lib/constants";
+/** What differs between the Extensions and Trunks tabs of the Sync screen: columns, row keys and texts. */
 import type { ExtensionComparison, TrunkComparison } from "../../../shared/pbx";
+import type { SyncKind } from "./api";
 
 export type RowStatus = "Not in Dashboard" | "Needs Sync" | "Synced";
 
@@ -19,13 +19,10 @@ export interface Column<Row> {
 }
 
 export interface SyncConfig<Row> {
-  /** Tab value and import body field. */
-  kind: "extensions" | "trunks";
+  /** Tab value, and which list and import the tab works on. */
+  kind: SyncKind;
   /** "extension" / "trunk", for labels. */
   singular: string;
-  compareKey: readonly string[];
-  listKey: readonly string[];
-  importUrl: string;
   keyOf: (row: Row) => string;
   columns: Column<Row>[];
   importedTitle: string;
@@ -35,9 +32,6 @@ export interface SyncConfig<Row> {
 export const EXTENSIONS: SyncConfig<ExtensionComparison> = {
   kind: "extensions",
   singular: "extension",
-  compareKey: ["/api/sync/extensions/compare"],
-  listKey: keys.extensions,
-  importUrl: "/api/sync/extensions/import",
   keyOf: (r) => r.extension,
   columns: [
     { header: "Extension", cell: (r) => r.extension, mono: true },
@@ -51,9 +45,6 @@ export const EXTENSIONS: SyncConfig<ExtensionComparison> = {
 export const TRUNKS: SyncConfig<TrunkComparison> = {
   kind: "trunks",
   singular: "trunk",
-  compareKey: ["/api/sync/trunks/compare"],
-  listKey: keys.trunks,
-  importUrl: "/api/sync/trunks/import",
   keyOf: (r) => r.name,
   columns: [
     { header: "Name", cell: (r) => r.name },

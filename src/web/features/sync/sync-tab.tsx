@@ -1,26 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { Download, ListChecks, LoaderCircle, RefreshCw } from "lucide-react";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/use-toast";
-import { ApiError, sendJson } from "@/lib/api";
-import type { CompareResponse, ImportResult } from "../../../shared/pbx";
+import { serverMessage } from "@/lib/error-text";
+import { comparisonQuery, useImport, useRefetchComparisonOnListChange } from "./api";
 import { ComparisonTable } from "./comparison-table";
 import { isSelectable, type SyncConfig } from "./config";
 import { PbxUnavailable } from "./pbx-unavailable";
-import { useRefetchOnListChange } from "./use-refetch-on-list-change";
 
 interface Row {
   inDashboard: boolean;
   needsSync: boolean;
 }
 
-type ImportRequest = { mode: "all"; keys: [] } | { mode: "selected"; keys: string[] };
-
-const failureText = (err: unknown, fallback: string) =>
-  err instanceof ApiError && err.serverMessage ? err.serverMessage : fallback;
+const failureText = (err: unknown, fallback: string) => serverMessage(err) || fallback;
 
 function Stat({ label, value, testId }: { label: string; value: number | undefined; testId: string }) {
   return (
@@ -35,10 +31,8 @@ function Stat({ label, value, testId }: { label: string; value: number | undefin
 
 /** One tab of the Sync screen: PBX vs dashboard counts, the comparison, and the imports. */
 export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
-  const client = useQueryClient();
-  // The PBX changes without telling the console: read it again whenever the tab opens.
-  const compare = useQuery<CompareResponse<R>>({ queryKey: config.compareKey, refetchOnMount: "always" });
-  useRefetchOnListChange(config.listKey, config.compareKey);
+  const compare = useQuery(comparisonQuery<R>(config.kind));
+  useRefetchComparisonOnListChange(config.kind);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [problems, setProblems] = useState<string[]>([]);
 
@@ -46,23 +40,14 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
   const selectableKeys = rows.filter(isSelectable).map(config.keyOf);
   const chosen = selectableKeys.filter((k) => selected.has(k));
 
-  const importing = useMutation({
-    mutationFn: (req: ImportRequest) =>
-      sendJson<ImportResult>("POST", config.importUrl, { [config.kind]: req.keys, mode: req.mode }),
-    onSuccess: async (result) => {
+  const importing = useImport(config.kind, {
+    onSuccess: (result) => {
       setSelected(new Set());
       setProblems(result.errors ?? []);
       toast({
         title: config.importedTitle,
         description: `Created: ${result.created}, Updated: ${result.updated}, Failed: ${result.failed}`,
       });
-      // The list first. When it changed, useRefetchOnListChange reads the PBX again; otherwise (or when
-      // the sync socket already brought the change) the comparison is read here, reusing a read in flight.
-      const before = client.getQueryData(config.listKey);
-      await client.invalidateQueries({ queryKey: config.listKey });
-      if (client.getQueryData(config.listKey) === before) {
-        await client.invalidateQueries({ queryKey: config.compareKey, exact: true }, { cancelRefetch: false });
-      }
     },
     onError: (err) =>
       toast({ title: "Import Failed", description: failureText(err, config.failedText), variant: "destructive" }),

@@ -1,23 +1,17 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Cable, LoaderCircle, Trash2 } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
-import { apiRequest } from "@/lib/api";
+import { runningFor } from "@/lib/mutations";
 import type { SipConnection } from "../../../shared/telnyx";
-import { failureText, formatDate, telnyxKeys } from "./queries";
+import { failureText, useDeleteConnection } from "./api";
+import { formatDate } from "./format";
 
 export function ConnectionsList({ connections }: { connections: SipConnection[] }) {
-  const client = useQueryClient();
-  // No confirmation (spec section 5); a 204 or empty answer is success.
-  const remove = useMutation({
-    mutationFn: (id: string) => apiRequest("DELETE", `/api/telnyx/connections/${encodeURIComponent(id)}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: telnyxKeys.connections });
-      void client.invalidateQueries({ queryKey: telnyxKeys.phoneNumbers });
-      toast({ title: "Success", description: "Connection deleted successfully" });
-    },
+  // Deleted at once, without a confirmation.
+  const remove = useDeleteConnection({
+    onSuccess: () => toast({ title: "Success", description: "Connection deleted successfully" }),
     onError: (err) =>
       toast({ title: "Error", description: failureText(err, "Failed to delete connection"), variant: "destructive" }),
   });
@@ -41,7 +35,7 @@ export function ConnectionsList({ connections }: { connections: SipConnection[] 
         ) : (
           <ul className="grid gap-2">
             {connections.map((c) => {
-              const deleting = remove.isPending && remove.variables === c.id;
+              const deleting = runningFor(remove, c.id);
               return (
                 <li
                   key={c.id}

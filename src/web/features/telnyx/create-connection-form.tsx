@@ -1,45 +1,32 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle, Plus } from "lucide-react";
-import { useForm } from "react-hook-form";
-import type { z } from "zod";
+import { useSchemaForm } from "@/components/form-kit";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { SecretInput } from "@/features/settings/secret-input";
-import { ApiError, sendJson } from "@/lib/api";
-import { createConnectionSchema, type SipConnection } from "../../../shared/telnyx";
-import { failureText, telnyxKeys } from "./queries";
+import { createConnectionSchema } from "../../../shared/telnyx";
+import { failureText, useCreateConnection } from "./api";
 
-type Values = z.input<typeof createConnectionSchema>;
 const FIELDS = ["connectionName", "username", "password"] as const;
 
 export function CreateConnectionForm() {
-  const client = useQueryClient();
-  const form = useForm<Values>({
-    resolver: zodResolver(createConnectionSchema),
-    defaultValues: { connectionName: "", username: "", password: "" },
+  // The card has no line for a form-level message: the toast carries it.
+  const { form, showServerError, submit } = useSchemaForm(createConnectionSchema, {
+    connectionName: "",
+    username: "",
+    password: "",
   });
   const { errors } = form.formState;
 
-  const create = useMutation({
-    mutationFn: (input: Values) => {
-      const body: Record<string, string> = { connectionName: input.connectionName.trim() };
-      if (input.username?.trim()) body.username = input.username.trim();
-      if (input.password) body.password = input.password;
-      return sendJson<SipConnection>("POST", "/api/telnyx/connections", body);
-    },
+  const create = useCreateConnection({
     onSuccess: () => {
       form.reset();
-      void client.invalidateQueries({ queryKey: telnyxKeys.connections });
       toast({ title: "Success", description: "Telnyx connection created successfully" });
     },
     onError: (err) => {
-      if (err instanceof ApiError)
-        for (const [name, message] of Object.entries(err.fields ?? {}))
-          if ((FIELDS as readonly string[]).includes(name)) form.setError(name as (typeof FIELDS)[number], { message });
+      showServerError(err, FIELDS);
       toast({ title: "Error", description: failureText(err, "Failed to create connection"), variant: "destructive" });
     },
   });
@@ -55,7 +42,7 @@ export function CreateConnectionForm() {
           A credential connection at Telnyx. Username and password are generated when left blank.
         </CardDescription>
       </CardHeader>
-      <form noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))} className="flex flex-1 flex-col gap-6">
+      <form noValidate onSubmit={submit((v) => create.mutate(v))} className="flex flex-1 flex-col gap-6">
         <CardContent className="grid flex-1 content-start gap-4">
           <FormField label="Connection Name" error={errors.connectionName?.message}>
             {(control) => (

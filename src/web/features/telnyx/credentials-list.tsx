@@ -1,19 +1,16 @@
-import { useMutation } from "@tanstack/react-query";
 import { Eye, EyeOff, KeySquare, LoaderCircle } from "lucide-react";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
-import { getJson } from "@/lib/api";
 import type { SipCredential } from "../../../shared/telnyx";
-import { failureText, formatDate } from "./queries";
+import { failureText, useRevealPassword } from "./api";
+import { formatDate } from "./format";
 
 function PasswordCell({ credential }: { credential: SipCredential }) {
   const [revealed, setRevealed] = useState<string | null>(null);
-  const reveal = useMutation({
-    mutationFn: () =>
-      getJson<{ sip_password: string }>(`/api/telnyx/credentials/${encodeURIComponent(credential.id)}/password`),
+  const reveal = useRevealPassword(credential.id, {
     onSuccess: (r) => setRevealed(r.sip_password),
     onError: (err) =>
       toast({ title: "Error", description: failureText(err, "Failed to reveal the password"), variant: "destructive" }),
@@ -38,7 +35,7 @@ function PasswordCell({ credential }: { credential: SipCredential }) {
   );
 }
 
-/** Shown only when any exist (spec section 2). */
+/** Shown only when any exist. */
 export function CredentialsList({ credentials }: { credentials: SipCredential[] }) {
   return (
     <Card role="region" aria-label="Generated Credentials">

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { KeyRound, LoaderCircle } from "lucide-react";
 import { type FormEvent, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
@@ -6,36 +6,28 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { FormError, FormField } from "@/components/ui/form-field";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/use-toast";
-import { sendJson } from "@/lib/api";
-import { keys } from "@/lib/constants";
-import type { Extension } from "../../../shared/inventory";
+import { extensionsQuery } from "@/features/extensions/api";
 import { byNumber } from "../../../shared/sort";
-import type { SipConnection, SipCredential } from "../../../shared/telnyx";
-import { failureText, telnyxKeys } from "./queries";
+import type { SipConnection } from "../../../shared/telnyx";
+import { failureText, useGenerateCredential } from "./api";
 
 const REQUIRED = "Connection and extension are required";
 
-/** Shown only when connections exist (spec section 2). */
+/** Shown only when connections exist. */
 export function GenerateCredentialForm({ connections }: { connections: SipConnection[] }) {
-  const client = useQueryClient();
-  const extensionsQuery = useQuery<Extension[]>({ queryKey: keys.extensions });
+  const extensionList = useQuery(extensionsQuery());
   const extensions = useMemo(
-    () => [...(extensionsQuery.data ?? [])].sort((a, b) => byNumber(a.extension, b.extension)),
-    [extensionsQuery.data],
+    () => [...(extensionList.data ?? [])].sort((a, b) => byNumber(a.extension, b.extension)),
+    [extensionList.data],
   );
   const [connectionId, setConnectionId] = useState("");
   const [extensionId, setExtensionId] = useState("");
   const [error, setError] = useState<string>();
 
-  const generate = useMutation({
-    mutationFn: (input: { connectionId: string; extensionId: string }) =>
-      sendJson<SipCredential>("POST", `/api/extensions/${encodeURIComponent(input.extensionId)}/telnyx-credentials`, {
-        connectionId: input.connectionId,
-      }),
+  const generate = useGenerateCredential({
     onSuccess: () => {
       setConnectionId("");
       setExtensionId("");
-      void client.invalidateQueries({ queryKey: telnyxKeys.credentials });
       toast({ title: "Success", description: "SIP credential generated and linked to extension" });
     },
     onError: (err) =>

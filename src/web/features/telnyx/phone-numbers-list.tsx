@@ -1,4 +1,3 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle, Phone } from "lucide-react";
 import { useId } from "react";
 import { Badge } from "@/components/ui/badge";
@@ -6,26 +5,18 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/use-toast";
-import { sendJson } from "@/lib/api";
 import type { PhoneNumber, SipConnection } from "../../../shared/telnyx";
-import { failureText, formatDateTime, telnyxKeys } from "./queries";
+import { failureText, useRouteNumber } from "./api";
+import { formatDateTime } from "./format";
 import { RequirementsDialog } from "./requirements-dialog";
 
 /** Radix Select items cannot have an empty value: this stands for "not routed" (sent as ""). */
 const NOT_ROUTED = "__not_routed__";
 
 function NumberRow({ number, connections }: { number: PhoneNumber; connections: SipConnection[] }) {
-  const client = useQueryClient();
   const selectId = useId();
-  const route = useMutation({
-    mutationFn: (connectionId: string) =>
-      sendJson<PhoneNumber>("POST", `/api/telnyx/phone-numbers/${encodeURIComponent(number.id)}/route`, {
-        connectionId,
-      }),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: telnyxKeys.phoneNumbers });
-      toast({ title: "Success", description: "Phone number routing configured successfully" });
-    },
+  const route = useRouteNumber(number.id, {
+    onSuccess: () => toast({ title: "Success", description: "Phone number routing configured successfully" }),
     onError: (err) =>
       toast({
         title: "Error",

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { FileText, LoaderCircle } from "lucide-react";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
@@ -11,7 +12,7 @@ import {
   DialogTrigger,
 } from "@/components/ui/dialog";
 import type { RegulatoryRequirement } from "../../../shared/telnyx";
-import { useRequirements } from "./queries";
+import { requirementsQuery } from "./api";
 
 function RequirementItem({ r }: { r: RegulatoryRequirement }) {
   const { time_limit, locality_limit } = r.acceptance_criteria ?? { time_limit: null, locality_limit: null };
@@ -35,10 +36,10 @@ function RequirementItem({ r }: { r: RegulatoryRequirement }) {
   );
 }
 
-/** Regulatory requirements for IL local numbers, fetched only when opened (spec sections 2 and 7). */
+/** Regulatory requirements for IL local numbers, fetched only when opened. */
 export function RequirementsDialog({ phoneNumber }: { phoneNumber: string }) {
   const [open, setOpen] = useState(false);
-  const requirements = useRequirements(open);
+  const requirements = useQuery(requirementsQuery(open));
 
   return (
     <Dialog open={open} onOpenChange={setOpen}>

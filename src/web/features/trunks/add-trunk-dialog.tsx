@@ -1,19 +1,18 @@
-import { zodResolver } from "@hookform/resolvers/zod";
-import { type ReactNode, useState } from "react";
-import { Controller, useForm } from "react-hook-form";
+import type { ReactNode } from "react";
+import { Controller } from "react-hook-form";
 import type { z } from "zod";
-import { ControlledSelect, CreateDialog, SwitchField } from "@/components/form-kit";
+import { ControlledSelect, SwitchField } from "@/components/form-fields";
+import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { keys } from "@/lib/constants";
-import { useCreate } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
 import { trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/inventory";
+import { type NewTrunk, useCreateTrunk } from "./api";
 
 type TrunkInput = z.input<typeof trunkSchema>;
 type TrunkOutput = z.output<typeof trunkSchema>;
 
-/** Spec section 5: port defaults to 5060; authType to outbound; every switch off. */
+/** A new trunk: port 5060, outbound authentication, every switch off. */
 const DEFAULTS: TrunkInput = {
   name: "",
   type: "sip",
@@ -66,8 +65,8 @@ const AUTH_OPTIONS = trunkAuthTypes.map((t) => ({ value: t, label: AUTH_LABELS[t
 /** Empty means "no port" (absent from the body); anything else is read as a number for the schema to judge. */
 const portValue = (v: unknown) => (v === "" || v == null ? undefined : Number(v));
 
-/** The POST body of spec section 7 (status is the server's business). */
-const toBody = ({ status: _status, ...body }: TrunkOutput) => body;
+/** The create body: everything but the status, which is the server's business. */
+const toBody = ({ status: _status, ...body }: TrunkOutput): NewTrunk => body;
 
 function Section({ title, columns, children }: { title: string; columns: 2 | 3; children: ReactNode }) {
   return (
@@ -79,37 +78,27 @@ function Section({ title, columns, children }: { title: string; columns: 2 | 3; 
 }
 
 export function AddTrunkDialog() {
-  const [open, setOpen] = useState(false);
-  const [formError, setFormError] = useState<string>();
-  const form = useForm<TrunkInput, unknown, TrunkOutput>({
-    resolver: zodResolver(trunkSchema),
-    defaultValues: DEFAULTS,
-  });
-  const { errors } = form.formState;
-  const create = useCreate<TrunkInput, ReturnType<typeof toBody>>({
-    listKey: keys.trunks,
+  const dialog = useFormDialog({
+    schema: trunkSchema,
+    defaults: DEFAULTS,
+    fields: FIELDS,
+    draft: "keep",
     success: "Trunk created",
     failure: "Failed to create trunk.",
-    setError: form.setError,
-    fields: FIELDS,
-    onFormError: setFormError,
-    onCreated: () => {
-      setOpen(false);
-      form.reset(DEFAULTS);
-    },
   });
+  const { form } = dialog;
+  const { errors } = form.formState;
+  const create = useCreateTrunk(dialog.saved);
 
   return (
-    <CreateDialog
+    <FormDialog
+      dialog={dialog}
       trigger="Add Trunk"
       title="Add Trunk"
       description="Connect the PBX to a SIP, IAX or DAHDI carrier."
       submitLabel="Create Trunk"
-      open={open}
-      onOpenChange={setOpen}
-      onSubmit={form.handleSubmit((values) => create.mutate(toBody(values)))}
+      onSubmit={dialog.submit((values) => create.mutate(toBody(values)))}
       pending={create.isPending}
-      formError={formError}
       wide
     >
       <Section title="Connection" columns={2}>
@@ -187,6 +176,6 @@ export function AddTrunkDialog() {
           />
         ))}
       </div>
-    </CreateDialog>
+    </FormDialog>
   );
 }

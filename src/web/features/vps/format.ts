@@ -16,7 +16,7 @@ export function formatUptime(seconds: number | null | undefined): string {
 
 export type Level = "normal" | "warning" | "destructive";
 
-/** Spec section 9: normal below 60, warning from 60, destructive from 80. */
+/** Usage colouring: normal below 60 %, warning from 60 %, destructive from 80 % (lib/constants.ts). */
 export function levelOf(percent: number): Level {
   if (percent >= THRESHOLD_DESTRUCTIVE) return "destructive";
   if (percent >= THRESHOLD_WARNING) return "warning";

@@ -25,7 +25,7 @@ function Meter({ label, icon: Icon, value }: { label: string; icon: LucideIcon; 
   );
 }
 
-/** Shown only when metrics exist (spec section 2). */
+/** Shown only when metrics exist. */
 export function ResourceUsageCard({ vps }: { vps: VpsStatus }) {
   const m = vps.metrics;
   if (!m) return null;

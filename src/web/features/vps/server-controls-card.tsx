@@ -1,29 +1,24 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Info, LoaderCircle, Play, Power, RotateCw } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
-import { ApiError, sendJson } from "@/lib/api";
-import { keys } from "@/lib/constants";
+import { serverMessage } from "@/lib/error-text";
+import { runningFor } from "@/lib/mutations";
 import type { VpsStatus } from "../../../shared/vps";
+import { useVpsControl, type VpsAction } from "./api";
 import { isOnline } from "./format";
-
-type Action = "start" | "restart" | "stop";
 
 /** Power controls need the hosting provider's API; host metrics alone cannot start or stop the VPS. */
 export const controlsAvailable = (vps: VpsStatus | undefined) => vps?.source === "hostinger";
 
 export function ServerControlsCard({ vps }: { vps: VpsStatus | undefined }) {
-  const client = useQueryClient();
-  const control = useMutation({
-    mutationFn: (action: Action) =>
-      sendJson<{ success: boolean; message: string }>("POST", "/api/vps/control", { action }),
+  const control = useVpsControl({
     onSuccess: (_result, action) => {
       toast({ title: "Command sent", description: `Server ${action} command has been initiated.` });
     },
     onError: (err) => {
-      const detail = err instanceof ApiError ? err.serverMessage : undefined;
+      const detail = serverMessage(err);
       toast({
         title: "Error",
         description: (
@@ -35,13 +30,12 @@ export function ServerControlsCard({ vps }: { vps: VpsStatus | undefined }) {
         variant: "destructive",
       });
     },
-    onSettled: () => client.invalidateQueries({ queryKey: keys.vpsStatus }),
   });
 
   const available = controlsAvailable(vps);
   const online = isOnline(vps?.status);
   const pending = control.isPending;
-  const busy = (action: Action) => pending && control.variables === action;
+  const busy = (action: VpsAction) => runningFor(control, action);
 
   return (
     <Card role="region" aria-label="Server Controls">

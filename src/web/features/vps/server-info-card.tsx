@@ -20,7 +20,7 @@ export function StatusBadge({ status }: { status: string | null | undefined }) {
   return <Badge variant={isOnline(status) ? "default" : "destructive"}>{status}</Badge>;
 }
 
-/** Spec section 2, VPS Management: status, IP, hostname, uptime, and where the numbers come from. */
+/** The VPS Management screen's server facts: status, IP, hostname, uptime, and where the numbers come from. */
 export function ServerInfoCard({ vps }: { vps: VpsStatus | undefined }) {
   return (
     <Card role="region" aria-label="Server Information">

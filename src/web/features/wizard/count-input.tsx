@@ -2,7 +2,7 @@ import { type ComponentProps, useState } from "react";
 import { Input } from "@/components/ui/input";
 
 /**
- * The extension count. Anything that is not a number counts as 1 (spec section 5);
+ * The extension count. Anything that is not a number counts as 1;
  * the text typed stays as typed until the field is left, so clearing it to type
  * a new number does not jump to "1" under the cursor.
  */

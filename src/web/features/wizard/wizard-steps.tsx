@@ -1,6 +1,6 @@
 import { Controller, type UseFormReturn, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { SwitchField } from "@/components/form-kit";
+import { SwitchField } from "@/components/form-fields";
 import { Badge } from "@/components/ui/badge";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -12,7 +12,7 @@ export type WizardInput = z.input<typeof wizardDeploySchema>;
 export type WizardOutput = z.output<typeof wizardDeploySchema>;
 export type WizardForm = UseFormReturn<WizardInput, unknown, WizardOutput>;
 
-/** The input steps (spec: 4 input steps plus completion) and the fields each one owns. */
+/** The four input steps (a fifth screen shows the outcome) and the fields each one owns. */
 export const STEPS = [
   { title: "Extensions", description: "How many extensions to create, and how their numbers start." },
   { title: "Trunk provider", description: "The SIP provider the PBX connects to. Optional." },

@@ -1,0 +1,100 @@
+/** Labelled inputs the forms share: a select, an on/off switch, and a select bound to a react-hook-form field. */
+import { useId } from "react";
+import { type Control, Controller, type FieldValues, type Path } from "react-hook-form";
+import { FormField } from "@/components/ui/form-field";
+import { Label } from "@/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { Switch } from "@/components/ui/switch";
+
+/** A labelled select with its error underneath (FormField wiring on the trigger). */
+export function SelectField({
+  label,
+  error,
+  value,
+  onValueChange,
+  options,
+  placeholder,
+  className,
+}: {
+  label: string;
+  error?: string;
+  value: string;
+  onValueChange: (value: string) => void;
+  options: readonly { value: string; label: string }[];
+  placeholder?: string;
+  className?: string;
+}) {
+  return (
+    <FormField label={label} error={error} className={className}>
+      {(control) => (
+        <Select value={value} onValueChange={onValueChange}>
+          <SelectTrigger {...control}>
+            <SelectValue placeholder={placeholder} />
+          </SelectTrigger>
+          <SelectContent>
+            {options.map((o) => (
+              <SelectItem key={o.value} value={o.value}>
+                {o.label}
+              </SelectItem>
+            ))}
+          </SelectContent>
+        </Select>
+      )}
+    </FormField>
+  );
+}
+
+/** An on/off setting: label and a one-line explanation on the left, the switch on the right. */
+export function SwitchField({
+  label,
+  description,
+  checked,
+  onCheckedChange,
+}: {
+  label: string;
+  description?: string;
+  checked: boolean;
+  onCheckedChange: (checked: boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="flex items-center justify-between gap-4 rounded-md border p-3">
+      <div className="grid gap-1">
+        <Label htmlFor={id}>{label}</Label>
+        {description && (
+          <p id={`${id}-description`} className="text-muted-foreground text-xs">
+            {description}
+          </p>
+        )}
+      </div>
+      <Switch
+        id={id}
+        checked={checked}
+        onCheckedChange={onCheckedChange}
+        aria-describedby={description ? `${id}-description` : undefined}
+      />
+    </div>
+  );
+}
+
+/** A SelectField bound to a react-hook-form field (`fallback` shows while the field is empty). */
+export function ControlledSelect<T extends FieldValues>({
+  control,
+  name,
+  fallback = "",
+  ...props
+}: Omit<Parameters<typeof SelectField>[0], "value" | "onValueChange"> & {
+  control: Control<T>;
+  name: Path<T>;
+  fallback?: string;
+}) {
+  return (
+    <Controller
+      control={control}
+      name={name}
+      render={({ field }) => (
+        <SelectField {...props} value={String(field.value ?? fallback)} onValueChange={field.onChange} />
+      )}
+    />
+  );
+}

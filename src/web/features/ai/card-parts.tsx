@@ -1,0 +1,59 @@
+/** Pieces the AI assistant and routing rule cards share, and the questions asked before a delete. */
+import { LoaderCircle, Pencil, Trash2 } from "lucide-react";
+import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
+import { CardFooter } from "@/components/ui/card";
+import { cn } from "@/lib/utils";
+
+/** The browser confirmations before a delete. */
+export const DELETE_QUESTION = {
+  assistant: "Are you sure you want to delete this AI assistant?",
+  transcript: "Are you sure you want to delete this transcript?",
+  rule: "Are you sure you want to delete this routing rule?",
+} as const;
+
+/** A term and its value on a card ("Model", "GPT-4O Realtime"). */
+export function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="flex min-w-0 items-baseline justify-between gap-3 text-sm">
+      <dt className="shrink-0 text-muted-foreground">{term}</dt>
+      <dd className="truncate text-right">{children}</dd>
+    </div>
+  );
+}
+
+/** A card's Edit and Delete buttons; `name` labels them ("Edit Front desk"), Delete spins while pending. */
+export function EditDeleteFooter({
+  name,
+  deleting,
+  onEdit,
+  onDelete,
+  className,
+}: {
+  name: string;
+  deleting: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+  className?: string;
+}) {
+  return (
+    <CardFooter className={cn("justify-end gap-2", className)}>
+      <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${name}`}>
+        <Pencil />
+        Edit
+      </Button>
+      <Button
+        type="button"
+        variant="outline"
+        size="sm"
+        className="text-destructive hover:text-destructive"
+        onClick={onDelete}
+        disabled={deleting}
+        aria-label={`Delete ${name}`}
+      >
+        {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+        Delete
+      </Button>
+    </CardFooter>
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * The Sync screen's reads and imports: the PBX compared with the console's own
+ * list, per kind (extensions or trunks).
+ */
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { sendJson } from "@/lib/api";
+import type { MutationUi } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
+import type { CompareResponse, ImportResult } from "../../../shared/pbx";
+
+export type SyncKind = "extensions" | "trunks";
+
+const COMPARISON = { extensions: queryKeys.extensionsComparison, trunks: queryKeys.trunksComparison } as const;
+const LIST = { extensions: queryKeys.extensions, trunks: queryKeys.trunks } as const;
+
+/** The PBX changes without telling the console: read it again whenever the tab opens. */
+export const comparisonQuery = <Row>(kind: SyncKind) =>
+  queryOptions<CompareResponse<Row>>({ queryKey: COMPARISON[kind], refetchOnMount: "always" });
+
+export type ImportRequest = { mode: "all"; keys: [] } | { mode: "selected"; keys: string[] };
+
+/**
+ * The comparison depends on the console's own list as well as the PBX. The sync socket refetches
+ * the list on `extensions-updated` / `trunks-updated`; whenever the list's data actually changes
+ * (an import in another console, a create or delete anywhere), the comparison is fetched again too.
+ * The first data seen is only remembered.
+ */
+export function useRefetchComparisonOnListChange(kind: SyncKind) {
+  const client = useQueryClient();
+  const list = useQuery<unknown[]>({ queryKey: LIST[kind] });
+  const seen = useRef<unknown[] | undefined>(undefined);
+  useEffect(() => {
+    if (list.data === undefined) return;
+    const before = seen.current;
+    seen.current = list.data;
+    // Structural sharing keeps the same array when nothing changed.
+    if (before !== undefined && before !== list.data) {
+      void client.invalidateQueries({ queryKey: COMPARISON[kind], exact: true });
+    }
+  }, [list.data, client, kind]);
+}
+
+/** Imports every row that needs it, or the selected ones, from the PBX. */
+export function useImport(kind: SyncKind, ui: MutationUi<ImportResult, ImportRequest>) {
+  const client = useQueryClient();
+  return useMutation<ImportResult, Error, ImportRequest>({
+    mutationFn: (req) =>
+      sendJson<ImportResult>("POST", `/api/sync/${kind}/import`, { [kind]: req.keys, mode: req.mode }),
+    onSuccess: async (result, req) => {
+      ui.onSuccess?.(result, req);
+      // The list first. When it changed, useRefetchComparisonOnListChange reads the PBX again; otherwise
+      // (or when the sync socket already brought the change) the comparison is read here, reusing a read in flight.
+      const before = client.getQueryData(LIST[kind]);
+      await client.invalidateQueries({ queryKey: LIST[kind] });
+      if (client.getQueryData(LIST[kind]) === before) {
+        await client.invalidateQueries({ queryKey: COMPARISON[kind], exact: true }, { cancelRefetch: false });
+      }
+    },
+    onError: ui.onError,
+  });
+}

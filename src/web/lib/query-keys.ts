@@ -1,0 +1,77 @@
+/**
+ * Every query key of the console, and which keys each sync-socket event makes stale.
+ *
+ * A key is the URL path as an array: the default query function (lib/query-client.ts) GETs the
+ * segments joined with "/". Invalidating a key also refetches every key that starts with it, so
+ * `extensions` covers `extensionQrCode(7)` = ["/api/extensions", "7", "qr-code"].
+ */
+import type { WsEventType } from "../../shared/ws-events";
+
+export const queryKeys = {
+  me: ["/api/auth/me"],
+  serverInfo: ["/api/info"],
+
+  extensions: ["/api/extensions"],
+  extensionQrCode: (id: number) => ["/api/extensions", String(id), "qr-code"] as const,
+  extensionProvisioning: (id: number) => ["/api/extensions", String(id), "provisioning"] as const,
+  trunks: ["/api/trunks"],
+  inboundRoutes: ["/api/inbound-routes"],
+  outboundRoutes: ["/api/outbound-routes"],
+  pttGroups: ["/api/ptt-groups"],
+
+  extensionsComparison: ["/api/sync/extensions/compare"],
+  trunksComparison: ["/api/sync/trunks/compare"],
+  pbxStatus: ["/api/deploy/status"],
+  generatedConfig: ["/api/config/generate"],
+  vpsStatus: ["/api/vps/status"],
+
+  aiAssistants: ["/api/ai/assistants"],
+  aiRoutingRules: ["/api/ai/routing-rules"],
+  aiTranscripts: ["/api/ai/transcripts"],
+  aiCalls: ["/api/ai/calls"],
+  aiSipUri: ["/api/ai/sip-uri"],
+  apiTokens: ["/api/ai/tokens"],
+
+  credentials: ["/api/credentials"],
+  connectionStatus: ["/api/credentials", "connection-status"],
+
+  telnyxSipServer: ["/api/telnyx/sip-server"],
+  telnyxConnections: ["/api/telnyx/connections"],
+  telnyxCredentials: ["/api/telnyx/credentials"],
+  telnyxPhoneNumbers: ["/api/telnyx/phone-numbers"],
+  /** The regulatory lookup is fixed to Israel, local numbers. */
+  telnyxRequirements: ["/api/telnyx/regulatory-requirements?countryCode=IL&phoneNumberType=local"],
+} as const;
+
+type Key = readonly string[];
+
+/**
+ * The queries each event makes stale; the sync socket (lib/ws.ts) refetches them, so a second open
+ * console follows what the first one changed.
+ */
+export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
+  "extensions-updated": [queryKeys.extensions],
+  "trunks-updated": [queryKeys.trunks],
+  "routes-updated": [queryKeys.inboundRoutes, queryKeys.outboundRoutes],
+  "ptt-groups-updated": [queryKeys.pttGroups],
+  // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
+  "sync-status": [],
+  "ai-assistants-updated": [queryKeys.aiAssistants],
+  "ai-rules-updated": [queryKeys.aiRoutingRules],
+  "ai-transcripts-updated": [queryKeys.aiTranscripts],
+  "ai-calls-updated": [queryKeys.aiCalls],
+  "api-tokens-updated": [queryKeys.apiTokens],
+  // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
+  "credentials-updated": [
+    queryKeys.credentials,
+    queryKeys.aiSipUri,
+    queryKeys.vpsStatus,
+    queryKeys.pbxStatus,
+    queryKeys.telnyxConnections,
+    queryKeys.telnyxCredentials,
+    queryKeys.telnyxPhoneNumbers,
+  ],
+  "telnyx-updated": [queryKeys.telnyxConnections, queryKeys.telnyxCredentials, queryKeys.telnyxPhoneNumbers],
+  "vps-updated": [queryKeys.vpsStatus],
+  "accounts-updated": [queryKeys.me],
+};
