@@ -52,7 +52,7 @@ const cardOf = (page: Page, name: string) => page.getByRole("listitem").filter({
 
 describe("AI assistants", () => {
   test(
-    "create with the spec's defaults; validation messages under the fields",
+    "create with the defaults; validation messages under the fields",
     async () => {
       const page = await open("/ai-assistants");
       await page.getByText("No AI Assistants").waitFor();
@@ -63,7 +63,7 @@ describe("AI assistants", () => {
       await page.getByRole("button", { name: "Create Assistant" }).click();
       const d = dialog(page);
       await d.getByRole("heading", { name: "Create AI Assistant" }).waitFor();
-      // Spec section 9 defaults.
+      // The defaults of docs/product/constants.md#defaults.
       expect(await field(d, "Temperature (0-100)").inputValue()).toBe("80");
       expect(await field(d, "Model").textContent()).toContain("GPT-4O Realtime");
       expect(await field(d, "Voice").textContent()).toContain("Alloy (Neutral)");
@@ -271,7 +271,7 @@ describe("call transcripts", () => {
 
 describe("routing rules", () => {
   test(
-    "create rules: spec defaults, validation under the fields, sorted by priority descending",
+    "create rules: defaults, validation under the fields, sorted by priority descending",
     async () => {
       const page = await open("/ai-routing");
       await page.getByText("No Routing Rules").waitFor();
@@ -279,7 +279,7 @@ describe("routing rules", () => {
       await page.getByRole("button", { name: "Create Rule" }).click();
       const d = dialog(page);
       await d.getByRole("heading", { name: "Create Routing Rule" }).waitFor();
-      // Spec section 9 defaults.
+      // The defaults of docs/product/constants.md#defaults.
       expect(JSON.parse(await field(d, "Conditions (JSON)").inputValue())).toEqual({ sentiment: "negative" });
       expect(JSON.parse(await field(d, "Action parameters (JSON)").inputValue())).toEqual({ extensionId: "200" });
       expect(await field(d, "Action").textContent()).toContain("route to extension");

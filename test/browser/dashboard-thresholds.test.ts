@@ -10,7 +10,7 @@ import {
 import { THRESHOLD_DESTRUCTIVE, THRESHOLD_WARNING } from "../../src/web/lib/constants";
 
 describe("usage thresholds", () => {
-  test("the limits are 60 and 80 (spec section 9)", () => {
+  test("the limits are 60 and 80 (docs/product/constants.md#thresholds)", () => {
     expect(THRESHOLD_WARNING).toBe(60);
     expect(THRESHOLD_DESTRUCTIVE).toBe(80);
   });

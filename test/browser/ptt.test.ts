@@ -80,7 +80,7 @@ test(
       "1004 - Dave",
       "1010 - Judy",
     ]);
-    // Defaults (spec section 9): duplex off, auto-answer on; no member → no submit.
+    // Defaults: duplex off, auto-answer on; no member → no submit.
     expect(await dialog.getByRole("switch", { name: "Two-way (duplex)" }).getAttribute("aria-checked")).toBe("false");
     expect(await dialog.getByRole("switch", { name: "Auto-answer" }).getAttribute("aria-checked")).toBe("true");
     const submit = dialog.getByRole("button", { name: "Create Group" });

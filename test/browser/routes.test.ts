@@ -173,7 +173,8 @@ describe("outbound routes", () => {
   }
   const patternInput = (dialog: Locator) => dialog.getByRole("textbox", { name: "Dial patterns" });
 
-  // Spec section 3, written out rather than imported so the test checks the spec, not the module.
+  // The templates of docs/product/entities-and-validation.md#route-templates, written out rather than
+  // imported so the test checks the product rule, not the module.
   const UK = ["0[123456789]XXXXXXXXX", "07XXXXXXXXX", "+44XXXXXXXXXX"];
   const IL = ["0[234589]XXXXXXX", "05XXXXXXXX", "+972XXXXXXXXX"];
   const US = ["1NXXNXXXXXX", "+1NXXNXXXXXX"];

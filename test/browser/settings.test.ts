@@ -50,7 +50,7 @@ async function settingsPage() {
 
 describe("API Settings", () => {
   test(
-    "the spec's three cards come first, all Not Configured, then the others and the security notice",
+    "the three original cards come first, all Not Configured, then the others and the security notice",
     async () => {
       const page = await settingsPage();
       const titles = await page

@@ -278,7 +278,7 @@ describe("SIP provider page with Telnyx", () => {
   );
 
   test(
-    "Telnyx's own error detail is shown in the failure toast; with no message the spec's fallback",
+    "Telnyx's own error detail is shown in the failure toast; with no message the fallback text",
     async () => {
       const page = await telnyxPage();
       await connectionsCard(page).waitFor();

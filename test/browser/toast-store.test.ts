@@ -17,7 +17,7 @@ const make = (id: string, extra: Partial<ToasterToast> = {}): ToasterToast => ({
 });
 
 describe("toast reducer", () => {
-  test("constants match spec section 9", () => {
+  test("constants match docs/product/constants.md#toasts", () => {
     expect(TOAST_LIMIT).toBe(1);
     expect(TOAST_REMOVE_DELAY).toBe(1_000_000);
     expect(TOAST_DURATION_MS).toBe(5000);

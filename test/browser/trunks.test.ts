@@ -47,7 +47,7 @@ test(
   async () => {
     const page = await trunksPage();
     const dialog = await openDialog(page);
-    // Form defaults (spec section 5 and 9).
+    // Form defaults (docs/product/entities-and-validation.md#trunks).
     expect(await dialog.getByLabel("Port", { exact: true }).inputValue()).toBe("5060");
     expect(await dialog.getByLabel("Type", { exact: true }).textContent()).toBe("SIP");
     expect(await dialog.getByLabel("Auth type", { exact: true }).textContent()).toBe("Outbound");

@@ -1,22 +1,21 @@
 /** Extensions: the list, QR code and provisioning reads, create, delete and the web-dialer push. */
 import { queryOptions, useQuery } from "@tanstack/react-query";
+import type { z } from "zod";
 import { sendJson } from "@/lib/api";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { errorMessage } from "@/lib/error-text";
 import { type MutationUi, useApiMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import type { Extension, ProvisioningResponse } from "../../../shared/inventory";
+import type { Extension, extensionSchema, ProvisioningResponse } from "../../../shared/inventory";
 
 /** The cloud push service the web dialer reads extension configs from. */
 export const DIALER_SERVICE = "Web Dialer";
 
-export interface NewExtension {
-  extension: string;
-  name: string;
-  email: string | null;
-  voicemail: boolean;
-  secret: string | null;
-}
+/** What Add Extension sends: the schema's fields the dialog edits (the server fills the others in). */
+export type NewExtension = Pick<
+  z.output<typeof extensionSchema>,
+  "extension" | "name" | "email" | "voicemail" | "secret"
+>;
 
 export const extensionsQuery = () => queryOptions<Extension[]>({ queryKey: queryKeys.extensions });
 
