@@ -5,7 +5,7 @@
  * Decisions: docs/decisions/0007-ai-routing-and-webhook.md.
  */
 import { z } from "zod";
-import { dialable, optionalText, percent } from "./fields";
+import { dialable, optionalText, percent, required } from "./fields";
 
 /** The original default model first, then the newer GA realtime models. */
 export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
@@ -37,20 +37,11 @@ export const ROUTING_ACTIONS = [
 ] as const;
 
 export const aiAssistantSchema = z.object({
-  name: z
-    .string({ error: "Name is required" })
-    .trim()
-    .min(1, "Name is required")
-    .max(100, "Name must be at most 100 characters"),
+  name: required("Name", 100),
   description: optionalText("Description", 500),
   provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
   /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
-  model: z
-    .string({ error: "Model is required" })
-    .trim()
-    .min(1, "Model is required")
-    .max(50, "Model must be at most 50 characters")
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
+  model: required("Model", 50).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
   systemPrompt: z
     .string({ error: "System prompt must be at least 10 characters" })
     .trim()
@@ -73,11 +64,7 @@ export const callTranscriptSchema = z.object({
   extensionId: optionalText("Extension", 50),
   phoneNumber: optionalText("Phone number", 50),
   direction: optionalText("Direction", 10),
-  transcript: z
-    .string({ error: "Transcript is required" })
-    .trim()
-    .min(1, "Transcript is required")
-    .max(200_000, "Transcript must be at most 200000 characters"),
+  transcript: required("Transcript", 200_000),
   summary: optionalText("Summary", 5000),
   sentiment: optionalText("Sentiment", 20),
   keywords: z
@@ -107,11 +94,7 @@ export const callTranscriptSchema = z.object({
 });
 
 export const aiRoutingRuleSchema = z.object({
-  name: z
-    .string({ error: "Name is required" })
-    .trim()
-    .min(1, "Name is required")
-    .max(100, "Name must be at most 100 characters"),
+  name: required("Name", 100),
   description: optionalText("Description", 500),
   priority: percent("Priority", 0),
   conditions: z
@@ -119,11 +102,7 @@ export const aiRoutingRuleSchema = z.object({
     .trim()
     .min(1, "Conditions are required")
     .max(10_000, "Conditions must be at most 10000 characters"),
-  action: z
-    .string({ error: "Action is required" })
-    .trim()
-    .min(1, "Action is required")
-    .max(50, "Action must be at most 50 characters"),
+  action: required("Action", 50),
   actionParams: z
     .string({ error: "Action parameters are required" })
     .trim()
@@ -144,11 +123,7 @@ export const routeFactsSchema = z
 
 /** POST /api/ai/tokens */
 export const apiTokenSchema = z.object({
-  name: z
-    .string({ error: "Name is required" })
-    .trim()
-    .min(1, "Name is required")
-    .max(100, "Name must be at most 100 characters"),
+  name: required("Name", 100),
 });
 
 /** A delivery to POST /api/ai/openai/webhook (an OpenAI project webhook); only `realtime.call.incoming` is acted on. */
