@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
-import { type Harness, startHarness } from "./harness";
+import { type Harness, startHarness, waitEnabled } from "./harness";
 import { toasts } from "./locators";
 
 // SSH commands take ~0.3–1 s each: a deploy is a few of them.
@@ -50,15 +50,6 @@ async function deploymentPage(): Promise<Page> {
   // The PBX status is read over SSH.
   await page.getByTestId("reload-state").waitFor(SLOW);
   return page;
-}
-
-async function waitEnabled(locator: Locator, enabled = true) {
-  await locator
-    .page()
-    .waitForFunction(([el, want]) => (el as HTMLButtonElement).disabled !== want, [
-      await locator.elementHandle(),
-      enabled,
-    ] as const);
 }
 
 describe("Deployment", () => {

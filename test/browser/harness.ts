@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 
 export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
 export const CHROMIUM = "/usr/bin/chromium";
@@ -220,3 +220,16 @@ export async function startHarness(opts: HarnessOptions = {}) {
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/**
+ * Waits until the button is enabled (or, with `false`, disabled). A click's re-render may follow its
+ * request, so a single `isDisabled()` right after the click can read the old state.
+ */
+export async function waitEnabled(locator: Locator, enabled = true) {
+  await locator
+    .page()
+    .waitForFunction(([el, want]) => (el as HTMLButtonElement).disabled !== want, [
+      await locator.elementHandle(),
+      enabled,
+    ] as const);
+}

@@ -145,11 +145,12 @@ describe("SIP provider page with Telnyx", () => {
       expect(await createCard(page).getByLabel("Connection Name").inputValue()).toBe("");
 
       await createConnection(page, "Branch", "branchuser1", "a-long-password-1");
+      // The first creation's toast has the same text and may still show: wait for the new list item instead.
+      await connectionsCard(page).getByRole("listitem", { name: "Branch" }).waitFor();
       await toastListItems(page).getByText("Telnyx connection created successfully", { exact: true }).waitFor();
       const branch = telnyx.state.credentialConnections.find((x) => x.connection_name === "Branch");
       expect(branch?.user_name).toBe("branchuser1");
       expect(branch?.password).toBe("a-long-password-1");
-      await connectionsCard(page).getByRole("listitem", { name: "Branch" }).waitFor();
       expect(await connectionsCard(page).getByTestId("connection-count").textContent()).toBe("2");
     },
     TEST_TIMEOUT,

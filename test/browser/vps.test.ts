@@ -12,7 +12,7 @@ import {
   type HostingerVm,
   startFakeHostinger,
 } from "../fakes/hostinger";
-import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { type Harness, startHarness, TEST_TIMEOUT, waitEnabled } from "./harness";
 import { toastListItems } from "./locators";
 
 const VM_ID = 17923;
@@ -151,6 +151,7 @@ describe("VPS Management with the Hostinger API", () => {
       hostinger.state.delayMs = 1500;
       try {
         await controls(page).stop.click();
+        for (const button of Object.values(controls(page))) await waitEnabled(button, false);
         expect(await disabled(page)).toEqual([true, true, true]);
         await toastListItems(page).getByText("Command sent", { exact: true }).waitFor();
       } finally {
