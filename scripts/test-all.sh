@@ -46,7 +46,7 @@ run_group unit test/server test/db test/shared test/install test/fakes test/pbx-
 
 echo "== build"
 if "$BUN" run build.ts; then
-  run_group binary test/smoke test/browser
+  run_group binary test/smoke test/browser test/security
 else
   echo "binary build failed" >&2
   echo "build exit=1" >>"$reports/exit-codes"

@@ -20,14 +20,14 @@ export interface Credentials {
   password: string;
 }
 
-function freePort(): number {
+export function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = probe.port as number;
   probe.stop(true);
   return port;
 }
 
-async function waitForHealth(baseUrl: string, proc: Subprocess, ms = 15_000): Promise<void> {
+export async function waitForHealth(baseUrl: string, proc: Subprocess, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`pbx-console exited early with code ${proc.exitCode}`);
