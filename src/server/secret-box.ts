@@ -37,6 +37,30 @@ export class SecretBox {
     return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64");
   }
 
+  /** Whether a stored value is in the sealed format (a clear value never is after the start-up sweep). */
+  static isSealed(value: string): boolean {
+    return value.startsWith(PREFIX);
+  }
+
+  /** Seals an optional stored secret (null stays null). */
+  seal(plain: string): string;
+  seal(plain: string | null | undefined): string | null;
+  seal(plain: string | null | undefined): string | null {
+    return plain === null || plain === undefined ? null : this.encrypt(plain);
+  }
+
+  /**
+   * Opens an optional stored secret. A value not in the sealed format is
+   * returned as it is: only rows written before sealing (sealed by the start-up
+   * sweep) or written by hand into the database look like that.
+   */
+  open(stored: string): string;
+  open(stored: string | null | undefined): string | null;
+  open(stored: string | null | undefined): string | null {
+    if (stored === null || stored === undefined) return null;
+    return SecretBox.isSealed(stored) ? this.decrypt(stored) : stored;
+  }
+
   decrypt(sealed: string): string {
     if (!sealed.startsWith(PREFIX)) throw new Error("not an encrypted value");
     const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");

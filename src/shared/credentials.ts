@@ -27,6 +27,11 @@ export interface FieldSpec {
   /** The environment variable that overrides the stored value. */
   env: string;
   required: boolean;
+  /**
+   * The field decides where the service's secrets are sent (a URL, the SSH host and port). Changing it
+   * needs the secrets typed again in the same request: a stored secret only goes where it was saved for.
+   */
+  destination?: boolean;
 }
 
 export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
@@ -35,7 +40,7 @@ export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
     { name: "vmId", label: "Virtual machine ID (optional)", secret: false, env: "HOSTINGER_VM_ID", required: false },
   ],
   freepbx: [
-    { name: "apiUrl", label: "API URL", secret: false, env: "FREEPBX_API_URL", required: true },
+    { name: "apiUrl", label: "API URL", secret: false, env: "FREEPBX_API_URL", required: true, destination: true },
     { name: "clientId", label: "Client ID", secret: false, env: "FREEPBX_CLIENT_ID", required: true },
     { name: "clientSecret", label: "Client Secret", secret: true, env: "FREEPBX_CLIENT_SECRET", required: true },
   ],
@@ -56,12 +61,12 @@ export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
     { name: "projectId", label: "Project ID", secret: false, env: "OPENAI_PROJECT_ID", required: false },
   ],
   dialer: [
-    { name: "apiUrl", label: "Push URL", secret: false, env: "DIALER_PUSH_URL", required: true },
+    { name: "apiUrl", label: "Push URL", secret: false, env: "DIALER_PUSH_URL", required: true, destination: true },
     { name: "webhookSecret", label: "Signing secret", secret: true, env: "DIALER_PUSH_SECRET", required: true },
   ],
   ssh: [
-    { name: "host", label: "Host", secret: false, env: "PBX_SSH_HOST", required: true },
-    { name: "port", label: "Port", secret: false, env: "PBX_SSH_PORT", required: false },
+    { name: "host", label: "Host", secret: false, env: "PBX_SSH_HOST", required: true, destination: true },
+    { name: "port", label: "Port", secret: false, env: "PBX_SSH_PORT", required: false, destination: true },
     { name: "username", label: "Username", secret: false, env: "PBX_SSH_USER", required: true },
     { name: "privateKey", label: "Private key (PEM)", secret: true, env: "PBX_SSH_PRIVATE_KEY", required: false },
     { name: "password", label: "Password", secret: true, env: "PBX_SSH_PASSWORD", required: false },
@@ -94,6 +99,8 @@ export interface CredentialView {
   lastTestedAt: string | null;
   lastTestMessage: string | null;
   fields: FieldView[];
+  /** On the answer to a save: something that works but is unsafe (plain http to another host). */
+  warning?: string;
 }
 
 export type ConnectionStatus = Record<ServiceType, { configured: boolean; connected: boolean }>;
@@ -101,7 +108,59 @@ export type ConnectionStatus = Record<ServiceType, { configured: boolean; connec
 export interface TestResult {
   success: boolean;
   message: string;
+  /** Something that works but is unsafe (plain http to another host). */
+  warning?: string;
 }
+
+/** The field message when a request changes where a service's secrets go without typing them again. */
+export const RETYPE_SECRET_MESSAGE = "Enter the secret again to use it with a new URL";
+export const RETYPE_SSH_SECRET_MESSAGE = "Enter the secret again to use it with a new host";
+
+/** 127.0.0.0/8, ::1 and localhost: where plain http does not leave the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** The warning a plain-http URL to another machine gets (secrets would cross the network unencrypted), or null. */
+export function plainHttpWarning(url: string | undefined): string | null {
+  if (!url) return null;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" || isLoopbackHost(u.hostname)) return null;
+  return `${u.host} is reached over plain http: the secret and every answer cross the network unencrypted. Use https unless the network between them is trusted.`;
+}
+
+/**
+ * A service URL: http or https only (no file:, gopher:, …) and no user name or
+ * password in it (they belong in the secret fields, which are sealed and redacted).
+ */
+const serviceUrl = (example: string) =>
+  z.union([
+    z.literal(""),
+    z
+      .url(`Enter a valid URL such as ${example}`)
+      .max(500, "At most 500 characters")
+      .superRefine((value, ctx) => {
+        let u: URL;
+        try {
+          u = new URL(value);
+        } catch {
+          return; // z.url() has said so
+        }
+        if (u.protocol !== "http:" && u.protocol !== "https:")
+          ctx.addIssue({ code: "custom", message: `Use an http:// or https:// URL such as ${example}` });
+        else if (u.username || u.password)
+          ctx.addIssue({
+            code: "custom",
+            message: "Leave the user name and password out of the URL: enter the secret in its own field",
+          });
+      }),
+  ]);
 
 const text = (max: number) => z.string().trim().max(max).optional();
 const secret = (max: number) => z.string().max(max).optional();
@@ -121,7 +180,7 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("freepbx"),
     name: text(100),
-    apiUrl: z.union([z.literal(""), z.url("Enter a valid URL such as https://pbx.example.com").max(500)]).optional(),
+    apiUrl: serviceUrl("https://pbx.example.com").optional(),
     clientId: text(255),
     clientSecret: secret(1000),
   }),
@@ -148,9 +207,7 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("dialer"),
     name: text(100),
-    apiUrl: z
-      .union([z.literal(""), z.url("Enter a valid URL such as https://dialer.example.com/hooks").max(500)])
-      .optional(),
+    apiUrl: serviceUrl("https://dialer.example.com/hooks").optional(),
     webhookSecret: secret(1000),
   }),
   z.object({

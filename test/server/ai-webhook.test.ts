@@ -292,6 +292,48 @@ describe("answering calls", () => {
     expect(logs()).toHaveLength(1);
   });
 
+  test("20 copies of one delivery sent at once answer the call once (ADR 0018)", async () => {
+    await assistant();
+    fake.state.delayMs = 50; // the first accept is still in flight while the copies arrive
+    try {
+      const d = incoming();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(d.body, d.headers)));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(answers.filter((a) => a.json.duplicate === true)).toHaveLength(19);
+      expect(answers.every((a) => a.json.outcome === "accept")).toBe(true);
+      expect(controlCalls()).toHaveLength(1);
+      expect(logs()).toHaveLength(1);
+    } finally {
+      fake.state.delayMs = 0;
+    }
+  });
+
+  test("two deliveries of one call under different webhook ids at once answer it once", async () => {
+    await assistant();
+    fake.state.delayMs = 50;
+    try {
+      const first = incoming();
+      const second = incoming({ callId: first.event.data.call_id, eventId: first.event.id });
+      const answers = await Promise.all([deliver(first.body, first.headers), deliver(second.body, second.headers)]);
+      expect(answers.map((a) => a.json.outcome)).toEqual(["accept", "accept"]);
+      expect(controlCalls()).toHaveLength(1);
+      expect(logs()).toHaveLength(1);
+    } finally {
+      fake.state.delayMs = 0;
+    }
+  });
+
+  test("a delivery that failed at OpenAI may be sent again and is then retried", async () => {
+    await assistant();
+    fake.state.failNext = { status: 500, body: { error: { message: "try later", type: "server_error" } } };
+    const d = incoming();
+    expect((await deliver(d.body, d.headers)).json.outcome).toBe("error");
+    const again = await deliver(d.body, d.headers);
+    expect(again.json).toMatchObject({ outcome: "accept" });
+    expect(again.json.duplicate).toBeUndefined();
+    expect(controlCalls()).toHaveLength(2);
+  });
+
   test("an OpenAI failure is logged as an error outcome", async () => {
     await assistant();
     fake.state.failNext = { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } };

@@ -11,18 +11,19 @@ import { createPttGroup } from "../../src/server/inventory/ptt-groups";
 import { createInboundRoute, createOutboundRoute } from "../../src/server/inventory/routes";
 import { createTrunk, deleteTrunk } from "../../src/server/inventory/trunks";
 import { deployWizard } from "../../src/server/inventory/wizard";
+import { SecretBox } from "../../src/server/secret-box";
 import type { WsEvent } from "../../src/shared/ws-events";
 
 let dir: string;
 let db: Db;
 let published: WsEvent[];
-let deps: { db: Db; events: { publish(e: WsEvent): void } };
+let deps: { db: Db; events: { publish(e: WsEvent): void }; box: SecretBox };
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "pbx-domain-"));
   db = openDatabase(join(dir, "test.db"));
   published = [];
-  deps = { db, events: { publish: (e) => published.push(e) } };
+  deps = { db, events: { publish: (e) => published.push(e) }, box: SecretBox.open(dir) };
 });
 afterEach(() => {
   db.$client.close();

@@ -40,12 +40,14 @@ describe("extensions", () => {
   test("without a secret a strong random one is stored; a given one is kept", async () => {
     await ext("1001");
     await ext("1002", { secret: "my-own-long-secret" });
+    // Stored sealed (ADR 0018); the box opens them.
     const rows = s.db.$client.query("SELECT extension, secret FROM extensions ORDER BY extension").all() as any[];
-    expect(rows[0].secret).toMatch(/^[A-Za-z0-9]{24}$/);
-    expect(rows[1].secret).toBe("my-own-long-secret");
+    expect(rows.every((r) => r.secret.startsWith("v1:"))).toBe(true);
+    expect(s.app.box.open(rows[0].secret)).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(s.app.box.open(rows[1].secret)).toBe("my-own-long-secret");
     await ext("1003");
     const third = s.db.$client.query("SELECT secret FROM extensions WHERE extension='1003'").get() as any;
-    expect(third.secret).not.toBe(rows[0].secret);
+    expect(s.app.box.open(third.secret)).not.toBe(s.app.box.open(rows[0].secret));
   });
 
   test("validation: field-level 400s, nothing stored", async () => {
@@ -431,5 +433,42 @@ describe("every mutation publishes its WebSocket event", () => {
       "trunks-updated",
       "extensions-updated",
     ]);
+  });
+});
+
+describe("SIP secrets at rest (ADR 0018)", () => {
+  test("trunk and extension secrets are sealed; the generator and provisioning open them", async () => {
+    const e = await ext("1001", { secret: "extension-secret-77" });
+    await trunk("Carrier", { username: "acct", secret: "trunk-secret-88" });
+    const stored = s.db.$client.query("SELECT secret FROM extensions UNION ALL SELECT secret FROM trunks").all() as {
+      secret: string;
+    }[];
+    expect(stored.map((r) => r.secret.startsWith("v1:"))).toEqual([true, true]);
+    // The script the administrator runs on the PBX carries them in clear, by design.
+    const script = (await s.call("GET", "/api/config/generate")).json.deployment.script as string;
+    expect(script).toContain("extension-secret-77");
+    expect(script).toContain("trunk-secret-88");
+    const p = await s.call("GET", `/api/extensions/${e.json.id}/provisioning`);
+    expect(p.json.config.password).toBe("extension-secret-77");
+  });
+
+  test("secrets an older version stored in clear are sealed at start-up, once", async () => {
+    s.db.$client.run("INSERT INTO extensions (extension, name, secret) VALUES ('1500', 'Old', 'clear-ext-secret-1')");
+    s.db.$client.run(
+      "INSERT INTO trunks (name, type, host, secret) VALUES ('Old', 'sip', 'h.example.com', 'clear-trunk-2')",
+    );
+    s.db.$client.run("INSERT INTO extensions (extension, name, secret) VALUES ('1501', 'None', NULL)");
+    const { sealClearSipSecrets } = await import("../../src/server/inventory/sip-secrets");
+    const { CredentialStore } = await import("../../src/server/integrations/credentials");
+    new CredentialStore(s.db, s.app.box, {}); // what createApp builds at start-up
+    expect(sealClearSipSecrets(s.db, s.app.box)).toBe(0);
+    const rows = s.db.$client
+      .query("SELECT secret FROM extensions WHERE secret IS NOT NULL UNION ALL SELECT secret FROM trunks")
+      .all() as { secret: string }[];
+    expect(rows.map((r) => s.app.box.open(r.secret)).sort()).toEqual(["clear-ext-secret-1", "clear-trunk-2"]);
+    expect(rows.every((r) => r.secret.startsWith("v1:"))).toBe(true);
+    expect((s.db.$client.query("SELECT secret FROM extensions WHERE extension = '1501'").get() as any).secret).toBe(
+      null,
+    );
   });
 });

@@ -34,8 +34,9 @@ let db: Db;
 let events: WsEvent[];
 function deps(env: Record<string, string> = {}) {
   const config = loadConfig({ PORT: "0", DATA_DIR: dir, LOG_LEVEL: "silent", ...env }, false);
-  const credentials = new CredentialStore(db, SecretBox.open(dir), config.env, Date.now);
-  return { db, config, credentials, now: Date.now, events: { publish: (e: WsEvent) => events.push(e) } };
+  const box = SecretBox.open(dir);
+  const credentials = new CredentialStore(db, box, config.env, Date.now);
+  return { db, box, config, credentials, now: Date.now, events: { publish: (e: WsEvent) => events.push(e) } };
 }
 const graphqlEnv = () => ({
   FREEPBX_API_URL: fake.url,

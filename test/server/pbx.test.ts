@@ -268,8 +268,16 @@ describe("deployment over SSH", () => {
     expect(all.json).toMatchObject({ created: 0, updated: 2, failed: 0 });
     const after = await s.call("GET", "/api/sync/extensions/compare");
     expect(after.json.comparison.every((r: any) => r.inDashboard && !r.needsSync)).toBe(true);
-    const lobby = s.db.$client.query("SELECT name, voicemail, secret FROM extensions WHERE extension = '2001'").get();
-    expect(lobby).toEqual({ name: "Lobby", voicemail: 1, secret: "lobby-secret-9" });
+    const lobby = s.db.$client
+      .query("SELECT name, voicemail, secret FROM extensions WHERE extension = '2001'")
+      .get() as { name: string; voicemail: number; secret: string };
+    // The imported SIP secret is stored sealed (ADR 0018).
+    expect({ ...lobby, secret: s.app.box.open(lobby.secret) }).toEqual({
+      name: "Lobby",
+      voicemail: 1,
+      secret: "lobby-secret-9",
+    });
+    expect(lobby.secret.startsWith("v1:")).toBe(true);
   });
 
   test("importing an extension whose number a PTT group holds fails with the reason; the rest imports", async () => {

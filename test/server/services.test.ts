@@ -1,7 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { httpRequest } from "../../src/server/clients/http";
+import { deadline, httpRequest } from "../../src/server/clients/http";
 import { TelnyxClient } from "../../src/server/clients/telnyx";
+import { pushAllExtensions } from "../../src/server/integrations/dialer";
+import { testService } from "../../src/server/integrations/outside";
+import { redact, secretForms } from "../../src/server/redact";
 import { startFakeDialer, verifyWebhook } from "../fakes/dialer";
 import {
   HOSTINGER_DEFAULT_TOKEN,
@@ -58,6 +61,62 @@ describe("HTTP client basics", () => {
     expect(new Set(numbers.map((n) => n.id)).size).toBe(601);
     const pages = telnyx.calls.filter((c) => c.path === "/v2/phone_numbers").map((c) => c.query["page[number]"]);
     expect(pages.slice(-3)).toEqual(["1", "2", "3"]);
+  });
+
+  test("a list read through its pages stops at its overall deadline, naming the operation", async () => {
+    telnyx.state.phoneNumbers = Array.from({ length: 2000 }, (_, i) => makeTelnyxPhoneNumber(i));
+    telnyx.state.delayMs = 100;
+    try {
+      const started = Date.now();
+      const err = await new TelnyxClient(telnyx.baseUrl, TELNYX_DEFAULT_KEY)
+        .listAll("/phone_numbers", "", 250)
+        .catch((e) => e);
+      expect(err.message).toBe("Reading the Telnyx list /phone_numbers did not finish within 250 ms");
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      telnyx.state.delayMs = 0;
+    }
+  });
+
+  test("a deadline already past stops a call before it is sent", async () => {
+    const signal = deadline("Something long", 1);
+    await Bun.sleep(10);
+    const before = telnyx.calls.length;
+    const err = await httpRequest({ service: "Telnyx", url: `${telnyx.baseUrl}/phone_numbers`, signal }).catch(
+      (e) => e,
+    );
+    expect(err.message).toBe("Something long did not finish within 1 ms");
+    expect(telnyx.calls.length).toBe(before);
+  });
+});
+
+describe("redaction", () => {
+  const SECRET = 's3cr+t/Ke y="é&';
+  test("every encoding of a secret is removed, including inside longer base64 text", () => {
+    const inside = (prefix: string) => Buffer.from(`${prefix}${SECRET}!tail`).toString("base64");
+    const encodings = [
+      SECRET,
+      encodeURIComponent(SECRET),
+      encodeURIComponent(SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+      new URLSearchParams({ v: SECRET }).toString().slice(2),
+      encodeURIComponent(encodeURIComponent(SECRET)),
+      JSON.stringify(SECRET).slice(1, -1),
+      JSON.stringify(SECRET).slice(1, -1).replace(/\//g, "\\/"),
+      Buffer.from(SECRET).toString("base64"),
+      Buffer.from(SECRET).toString("base64url"),
+      Buffer.from(SECRET).toString("hex"),
+    ];
+    for (const e of encodings) expect(redact(`before ${e} after`, [SECRET])).toBe("before ••• after");
+    // Inside base64 of a longer text (a Basic header), at each of the three byte alignments.
+    for (const prefix of ["user:", "user1:", "user12:"]) {
+      const out = redact(`Basic ${inside(prefix)}`, [SECRET]);
+      expect(out).toContain("•••");
+      expect(Buffer.from(out.replace("Basic ", ""), "base64").toString("latin1")).not.toContain("Ke y");
+    }
+    expect(secretForms("abcd").length).toBeGreaterThan(3);
+    // Short values are left alone (they would blank out ordinary words), and nothing else changes.
+    expect(redact("the key was abc", ["abc"])).toBe("the key was abc");
+    expect(redact("nothing to hide", [SECRET, undefined, null, ""])).toBe("nothing to hide");
   });
 });
 
@@ -238,11 +297,40 @@ describe("dialer push", () => {
     const got = dialer.state.deliveries.slice(before);
     expect(got.map((d) => d.payload.extension).sort()).toEqual(["1001", "1002", "1003"]);
     expect(got.every((d) => d.payload.event === "extension.updated" && !d.duplicate)).toBe(true);
-    const secrets = (s.db.$client.query("SELECT secret FROM extensions").all() as { secret: string }[]).map(
-      (r) => r.secret,
+    const secrets = (s.db.$client.query("SELECT secret FROM extensions").all() as { secret: string }[]).map((r) =>
+      s.app.box.open(r.secret),
     );
     for (const d of got) for (const secret of secrets) expect(d.rawBody).not.toContain(secret);
     expect(dialer.state.rejected).toHaveLength(0);
+  });
+
+  test("pushing every extension stops at its overall deadline, saying how many went out", async () => {
+    s = await server({ DIALER_PUSH_URL: `${dialer.url}/pbx`, DIALER_PUSH_SECRET: dialer.state.secret });
+    for (let i = 0; i < 40; i++)
+      await s.call("POST", "/api/extensions", { extension: String(2000 + i), name: `U${i}` });
+    dialer.state.delayMs = 100;
+    try {
+      const err = await pushAllExtensions(s.app, 250).catch((e) => e);
+      expect(err.message).toMatch(
+        /^Pushing every extension to the web dialer did not finish within 250 ms \(after \d+ of 40\)$/,
+      );
+    } finally {
+      dialer.state.delayMs = 0;
+    }
+  });
+
+  test("Test Connection stops at its overall deadline, naming the service", async () => {
+    s = await server();
+    hostinger.state.delayMs = 400;
+    try {
+      const { result } = await testService(s.app, "hostinger", { apiKey: HOSTINGER_DEFAULT_TOKEN }, 150);
+      expect(result).toEqual({
+        success: false,
+        message: "Test Connection of The hosting provider API did not finish within 150 ms",
+      });
+    } finally {
+      hostinger.state.delayMs = 0;
+    }
   });
 
   test("a wrong signing secret is refused by the receiver and reported", async () => {

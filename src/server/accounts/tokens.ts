@@ -75,7 +75,9 @@ const unauthorized = (message: string) => new Unauthenticated(message, "Bearer")
 
 /**
  * The `Authorization: Bearer <token>` of a machine request: 401 when missing,
- * unknown or revoked, 403 when the token lacks the scope. Records its use.
+ * unknown or revoked, 403 when the token lacks the scope. Only verifies: the
+ * domain function that accepts the request records the use (`recordApiTokenUse`),
+ * so a refused request (bad body, conflict) leaves "last used" as it was.
  */
 export function requireApiToken(deps: Pick<Deps, "db" | "now">, headers: Headers, scope: ApiTokenScope): number {
   const header = headers.get("authorization") ?? "";
@@ -88,10 +90,15 @@ export function requireApiToken(deps: Pick<Deps, "db" | "now">, headers: Headers
     .get();
   if (!row) throw unauthorized("Invalid or revoked API token");
   if (row.scope !== scope) throw new Forbidden(`This API token does not have the ${scope} scope`);
+  return row.id;
+}
+
+/** Records that a token's request was accepted (its "last used" time); `null` (no token) does nothing. */
+export function recordApiTokenUse(deps: Pick<Deps, "db" | "now">, tokenId: number | null | undefined): void {
+  if (tokenId === null || tokenId === undefined) return;
   deps.db
     .update(apiTokens)
     .set({ lastUsedAt: new Date(deps.now()) })
-    .where(eq(apiTokens.id, row.id))
+    .where(eq(apiTokens.id, tokenId))
     .run();
-  return row.id;
 }

@@ -6,6 +6,7 @@
  * Why it works this way: docs/decisions/0007-ai-routing-and-webhook.md.
  */
 import { and, desc, eq, ne } from "drizzle-orm";
+import type { Db } from "../../db/client";
 import { aiCallLogs } from "../../db/schema";
 import {
   AI_TOOL_DEFS,
@@ -20,6 +21,7 @@ import type { OpenAiClient, RealtimeSession } from "../clients/openai";
 import type { Deps } from "../domain/deps";
 import { DomainError } from "../domain/errors";
 import { clients } from "../integrations/outside";
+import { redact } from "../redact";
 import { activeAssistant, assistantForNumber } from "./assistants";
 import { type AssistantRow, type RuleRow, toCallLog } from "./records";
 import { decideRoute } from "./routing";
@@ -166,19 +168,36 @@ async function execute(client: OpenAiClient, callId: string, plan: Plan): Promis
   }
 }
 
+/** Calls being answered right now, per database: a second delivery for the same call waits for the first. */
+const inFlightByDb = new WeakMap<Db, Map<string, Promise<CallResult>>>();
+
 /**
  * Handles one incoming call; never throws (failures become an `error` outcome).
- * A call already handled is not handled again; every handled call is logged
- * and announced as `ai-calls-updated`.
+ * A call already handled (logged), or being handled right now, is not handled
+ * again; every handled call is logged and announced as `ai-calls-updated`.
  */
-export async function answerIncomingCall(deps: CallDeps, call: IncomingCall): Promise<CallResult> {
+export function answerIncomingCall(deps: CallDeps, call: IncomingCall): Promise<CallResult> {
   const prior = deps.db
     .select()
     .from(aiCallLogs)
     .where(and(eq(aiCallLogs.callId, call.callId), ne(aiCallLogs.outcome, "error")))
     .get();
-  if (prior) return { outcome: prior.outcome, detail: prior.detail ?? "", duplicate: true };
+  if (prior) return Promise.resolve({ outcome: prior.outcome, detail: prior.detail ?? "", duplicate: true });
+  let inFlight = inFlightByDb.get(deps.db);
+  if (!inFlight) {
+    inFlight = new Map();
+    inFlightByDb.set(deps.db, inFlight);
+  }
+  const running = inFlight.get(call.callId);
+  if (running) return running.then((r) => ({ ...r, duplicate: true }));
+  // Claimed synchronously, before the first await.
+  const map = inFlight;
+  const answer = answerOnce(deps, call).finally(() => map.delete(call.callId));
+  map.set(call.callId, answer);
+  return answer;
+}
 
+async function answerOnce(deps: CallDeps, call: IncomingCall): Promise<CallResult> {
   const called = calledNumberOf(call.sipHeaders);
   const from = parseSipAddress(sipHeader(call.sipHeaders, "From"));
   const assistant = assistantForNumber(deps, called);
@@ -200,6 +219,9 @@ export async function answerIncomingCall(deps: CallDeps, call: IncomingCall): Pr
         : `unexpected error: ${(err as Error).message}`;
     result = { outcome: "error", detail: `${plan.detail}; failed: ${why}` };
   }
+  // The detail is stored and shown: no secret in any encoding (the clients redact theirs; this is the backstop).
+  const openai = deps.credentials.values("openai");
+  result.detail = redact(result.detail, [openai.apiKey, openai.webhookSecret]);
   const row = deps.db
     .insert(aiCallLogs)
     .values({

@@ -7,6 +7,7 @@ import { desc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { callTranscripts } from "../../db/schema";
 import type { CallTranscript, callTranscriptSchema } from "../../shared/ai";
+import { recordApiTokenUse } from "../accounts/tokens";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound } from "../domain/errors";
 import { parseId } from "../domain/validate";
@@ -23,8 +24,15 @@ export const listTranscripts = (deps: Pick<Deps, "db">): CallTranscript[] =>
     .all()
     .map(toTranscript);
 
-/** Stores one call's transcript; a call id already stored is a conflict, so a retrying bridge stores it once. */
-export function storeTranscript(deps: Pick<Deps, "db" | "events" | "now">, input: TranscriptInput): CallTranscript {
+/**
+ * Stores one call's transcript; a call id already stored is a conflict, so a retrying bridge stores it once.
+ * `apiTokenId`: the token the bridge sent; its use is recorded only once the transcript is stored.
+ */
+export function storeTranscript(
+  deps: Pick<Deps, "db" | "events" | "now">,
+  input: TranscriptInput,
+  apiTokenId?: number | null,
+): CallTranscript {
   if (input.callId) {
     const clash = deps.db
       .select({ id: callTranscripts.id })
@@ -41,6 +49,7 @@ export function storeTranscript(deps: Pick<Deps, "db" | "events" | "now">, input
     .values({ ...input, createdAt: new Date(deps.now()) })
     .returning()
     .get();
+  recordApiTokenUse(deps, apiTokenId);
   deps.events.publish({ type: "ai-transcripts-updated", data: { id: row.id, action: "created" } });
   return toTranscript(row);
 }

@@ -4,7 +4,13 @@
  * authentication. Nothing is stored and nothing is sent to OpenAI unless it
  * verifies. Only `realtime.call.incoming` is acted on; other event types are
  * acknowledged and ignored (docs/decisions/0007-ai-routing-and-webhook.md).
+ *
+ * Replays: a verified `webhook-id` is remembered for the signature tolerance
+ * window, claimed synchronously (before any await), so the same delivery sent
+ * again, or 20 times at once, is acted on once; the copies get the first one's
+ * answer marked `duplicate` (ADR 0018).
  */
+import type { Db } from "../../db/client";
 import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/ai";
 import { verifyStandardWebhook, type WebhookVerification } from "../clients/dialer";
 import { Invalid, Unauthenticated, Unavailable } from "../domain/errors";
@@ -21,18 +27,68 @@ const REFUSALS: Record<Refusal, () => Error> = {
   bad_signature: () => new Unauthenticated("Webhook signature does not match"),
 };
 
-export type WebhookAnswer = { received: true; ignored: string } | ({ received: true } & CallResult);
+export type WebhookAnswer =
+  | { received: true; ignored: string; duplicate?: boolean }
+  | ({ received: true } & CallResult);
+
+/** How long either side of "now" a signed timestamp is accepted (Standard Webhooks' default). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+interface Seen {
+  /** Until when (ms) the id must be remembered: past it the signature check refuses the delivery anyway. */
+  until: number;
+  answer: Promise<WebhookAnswer>;
+}
+
+/** Verified webhook ids, per database (one console, one memory; tests run several apps in one process). */
+const seenByDb = new WeakMap<Db, Map<string, Seen>>();
+
+function seenFor(deps: Pick<CallDeps, "db" | "now">): Map<string, Seen> {
+  let seen = seenByDb.get(deps.db);
+  if (!seen) {
+    seen = new Map();
+    seenByDb.set(deps.db, seen);
+  }
+  const now = deps.now();
+  for (const [id, s] of seen) if (s.until < now) seen.delete(id);
+  return seen;
+}
+
+const asDuplicate = (a: WebhookAnswer): WebhookAnswer => ({ ...a, duplicate: true });
 
 /** Verifies one delivery (headers + the raw body as sent) and handles the event it carries. */
-export async function receiveOpenAiWebhook(deps: CallDeps, headers: Headers, rawBody: string): Promise<WebhookAnswer> {
+export function receiveOpenAiWebhook(deps: CallDeps, headers: Headers, rawBody: string): Promise<WebhookAnswer> {
   const secret = deps.credentials.values("openai").webhookSecret;
   if (!secret) throw new Unavailable("The OpenAI webhook signing secret is not configured");
-  const check = verifyStandardWebhook(secret, headers, rawBody, Math.floor(deps.now() / 1000));
+  const check = verifyStandardWebhook(
+    secret,
+    headers,
+    rawBody,
+    Math.floor(deps.now() / 1000),
+    WEBHOOK_TOLERANCE_SECONDS,
+  );
   if (!check.ok) {
     if (deps.config.logRequests)
       console.warn(`${new Date(deps.now()).toISOString()} openai-webhook refused: ${check.reason}`);
-    throw REFUSALS[check.reason]();
+    return Promise.reject(REFUSALS[check.reason]());
   }
+  // Claimed before the first await: a concurrent copy of this delivery finds it and waits for its answer.
+  const seen = seenFor(deps);
+  const prior = seen.get(check.id);
+  if (prior) return prior.answer.then(asDuplicate);
+  const answer = handle(deps, check.id, rawBody);
+  const entry: Seen = { until: (check.timestamp + WEBHOOK_TOLERANCE_SECONDS + 1) * 1000, answer };
+  seen.set(check.id, entry);
+  // A delivery that was refused or failed may be sent again (OpenAI retries): forget it then.
+  const forget = () => {
+    if (seen.get(check.id) === entry) seen.delete(check.id);
+  };
+  answer.then((a) => ("outcome" in a && a.outcome === "error" ? forget() : undefined), forget);
+  return answer;
+}
+
+/** The verified delivery's event: a call to answer, or another type to acknowledge. */
+async function handle(deps: CallDeps, webhookId: string, rawBody: string): Promise<WebhookAnswer> {
   let body: unknown;
   try {
     body = JSON.parse(rawBody);
@@ -46,7 +102,7 @@ export async function receiveOpenAiWebhook(deps: CallDeps, headers: Headers, raw
   if (!data.success) throw new Invalid("Malformed realtime.call.incoming event", fieldErrors(data.error));
   const result = await answerIncomingCall(deps, {
     callId: data.data.call_id,
-    webhookId: check.id,
+    webhookId,
     sipHeaders: data.data.sip_headers,
   });
   return { received: true, ...result };

@@ -49,6 +49,8 @@ export class DialerClient {
     private readonly url: string,
     private readonly secret: string,
     private readonly now: () => number = Date.now,
+    /** The operation's overall deadline (`deadline()` in ./http), when it sends several. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   async send(payload: Record<string, unknown>): Promise<void> {
@@ -65,6 +67,7 @@ export class DialerClient {
         "webhook-signature": signStandardWebhook(this.secret, id, timestamp, body),
       },
       body,
+      signal: this.signal,
       secrets: [this.secret],
     });
   }

@@ -16,6 +16,8 @@ export class FreePbxClient {
     private readonly clientId: string,
     private readonly clientSecret: string,
     private readonly now: () => number = Date.now,
+    /** The operation's overall deadline (`deadline()` in ./http): every call of this client stops with it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   private get base() {
@@ -36,6 +38,7 @@ export class FreePbxClient {
       url: `${this.base}/admin/api/api/token`,
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: form.toString(),
+      signal: this.signal,
       secrets: [this.clientSecret],
       errorMessage: (b) =>
         isObject(b) ? String(b.message ?? b.error_description ?? b.error ?? "") || undefined : undefined,
@@ -58,6 +61,7 @@ export class FreePbxClient {
       url: `${this.base}/admin/api/api/gql`,
       headers: { Authorization: `Bearer ${token}` },
       body: { query, variables: variables ?? {} },
+      signal: this.signal,
       secrets: [this.clientSecret, token],
       errorMessage: (b) =>
         isObject(b) && Array.isArray(b.errors)

@@ -28,6 +28,8 @@ export class HostingerClient {
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
+    /** The operation's overall deadline (`deadline()` in ./http): every call of this client stops with it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   private call(method: string, path: string) {
@@ -36,6 +38,7 @@ export class HostingerClient {
       method,
       url: `${this.baseUrl}/api/vps/v1${path}`,
       headers: { Authorization: `Bearer ${this.apiKey}` },
+      signal: this.signal,
       secrets: [this.apiKey],
       errorMessage: (b) => (isObject(b) ? String(b.message ?? b.error ?? "") || undefined : undefined),
     });

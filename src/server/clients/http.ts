@@ -1,9 +1,40 @@
 /**
  * The one HTTP helper every outside-service client uses: a timeout on each
- * call, failures mapped to messages a person can act on, secrets redacted from
- * anything that could reach a log or a response.
+ * call (and the operation's overall deadline, when it has one), failures
+ * mapped to messages a person can act on, secrets redacted (in every encoding,
+ * `../redact.ts`) from anything that could reach a log or a response.
  */
+import { redact } from "../redact";
+
+export { redact };
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Why an operation's overall deadline aborted it; the message names the operation. */
+export class DeadlineExceeded extends Error {}
+
+const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
+/**
+ * An overall deadline for an operation made of several calls (pagination, a
+ * push to every extension, a token then a query): a signal every call of the
+ * operation passes to `httpRequest`; once it fires, the call in flight and every
+ * later one fail with "<operation> did not finish within N s".
+ */
+export function deadline(operation: string, ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DeadlineExceeded(`${operation} did not finish within ${seconds(ms)}`)),
+    ms,
+  );
+  (timer as { unref?: () => void }).unref?.();
+  return controller.signal;
+}
+
+/** The deadline's message when `signal` fired for it, else null. */
+export function deadlineMessage(signal: AbortSignal | undefined): string | null {
+  return signal?.aborted && signal.reason instanceof DeadlineExceeded ? signal.reason.message : null;
+}
 
 export class ServiceError extends Error {
   constructor(
@@ -24,6 +55,8 @@ export interface RequestOptions {
   /** JSON-encoded unless a string (sent as is). */
   body?: unknown;
   timeoutMs?: number;
+  /** The operation's overall deadline (`deadline()`), on top of this call's own timeout. */
+  signal?: AbortSignal;
   /** Values that must never appear in an error message (API keys, passwords). */
   secrets?: (string | undefined)[];
   /** Pulls the service's own error text out of an error body. */
@@ -38,16 +71,10 @@ export interface HttpResult {
   json: unknown;
 }
 
-export function redact(text: string, secrets: (string | undefined)[] = []): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("•••");
-  return out;
-}
-
 function networkMessage(service: string, url: string, err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string };
   if (e?.name === "TimeoutError" || e?.name === "AbortError") {
-    return `${service} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`;
+    return `${service} did not answer within ${seconds(timeoutMs)}`;
   }
   let host = url;
   try {
@@ -72,6 +99,9 @@ export async function httpRequest(opts: RequestOptions): Promise<HttpResult> {
     body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
+  const late = deadlineMessage(opts.signal);
+  if (late) throw new ServiceError(opts.service, late);
+  const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
   let text: string;
   try {
@@ -79,12 +109,13 @@ export async function httpRequest(opts: RequestOptions): Promise<HttpResult> {
       method: opts.method ?? "GET",
       headers,
       body,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout,
       redirect: "error",
     });
     text = await res.text();
   } catch (err) {
-    throw new ServiceError(opts.service, redact(networkMessage(opts.service, opts.url, err, timeoutMs), opts.secrets));
+    const message = deadlineMessage(opts.signal) ?? networkMessage(opts.service, opts.url, err, timeoutMs);
+    throw new ServiceError(opts.service, redact(message, opts.secrets));
   }
   let json: unknown;
   try {
@@ -93,14 +124,19 @@ export async function httpRequest(opts: RequestOptions): Promise<HttpResult> {
     json = undefined;
   }
   if (!res.ok) {
-    const detail = (json !== undefined && opts.errorMessage?.(json)) || text.slice(0, 200).trim() || res.statusText;
+    // Redact the whole body before cutting it: a secret cut in half would escape redaction.
+    const detail =
+      (json !== undefined && opts.errorMessage?.(json)) ||
+      redact(text, opts.secrets).slice(0, 200).trim() ||
+      res.statusText;
     const prefix =
       res.status === 401 || res.status === 403
         ? `${opts.service} rejected the credentials (${res.status})`
         : res.status === 429
           ? `${opts.service} is rate-limiting requests (429)`
           : `${opts.service} answered ${res.status}`;
-    throw new ServiceError(opts.service, redact(detail ? `${prefix}: ${detail}` : prefix, opts.secrets), res.status);
+    const message = redact(detail ? `${prefix}: ${detail}` : prefix, opts.secrets).slice(0, 500);
+    throw new ServiceError(opts.service, message, res.status);
   }
   return { status: res.status, headers: res.headers, text, json };
 }

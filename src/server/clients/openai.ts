@@ -19,6 +19,8 @@ export class OpenAiClient {
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
+    /** The operation's overall deadline (`deadline()` in ./http): every call of this client stops with it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   async listModels(): Promise<string[]> {
@@ -26,6 +28,7 @@ export class OpenAiClient {
       service: SERVICE,
       url: `${this.baseUrl}/models`,
       headers: { Authorization: `Bearer ${this.apiKey}` },
+      signal: this.signal,
       secrets: [this.apiKey],
       errorMessage: openAiErrorMessage,
     });
@@ -60,6 +63,7 @@ export class OpenAiClient {
       url: `${this.baseUrl}/realtime/calls/${encodeURIComponent(callId)}/${action}`,
       headers: { Authorization: `Bearer ${this.apiKey}` },
       body,
+      signal: this.signal,
       secrets: [this.apiKey],
       errorMessage: openAiErrorMessage,
     });

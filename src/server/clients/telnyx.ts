@@ -1,10 +1,12 @@
-import { expectJson, httpRequest, isObject } from "./http";
+import { deadline, expectJson, httpRequest, isObject } from "./http";
 
 const SERVICE = "Telnyx";
 /** Telnyx's maximum page size. */
 const PAGE_SIZE = 250;
 /** A guard against a service that never reports the last page. */
 const MAX_PAGES = 200;
+/** The overall deadline of reading one list through all its pages. */
+export const LIST_DEADLINE_MS = 60_000;
 
 export interface TelnyxConnection {
   id: string;
@@ -53,12 +55,15 @@ export class TelnyxClient {
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
+    /** The operation's overall deadline (`deadline()` in ./http): every call of this client stops with it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   private async call<T>(
     method: string,
     path: string,
     body?: unknown,
+    signal = this.signal,
   ): Promise<{ data: T; meta?: Record<string, number> }> {
     const res = await httpRequest({
       service: SERVICE,
@@ -66,19 +71,22 @@ export class TelnyxClient {
       url: `${this.baseUrl}${path}`,
       headers: { Authorization: `Bearer ${this.apiKey}` },
       body,
+      signal,
       secrets: [this.apiKey],
       errorMessage: telnyxErrorMessage,
     });
     return expectJson(SERVICE, res, (v) => isObject(v) && "data" in v);
   }
 
-  /** Every item of a list endpoint, following the pages to the end. */
-  async listAll<T>(path: string, query = ""): Promise<T[]> {
+  /** Every item of a list endpoint, following the pages to the end (within `LIST_DEADLINE_MS` overall). */
+  async listAll<T>(path: string, query = "", deadlineMs = LIST_DEADLINE_MS): Promise<T[]> {
+    const own = deadline(`Reading the Telnyx list ${path}`, deadlineMs);
+    const signal = this.signal ? AbortSignal.any([this.signal, own]) : own;
     const items: T[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
       const sep = path.includes("?") || query ? "&" : "?";
       const q = `${query ? `?${query}` : ""}${sep}page[number]=${page}&page[size]=${PAGE_SIZE}`;
-      const { data, meta } = await this.call<T[]>("GET", `${path}${q}`);
+      const { data, meta } = await this.call<T[]>("GET", `${path}${q}`, undefined, signal);
       if (!Array.isArray(data)) break;
       items.push(...data);
       const totalPages = meta?.total_pages ?? 1;

@@ -8,6 +8,8 @@ export class TinyMdmClient {
     private readonly baseUrl: string,
     private readonly publicKey: string,
     private readonly secretKey: string,
+    /** The operation's overall deadline (`deadline()` in ./http). */
+    private readonly signal?: AbortSignal,
   ) {}
 
   async countDevices(): Promise<number> {
@@ -15,6 +17,7 @@ export class TinyMdmClient {
       service: SERVICE,
       url: `${this.baseUrl}/devices?per_page=1`,
       headers: { "X-Tinymdm-Apikey-Public": this.publicKey, "X-Tinymdm-Apikey-Secret": this.secretKey },
+      signal: this.signal,
       secrets: [this.secretKey],
       errorMessage: (b) => (isObject(b) && typeof b.error === "string" ? b.error : undefined),
     });

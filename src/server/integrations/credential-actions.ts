@@ -10,9 +10,10 @@ import type {
   ServiceType,
   TestResult,
 } from "../../shared/credentials";
-import { serviceTypes } from "../../shared/credentials";
+import { plainHttpWarning, SERVICE_FIELDS, serviceTypes } from "../../shared/credentials";
 import type { Deps } from "../domain/deps";
 import { NotFound } from "../domain/errors";
+import { redact } from "../redact";
 import type { Values } from "./credentials";
 import { type ClientDeps, testService } from "./outside";
 
@@ -41,7 +42,13 @@ export const listCredentials = (deps: Pick<Deps, "credentials">): CredentialView
 
 export const connectionStatus = (deps: Pick<Deps, "credentials">): ConnectionStatus => deps.credentials.status();
 
-/** Saves the given fields (an empty secret keeps the stored one); forgets the last test. */
+/** The warning for a URL that works but sends secrets unencrypted across the network (plain http to another host). */
+const urlWarning = (values: Values) => plainHttpWarning(values.apiUrl) ?? undefined;
+
+/**
+ * Saves the given fields (an empty secret keeps the stored one); forgets the last test.
+ * A new URL or SSH host needs the secrets typed again (`CredentialStore.given`).
+ */
 export function saveCredential(deps: Pick<Deps, "credentials" | "events">, input: SaveCredential): CredentialView {
   const view = deps.credentials.save(
     input.type,
@@ -49,7 +56,8 @@ export function saveCredential(deps: Pick<Deps, "credentials" | "events">, input
     { resetHostKey: input.type === "ssh" && input.resetHostKey === true },
   );
   changed(deps);
-  return view;
+  const warning = urlWarning(deps.credentials.values(input.type));
+  return warning ? { ...view, warning } : view;
 }
 
 /**
@@ -62,12 +70,18 @@ export async function testCredential(
   input: SaveCredential,
 ): Promise<TestResult> {
   const given = Object.fromEntries(Object.entries(fieldsOf(input)).filter(([, v]) => v !== ""));
-  const values = { ...deps.credentials.values(input.type), ...given };
-  const { result, pin } = await testService(deps, input.type, values);
+  // A stored secret goes only where it was saved for: a new URL/host without the secret typed again is a 400.
+  const values = deps.credentials.given(input.type, given);
+  const tested = await testService(deps, input.type, values);
+  const typedSecrets = SERVICE_FIELDS[input.type].filter((f) => f.secret).map((f) => given[f.name]);
+  const secrets = [...deps.credentials.allSecrets(), ...typedSecrets];
+  const result: TestResult = { ...tested.result, message: redact(tested.result.message, secrets) };
+  const warning = urlWarning(values);
+  if (warning) result.warning = warning;
   const saved = deps.credentials.values(input.type);
   const testedSaved = Object.entries(given).every(([k, v]) => saved[k] === v);
   if (testedSaved) {
-    deps.credentials.recordTest(input.type, result, result.success ? pin : undefined);
+    deps.credentials.recordTest(input.type, result, result.success ? tested.pin : undefined);
     changed(deps);
   }
   return result;

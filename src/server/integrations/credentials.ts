@@ -4,13 +4,19 @@ import { apiCredentials } from "../../db/schema";
 import {
   type ConnectionStatus,
   type CredentialView,
+  type FieldSpec,
   type FieldView,
+  RETYPE_SECRET_MESSAGE,
+  RETYPE_SSH_SECRET_MESSAGE,
   SERVICE_FIELDS,
   SERVICE_NAMES,
   type ServiceType,
   serviceTypes,
   type TestResult,
 } from "../../shared/credentials";
+import { Invalid } from "../domain/errors";
+import { sealClearSipSecrets } from "../inventory/sip-secrets";
+import { redact } from "../redact";
 import type { SecretBox } from "../secret-box";
 
 type Row = typeof apiCredentials.$inferSelect;
@@ -24,10 +30,20 @@ const COLUMN_FIELDS = {
   apiUrl: "apiUrl",
 } as const;
 
+/** A destination field as compared: URLs without trailing slashes, host names in lower case, the SSH port 22 by default. */
+function destinationKey(f: FieldSpec, v: string | undefined): string {
+  const value = (v ?? "").trim();
+  if (f.name === "port") return value || "22";
+  if (f.name === "host") return value.toLowerCase();
+  return value.replace(/\/+$/, "");
+}
+
 /**
  * The credential store: one api_credentials row per service. Secrets are
  * sealed with the SecretBox; environment variables win over stored values;
  * views never carry a secret, only whether it is set and its last 4 characters.
+ * A stored secret is only ever sent where it was saved for (`given`), and no
+ * message it stores carries a secret (`recordTest`). ADR 0009, 0018.
  */
 export class CredentialStore {
   constructor(
@@ -35,7 +51,10 @@ export class CredentialStore {
     private readonly box: SecretBox,
     private readonly env: Record<string, string | undefined>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // The store is built once at start-up with the key: SIP secrets an older version stored in clear are sealed now.
+    sealClearSipSecrets(db, box);
+  }
 
   private row(type: ServiceType): Row | undefined {
     return this.db.select().from(apiCredentials).where(eq(apiCredentials.type, type)).get();
@@ -65,6 +84,63 @@ export class CredentialStore {
   /** Effective values: environment over stored. */
   values(type: ServiceType): Values {
     return { ...this.stored(this.row(type)), ...this.fromEnv(type) };
+  }
+
+  /** Every secret the console holds for outside services (stored and environment): what redaction removes. */
+  allSecrets(): string[] {
+    const out: string[] = [];
+    for (const type of serviceTypes) {
+      const values = this.values(type);
+      for (const f of SERVICE_FIELDS[type]) if (f.secret && values[f.name]) out.push(values[f.name] as string);
+    }
+    return out;
+  }
+
+  /**
+   * The values a request works with: the effective ones with the fields it typed
+   * (non-empty) over them. When it changes where the secrets go (a field marked
+   * `destination`: the URL, the SSH host or port), the secrets it did not type
+   * again are left out: a stored or environment secret is never sent to a
+   * destination it was not saved with. If the service then lacks a secret it
+   * needs, `Invalid` (400) with "Enter the secret again…" on those fields.
+   */
+  given(type: ServiceType, typed: Values): Values {
+    const current = this.values(type);
+    const next: Values = { ...current, ...typed };
+    for (const name of this.secretsLeftBehind(type, current, typed)) delete next[name];
+    return next;
+  }
+
+  /** The secret fields a request moving the service elsewhere did not type again (`Invalid` when it needs them). */
+  private secretsLeftBehind(type: ServiceType, current: Values, typed: Values): string[] {
+    const specs = SERVICE_FIELDS[type];
+    const moved = specs.some(
+      (f) =>
+        f.destination &&
+        typed[f.name] !== undefined &&
+        (typed[f.name] !== "" || f.name === "port") &&
+        destinationKey(f, typed[f.name]) !== destinationKey(f, current[f.name]),
+    );
+    if (!moved) return [];
+    const env = this.fromEnv(type);
+    const left = specs.filter((f) => f.secret && current[f.name] && !typed[f.name]);
+    const next: Values = { ...current };
+    for (const [k, v] of Object.entries(typed)) if (v !== "") next[k] = v;
+    for (const f of left) delete next[f.name];
+    const message = type === "ssh" ? RETYPE_SSH_SECRET_MESSAGE : RETYPE_SECRET_MESSAGE;
+    const fromEnv = left.filter((f) => f.name in env);
+    if (fromEnv.length) {
+      // A typed secret would not win over the environment one, so only moving the destination there too can work.
+      const where = specs.filter((f) => f.destination).map((f) => f.env);
+      throw new Invalid(
+        `${fromEnv.map((f) => f.env).join(" and ")} is set in the environment: change ${where.join("/")} there too.`,
+        Object.fromEntries(fromEnv.map((f) => [f.name, `Set by ${f.env}: change the destination in the environment`])),
+      );
+    }
+    if (left.length && !this.isConfigured(type, next)) {
+      throw new Invalid(`${message}.`, Object.fromEntries(left.map((f) => [f.name, message])));
+    }
+    return left.map((f) => f.name);
   }
 
   isConfigured(type: ServiceType, values = this.values(type)): boolean {
@@ -124,6 +200,11 @@ export class CredentialStore {
   save(type: ServiceType, input: Values & { name?: string }, opts: { resetHostKey?: boolean } = {}): CredentialView {
     const row = this.row(type);
     const next = this.stored(row);
+    // Secrets not typed again for a new destination are forgotten (or the save is refused when they are needed).
+    const typed = Object.fromEntries(
+      SERVICE_FIELDS[type].flatMap((f) => (f.name in input ? [[f.name, input[f.name]]] : [])),
+    );
+    for (const name of this.secretsLeftBehind(type, this.values(type), typed as Values)) delete next[name];
     for (const f of SERVICE_FIELDS[type]) {
       const v = input[f.name];
       if (v === undefined) continue;
@@ -149,14 +230,17 @@ export class CredentialStore {
     this.db.delete(apiCredentials).where(eq(apiCredentials.type, type)).run();
   }
 
-  /** Records a Test Connection outcome; `pin` stores extra non-secret values (the SSH host key). */
+  /**
+   * Records a Test Connection outcome; `pin` stores extra non-secret values (the SSH host key).
+   * The stored message is redacted of every secret the console holds, in every encoding.
+   */
   recordTest(type: ServiceType, result: TestResult, pin?: Values): void {
     const row = this.row(type);
     const values = { ...this.stored(row), ...(pin ?? {}) };
     this.write(type, row, values, row?.name ?? SERVICE_NAMES[type], {
       lastTestOk: result.success,
       lastTestAt: new Date(this.now()),
-      lastTestMessage: result.message,
+      lastTestMessage: redact(result.message, this.allSecrets()).slice(0, 1000),
     });
   }
 

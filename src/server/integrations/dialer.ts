@@ -5,16 +5,22 @@
  */
 import { extensions } from "../../db/schema";
 import { byNumber } from "../../shared/sort";
+import { deadline } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { OutsideServiceFailed } from "../domain/errors";
 import { type ClientDeps, clients } from "./outside";
 
 /** Deliveries in flight at once, so 5,000 extensions neither crawl nor flood the receiver. */
 const CONCURRENCY = 8;
+/** The overall deadline of one push to every extension. */
+export const PUSH_DEADLINE_MS = 120_000;
 
 /** Pushes every extension in number order; a failure says how many went out before it. */
-export async function pushAllExtensions(deps: ClientDeps & Pick<Deps, "db">): Promise<{ count: number }> {
-  const dialer = clients.dialer(deps);
+export async function pushAllExtensions(
+  deps: ClientDeps & Pick<Deps, "db">,
+  deadlineMs = PUSH_DEADLINE_MS,
+): Promise<{ count: number }> {
+  const dialer = clients.dialer(deps, undefined, deadline("Pushing every extension to the web dialer", deadlineMs));
   const rows = deps.db
     .select()
     .from(extensions)

@@ -6,7 +6,7 @@ import type { ServiceType, TestResult } from "../../shared/credentials";
 import { DialerClient } from "../clients/dialer";
 import { FreePbxClient } from "../clients/freepbx";
 import { HostingerClient } from "../clients/hostinger";
-import { ServiceError } from "../clients/http";
+import { deadline, ServiceError } from "../clients/http";
 import { OpenAiClient } from "../clients/openai";
 import { SshSession, type SshSettings } from "../clients/ssh";
 import { TelnyxClient } from "../clients/telnyx";
@@ -46,58 +46,69 @@ export const sshSettings = (v: Values): SshSettings => ({
   hostKeyFingerprint: v.hostKeyFingerprint,
 });
 
-/** One builder per service; without `v` it uses the stored/environment values (and requires them). */
+/** The overall deadline of one Test Connection (a token then a query, or a list). */
+export const TEST_DEADLINE_MS = 30_000;
+
+/**
+ * One builder per service; without `v` it uses the stored/environment values (and requires them).
+ * `signal`: the overall deadline (`deadline()`) of an operation that makes several calls.
+ */
 export const clients = {
-  hostinger: (deps: ClientDeps, v = requireValues(deps, "hostinger")) =>
-    new HostingerClient(deps.config.endpoints.hostinger, v.apiKey ?? ""),
-  freepbx: (deps: ClientDeps, v = requireValues(deps, "freepbx")) =>
-    new FreePbxClient(v.apiUrl ?? "", v.clientId ?? "", v.clientSecret ?? "", deps.now),
-  tinymdm: (deps: ClientDeps, v = requireValues(deps, "tinymdm")) =>
-    new TinyMdmClient(deps.config.endpoints.tinymdm, v.clientId ?? "", v.clientSecret ?? ""),
-  telnyx: (deps: ClientDeps, v = requireValues(deps, "telnyx")) =>
-    new TelnyxClient(deps.config.endpoints.telnyx, v.apiKey ?? ""),
-  openai: (deps: ClientDeps, v = requireValues(deps, "openai")) =>
-    new OpenAiClient(deps.config.endpoints.openai, v.apiKey ?? ""),
-  dialer: (deps: ClientDeps, v = requireValues(deps, "dialer")) =>
-    new DialerClient(v.apiUrl ?? "", v.webhookSecret ?? "", deps.now),
+  hostinger: (deps: ClientDeps, v = requireValues(deps, "hostinger"), signal?: AbortSignal) =>
+    new HostingerClient(deps.config.endpoints.hostinger, v.apiKey ?? "", signal),
+  freepbx: (deps: ClientDeps, v = requireValues(deps, "freepbx"), signal?: AbortSignal) =>
+    new FreePbxClient(v.apiUrl ?? "", v.clientId ?? "", v.clientSecret ?? "", deps.now, signal),
+  tinymdm: (deps: ClientDeps, v = requireValues(deps, "tinymdm"), signal?: AbortSignal) =>
+    new TinyMdmClient(deps.config.endpoints.tinymdm, v.clientId ?? "", v.clientSecret ?? "", signal),
+  telnyx: (deps: ClientDeps, v = requireValues(deps, "telnyx"), signal?: AbortSignal) =>
+    new TelnyxClient(deps.config.endpoints.telnyx, v.apiKey ?? "", signal),
+  openai: (deps: ClientDeps, v = requireValues(deps, "openai"), signal?: AbortSignal) =>
+    new OpenAiClient(deps.config.endpoints.openai, v.apiKey ?? "", signal),
+  dialer: (deps: ClientDeps, v = requireValues(deps, "dialer"), signal?: AbortSignal) =>
+    new DialerClient(v.apiUrl ?? "", v.webhookSecret ?? "", deps.now, signal),
 };
 
-/** Runs a real call against the service with the given values; never throws. */
+/**
+ * Runs a real call against the service with the given values, within
+ * `deadlineMs` overall (SSH: its connect and command timeouts); never throws.
+ */
 export async function testService(
   deps: ClientDeps,
   type: ServiceType,
   v: Values,
+  deadlineMs = TEST_DEADLINE_MS,
 ): Promise<{ result: TestResult; pin?: Values }> {
   if (!deps.credentials.isConfigured(type, v)) {
     return {
       result: { success: false, message: `${LABEL[type]} needs all its required fields before it can be tested.` },
     };
   }
+  const signal = deadline(`Test Connection of ${LABEL[type]}`, deadlineMs);
   try {
     switch (type) {
       case "hostinger": {
-        const vms = await clients.hostinger(deps, v).listVms();
+        const vms = await clients.hostinger(deps, v, signal).listVms();
         return ok(`Connected to Hostinger: ${vms.length} virtual machine(s) found.`);
       }
       case "freepbx": {
-        const n = await clients.freepbx(deps, v).ping();
+        const n = await clients.freepbx(deps, v, signal).ping();
         return ok(`Connected to FreePBX: token issued, ${n} extension(s) on the PBX.`);
       }
       case "tinymdm": {
-        const n = await clients.tinymdm(deps, v).countDevices();
+        const n = await clients.tinymdm(deps, v, signal).countDevices();
         return ok(`Connected to TinyMDM: ${n} device(s) enrolled.`);
       }
       case "telnyx": {
-        const n = await clients.telnyx(deps, v).ping();
+        const n = await clients.telnyx(deps, v, signal).ping();
         return ok(`Connected to Telnyx: ${n} credential connection(s).`);
       }
       case "openai": {
-        const models = await clients.openai(deps, v).listModels();
+        const models = await clients.openai(deps, v, signal).listModels();
         const realtime = models.filter((m) => m.includes("realtime")).length;
         return ok(`Connected to OpenAI: ${models.length} model(s) available, ${realtime} realtime.`);
       }
       case "dialer": {
-        await clients.dialer(deps, v).send({ event: "ping", sent_at: new Date(deps.now()).toISOString() });
+        await clients.dialer(deps, v, signal).send({ event: "ping", sent_at: new Date(deps.now()).toISOString() });
         return ok("The web dialer accepted a signed test webhook.");
       }
       case "ssh":

@@ -5,12 +5,15 @@
  */
 import type { VpsAction, VpsControlResult, VpsStatus } from "../../shared/vps";
 import { type HostingerVm, latest, rate } from "../clients/hostinger";
+import { deadline } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { Invalid, OutsideServiceFailed } from "../domain/errors";
 import { firstIPv4 } from "./host-metrics";
 import { type ClientDeps, clients, requireValues } from "./outside";
 
 const MB = 1024 * 1024;
+/** The overall deadline of reading the status (VM list, then metrics) or sending a control action. */
+export const VPS_DEADLINE_MS = 20_000;
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const pct = (used: number | null, totalMb: number | undefined) =>
   used === null || !totalMb ? null : Math.min(100, round1((used / (totalMb * MB)) * 100));
@@ -32,15 +35,15 @@ export function pickVm(vms: HostingerVm[], vmId: string | undefined, ips: (strin
   throw new Invalid(`Hostinger lists ${vms.length} virtual machines; set the VM id in API Settings.`);
 }
 
-async function hostingerVm(deps: ClientDeps) {
+async function hostingerVm(deps: ClientDeps, operation: string) {
   const values = requireValues(deps, "hostinger");
-  const client = clients.hostinger(deps, values);
+  const client = clients.hostinger(deps, values, deadline(operation, VPS_DEADLINE_MS));
   const vms = await client.listVms();
   return { client, vm: pickVm(vms, values.vmId, [deps.config.serverAddress, firstIPv4()]) };
 }
 
 async function fromHostinger(deps: ClientDeps): Promise<VpsStatus> {
-  const { client, vm } = await hostingerVm(deps);
+  const { client, vm } = await hostingerVm(deps, "Reading the server status from Hostinger");
   const to = new Date(deps.now());
   const m = await client.metrics(vm.id, new Date(to.getTime() - 60 * 60 * 1000), to);
   const cpu = latest(m.cpu_usage);
@@ -111,7 +114,7 @@ export async function controlVps(
   if (!deps.credentials.isConfigured("hostinger")) {
     throw new Invalid("Server control needs the hosting provider API. Add it under API Settings.");
   }
-  const { client, vm } = await hostingerVm(deps);
+  const { client, vm } = await hostingerVm(deps, `Sending ${action} to Hostinger`);
   const result = await client.action(vm.id, action);
   deps.events.publish({ type: "vps-updated" });
   return { success: true, message: `Hostinger accepted ${action} (action ${result.id}: ${result.state}).` };

@@ -1,7 +1,8 @@
 /**
  * Extensions: the console's phones. The number is unique across extensions and
- * PTT groups (`numbers.ts`); a stored SIP secret never leaves the server except
- * in the softphone provisioning payload (`provisioning.ts`).
+ * PTT groups (`numbers.ts`); a stored SIP secret is sealed (`sip-secrets.ts`) and never
+ * leaves the server except in the softphone provisioning payload (`provisioning.ts`)
+ * and the configuration sent to the PBX.
  */
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
@@ -45,12 +46,12 @@ export function listExtensions(deps: Pick<Deps, "db">): Extension[] {
     .map(toExtension);
 }
 
-/** Creates an extension; without a secret a strong random one is generated. */
-export function createExtension(deps: Pick<Deps, "db" | "events">, input: ExtensionInput): Extension {
+/** Creates an extension; without a secret a strong random one is generated. The secret is stored sealed. */
+export function createExtension(deps: Pick<Deps, "db" | "events" | "box">, input: ExtensionInput): Extension {
   assertNumberFree(deps.db, input.extension, "extension");
   const row = deps.db
     .insert(extensions)
-    .values({ ...input, secret: input.secret ?? generateSecret() })
+    .values({ ...input, secret: deps.box.seal(input.secret ?? generateSecret()) })
     .returning()
     .get();
   deps.events.publish({ type: "extensions-updated", data: { id: row.id, action: "created" } });

@@ -9,6 +9,7 @@ import type { ProvisioningConfig, ProvisioningResponse } from "../../shared/inve
 import { byNumber } from "../../shared/sort";
 import type { Config } from "../config";
 import type { Deps } from "../domain/deps";
+import type { SecretBox } from "../secret-box";
 import { type ExtensionRow, findExtension } from "./extensions";
 import { groupsWithMember } from "./ptt-groups";
 
@@ -19,6 +20,7 @@ export const PROVISIONING_SCHEME = "pbxconsole";
 export function provisioningFor(
   db: Db,
   config: Config,
+  box: SecretBox,
   row: ExtensionRow,
 ): { config: ProvisioningConfig; link: string } {
   const groups = groupsWithMember(db, row.extension).sort((a, b) => byNumber(a.extension, b.extension));
@@ -27,7 +29,7 @@ export function provisioningFor(
     sip_port: config.sip.port,
     transport: config.sip.transport.toUpperCase(),
     username: row.extension,
-    password: row.secret ?? "",
+    password: box.open(row.secret) ?? "",
     display_name: row.name,
     ptt_enabled: true,
     ptt_groups: groups.map((g) => ({
@@ -45,16 +47,19 @@ export function provisioningFor(
 export const qrDataUrl = (text: string) => QRCode.toDataURL(text, { errorCorrectionLevel: "M", margin: 2, width: 320 });
 
 /** The QR code of an extension's provisioning link (`NotFound` for an unknown id). */
-export async function extensionQrCode(deps: Pick<Deps, "db" | "config">, id: number): Promise<{ qrCode: string }> {
-  const { link } = provisioningFor(deps.db, deps.config, findExtension(deps.db, id));
+export async function extensionQrCode(
+  deps: Pick<Deps, "db" | "config" | "box">,
+  id: number,
+): Promise<{ qrCode: string }> {
+  const { link } = provisioningFor(deps.db, deps.config, deps.box, findExtension(deps.db, id));
   return { qrCode: await qrDataUrl(link) };
 }
 
 /** An extension's provisioning payload, link and QR code (`NotFound` for an unknown id). */
 export async function extensionProvisioning(
-  deps: Pick<Deps, "db" | "config">,
+  deps: Pick<Deps, "db" | "config" | "box">,
   id: number,
 ): Promise<ProvisioningResponse> {
-  const { config, link } = provisioningFor(deps.db, deps.config, findExtension(deps.db, id));
+  const { config, link } = provisioningFor(deps.db, deps.config, deps.box, findExtension(deps.db, id));
   return { config, link, qrCode: await qrDataUrl(link) };
 }

@@ -29,10 +29,15 @@ export function listTrunks(deps: Pick<Deps, "db">): Trunk[] {
   return deps.db.select().from(trunks).orderBy(trunks.name).all().map(toTrunk);
 }
 
-export function createTrunk(deps: Pick<Deps, "db" | "events">, input: TrunkInput): Trunk {
+/** Creates a trunk; its secret is stored sealed (`sip-secrets.ts`). */
+export function createTrunk(deps: Pick<Deps, "db" | "events" | "box">, input: TrunkInput): Trunk {
   const clash = deps.db.select({ id: trunks.id }).from(trunks).where(eq(trunks.name, input.name)).get();
   if (clash) throw new Conflict(`A trunk named ${input.name} already exists`, { name: "Name already in use" });
-  const row = deps.db.insert(trunks).values(input).returning().get();
+  const row = deps.db
+    .insert(trunks)
+    .values({ ...input, secret: deps.box.seal(input.secret) })
+    .returning()
+    .get();
   deps.events.publish({ type: "trunks-updated", data: { id: row.id, action: "created" } });
   return toTrunk(row);
 }

@@ -17,7 +17,7 @@ export const WIZARD_IVR_NAME = "Main IVR";
 
 export type WizardInput = z.output<typeof wizardDeploySchema>;
 
-export function deployWizard(deps: Pick<Deps, "db" | "events">, input: WizardInput): WizardDeployResult {
+export function deployWizard(deps: Pick<Deps, "db" | "events" | "box">, input: WizardInput): WizardDeployResult {
   const numbers = wizardExtensionNumbers(input.extensionPrefix, input.extensionCount);
   const result: WizardDeployResult = {
     created: { extensions: [], trunk: null, ivr: null },
@@ -35,7 +35,7 @@ export function deployWizard(deps: Pick<Deps, "db" | "events">, input: WizardInp
           extension: number,
           name: `Extension ${number}`,
           voicemail: input.enableVoicemail,
-          secret: generateSecret(),
+          secret: deps.box.seal(generateSecret()),
         })
         .run();
       result.created.extensions.push(number);

@@ -15,10 +15,11 @@ import type {
   DeployResponse,
   ReloadResult,
 } from "../../shared/pbx";
-import { ServiceError } from "../clients/http";
+import { deadline, ServiceError } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
 import { type ClientDeps, clients } from "../integrations/outside";
+import { withOpenSecret } from "../inventory/sip-secrets";
 import { type ItemKind, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { inventory, type Selection } from "./generate";
 import { deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
@@ -26,9 +27,11 @@ import { type PbxRemote, withPbxHost } from "./host";
 import { buildScript } from "./script";
 
 /** What a deployment uses: the console's rows, the event hub, and what the FreePBX API client needs. */
-export type DeployDeps = ClientDeps & Pick<Deps, "db" | "events">;
+export type DeployDeps = ClientDeps & Pick<Deps, "db" | "events" | "box">;
 
 export const GRAPHQL_RELOAD_TIMEOUT_MS = 60_000;
+/** The overall deadline of a deployment through the FreePBX API (every item, then the reload). */
+export const GRAPHQL_DEPLOY_DEADLINE_MS = 5 * 60_000;
 
 export interface DeployOutcome {
   results: DeployItemResult[];
@@ -125,14 +128,19 @@ async function updateTrunkStatus(deps: Pick<Deps, "db" | "events">, remote: PbxR
 }
 
 async function deployOverGraphql(deps: DeployDeps, items: SqlItem[]): Promise<DeployOutcome> {
-  const client = clients.freepbx(deps);
+  const client = clients.freepbx(
+    deps,
+    undefined,
+    deadline("Deploying through the FreePBX API", GRAPHQL_DEPLOY_DEADLINE_MS),
+  );
   const results: DeployItemResult[] = [];
   for (const item of items) {
     try {
       if (item.kind === "extension") {
         const row = deps.db.select().from(extensions).where(eq(extensions.extension, item.key)).get();
         if (!row) throw new ServiceError("FreePBX", "The extension was deleted meanwhile");
-        results.push(result(item, "success", await deployExtensionGql(client, row), "graphql"));
+        const opened = withOpenSecret(deps.box, row);
+        results.push(result(item, "success", await deployExtensionGql(client, opened), "graphql"));
       } else if (item.kind === "inboundRoute") {
         const row = deps.db
           .select()
@@ -171,7 +179,7 @@ export async function deploy(deps: DeployDeps, select: Selection): Promise<Deplo
       "No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
     );
   }
-  const inv = inventory(deps.db, select);
+  const inv = inventory(deps.db, deps.box, select);
   const refused = inv.refused.map((r) => result({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null));
   if (inv.items.length === 0) return { results: refused, reload: null };
   try {

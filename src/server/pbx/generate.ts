@@ -3,6 +3,8 @@ import type { Db } from "../../db/client";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../domain/deps";
+import { withOpenSecret } from "../inventory/sip-secrets";
+import type { SecretBox } from "../secret-box";
 import { extensionItem, type ItemKind, inboundItem, outboundItem, pttItem, type SqlItem, trunkItem } from "./entities";
 import { buildScript } from "./script";
 import { UnsafeValueError } from "./sql";
@@ -31,20 +33,30 @@ function collect<T>(rows: T[], kind: ItemKind, key: (r: T) => string, build: (r:
 
 export type Selection = Partial<Record<ItemKind, boolean>>;
 
-/** The console's objects as FreePBX items, in dependency order (trunks before routes). */
+/**
+ * The console's objects as FreePBX items, in dependency order (trunks before routes).
+ * SIP secrets are opened here: the items carry them in clear, as FreePBX stores them.
+ */
 export function inventory(
   db: Db,
+  box: SecretBox,
   select: Selection = { trunk: true, extension: true, outboundRoute: true, inboundRoute: true, pttGroup: true },
 ): Inventory {
   const out: Inventory = { items: [], refused: [] };
-  const allTrunks = db.select().from(trunks).orderBy(asc(trunks.id)).all();
+  const allTrunks = db
+    .select()
+    .from(trunks)
+    .orderBy(asc(trunks.id))
+    .all()
+    .map((t) => withOpenSecret(box, t));
   if (select.trunk) collect(allTrunks, "trunk", (t) => t.name, trunkItem, out);
   if (select.extension) {
     const rows = db
       .select()
       .from(extensions)
       .all()
-      .sort((a, b) => byNumber(a.extension, b.extension));
+      .sort((a, b) => byNumber(a.extension, b.extension))
+      .map((e) => withOpenSecret(box, e));
     collect(rows, "extension", (e) => e.extension, extensionItem, out);
   }
   if (select.outboundRoute) {
@@ -101,11 +113,13 @@ const statementsOf = (items: SqlItem[], kind: ItemKind) =>
 /**
  * The Config Generator screen: the whole console as one idempotent SQL script
  * with the steps to run it by hand, the statements per kind, and the objects
- * left out because FreePBX cannot hold their values (with the reason).
+ * left out because FreePBX cannot hold their values (with the reason). The
+ * script carries the SIP secrets in clear: it is what the administrator runs
+ * on the PBX (ADR 0018).
  */
-export function generateConfig(deps: Pick<Deps, "db" | "now">) {
+export function generateConfig(deps: Pick<Deps, "db" | "now" | "box">) {
   const now = new Date(deps.now());
-  const inv = inventory(deps.db);
+  const inv = inventory(deps.db, deps.box);
   const count = (k: ItemKind) => inv.items.filter((i) => i.kind === k).length;
   const header = [
     `pbx-console configuration for FreePBX, generated ${now.toISOString()}`,

@@ -2,7 +2,8 @@
  * Sync import: rows read from the live PBX become console rows. A row with the
  * same extension number / trunk name is updated; a new one is created. A row
  * the console cannot hold is a failed item with the reason, never a partial
- * write, and the rest of the import goes on.
+ * write, and the rest of the import goes on. SIP secrets read from the PBX are
+ * stored sealed.
  */
 import { eq } from "drizzle-orm";
 import { extensions, trunks } from "../../db/schema";
@@ -24,7 +25,7 @@ function failed(result: ImportResult, reason: string) {
  * one dial plan.
  */
 export async function importExtensions(
-  deps: PbxReadDeps & Pick<Deps, "db" | "events">,
+  deps: PbxReadDeps & Pick<Deps, "db" | "events" | "box">,
   input: ImportExtensionsInput,
 ): Promise<ImportResult> {
   const pbx = await readPbxExtensions(deps);
@@ -42,7 +43,7 @@ export async function importExtensions(
       failed(result, clash);
       continue;
     }
-    const values = { name, voicemail: p.voicemail, ...(p.secret ? { secret: p.secret } : {}) };
+    const values = { name, voicemail: p.voicemail, ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}) };
     if (owner?.kind === "extension") {
       deps.db.update(extensions).set(values).where(eq(extensions.extension, p.extension)).run();
       result.updated++;
@@ -64,7 +65,7 @@ const trunkType = (tech: string): "sip" | "iax" | "dahdi" =>
 
 /** Imports the PBX's trunks (all, or the selected names); read over SSH only. */
 export async function importTrunks(
-  deps: Pick<Deps, "db" | "events" | "credentials">,
+  deps: Pick<Deps, "db" | "events" | "credentials" | "box">,
   input: ImportTrunksInput,
 ): Promise<ImportResult> {
   const pbx = await readPbxTrunks(deps);
@@ -79,7 +80,7 @@ export async function importTrunks(
       host: p.host,
       port: p.port,
       username: p.username,
-      ...(p.secret ? { secret: p.secret } : {}),
+      ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}),
       type: trunkType(p.tech),
     };
     const existing = deps.db.select().from(trunks).where(eq(trunks.name, p.name)).get();

@@ -21,7 +21,7 @@ export const aiTranscriptRoutes: RouteDef[] = [
     auth: { apiToken: "transcripts:write" },
     body: callTranscriptSchema,
     publishes: ["ai-transcripts-updated"],
-    handler: ({ app, body }) => json(storeTranscript(app, body), 201),
+    handler: ({ app, body, apiTokenId }) => json(storeTranscript(app, body, apiTokenId), 201),
   }),
   route({
     method: "DELETE",
