@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive for real, when missing:
-# Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl.
+# Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl,
+# fail2ban (its fail2ban-regex, for the sign-in failure filter).
 set -euo pipefail
 
 need=()
@@ -8,6 +9,8 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromi
 [ -x /usr/sbin/mariadbd ] || [ -x /usr/bin/mariadbd ] || need+=(mariadb-server)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# fail2ban-regex checks the sign-in failure filter against the console's real log (test/security).
+command -v fail2ban-regex >/dev/null 2>&1 || need+=(fail2ban)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

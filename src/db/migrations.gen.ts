@@ -4,6 +4,8 @@ import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_credentials.sql" with { type: "text" };
 import m2 from "../../migrations/0002_ai.sql" with { type: "text" };
 import m3 from "../../migrations/0003_drop_unused.sql" with { type: "text" };
+import m4 from "../../migrations/0004_sign_out_before_session_ids.sql" with { type: "text" };
+import m5 from "../../migrations/0005_session_ids_and_throttle.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -11,4 +13,6 @@ export const migrationSql: Record<string, string> = {
   "0001_credentials": m1,
   "0002_ai": m2,
   "0003_drop_unused": m3,
+  "0004_sign_out_before_session_ids": m4,
+  "0005_session_ids_and_throttle": m5,
 };

@@ -26,14 +26,31 @@ export const users = sqliteTable("users", {
   createdAt: createdAt(),
 });
 
-/** Sign-in sessions. Only the SHA-256 of the token is stored. */
+/**
+ * Sign-in sessions. Only the SHA-256 of the token is stored; `id` is the public handle the sessions
+ * list and "sign out" use (never the token or its hash).
+ */
 export const sessions = sqliteTable("sessions", {
   tokenHash: text("token_hash").primaryKey(),
+  id: text("id").notNull().unique(),
   userId: text("user_id")
     .notNull()
     .references(() => users.id, { onDelete: "cascade" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }).notNull(),
+  /** The address and browser that signed in (shown in the sessions list). */
+  clientIp: text("client_ip"),
+  userAgent: text("user_agent"),
+});
+
+/**
+ * The sign-in throttle's failure counters (docs/decisions/0016): one row per key (account, address,
+ * or account at address). In the database so `pbx-console unlock` can clear it while the console runs.
+ */
+export const signInThrottle = sqliteTable("sign_in_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull(),
+  lastFailureAt: integer("last_failure_at", { mode: "timestamp_ms" }).notNull(),
 });
 
 export const extensions = sqliteTable("extensions", {

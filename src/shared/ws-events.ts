@@ -26,6 +26,8 @@ export const wsEventTypes = [
   "vps-updated",
   /** Console accounts changed (the first administrator was created). */
   "accounts-updated",
+  /** A console session started or ended (sign-in, sign-out, password change): the sessions list is stale. */
+  "sessions-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

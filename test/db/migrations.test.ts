@@ -43,6 +43,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "outbound_routes",
       "ptt_groups",
       "sessions",
+      "sign_in_throttle",
       "sip_provider_credentials",
       "trunks",
       "users",

@@ -93,7 +93,7 @@ describe("sign-in", () => {
     expect((await s.call("GET", "/api/info")).status).toBe(200);
   });
 
-  test("five failures within five minutes lock the username with 429 and Retry-After", async () => {
+  test("five failures for a username from one address make it wait (429 with Retry-After), with back-off", async () => {
     for (let i = 0; i < 5; i++) {
       expect((await s.call("POST", "/api/auth/login", { username: "ADMIN", password: `nope-${i}` })).status).toBe(401);
     }
@@ -106,6 +106,56 @@ describe("sign-in", () => {
     expect((await s.call("POST", "/api/auth/login", { username: "someone", password: "x" })).status).toBe(401);
     s.advance(5 * 60 * 1000 + 1000);
     expect((await s.call("POST", "/api/auth/login", ADMIN)).status).toBe(200);
+  });
+
+  test("the 6th attempt waits 1 s, the 7th 2 s: back-off, not a lock", async () => {
+    for (let i = 0; i < 5; i++) await s.call("POST", "/api/auth/login", { username: "admin", password: `nope-${i}` });
+    const first = await s.call("POST", "/api/auth/login", ADMIN);
+    expect(first.status).toBe(429);
+    expect(first.headers.get("retry-after")).toBe("1");
+    s.advance(1000);
+    expect((await s.call("POST", "/api/auth/login", { username: "admin", password: "nope-6" })).status).toBe(401);
+    const second = await s.call("POST", "/api/auth/login", ADMIN);
+    expect(second.status).toBe(429);
+    expect(second.headers.get("retry-after")).toBe("2");
+    s.advance(2000);
+    expect((await s.call("POST", "/api/auth/login", ADMIN)).status).toBe(200);
+  });
+
+  test("100 parallel wrong guesses and the right password in the same burst: at most 5 evaluated", async () => {
+    const sessionsBefore = s.snapshot("sessions");
+    const wrong = Array.from({ length: 100 }, (_, i) =>
+      s.call("POST", "/api/auth/login", { username: "admin", password: `guess-${i}` }, { cookie: "" }),
+    );
+    const right = s.call("POST", "/api/auth/login", ADMIN, { cookie: "" });
+    const results = await Promise.all([...wrong, right]);
+    const evaluated = results.filter((r) => r.status === 401).length;
+    const refused = results.filter((r) => r.status === 429).length;
+    expect(evaluated).toBeLessThanOrEqual(5);
+    expect(evaluated + refused).toBe(101);
+    expect(results[100]?.status).toBe(429);
+    expect(s.snapshot("sessions")).toBe(sessionsBefore);
+  });
+
+  test("every wrong password writes one auth-failure line with the client address, never the password", async () => {
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => {
+      lines.push(args.join(" "));
+    };
+    try {
+      await s.call("POST", "/api/auth/login", { username: "admin", password: "wrong password!" });
+      await s.call("POST", "/api/auth/login", { username: "x y=z\nforged", password: "hunter2hunter2" });
+      await s.call("POST", "/api/auth/login", ADMIN);
+    } finally {
+      console.log = original;
+    }
+    const failures = lines.filter((l) => l.includes("auth-failure"));
+    expect(failures).toHaveLength(2);
+    expect(failures[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z auth-failure user=admin ip=127\.0\.0\.1$/);
+    expect(failures[1]).toMatch(/ auth-failure user=x%20y%3Dz%0Aforged ip=127\.0\.0\.1$/);
+    expect(lines.join("\n")).not.toContain("hunter2");
+    expect(lines.join("\n")).not.toContain("wrong password!");
   });
 
   test("sign-out ends the session on the server", async () => {
@@ -159,7 +209,7 @@ describe("cross-site protection", () => {
   });
 });
 
-test("over HTTPS the session cookie is Secure", async () => {
+test("over HTTPS the session cookie is __Host-pbx_session, Secure", async () => {
   const dir = `${import.meta.dir}/../fixtures/tls`;
   const https = await startTestServer({ TLS_CERT: `${dir}/cert.pem`, TLS_KEY: `${dir}/key.pem` });
   try {
@@ -171,7 +221,27 @@ test("over HTTPS the session cookie is Secure", async () => {
       tls: { rejectUnauthorized: false },
     });
     expect(res.status).toBe(201);
-    expect(res.headers.get("set-cookie")).toContain("; Secure");
+    const cookies = res.headers.getSetCookie();
+    // __Host-: Secure, Path=/ and no Domain, so no other host can set or shadow it.
+    expect(cookies[0]).toMatch(
+      /^__Host-pbx_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/,
+    );
+    expect(cookies[0]).not.toContain("Domain");
+    // The plain cookie of before the switch is cleared.
+    expect(cookies[1]).toMatch(/^pbx_session=; Path=\/;.*Max-Age=0; Secure$/);
+    const token = (cookies[0] as string).split(";")[0]?.split("=")[1] as string;
+    const get = (cookie: string) =>
+      fetch(`${https.base}/api/info`, { headers: { cookie }, tls: { rejectUnauthorized: false } });
+    expect((await get(`__Host-pbx_session=${token}`)).status).toBe(200);
+    // During the switch the plain name is still read.
+    expect((await get(`pbx_session=${token}`)).status).toBe(200);
+    const out = await fetch(`${https.base}/api/auth/logout`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: `__Host-pbx_session=${token}` },
+      tls: { rejectUnauthorized: false },
+    });
+    expect(out.headers.getSetCookie().every((c) => c.includes("Max-Age=0"))).toBe(true);
+    expect((await get(`__Host-pbx_session=${token}`)).status).toBe(401);
   } finally {
     await https.stop();
   }

@@ -52,7 +52,8 @@ afterAll(async () => {
   await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), pbx?.stop()]);
 });
 
-type Call = { path?: string; body?: unknown; headers?: Record<string, string> };
+/** `after` runs once the call is answered (e.g. to keep the walk's own session after a sign-out). */
+type Call = { path?: string; body?: unknown; headers?: Record<string, string>; after?: () => void };
 /** Prepares what the write needs and says how to call it; `path` defaults to the route's own. */
 type Fixture = () => Promise<Call>;
 
@@ -76,11 +77,40 @@ const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
 const connection = () => created("/api/telnyx/connections", { connectionName: `Walk ${next()}` });
+/** The administrator's password (the password change walks it on). */
+let adminPassword = "correct horse battery";
+/** Signs in a second browser and returns its cookie; the walk keeps its own session. */
+const secondSession = async () => {
+  const keep = s.cookie;
+  await s.call("POST", "/api/auth/login", { username: "admin", password: adminPassword }, { cookie: "" });
+  const other = s.cookie;
+  s.cookie = keep;
+  return other;
+};
 
 const FIXTURES: Record<string, Fixture> = {
   "POST /api/auth/setup": async () => ({
     body: { username: "admin", password: "correct horse battery", confirmPassword: "correct horse battery" },
   }),
+  "POST /api/auth/login": async () => ({ body: { username: "admin", password: adminPassword } }),
+  "POST /api/auth/logout": async () => {
+    const keep = s.cookie;
+    return { headers: { cookie: await secondSession() }, after: () => (s.cookie = keep) };
+  },
+  "POST /api/auth/password": async () => {
+    const currentPassword = adminPassword;
+    adminPassword = `walk password ${next()}`;
+    return { body: { currentPassword, newPassword: adminPassword } };
+  },
+  "DELETE /api/auth/sessions/:id": async () => {
+    await secondSession();
+    const list = (await s.call("GET", "/api/auth/sessions")).json as { id: string; current: boolean }[];
+    return { path: `/api/auth/sessions/${list.find((x) => !x.current)?.id}` };
+  },
+  "POST /api/auth/sessions/sign-out-others": async () => {
+    await secondSession();
+    return {};
+  },
   "POST /api/extensions": async () => ({ body: { extension: String(4000 + next()), name: "Walk" } }),
   "DELETE /api/extensions/:id": async () => ({ path: `/api/extensions/${(await extension()).id}` }),
   "POST /api/trunks": async () => ({ body: { name: `walk-${next()}`, type: "sip", host: "sip.example.com" } }),
@@ -219,6 +249,7 @@ describe("every write publishes what it declares", () => {
       const call = await fixture();
       published = [];
       const res = await s.call(r.method, call.path ?? r.path, call.body, call.headers);
+      call.after?.();
       expect(res.status, res.text).toBeLessThan(300);
       const types = published.map((e) => e.type);
       expect(types.length, `${label(r)} published nothing`).toBeGreaterThan(0);

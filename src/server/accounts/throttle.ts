@@ -1,41 +1,210 @@
-export const MAX_FAILURES = 5;
-export const FAILURE_WINDOW_MS = 5 * 60 * 1000;
+/**
+ * The sign-in throttle (docs/decisions/0016): atomic, layered, back-off rather than a lock.
+ *
+ * - Atomic: `begin()` checks every layer and, when none is blocking, records the attempt as a failure
+ *   on every layer before the caller awaits the password check. An attempt in flight therefore counts
+ *   as a failure until it succeeds (`succeed()` gives the slot back), so 100 parallel guesses cannot
+ *   all be evaluated. Everything in `begin()` is synchronous SQLite work: no other request runs between
+ *   the check and the record.
+ * - Layered: per account at one client address (strong), per client address across accounts (catches
+ *   username spraying), and per account across all addresses (looser, and with a short cap, so a burst
+ *   against `admin` from one address does not keep the real administrator out from another).
+ * - Back-off: once a layer has `threshold` failures, the next attempt must wait `base · 2^(failures −
+ *   threshold)`, capped. A success clears the account's layers; a failure is forgotten a day after
+ *   the last one.
+ * - Persisted in SQLite (`sign_in_throttle`), so `pbx-console unlock` clears it while the console runs.
+ */
+import { eq, lt } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { signInThrottle } from "../../db/schema";
+
+export interface ThrottleLayer {
+  /** Failures before the first delay. */
+  threshold: number;
+  /** The first delay; each further failure doubles it. */
+  baseMs: number;
+  /** The longest delay. */
+  capMs: number;
+}
+
+export const LAYERS = {
+  /** One account from one address: a guessing burst is slowed here first. */
+  pair: { threshold: 5, baseMs: 1000, capMs: 15 * 60 * 1000 },
+  /** One address, any account: username spraying. */
+  address: { threshold: 20, baseMs: 1000, capMs: 15 * 60 * 1000 },
+  /** One account, any address: a distributed attack; capped at a minute so its owner gets in. */
+  account: { threshold: 20, baseMs: 1000, capMs: 60 * 1000 },
+} as const satisfies Record<string, ThrottleLayer>;
+
+export type LayerName = keyof typeof LAYERS;
+
+/** A key's failures are forgotten this long after its last one. */
+export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** The delay a key with `failures` failures imposes after its last failure. */
+export function backoffMs(layer: ThrottleLayer, failures: number): number {
+  if (failures < layer.threshold) return 0;
+  const exponent = Math.min(failures - layer.threshold, 40);
+  return Math.min(layer.baseMs * 2 ** exponent, layer.capMs);
+}
 
 /**
- * Failed sign-in throttle, per username (case-insensitive), in memory: the
- * console is one process, and a restart forgetting the counters is acceptable.
- * After MAX_FAILURES failures within FAILURE_WINDOW_MS further attempts are
- * refused until the oldest failure leaves the window.
+ * The throttle's notion of "one client address": an IPv4 address as is (IPv4-mapped IPv6 unwrapped),
+ * an IPv6 address by its /64 (one subscriber usually holds a whole /64), "unknown" without one.
  */
+export function addressKey(ip: string | null | undefined): string {
+  if (!ip) return "unknown";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1] as string;
+  if (!ip.includes(":")) return ip;
+  const [head = "", tail = ""] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = ip.includes("::") && tail ? tail.split(":") : [];
+  const groups = ip.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(":")}::/64`;
+}
+
+const keyOf = (layer: LayerName, account: string | null, address: string | null) =>
+  JSON.stringify([layer, account, address]);
+
+function parseKey(key: string): { layer: LayerName; account: string | null; address: string | null } | null {
+  try {
+    const [layer, account, address] = JSON.parse(key) as [LayerName, string | null, string | null];
+    return layer in LAYERS ? { layer, account, address } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The keys an attempt counts against, strongest layer first. */
+function keysFor(username: string, ip: string | null | undefined): Array<{ layer: LayerName; key: string }> {
+  const account = username.trim().toLowerCase();
+  const address = addressKey(ip);
+  return [
+    { layer: "pair", key: keyOf("pair", account, address) },
+    { layer: "address", key: keyOf("address", null, address) },
+    { layer: "account", key: keyOf("account", account, null) },
+  ];
+}
+
+/** A reserved attempt: give it to `succeed()` when the password was right. */
+export interface AttemptTicket {
+  keys: Array<{ layer: LayerName; key: string }>;
+}
+
+export type Attempt = { ok: true; ticket: AttemptTicket } | { ok: false; retryAfterSeconds: number; layer: LayerName };
+
 export class LoginThrottle {
-  private failures = new Map<string, number[]>();
+  private lastSweep = 0;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
 
-  private recent(username: string): number[] {
-    const key = username.toLowerCase();
-    const cutoff = this.now() - FAILURE_WINDOW_MS;
-    const list = (this.failures.get(key) ?? []).filter((t) => t > cutoff);
-    if (list.length) this.failures.set(key, list);
-    else this.failures.delete(key);
-    return list;
+  /** Failures still remembered for a key at `now` (0 once forgotten). */
+  private read(key: string, now: number): { failures: number; lastFailureAt: number } {
+    const row = this.db.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
+    if (!row || now - row.lastFailureAt.getTime() >= FORGET_AFTER_MS) return { failures: 0, lastFailureAt: 0 };
+    return { failures: row.failures, lastFailureAt: row.lastFailureAt.getTime() };
   }
 
-  /** Seconds to wait before another attempt is allowed, or 0. */
-  retryAfter(username: string): number {
-    const list = this.recent(username);
-    if (list.length < MAX_FAILURES) return 0;
-    const oldest = list[list.length - MAX_FAILURES] as number;
-    return Math.max(1, Math.ceil((oldest + FAILURE_WINDOW_MS - this.now()) / 1000));
+  private write(key: string, failures: number, at: number): void {
+    if (failures <= 0) {
+      this.db.delete(signInThrottle).where(eq(signInThrottle.key, key)).run();
+      return;
+    }
+    this.db
+      .insert(signInThrottle)
+      .values({ key, failures, lastFailureAt: new Date(at) })
+      .onConflictDoUpdate({ target: signInThrottle.key, set: { failures, lastFailureAt: new Date(at) } })
+      .run();
   }
 
-  fail(username: string): void {
-    const list = this.recent(username);
-    list.push(this.now());
-    this.failures.set(username.toLowerCase(), list);
+  /**
+   * Checks every layer for `username` from `ip`; refuses with the longest wait, or reserves the
+   * attempt (counted as a failure on every layer until `succeed()`). Synchronous: call it before
+   * any await.
+   */
+  begin(username: string, ip: string | null | undefined): Attempt {
+    const now = this.now();
+    this.maybeSweep(now);
+    const keys = keysFor(username, ip);
+    return this.db.transaction(() => {
+      let wait = 0;
+      let blockedBy: LayerName = "pair";
+      const states = keys.map(({ layer, key }) => {
+        const state = this.read(key, now);
+        const until = state.lastFailureAt + backoffMs(LAYERS[layer], state.failures);
+        if (until - now > wait) {
+          wait = until - now;
+          blockedBy = layer;
+        }
+        return state;
+      });
+      if (wait > 0) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), layer: blockedBy };
+      keys.forEach(({ key }, i) => {
+        this.write(key, (states[i]?.failures ?? 0) + 1, now);
+      });
+      return { ok: true, ticket: { keys } };
+    });
   }
 
-  succeed(username: string): void {
-    this.failures.delete(username.toLowerCase());
+  /**
+   * The password was right: the account's layers start afresh, and the address layer gets back the
+   * slot this attempt reserved (its other failures stay).
+   */
+  succeed(ticket: AttemptTicket): void {
+    const now = this.now();
+    this.db.transaction(() => {
+      for (const { layer, key } of ticket.keys) {
+        if (layer === "address") {
+          const state = this.read(key, now);
+          if (state.failures > 0) this.write(key, state.failures - 1, state.lastFailureAt);
+        } else this.write(key, 0, now);
+      }
+    });
+  }
+
+  /**
+   * Forgets throttle state: everything, or every key of an account (at any address, and across
+   * addresses) and/or of an address (any account at it, and the address itself). Returns the number
+   * of keys cleared. Used by `pbx-console unlock`.
+   */
+  clear(filter: { username?: string; address?: string } = {}): number {
+    const account = filter.username?.trim().toLowerCase();
+    const address = filter.address ? addressKey(filter.address) : undefined;
+    const rows = this.db.select({ key: signInThrottle.key }).from(signInThrottle).all();
+    let cleared = 0;
+    for (const { key } of rows) {
+      const k = parseKey(key);
+      const everything = account === undefined && address === undefined;
+      const matches =
+        everything ||
+        !k ||
+        (account !== undefined && k.account === account) ||
+        (address !== undefined && k.address === address);
+      if (!matches) continue;
+      this.db.delete(signInThrottle).where(eq(signInThrottle.key, key)).run();
+      cleared++;
+    }
+    return cleared;
+  }
+
+  /** Deletes keys whose failures are forgotten (run at most every ten minutes, from `begin`). */
+  sweep(now = this.now()): void {
+    this.lastSweep = now;
+    this.db
+      .delete(signInThrottle)
+      .where(lt(signInThrottle.lastFailureAt, new Date(now - FORGET_AFTER_MS)))
+      .run();
+  }
+
+  private maybeSweep(now: number): void {
+    if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(now);
   }
 }

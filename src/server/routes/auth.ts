@@ -1,24 +1,58 @@
-import type { MeResponse, ServerInfo } from "../../shared/auth";
-import { loginSchema, setupSchema } from "../../shared/auth";
-import { type SignedIn, setupFirstAdmin, signIn, signOut, whoAmI } from "../accounts/auth";
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "../accounts/sessions";
-import { type AppContext, type RouteDef, route } from "../context";
-import { json } from "../http";
+import type { MeResponse, ServerInfo, SessionUser } from "../../shared/auth";
+import { changePasswordSchema, loginSchema, setupSchema } from "../../shared/auth";
+import {
+  changePassword,
+  endSession,
+  listSessions,
+  type SignedIn,
+  setupFirstAdmin,
+  signIn,
+  signOut,
+  signOutOthers,
+  whoAmI,
+} from "../accounts/auth";
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionCookieName } from "../accounts/sessions";
+import { type AppContext, type RequestContext, type RouteDef, route } from "../context";
+import { Unauthenticated } from "../domain/errors";
+import { json, noContent } from "../http";
 
-/** The session cookie: not readable by scripts, never sent cross-site, Secure over HTTPS. */
-function sessionCookie(app: AppContext, token: string, maxAgeSeconds: number): string {
-  const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${maxAgeSeconds}`];
-  if (app.config.tls) parts.push("Secure");
-  return parts.join("; ");
+/**
+ * The session cookie: not readable by scripts, never sent cross-site. Under TLS it is
+ * `__Host-pbx_session` (Secure, Path=/, no Domain); the plain `pbx_session` a browser may still hold
+ * from before is cleared alongside (the transport reads both names).
+ */
+function sessionCookies(app: AppContext, token: string, maxAgeSeconds: number): [string, string][] {
+  const tls = Boolean(app.config.tls);
+  const parts = [
+    `${sessionCookieName(tls)}=${token}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    `Max-Age=${maxAgeSeconds}`,
+  ];
+  if (tls) parts.push("Secure");
+  const cookies: [string, string][] = [["Set-Cookie", parts.join("; ")]];
+  if (tls) cookies.push(["Set-Cookie", `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure`]);
+  return cookies;
 }
 
 /** The answer to a successful sign-in or set-up: who is signed in, and the cookie that carries the session. */
 function signedIn(app: AppContext, { user, token }: SignedIn, status = 200): Response {
   const body: MeResponse = { authenticated: true, user, setupRequired: false };
-  return json(body, status, { "Set-Cookie": sessionCookie(app, token, SESSION_ABSOLUTE_MS / 1000) });
+  return json(body, status, sessionCookies(app, token, SESSION_ABSOLUTE_MS / 1000));
 }
 
-const PER_BROWSER = "Sessions are per browser; no screen lists them";
+/** Where the request came from, for the throttle, the failed sign-in log and the sessions list. */
+const clientOf = ({ clientIp, req }: Pick<RequestContext, "clientIp" | "req">) => ({
+  ip: clientIp,
+  userAgent: req.headers.get("user-agent"),
+});
+
+/** The signed-in user of a session route (the transport has already refused a request without one). */
+function signedInUser(user: SessionUser | null): SessionUser {
+  if (!user) throw new Unauthenticated("Sign in required");
+  return user;
+}
 
 export const authRoutes: RouteDef[] = [
   route({
@@ -40,22 +74,55 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/login",
-    summary: "Sign in with username and password (repeated failures are throttled per username)",
+    summary:
+      "Sign in with username and password (failures back off per account and address, per address and per account)",
     auth: "public",
     body: loginSchema,
-    storesNothing: PER_BROWSER,
-    handler: async ({ app, body }) => signedIn(app, await signIn(app, body)),
+    publishes: ["sessions-updated"],
+    handler: async (ctx) => signedIn(ctx.app, await signIn(ctx.app, ctx.body, clientOf(ctx))),
   }),
   route({
     method: "POST",
     path: "/api/auth/logout",
-    summary: "Sign out: end this browser's session",
+    summary: "Sign out: end this browser's session (its sockets close)",
     auth: "public",
-    storesNothing: PER_BROWSER,
+    publishes: ["sessions-updated"],
     handler: ({ app, token }) => {
       signOut(app, token);
-      return json({ ok: true }, 200, { "Set-Cookie": sessionCookie(app, "", 0) });
+      return json({ ok: true }, 200, sessionCookies(app, "", 0));
     },
+  }),
+  route({
+    method: "POST",
+    path: "/api/auth/password",
+    summary: "Change the signed-in user's password (needs the current one); signs out every other session",
+    body: changePasswordSchema,
+    publishes: ["sessions-updated"],
+    handler: async (ctx) =>
+      json(await changePassword(ctx.app, signedInUser(ctx.user), ctx.token, ctx.body, clientOf(ctx))),
+  }),
+  route({
+    method: "GET",
+    path: "/api/auth/sessions",
+    summary: "The signed-in user's sessions (created, last seen, address, browser; the asking one is current)",
+    handler: ({ app, user, token }) => json(listSessions(app, signedInUser(user), token)),
+  }),
+  route({
+    method: "DELETE",
+    path: "/api/auth/sessions/:id",
+    summary: "Sign out one of the signed-in user's sessions (its sockets close)",
+    publishes: ["sessions-updated"],
+    handler: ({ app, user, params }) => {
+      endSession(app, signedInUser(user), params.id ?? "");
+      return noContent();
+    },
+  }),
+  route({
+    method: "POST",
+    path: "/api/auth/sessions/sign-out-others",
+    summary: "Sign out every session of the signed-in user except this one",
+    publishes: ["sessions-updated"],
+    handler: ({ app, user, token }) => json(signOutOthers(app, signedInUser(user), token)),
   }),
   route({
     method: "GET",

@@ -9,6 +9,7 @@ import type { WsEventType } from "../../shared/ws-events";
 
 export const queryKeys = {
   me: ["/api/auth/me"],
+  sessions: ["/api/auth/sessions"],
   serverInfo: ["/api/info"],
 
   extensions: ["/api/extensions"],
@@ -74,4 +75,5 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "telnyx-updated": [queryKeys.telnyxConnections, queryKeys.telnyxCredentials, queryKeys.telnyxPhoneNumbers],
   "vps-updated": [queryKeys.vpsStatus],
   "accounts-updated": [queryKeys.me],
+  "sessions-updated": [queryKeys.sessions],
 };

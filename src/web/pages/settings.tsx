@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
+import { AccountCard } from "@/features/account/account-card";
 import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
 import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api";
 import { SecurityNotice } from "@/features/settings/security-notice";
@@ -29,6 +30,7 @@ export function SettingsPage() {
         })}
       </div>
       <ApiTokensCard />
+      <AccountCard />
       <SecurityNotice />
     </>
   );
