@@ -9,7 +9,9 @@ export interface SocketData {
 }
 
 /** The close code a socket gets when its session ends (sign-out, expiry, password change). */
-export const SESSION_ENDED_CLOSE_CODE = 4001;
+import { SESSION_ENDED_CLOSE_CODE } from "../shared/ws-events";
+
+export { SESSION_ENDED_CLOSE_CODE };
 
 /**
  * The WebSocket hub: mutations call publish(), every signed-in console

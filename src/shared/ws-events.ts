@@ -39,5 +39,8 @@ export const wsEventSchema = z.object({
 
 export type WsEvent = z.infer<typeof wsEventSchema>;
 
+/** The close code the server uses when the socket's session ended (sign-out, expiry, password change). */
+export const SESSION_ENDED_CLOSE_CODE = 4001;
+
 /** The sync topic every console socket subscribes to. */
 export const WS_SYNC_TOPIC = "sync";

@@ -63,14 +63,18 @@ describe("apiRequest", () => {
     expect(err.body).toBeNull();
   });
 
-  test("a 401 calls the unauthorized handler except for /api/auth/*", async () => {
+  test("a 401 calls the unauthorized handler except for sign-in, set-up, me and sign-out", async () => {
     const seen: string[] = [];
     setUnauthorizedHandler(() => seen.push("401"));
     fakeFetch(401, '{"error":{"message":"Sign in required"}}');
     await getJson("/api/info").catch(() => {});
     await sendJson("POST", "/api/auth/login", { username: "a", password: "b" }).catch(() => {});
     await getJson("/api/auth/me").catch(() => {});
+    await sendJson("POST", "/api/auth/logout").catch(() => {});
     expect(seen).toEqual(["401"]);
+    // The session routes need a session: their 401 means it is gone.
+    await getJson("/api/auth/sessions").catch(() => {});
+    expect(seen).toEqual(["401", "401"]);
   });
 });
 

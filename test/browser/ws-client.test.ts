@@ -26,8 +26,8 @@ class FakeSocket implements WebSocketLike {
   open() {
     this.onopen?.({});
   }
-  drop() {
-    this.onclose?.({});
+  drop(code?: number) {
+    this.onclose?.(code === undefined ? {} : { code });
   }
   send(data: unknown) {
     this.onmessage?.({ data: typeof data === "string" ? data : JSON.stringify(data) });
@@ -117,6 +117,26 @@ describe("SyncSocket reconnects", () => {
     expect(s.client.reconnectAttempts).toBe(0);
     s.last().drop();
     expect(s.timers.at(-1)?.ms).toBe(1000);
+  });
+
+  test("a close for an ended session (4001) stops for good and reports it; no reconnect", () => {
+    FakeSocket.instances = [];
+    const timers: unknown[] = [];
+    let ended = 0;
+    const client = new SyncSocket({
+      url: "ws://pbx.test/ws?type=sync",
+      WebSocket: FakeSocket,
+      setTimeout: (fn) => timers.push(fn),
+      clearTimeout: () => {},
+      invalidate: () => {},
+      onSessionEnded: () => ended++,
+    });
+    client.start();
+    (FakeSocket.instances.at(-1) as FakeSocket).open();
+    (FakeSocket.instances.at(-1) as FakeSocket).drop(4001);
+    expect(ended).toBe(1);
+    expect(timers).toHaveLength(0);
+    expect(FakeSocket.instances).toHaveLength(1);
   });
 
   test("close() stops for good: no reconnect and a pending one is cancelled", () => {

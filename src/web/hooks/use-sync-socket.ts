@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { sessionEnded } from "../lib/session";
 import { coalesceInvalidations, SyncSocket, syncSocketUrl } from "../lib/ws";
 
 /** Keeps the sync socket open while the calling component (the signed-in shell) is mounted. */
@@ -9,6 +10,7 @@ export function useSyncSocket(): void {
     const socket = new SyncSocket({
       url: syncSocketUrl(window.location),
       invalidate: coalesceInvalidations((queryKey) => void client.invalidateQueries({ queryKey })),
+      onSessionEnded: () => sessionEnded(client),
     });
     socket.start();
     return () => socket.close();

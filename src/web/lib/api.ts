@@ -46,7 +46,7 @@ function parseErrorBody(text: string): ApiErrorBody | null {
 
 let unauthorizedHandler: (() => void) | null = null;
 
-/** Called on a 401 from any /api call except the /api/auth/* endpoints. */
+/** Called on a 401 from any session-guarded /api call (not sign-in, set-up, `me` or sign-out). */
 export function setUnauthorizedHandler(handler: (() => void) | null): void {
   unauthorizedHandler = handler;
 }
@@ -55,9 +55,12 @@ function pathOf(url: string): string {
   return url.startsWith("http://") || url.startsWith("https://") ? new URL(url).pathname : (url.split("?")[0] ?? url);
 }
 
+/** Where a 401 is an answer about the request (wrong password), not about the session. */
+const SESSIONLESS = new Set(["/api/auth/login", "/api/auth/setup", "/api/auth/me", "/api/auth/logout"]);
+
 function isGuardedApiPath(url: string): boolean {
   const path = pathOf(url);
-  return path.startsWith("/api/") && !path.startsWith("/api/auth/");
+  return path.startsWith("/api/") && !SESSIONLESS.has(path);
 }
 
 export async function apiRequest(method: HttpMethod, url: string, body?: unknown, signal?: AbortSignal) {

@@ -22,12 +22,15 @@ export function forgetSignedInData(client: QueryClient): void {
   client.removeQueries({ predicate: (q) => q.queryKey[0] !== ME_KEY[0] });
 }
 
-/** A 401 from any non-auth /api call means the session is gone: back to the sign-in page. */
+/** The session is gone (a 401, or the server closed the socket for it): back to the sign-in page. */
+export function sessionEnded(client: QueryClient): void {
+  const was = client.getQueryData<MeResponse>(ME_KEY);
+  if (!was?.authenticated) return;
+  showSignedOut(client);
+  toast({ title: "Session expired", description: "Sign in again to continue." });
+}
+
+/** A 401 from any session-guarded /api call means the session is gone. */
 export function installSessionGuard(client: QueryClient): void {
-  setUnauthorizedHandler(() => {
-    const was = client.getQueryData<MeResponse>(ME_KEY);
-    if (!was?.authenticated) return;
-    showSignedOut(client);
-    toast({ title: "Session expired", description: "Sign in again to continue." });
-  });
+  setUnauthorizedHandler(() => sessionEnded(client));
 }

@@ -4,7 +4,7 @@
  * No DOM or React here: everything the class touches (WebSocket, timers, query
  * invalidation, logging) is injected.
  */
-import { wsEventSchema } from "../../shared/ws-events";
+import { SESSION_ENDED_CLOSE_CODE, wsEventSchema } from "../../shared/ws-events";
 import { EVENT_QUERY_KEYS } from "./query-keys";
 
 export { EVENT_QUERY_KEYS };
@@ -34,6 +34,8 @@ export interface SyncSocketOptions {
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (handle: unknown) => void;
   log?: (...args: unknown[]) => void;
+  /** The server closed the socket because the session ended: no reconnect; show the sign-in page. */
+  onSessionEnded?: () => void;
 }
 
 /** `ws://host/ws?type=sync`, or `wss://` when the page is served over https. */
@@ -86,9 +88,14 @@ export class SyncSocket {
       this.attempts = 0;
     };
     ws.onmessage = (ev) => this.handleMessage(ev.data);
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.socket !== ws) return;
       this.socket = null;
+      if ((ev as { code?: number } | null)?.code === SESSION_ENDED_CLOSE_CODE) {
+        this.stopped = true;
+        this.opts.onSessionEnded?.();
+        return;
+      }
       if (!this.stopped) this.reconnect();
     };
   }
