@@ -19,6 +19,8 @@ DEFAULT_CERT=$TLS_DIR/cert.pem
 DEFAULT_KEY=$TLS_DIR/key.pem
 DATA_DIR=/var/lib/$APP
 UNIT_PATH=/etc/systemd/system/$APP.service
+F2B_FILTER_PATH=/etc/fail2ban/filter.d/$APP.conf
+F2B_JAIL_PATH=/etc/fail2ban/jail.d/$APP.conf
 
 DEFAULT_HOST=0.0.0.0
 DEFAULT_PORT=3000
@@ -40,6 +42,11 @@ Options:
                   with DIR). Allows running without root; no user is created,
                   no ownership is changed and systemctl is not called.
   --no-systemd    Do not call systemctl (the unit file is still written).
+  --fail2ban      Also install a fail2ban filter and jail for failed sign-ins
+                  ($F2B_FILTER_PATH, $F2B_JAIL_PATH:
+                  5 failures in 10 minutes ban the address for an hour; read from
+                  the journal) and reload fail2ban if it runs. fail2ban itself:
+                  apt-get install fail2ban
   --port N        Port written to a NEW $ENV_PATH (default $DEFAULT_PORT).
   --host ADDR     Listen address written to a NEW $ENV_PATH
                   (default $DEFAULT_HOST). An existing env file is never changed.
@@ -82,6 +89,7 @@ ROOT_GIVEN=0
 USE_SYSTEMD=1
 UNINSTALL=0
 PURGE=0
+FAIL2BAN=0
 OPT_PORT=
 OPT_HOST=
 
@@ -101,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--host) need_arg "$1" $#; OPT_HOST=$2; shift 2 ;;
 	--host=*) OPT_HOST=${1#*=}; shift ;;
 	--no-systemd) USE_SYSTEMD=0; shift ;;
+	--fail2ban) FAIL2BAN=1; shift ;;
 	--uninstall) UNINSTALL=1; shift ;;
 	--purge) PURGE=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -253,6 +262,12 @@ if [ "$UNINSTALL" = 1 ]; then
 	elif [ "$REAL_SYSTEM" = 0 ]; then
 		say "  note: --root given, systemctl not called"
 	fi
+	for p in "$F2B_JAIL_PATH" "$F2B_FILTER_PATH"; do
+		if [ -e "$(r "$p")" ]; then
+			rm -f -- "$(r "$p")"
+			say "  removed $p"
+		fi
+	done
 	for p in "$UNIT_PATH" "$BIN_PATH"; do
 		if [ -e "$(r "$p")" ] || [ -L "$(r "$p")" ]; then
 			rm -f -- "$(r "$p")"
@@ -427,6 +442,10 @@ TLS_CERT=$CERT
 TLS_KEY=$KEY
 SERVER_LABEL=$HOSTNAME_
 SERVER_ADDRESS=$ADDRESS
+# Other names the console is reached by (comma-separated), e.g. a DNS name or a
+# reverse proxy's name. Any other Host is refused (421) against DNS rebinding;
+# loopback, this machine's addresses and SERVER_ADDRESS are always accepted.
+#PUBLIC_HOSTNAMES=pbx.example.com
 EOF
 	say "  wrote $ENV_PATH"
 else
@@ -536,6 +555,70 @@ WantedBy=multi-user.target
 EOF
 say "  wrote $UNIT_PATH"
 
+# --- fail2ban filter and jail (with --fail2ban; the filter is contrib/fail2ban/pbx-console.conf)
+if [ "$FAIL2BAN" = 1 ]; then
+	mkdir -p -- "$(r /etc/fail2ban/filter.d)" "$(r /etc/fail2ban/jail.d)"
+	write_atomic "$F2B_FILTER_PATH" 0644 root:root <<'F2B_FILTER'
+# Fail2Ban filter for pbx-console: failed sign-ins.
+#
+# The console writes one line per wrong password to stdout (the journal under systemd), in one
+# format (docs/decisions/0016-sign-in-throttle-and-sessions.md):
+#
+#   2026-11-24T06:14:37.123Z auth-failure user=<name> ip=<address>
+#
+# <name> is percent-encoded (never contains a space), <address> is the TCP peer (never a forwarded
+# header). Attempts refused by the console's own throttle (HTTP 429) and successful sign-ins write
+# no such line. Installed by `install.sh --fail2ban` as /etc/fail2ban/filter.d/pbx-console.conf.
+#
+# Check it against a log: fail2ban-regex <log file> /etc/fail2ban/filter.d/pbx-console.conf
+
+[Definition]
+
+_daemon = pbx-console
+
+# From the journal (backend = systemd) a line reads "<host> pbx-console[<pid>]: <message>", and the
+# message keeps the console's own timestamp; from a file, fail2ban cuts the timestamp off first.
+__journal_prefix = (?:\S+\s+)?%(_daemon)s(?:\[\d+\])?:\s+
+__iso_time = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+
+
+# Anchored at both ends: no other line the console writes starts this way, and nothing a client
+# sends can put a space or a second "ip=" into the name.
+failregex = ^\s*(?:%(__journal_prefix)s)?(?:%(__iso_time)s)?auth-failure user=<F-USER>\S+</F-USER> ip=<ADDR>\s*$
+
+ignoreregex =
+
+datepattern = {^LN-BEG}%%Y-%%m-%%dT%%H:%%M:%%S(?:\.%%f)?%%z
+              {^LN-BEG}
+
+journalmatch = _SYSTEMD_UNIT=pbx-console.service
+F2B_FILTER
+	say "  wrote $F2B_FILTER_PATH"
+	write_atomic "$F2B_JAIL_PATH" 0644 root:root <<F2B_JAIL
+# Managed by pbx-console's install.sh (--fail2ban) and overwritten on upgrade.
+# Bans an address after 5 failed sign-ins within 10 minutes, for an hour. The console slows
+# guessing itself (docs/decisions/0016); this keeps a persistent scanner off the port.
+[$APP]
+enabled      = true
+filter       = $APP
+backend      = systemd
+journalmatch = _SYSTEMD_UNIT=$APP.service
+port         = $PORT
+maxretry     = 5
+findtime     = 10m
+bantime      = 1h
+F2B_JAIL
+	say "  wrote $F2B_JAIL_PATH"
+	if [ "$REAL_SYSTEM" = 1 ]; then
+		if ! command -v fail2ban-client >/dev/null 2>&1; then
+			warn "fail2ban is not installed: the filter and jail take effect once it is (apt-get install fail2ban)"
+		elif [ "$USE_SYSTEMD" = 1 ] && systemd_running && systemctl is-active --quiet fail2ban; then
+			if fail2ban-client reload >/dev/null 2>&1; then say "  reloaded fail2ban"; else warn "fail2ban-client reload failed; see: fail2ban-client -d"; fi
+		else
+			say "  fail2ban is not running; start it with: systemctl enable --now fail2ban"
+		fi
+	fi
+fi
+
 # --- start / restart
 if [ "$USE_SYSTEMD" = 1 ]; then
 	if systemd_running; then
@@ -588,8 +671,14 @@ say "  Logs:     journalctl -u $APP"
 say ""
 if [ "$MODE" = fresh ]; then
 	say "Create the administrator now, either:"
-	say "  - open $URL (the first visit shows \"Create administrator\";"
-	say "    until an administrator exists, whoever opens it first can create one), or"
+	if is_loopback "$HOST"; then
+		say "  - open $URL (the first visit shows \"Create administrator\"), or"
+	else
+		say "  - open $URL (the first visit shows \"Create administrator\" and asks"
+		say "    for the one-time set-up code the service prints to its journal:"
+		say "      journalctl -u $APP | grep 'set-up code'"
+		say "    it is also in $DATA_DIR/setup-code until the administrator exists), or"
+	fi
 	say "  - on this server run:"
 	say "    sudo -u $SVC_USER sh -c 'set -a; . $ENV_PATH; exec $BIN_PATH create-admin --username admin'"
 else

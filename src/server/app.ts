@@ -1,18 +1,34 @@
 import type { HTMLBundle, Server } from "bun";
 import type { Db } from "../db/client";
 import { WS_SYNC_TOPIC } from "../shared/ws-events";
-import { SESSION_COOKIE, SessionStore } from "./accounts/sessions";
+import { HOST_SESSION_COOKIE, SESSION_COOKIE, SessionStore } from "./accounts/sessions";
+import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
 import type { Config } from "./config";
 import type { AppContext, RequestContext } from "./context";
-import { errorResponse, HttpError, parseJsonObject, queryObject, toHttpError, validate } from "./http";
+import {
+  checkContentLength,
+  errorResponse,
+  HttpError,
+  limitBody,
+  MAX_JSON_BODY,
+  parseJsonObject,
+  queryObject,
+  readBodyText,
+  toHttpError,
+  validate,
+} from "./http";
 import { CredentialStore } from "./integrations/credentials";
 import { HostMetricsReader } from "./integrations/host-metrics";
 import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
+import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
+import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
+import { pageRoutes } from "./transport/page";
+import { tlsOptions } from "./transport/tls";
 import { Hub, type SocketData } from "./ws";
 
 export interface AppOptions {
@@ -26,10 +42,15 @@ export interface AppOptions {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Bun's own ceiling on any request body (routes refuse far less while reading: `MAX_JSON_BODY` or their `maxBody`). */
+export const REQUEST_BODY_CEILING = 16 * 1024 * 1024;
+
+/** The session token: the `__Host-` cookie (set under TLS) first, then the plain one (HTTP, or set before the switch). */
 function cookieToken(req: Request): string | null {
   const header = req.headers.get("cookie");
   if (!header) return null;
-  return new Bun.CookieMap(header).get(SESSION_COOKIE);
+  const cookies = new Bun.CookieMap(header);
+  return cookies.get(HOST_SESSION_COOKIE) ?? cookies.get(SESSION_COOKIE);
 }
 
 /** Cross-site request protection for state-changing requests (see ARCHITECTURE.md). */
@@ -61,17 +82,37 @@ export function createApp(opts: AppOptions) {
   const app: AppContext = {
     db: opts.db,
     config: opts.config,
-    sessions: new SessionStore(opts.db, now),
-    throttle: new LoginThrottle(now),
+    // The hub closes a session's sockets whenever the session ends.
+    sessions: new SessionStore(opts.db, now, hub),
+    throttle: new LoginThrottle(opts.db, now),
     now,
     version: opts.version,
     box,
     events: hub,
     credentials: new CredentialStore(opts.db, box, opts.config.env, now),
     hostMetrics: new HostMetricsReader(),
+    setupCode: SetupCode.prepare(opts.config.dataDir, {
+      // Reachable beyond this machine: bound beyond loopback, or named publicly (behind a reverse proxy).
+      required: !isLoopbackHost(opts.config.host) || opts.config.publicHostnames.length > 0,
+      usersExist: opts.db.$client.query("SELECT 1 FROM users LIMIT 1").get() !== null,
+    }),
   };
   const router = new ApiRouter(apiRoutes);
   const log = opts.config.logRequests ? logRequest : () => {};
+  const policy: HeaderPolicy = { tls: opts.config.tls !== null, dev: process.env.NODE_ENV === "development" };
+  const hosts = new HostAllowList(opts.config, now);
+  /** 421 for a Host this console does not answer to (DNS rebinding), before any other work. */
+  const hostGuard = (req: Request): Response | null => {
+    if (hosts.allows(req.headers.get("host"))) return null;
+    const start = performance.now();
+    const message = "Misdirected request: this console does not answer to that host name (see PUBLIC_HOSTNAMES)";
+    const res = new URL(req.url).pathname.startsWith("/api/")
+      ? errorResponse(new HttpError(421, message))
+      : new Response(`${message}\n`, { status: 421, headers: { "Content-Type": "text/plain;charset=utf-8" } });
+    setApiHeaders(res.headers, policy);
+    log(req, res.status, start);
+    return res;
+  };
 
   async function handleApi(req: Request): Promise<Response> {
     const url = new URL(req.url);
@@ -85,6 +126,9 @@ export function createApp(opts: AppOptions) {
       }
       checkStateChanging(req, url);
       const { route } = match;
+      // A declared length over the limit is refused before anything else; the body itself is counted as read.
+      const maxBody = route.maxBody ?? MAX_JSON_BODY;
+      checkContentLength(req, maxBody);
       const auth = route.auth ?? "session";
       const token = cookieToken(req);
       const user = app.sessions.validate(token);
@@ -92,8 +136,22 @@ export function createApp(opts: AppOptions) {
       // A machine client's token is checked before the body is read: a caller without one learns nothing.
       const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
       const query = route.query ? validate(route.query, queryObject(url)) : undefined;
-      const body = route.body ? validate(route.body, parseJsonObject(await req.text())) : undefined;
-      const ctx: RequestContext = { req, url, params: match.params, body, query, user, token, apiTokenId, app };
+      const body = route.body ? validate(route.body, parseJsonObject(await readBodyText(req, maxBody))) : undefined;
+      // The TCP peer, never a forwarded header (the throttle and the failed sign-in log key on it).
+      const clientIp = server.requestIP(req)?.address ?? null;
+      const ctx: RequestContext = {
+        // A handler that reads the body itself (no `body` schema) reads it through the same limit.
+        req: route.body ? req : limitBody(req, maxBody),
+        url,
+        params: match.params,
+        body,
+        query,
+        user,
+        token,
+        apiTokenId,
+        app,
+        clientIp,
+      };
       return await route.handler(ctx);
     } catch (err) {
       const known = toHttpError(err);
@@ -105,17 +163,17 @@ export function createApp(opts: AppOptions) {
   }
 
   const withHeaders = (res: Response) => {
-    res.headers.set("Cache-Control", "no-store");
-    res.headers.set("X-Content-Type-Options", "nosniff");
+    setApiHeaders(res.headers, policy);
     return res;
   };
 
   const server: Server<SocketData> = Bun.serve<SocketData>({
     port: opts.config.port,
     hostname: opts.config.host,
-    development: process.env.NODE_ENV === "development",
-    tls: opts.config.tls ? { cert: Bun.file(opts.config.tls.cert), key: Bun.file(opts.config.tls.key) } : undefined,
-    routes: {
+    development: policy.dev,
+    tls: opts.config.tls ? tlsOptions(opts.config.tls) : undefined,
+    maxRequestBodySize: Math.max(REQUEST_BODY_CEILING, ...apiRoutes.map((r) => r.maxBody ?? 0)),
+    routes: guardRoutes(hostGuard, policy, {
       "/api/*": async (req: Request) => {
         const start = performance.now();
         const res = withHeaders(await handleApi(req));
@@ -140,10 +198,10 @@ export function createApp(opts: AppOptions) {
         let res: Response | undefined;
         try {
           checkOrigin(req, url);
-          const user = app.sessions.validate(cookieToken(req));
-          if (!user) throw new HttpError(401, "Sign in required");
+          const session = app.sessions.current(cookieToken(req));
+          if (!session) throw new HttpError(401, "Sign in required");
           if (url.searchParams.get("type") !== "sync") throw new HttpError(400, "Unknown socket type");
-          if (!srv.upgrade(req, { data: { userId: user.id } })) {
+          if (!srv.upgrade(req, { data: { userId: session.user.id, sessionId: session.sessionId } })) {
             throw new HttpError(426, "WebSocket upgrade required");
           }
         } catch (err) {
@@ -152,16 +210,26 @@ export function createApp(opts: AppOptions) {
         log(req, res?.status ?? 101, start);
         return res;
       },
-      ...(opts.page ? { "/*": opts.page } : {}),
-    },
+      ...(opts.page ? pageRoutes(opts.page, policy) : {}),
+    }),
     fetch(req) {
-      return errorResponse(new HttpError(404, `Not found: ${new URL(req.url).pathname}`));
+      const refused = hostGuard(req);
+      if (refused) return refused;
+      const res = errorResponse(new HttpError(404, `Not found: ${new URL(req.url).pathname}`));
+      setApiHeaders(res.headers, policy);
+      return res;
     },
     websocket: {
       maxPayloadLength: 64 * 1024,
       idleTimeout: 120,
       open(ws) {
         ws.subscribe(WS_SYNC_TOPIC);
+        hub.add(ws);
+        // Signed out between the upgrade and now: close at once.
+        if (!app.sessions.isLive(ws.data.sessionId)) hub.closeSessions([ws.data.sessionId]);
+      },
+      close(ws) {
+        hub.remove(ws);
       },
       message() {
         // The sync socket is server → browser only; inbound messages are ignored.
@@ -170,7 +238,8 @@ export function createApp(opts: AppOptions) {
   });
   hub.attach(server);
 
-  const sweeper = setInterval(() => app.sessions.sweep(), 10 * 60 * 1000);
+  // Also closes the sockets of sessions that expired or were ended by another process (create-admin).
+  const sweeper = setInterval(() => app.sessions.sweep(), 60 * 1000);
   sweeper.unref?.();
 
   return {

@@ -20,6 +20,12 @@ const envSchema = z
     TLS_KEY: z.string().trim().optional(),
     SERVER_LABEL: z.string().trim().max(100, "must be at most 100 characters").optional(),
     SERVER_ADDRESS: z.string().trim().max(255, "must be at most 255 characters").optional(),
+    PUBLIC_HOSTNAMES: z
+      .string()
+      .trim()
+      .max(2000, "must be at most 2000 characters")
+      .regex(/^[A-Za-z0-9.:[\], -]*$/, "must be host names or addresses separated by commas")
+      .optional(),
     LOG_LEVEL: z.enum(["info", "silent"], { error: "must be info or silent" }).optional(),
     SIP_SERVER_HOST: z
       .string()
@@ -51,6 +57,8 @@ export interface Config {
   tls: { cert: string; key: string } | null;
   serverLabel: string;
   serverAddress: string;
+  /** Extra names the console answers to (besides loopback, this machine's addresses, SERVER_ADDRESS): PUBLIC_HOSTNAMES. */
+  publicHostnames: string[];
   logRequests: boolean;
   /** What softphones register to (provisioning links and QR codes). */
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
@@ -98,6 +106,10 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
     tls: e.TLS_CERT && e.TLS_KEY ? { cert: e.TLS_CERT, key: e.TLS_KEY } : null,
     serverLabel: e.SERVER_LABEL || hostname(),
     serverAddress,
+    publicHostnames: (e.PUBLIC_HOSTNAMES ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
     logRequests: e.LOG_LEVEL !== "silent",
     sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
     endpoints: {

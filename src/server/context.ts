@@ -4,6 +4,7 @@ import type { ApiTokenScope } from "../shared/ai";
 import type { SessionUser } from "../shared/auth";
 import type { WsEventType } from "../shared/ws-events";
 import type { SessionStore } from "./accounts/sessions";
+import type { SetupCode } from "./accounts/setup-code";
 import type { LoginThrottle } from "./accounts/throttle";
 import type { Config } from "./config";
 import type { Deps } from "./domain/deps";
@@ -25,6 +26,8 @@ export interface AppContext extends Deps {
   box: SecretBox;
   credentials: CredentialStore;
   hostMetrics: HostMetricsReader;
+  /** The first-run set-up code (required when the console listens beyond loopback). */
+  setupCode: SetupCode;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {
@@ -42,6 +45,8 @@ export interface RequestContext<B = unknown, Q = unknown> {
   /** The API token's id on routes authenticated by an API token. */
   apiTokenId: number | null;
   app: AppContext;
+  /** The client's address: the TCP peer (`server.requestIP`), never a forwarded header; null when unknown. */
+  clientIp: string | null;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -65,6 +70,11 @@ export interface RouteDef<B = unknown, Q = unknown> {
   body?: z.ZodType<B>;
   /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
   rawBody?: string;
+  /**
+   * The largest body this route accepts, in bytes (default `MAX_JSON_BODY`, 1 MiB; declare more only for
+   * e.g. an import). A larger body is refused with 413 while it is read, before the handler runs.
+   */
+  maxBody?: number;
   /** The query string's schema (values are strings). */
   query?: z.ZodType<Q>;
   /**

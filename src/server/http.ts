@@ -80,9 +80,74 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** Reads and validates the body with a shared schema; field-level 400 on failure. */
-export async function parseBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
-  return validate(schema, parseJsonObject(await req.text()));
+/** The largest request body a route accepts unless its `RouteDef` declares `maxBody` (1 MiB). */
+export const MAX_JSON_BODY = 1024 * 1024;
+
+const tooLarge = (limit: number) =>
+  new HttpError(413, `Request body too large (at most ${limit} bytes)`, undefined, { Connection: "close" });
+
+/** Refuses at once a request whose declared `Content-Length` is over `limit` (before any other work). */
+export function checkContentLength(req: Request, limit: number): void {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+}
+
+/**
+ * The body as text, read as a stream and refused with 413 as soon as it passes `limit` bytes: a huge or
+ * endless body is never held in memory. Use it instead of `req.text()` wherever a body is read.
+ */
+export async function readBodyText(req: Request, limit = MAX_JSON_BODY): Promise<string> {
+  checkContentLength(req, limit);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      chunks.length = 0;
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
+}
+
+/**
+ * The request with its body limited to `limit` bytes while it is read: for handlers that read the body
+ * themselves (e.g. a signature over the raw bytes). Reading past the limit rejects with the 413 `HttpError`.
+ */
+export function limitBody(req: Request, limit = MAX_JSON_BODY): Request {
+  if (!req.body) return req;
+  let size = 0;
+  const body = req.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > limit) controller.error(tooLarge(limit));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body,
+    signal: req.signal,
+    duplex: "half",
+  } as RequestInit);
+}
+
+/** Reads (at most `limit` bytes) and validates the body with a shared schema; field-level 400 on failure. */
+export async function parseBody<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  limit = MAX_JSON_BODY,
+): Promise<z.output<S>> {
+  return validate(schema, parseJsonObject(await readBodyText(req, limit)));
 }
 
 /** The query string as an object (the last value of a repeated key wins). */

@@ -1,5 +1,5 @@
 /**
- * pbx-console entry point: `pbx-console` serves the console; `create-admin`,
+ * pbx-console entry point: `pbx-console` serves the console; `create-admin`, `unlock`,
  * `--version` and `--help` are the CLI. Config comes from the environment only.
  */
 import { mkdirSync } from "node:fs";
@@ -9,6 +9,7 @@ import { openDatabase } from "../db/client";
 import page from "../web/index.html";
 import { createApp } from "./app";
 import { createAdminCommand } from "./cli/create-admin";
+import { unlockCommand } from "./cli/unlock";
 import { type Config, ConfigError, loadConfig } from "./config";
 
 const VERSION: string = pkg.version;
@@ -18,6 +19,8 @@ const HELP = `pbx-console ${VERSION}: admin console for a FreePBX phone system
 Usage:
   pbx-console                                 serve the console
   pbx-console create-admin --username NAME    create an administrator (or reset its password)
+  pbx-console unlock [--username NAME] [--address IP]
+                                              forget failed sign-ins (all, or of one account/address)
   pbx-console --version | --help
 
 Environment:
@@ -29,6 +32,9 @@ Environment:
   TLS_KEY         PEM private key
   SERVER_LABEL    label in the sidebar footer (default: this host's name)
   SERVER_ADDRESS  address in the sidebar footer (default: HOST)
+  PUBLIC_HOSTNAMES  other names the console is reached by (comma-separated, e.g.
+                  pbx.example.com); any other Host is refused with 421. Loopback,
+                  this machine's addresses, HOST and SERVER_ADDRESS are always accepted
   LOG_LEVEL       info (default) or silent
 `;
 
@@ -70,7 +76,10 @@ async function serve() {
   } catch (err) {
     fail(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
   }
-  console.log(`pbx-console ${VERSION} listening on ${app.url.href} (data: ${config.dataDir})`);
+  // Beyond loopback, first-run set-up needs this one-time code (also in DATA_DIR/setup-code until used).
+  const setupCode = app.app.setupCode.code;
+  const setup = setupCode ? `; first-run set-up code: ${setupCode}` : "";
+  console.log(`pbx-console ${VERSION} listening on ${app.url.href} (data: ${config.dataDir}${setup})`);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -97,6 +106,8 @@ if (command === "--version" || command === "-v") {
 } else if (command === "create-admin") {
   const code = await createAdminCommand(() => open(prepare().dbFile), args.slice(1));
   process.exit(code);
+} else if (command === "unlock") {
+  process.exit(unlockCommand(() => open(prepare().dbFile), args.slice(1)));
 } else {
   fail(`Unknown command: ${command}\n\n${HELP}`, 2);
 }

@@ -25,6 +25,8 @@ export const setupSchema = z
     username: usernameSchema,
     password: passwordSchema,
     confirmPassword: z.string({ error: "Repeat the password" }),
+    /** Needed when the console listens beyond loopback (`MeResponse.setupCodeRequired`): printed at start-up. */
+    setupCode: z.string().trim().max(64, "The set-up code is at most 64 characters").optional(),
   })
   .refine((v) => v.password === v.confirmPassword, {
     message: "Passwords do not match",
@@ -34,6 +36,56 @@ export const setupSchema = z
 export type LoginInput = z.infer<typeof loginSchema>;
 export type SetupInput = z.input<typeof setupSchema>;
 
+const currentPasswordField = z
+  .string({ error: "Current password is required" })
+  .min(1, "Current password is required")
+  .max(512);
+
+/** POST /api/auth/password: the current password proves it is the owner; other sessions are signed out. */
+export const changePasswordSchema = z
+  .object({
+    currentPassword: currentPasswordField,
+    newPassword: passwordSchema,
+  })
+  .refine((v) => v.newPassword !== v.currentPassword, {
+    message: "The new password must differ from the current one",
+    path: ["newPassword"],
+  });
+
+/** The change-password form: the request plus the repeated new password (checked in the browser). */
+export const changePasswordFormSchema = z
+  .object({
+    currentPassword: currentPasswordField,
+    newPassword: passwordSchema,
+    confirmPassword: z.string({ error: "Repeat the new password" }),
+  })
+  .refine((v) => v.newPassword !== v.currentPassword, {
+    message: "The new password must differ from the current one",
+    path: ["newPassword"],
+  })
+  .refine((v) => v.newPassword === v.confirmPassword, {
+    message: "Passwords do not match",
+    path: ["confirmPassword"],
+  });
+
+export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
+
+/** GET /api/auth/sessions: one of the signed-in user's sessions (never its token). */
+export interface SessionInfo {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  clientIp: string | null;
+  userAgent: string | null;
+  /** The session of the browser asking. */
+  current: boolean;
+}
+
+/** POST /api/auth/password and POST /api/auth/sessions/sign-out-others. */
+export interface SignedOutOthers {
+  signedOut: number;
+}
+
 export interface SessionUser {
   id: string;
   username: string;
@@ -42,7 +94,13 @@ export interface SessionUser {
 /** GET /api/auth/me */
 export type MeResponse =
   | { authenticated: true; user: SessionUser; setupRequired: false }
-  | { authenticated: false; user: null; setupRequired: boolean };
+  | {
+      authenticated: false;
+      user: null;
+      setupRequired: boolean;
+      /** True when set-up needs the one-time code printed at start-up (the console listens beyond loopback). */
+      setupCodeRequired?: boolean;
+    };
 
 /** Sidebar footer and version, from GET /api/info (requires a session). */
 export interface ServerInfo {

@@ -165,6 +165,11 @@ test("fresh install writes exactly the expected files with the expected modes", 
 
   expect(r.stdout).toContain(`https://${env.SERVER_ADDRESS}:3000/`);
   expect(r.stdout).toContain("create-admin");
+  // Listening on every interface: the first visitor needs the set-up code from the journal.
+  expect(r.stdout).toContain("set-up code");
+  expect(r.stdout).toContain("journalctl -u pbx-console | grep 'set-up code'");
+  expect(r.stdout).not.toContain("whoever opens it first");
+  expect(readFileSync(join(root, ENV), "utf8")).toContain("#PUBLIC_HOSTNAMES=");
   // No secrets on the terminal.
   expect(r.stdout + r.stderr).not.toContain("PRIVATE KEY");
   expect(r.stdout + r.stderr).not.toContain(readFileSync(join(root, KEY), "utf8").split("\n")[1]);
@@ -358,4 +363,36 @@ test("missing openssl fails before installing anything", () => {
   expect(r.code).not.toBe(0);
   expect(r.stderr).toMatch(/openssl.*not found/);
   expect(listFiles(root)).toEqual([]);
+});
+
+test("--fail2ban installs the filter (the one fail2ban-regex is tested with) and a journal jail; --uninstall removes them", () => {
+  const dir = tmp();
+  const root = join(dir, "root");
+  const bin = fakeBinary(dir, "1.0");
+  const FILTER = "etc/fail2ban/filter.d/pbx-console.conf";
+  const JAIL = "etc/fail2ban/jail.d/pbx-console.conf";
+  install(root, bin);
+  expect(existsSync(join(root, FILTER))).toBe(false);
+  const r = install(root, bin, ["--fail2ban"]);
+  expect(r.stdout).toContain(`wrote /${FILTER}`);
+  expect(readFileSync(join(root, FILTER), "utf8")).toBe(
+    readFileSync(resolve(import.meta.dir, "../../contrib/fail2ban/pbx-console.conf"), "utf8"),
+  );
+  const jail = readFileSync(join(root, JAIL), "utf8").split("\n");
+  for (const l of [
+    "[pbx-console]",
+    "enabled      = true",
+    "filter       = pbx-console",
+    "backend      = systemd",
+    "journalmatch = _SYSTEMD_UNIT=pbx-console.service",
+    "port         = 3000",
+  ])
+    expect(jail).toContain(l);
+  expect(mode(join(root, FILTER))).toBe(0o644);
+  expect(mode(join(root, JAIL))).toBe(0o644);
+  expect(run(["--help"]).stdout).toContain("--fail2ban");
+  const un = run(["--root", root, "--uninstall"]);
+  expect(un.code).toBe(0);
+  expect(existsSync(join(root, FILTER))).toBe(false);
+  expect(existsSync(join(root, JAIL))).toBe(false);
 });

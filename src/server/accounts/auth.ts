@@ -1,14 +1,24 @@
 /**
  * Console sign-in: the first-run set-up of the administrator, sign-in with the
- * failed-attempt throttle, sign-out, and who is signed in. The session token
+ * failed-attempt throttle, sign-out, who is signed in, the user's sessions and
+ * the password change. The session token
  * goes back to the caller; putting it in a cookie is the HTTP layer's job.
  */
-import type { LoginInput, MeResponse, SessionUser } from "../../shared/auth";
+import type {
+  ChangePasswordInput,
+  LoginInput,
+  MeResponse,
+  SessionInfo,
+  SessionUser,
+  SignedOutOthers,
+} from "../../shared/auth";
 import type { Deps } from "../domain/deps";
-import { Conflict, RateLimited, Unauthenticated } from "../domain/errors";
+import { Conflict, Invalid, NotFound, RateLimited, Unauthenticated } from "../domain/errors";
+import { logAuthFailure } from "./auth-log";
 import type { SessionStore } from "./sessions";
+import type { SetupCode } from "./setup-code";
 import type { LoginThrottle } from "./throttle";
-import { checkPassword, hashPassword, insertUser, userCount } from "./users";
+import { checkPassword, hashPassword, insertUser, updatePasswordHash, userCount } from "./users";
 
 /** The session store and the failed sign-in throttle (the app holds them; they are not part of `Deps`). */
 export interface AccountDeps {
@@ -25,44 +35,141 @@ export interface SignedIn {
 const ADMIN_EXISTS = "An administrator already exists; sign in instead";
 
 /** What `GET /api/auth/me` answers for this (possibly absent) user. */
-export function whoAmI(deps: Pick<Deps, "db">, user: SessionUser | null): MeResponse {
-  return user
-    ? { authenticated: true, user, setupRequired: false }
-    : { authenticated: false, user: null, setupRequired: userCount(deps.db) === 0 };
+export function whoAmI(deps: Pick<Deps, "db"> & { setupCode?: SetupCode }, user: SessionUser | null): MeResponse {
+  if (user) return { authenticated: true, user, setupRequired: false };
+  const setupRequired = userCount(deps.db) === 0;
+  // Named only when set-up needs the code (the console listens beyond loopback).
+  return setupRequired && deps.setupCode?.required
+    ? { authenticated: false, user: null, setupRequired, setupCodeRequired: true }
+    : { authenticated: false, user: null, setupRequired };
 }
 
-/** Creates the first administrator and signs them in; `Conflict` once any user exists. */
+/**
+ * Creates the first administrator and signs them in; `Conflict` once any user exists. When the console
+ * listens beyond loopback, `input.setupCode` must be the start-up code (checked before any costly work).
+ */
 export async function setupFirstAdmin(
-  deps: Pick<Deps, "db" | "events"> & Pick<AccountDeps, "sessions">,
-  input: { username: string; password: string },
+  deps: Pick<Deps, "db" | "events"> & Pick<AccountDeps, "sessions"> & { setupCode?: SetupCode },
+  input: { username: string; password: string; setupCode?: string },
 ): Promise<SignedIn> {
   if (userCount(deps.db) > 0) throw new Conflict(ADMIN_EXISTS);
+  deps.setupCode?.check(input.setupCode);
   const hash = await hashPassword(input.password);
   // Checked again after the await: the check and the insert below run without
   // yielding, so two racing first-run requests cannot both create a user.
   if (userCount(deps.db) > 0) throw new Conflict(ADMIN_EXISTS);
   const row = insertUser(deps.db, input.username, hash);
+  deps.setupCode?.consume();
   deps.events.publish({ type: "accounts-updated", data: { id: row.id, action: "created" } });
   return { user: { id: row.id, username: row.username }, token: deps.sessions.create(row.id) };
 }
 
-/**
- * Signs in with username and password. Failures count per username; while too
- * many are recent the attempt is refused with `RateLimited` before the password is checked.
- */
-export async function signIn(deps: Pick<Deps, "db"> & AccountDeps, input: LoginInput): Promise<SignedIn> {
-  const wait = deps.throttle.retryAfter(input.username);
-  if (wait > 0) throw new RateLimited(`Too many failed sign-ins; try again in ${wait} s`, wait);
-  const user = await checkPassword(deps.db, input.username, input.password);
-  if (!user) {
-    deps.throttle.fail(input.username);
-    throw new Unauthenticated("Wrong username or password");
-  }
-  deps.throttle.succeed(input.username);
-  return { user: { id: user.id, username: user.username }, token: deps.sessions.create(user.id) };
+/** Where a request came from: the TCP peer's address and the browser's user agent. */
+export interface ClientInfo {
+  ip: string | null;
+  userAgent?: string | null;
 }
 
-/** Ends the session of this token (nothing happens for an unknown or absent token). */
-export function signOut(deps: Pick<AccountDeps, "sessions">, token: string | null): void {
-  deps.sessions.revoke(token);
+function throttled(wait: number): RateLimited {
+  return new RateLimited(`Too many failed sign-ins; try again in ${wait} s`, wait);
+}
+
+/**
+ * Signs in with username and password. The throttle (ADR 0016) reserves the attempt before the
+ * password is checked, per account at this address, per address and per account; while any layer
+ * asks for a pause the attempt is refused with `RateLimited` unchecked. A wrong password is logged
+ * (`auth-failure`, for fail2ban).
+ */
+export async function signIn(
+  deps: Pick<Deps, "db" | "events"> & AccountDeps,
+  input: LoginInput,
+  client: ClientInfo = { ip: null },
+): Promise<SignedIn> {
+  // Synchronous up to the await: the check and the reservation cannot interleave with another attempt.
+  const attempt = deps.throttle.begin(input.username, client.ip);
+  if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
+  const user = await checkPassword(deps.db, input.username, input.password);
+  if (!user) {
+    logAuthFailure(input.username, client.ip);
+    throw new Unauthenticated("Wrong username or password");
+  }
+  deps.throttle.succeed(attempt.ticket);
+  const token = deps.sessions.create(user.id, client);
+  deps.events.publish({ type: "sessions-updated", data: { action: "signed-in" } });
+  return { user: { id: user.id, username: user.username }, token };
+}
+
+/** Ends the session of this token (nothing happens for an unknown or absent token); its sockets close. */
+export function signOut(deps: Pick<Deps, "events"> & Pick<AccountDeps, "sessions">, token: string | null): void {
+  if (deps.sessions.revoke(token)) deps.events.publish({ type: "sessions-updated", data: { action: "signed-out" } });
+}
+
+/** The signed-in user's sessions, the asking browser's marked `current`. */
+export function listSessions(
+  deps: Pick<AccountDeps, "sessions">,
+  user: SessionUser,
+  token: string | null,
+): SessionInfo[] {
+  const own = deps.sessions.current(token)?.sessionId;
+  return deps.sessions.list(user.id).map((s) => ({
+    id: s.id,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: s.lastSeenAt.toISOString(),
+    clientIp: s.clientIp,
+    userAgent: s.userAgent,
+    current: s.id === own,
+  }));
+}
+
+/** Signs out one of the user's own sessions (another browser, or this one); `NotFound` otherwise. */
+export function endSession(
+  deps: Pick<Deps, "events"> & Pick<AccountDeps, "sessions">,
+  user: SessionUser,
+  id: string,
+): void {
+  if (!deps.sessions.revokeById(user.id, id)) throw new NotFound("Session");
+  deps.events.publish({ type: "sessions-updated", data: { action: "signed-out" } });
+}
+
+/** Signs out every session of the user except the asking one. */
+export function signOutOthers(
+  deps: Pick<Deps, "events"> & Pick<AccountDeps, "sessions">,
+  user: SessionUser,
+  token: string | null,
+): SignedOutOthers {
+  const own = deps.sessions.current(token)?.sessionId;
+  if (!own) throw new Unauthenticated("Sign in required");
+  const signedOut = deps.sessions.revokeAllFor(user.id, own);
+  if (signedOut > 0)
+    deps.events.publish({ type: "sessions-updated", data: { action: "signed-out", count: signedOut } });
+  return { signedOut };
+}
+
+/**
+ * Changes the signed-in user's password. The current password must be given (checked under the
+ * same throttle as sign-in, and a wrong one is logged like a failed sign-in); every other session
+ * of the user is signed out, the asking one stays.
+ */
+export async function changePassword(
+  deps: Pick<Deps, "db" | "events"> & AccountDeps,
+  user: SessionUser,
+  token: string | null,
+  input: ChangePasswordInput,
+  client: ClientInfo = { ip: null },
+): Promise<SignedOutOthers> {
+  const own = deps.sessions.current(token)?.sessionId;
+  if (!own) throw new Unauthenticated("Sign in required");
+  const attempt = deps.throttle.begin(user.username, client.ip);
+  if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
+  const checked = await checkPassword(deps.db, user.username, input.currentPassword);
+  if (!checked || checked.id !== user.id) {
+    logAuthFailure(user.username, client.ip);
+    throw new Invalid("The current password is wrong", { currentPassword: "The current password is wrong" });
+  }
+  deps.throttle.succeed(attempt.ticket);
+  const hash = await hashPassword(input.newPassword);
+  updatePasswordHash(deps.db, user.id, hash);
+  const signedOut = deps.sessions.revokeAllFor(user.id, own);
+  deps.events.publish({ type: "sessions-updated", data: { action: "password-changed", count: signedOut } });
+  return { signedOut };
 }
