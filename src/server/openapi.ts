@@ -6,7 +6,7 @@
  * two differ or a route is missing.
  */
 import { z } from "zod";
-import { SESSION_COOKIE } from "./accounts/sessions";
+import { HOST_SESSION_COOKIE, SESSION_COOKIE } from "./accounts/sessions";
 import type { RouteDef } from "./context";
 
 type JsonSchema = Record<string, unknown>;
@@ -101,7 +101,12 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
     paths,
     components: {
       securitySchemes: {
-        session: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description: `Set by POST /api/auth/login; named ${HOST_SESSION_COOKIE} when the console serves HTTPS`,
+        },
         apiToken: { type: "http", scheme: "bearer", description: "An API token created under API Settings" },
       },
       schemas: {

@@ -15,7 +15,7 @@ import type {
 import type { Deps } from "../domain/deps";
 import { Conflict, Invalid, NotFound, RateLimited, Unauthenticated } from "../domain/errors";
 import { logAuthFailure } from "./auth-log";
-import type { SessionStore } from "./sessions";
+import type { SessionClient, SessionStore } from "./sessions";
 import type { SetupCode } from "./setup-code";
 import type { LoginThrottle } from "./throttle";
 import { checkPassword, hashPassword, insertUser, updatePasswordHash, userCount } from "./users";
@@ -51,6 +51,7 @@ export function whoAmI(deps: Pick<Deps, "db"> & { setupCode?: SetupCode }, user:
 export async function setupFirstAdmin(
   deps: Pick<Deps, "db" | "events"> & Pick<AccountDeps, "sessions"> & { setupCode?: SetupCode },
   input: { username: string; password: string; setupCode?: string },
+  client: SessionClient = {},
 ): Promise<SignedIn> {
   if (userCount(deps.db) > 0) throw new Conflict(ADMIN_EXISTS);
   deps.setupCode?.check(input.setupCode);
@@ -61,7 +62,7 @@ export async function setupFirstAdmin(
   const row = insertUser(deps.db, input.username, hash);
   deps.setupCode?.consume();
   deps.events.publish({ type: "accounts-updated", data: { id: row.id, action: "created" } });
-  return { user: { id: row.id, username: row.username }, token: deps.sessions.create(row.id) };
+  return { user: { id: row.id, username: row.username }, token: deps.sessions.create(row.id, client) };
 }
 
 /** Where a request came from: the TCP peer's address and the browser's user agent. */

@@ -69,7 +69,7 @@ export const authRoutes: RouteDef[] = [
     auth: "public",
     body: setupSchema,
     publishes: ["accounts-updated"],
-    handler: async ({ app, body }) => signedIn(app, await setupFirstAdmin(app, body), 201),
+    handler: async (ctx) => signedIn(ctx.app, await setupFirstAdmin(ctx.app, ctx.body, clientOf(ctx)), 201),
   }),
   route({
     method: "POST",
