@@ -110,6 +110,24 @@ describe("API Settings", () => {
   );
 
   test(
+    "a plain-http URL to another machine is saved with the server's warning in the toast",
+    async () => {
+      const page = await settingsPage();
+      const pbx = card(page, "FreePBX GraphQL API");
+      await pbx.getByLabel("API URL").fill("http://pbx.example.com/admin/api/api");
+      await pbx.getByLabel("Client ID").fill("client");
+      await pbx.getByLabel("Client Secret").fill("a-secret-value");
+      await button(pbx, "Save Credentials").click();
+      const toast = toastListItems(page).filter({ hasText: "FreePBX API credentials saved successfully" });
+      await toast.waitFor();
+      expect(await toast.textContent()).toMatch(/http/i);
+      expect(await toast.textContent()).not.toContain("a-secret-value");
+      await c.api("DELETE", "/api/credentials/freepbx");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "a secret field's toggle shows and hides it",
     async () => {
       const page = await settingsPage();

@@ -44,7 +44,8 @@ export function ServiceCard({
   const save = useSaveCredentials(type, {
     onSuccess: (saved) => {
       form.reset(defaultsFrom(cardFields(meta, saved)));
-      toast({ title: "Success", description: meta.savedText });
+      // A plain-http URL to another machine works, but the server says so.
+      toast({ title: "Success", description: saved.warning ? `${meta.savedText} ${saved.warning}` : meta.savedText });
     },
     onError: (err) => {
       showFieldErrors(fieldMessages(err));
@@ -56,7 +57,7 @@ export function ServiceCard({
     onSuccess: (result) =>
       toast({
         title: result.success ? "Connection Successful" : "Connection Failed",
-        description: result.message,
+        description: result.warning ? `${result.message} ${result.warning}` : result.message,
         variant: result.success ? "default" : "destructive",
       }),
     onError: (err) =>
