@@ -3,6 +3,7 @@
  * SSH (test/pbx-host); only fwconsole and the GraphQL server are stand-ins.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { withPbxHost } from "../../src/server/pbx/host";
 import { FREEPBX_TEST_CLIENT, startFakeFreePbx } from "../fakes/freepbx";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
@@ -442,5 +443,26 @@ describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
     } finally {
       await fake.stop();
     }
+  });
+});
+
+describe("the PBX host's overall deadline", () => {
+  test("an operation that outlives its deadline fails with the reason, the session is closed, the next one works", async () => {
+    await server();
+    const started = Date.now();
+    const err = await withPbxHost(s.app, () => new Promise<never>(() => {}), {
+      operation: "Reading the PBX",
+      deadlineMs: 300,
+    }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe("Reading the PBX did not finish within 300 ms; the connection was closed");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // A command still running on the dropped connection fails instead of hanging.
+    const hanging = await withPbxHost(s.app, (host) => host.selectHex("SELECT HEX(SLEEP(5));"), {
+      operation: "A slow query",
+      deadlineMs: 500,
+    }).catch((e: Error) => e);
+    expect((hanging as Error).message).toContain("A slow query did not finish within 500 ms");
+    expect(await withPbxHost(s.app, (host) => host.needReload())).toBe(false);
   });
 });

@@ -70,45 +70,49 @@ function explain(message: string, script: string, line: number | null): string {
 }
 
 function deployOverSsh(deps: DeployDeps, items: SqlItem[]): Promise<DeployOutcome> {
-  return withPbxHost(deps, async (remote) => {
-    const results: DeployItemResult[] = [];
-    let pending = [...items];
-    while (pending.length > 0) {
-      const script = buildScript(pending);
-      const run = await remote.runScript(script);
-      if (run.ok) {
-        for (const item of pending) results.push(result(item, "success", "Written to the FreePBX database", "ssh"));
-        break;
-      }
-      const index = run.line === null ? undefined : script.lineToItem.get(run.line);
-      if (index === undefined) {
-        // Not attributable to one item (e.g. access denied): the whole batch rolled back.
-        for (const item of pending) results.push(result(item, "failed", run.message, "ssh"));
-        pending = [];
-        break;
-      }
-      const bad = pending[index] as SqlItem;
-      results.push(result(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
-      pending = pending.filter((_, i) => i !== index);
-    }
-    const wrote = results.some((r) => r.status === "success");
-    let reload: ReloadResult | null = null;
-    if (wrote) {
-      const r = await remote.reload();
-      reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000) };
-      if (!r.ok) {
-        for (const res of results) {
-          if (res.status === "success") {
-            res.status = "failed";
-            res.message = `Saved in the FreePBX database, but fwconsole reload failed (exit ${r.exitCode}): ${r.output.split("\n").at(-1) ?? ""}`;
-          }
+  return withPbxHost(
+    deps,
+    async (remote) => {
+      const results: DeployItemResult[] = [];
+      let pending = [...items];
+      while (pending.length > 0) {
+        const script = buildScript(pending);
+        const run = await remote.runScript(script);
+        if (run.ok) {
+          for (const item of pending) results.push(result(item, "success", "Written to the FreePBX database", "ssh"));
+          break;
         }
-      } else {
-        await updateTrunkStatus(deps, remote, results);
+        const index = run.line === null ? undefined : script.lineToItem.get(run.line);
+        if (index === undefined) {
+          // Not attributable to one item (e.g. access denied): the whole batch rolled back.
+          for (const item of pending) results.push(result(item, "failed", run.message, "ssh"));
+          pending = [];
+          break;
+        }
+        const bad = pending[index] as SqlItem;
+        results.push(result(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
+        pending = pending.filter((_, i) => i !== index);
       }
-    }
-    return { results, reload };
-  });
+      const wrote = results.some((r) => r.status === "success");
+      let reload: ReloadResult | null = null;
+      if (wrote) {
+        const r = await remote.reload();
+        reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000) };
+        if (!r.ok) {
+          for (const res of results) {
+            if (res.status === "success") {
+              res.status = "failed";
+              res.message = `Saved in the FreePBX database, but fwconsole reload failed (exit ${r.exitCode}): ${r.output.split("\n").at(-1) ?? ""}`;
+            }
+          }
+        } else {
+          await updateTrunkStatus(deps, remote, results);
+        }
+      }
+      return { results, reload };
+    },
+    { operation: "Deploying to the PBX host" },
+  );
 }
 
 /** Trunk status becomes what the PBX reports: Asterisk's registration state, else enabled/disabled from fwconsole. */

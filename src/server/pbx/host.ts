@@ -160,6 +160,11 @@ export class PbxRemote {
     return states;
   }
 
+  /** Drops the connection at once: every command still running fails (used when a deadline passes). */
+  abort(): void {
+    this.ssh.close();
+  }
+
   async close(): Promise<void> {
     try {
       await this.ssh.exec(`rm -f '${this.optionFile}'`, { timeoutMs: 10_000 });
@@ -174,12 +179,33 @@ export class PbxRemote {
  * from API Settings (and their freepbx.conf path), runs `fn`, and always closes
  * the session (removing the option file). Failures are `ServiceError`s.
  */
-export async function withPbxHost<T>(deps: Pick<Deps, "credentials">, fn: (host: PbxRemote) => Promise<T>): Promise<T> {
+/** How long a whole PBX-host operation may take, over all its commands (reload alone may take 5 minutes). */
+export const PBX_HOST_DEADLINE_MS = 10 * 60_000;
+
+export async function withPbxHost<T>(
+  deps: Pick<Deps, "credentials">,
+  fn: (host: PbxRemote) => Promise<T>,
+  opts: { operation?: string; deadlineMs?: number } = {},
+): Promise<T> {
+  const { operation = "The PBX host operation", deadlineMs = PBX_HOST_DEADLINE_MS } = opts;
   const values = deps.credentials.values("ssh");
   const host = await PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      host.abort();
+      const minutes = deadlineMs >= 60_000 ? `${Math.round(deadlineMs / 60_000)} min` : `${deadlineMs} ms`;
+      reject(new ServiceError("PBX host", `${operation} did not finish within ${minutes}; the connection was closed`));
+    }, deadlineMs);
+  });
   try {
-    return await fn(host);
+    return await Promise.race([fn(host), expired]);
   } finally {
-    await host.close();
+    clearTimeout(timer);
+    // After a deadline the connection is gone: removing the option file fails, and must not hide why.
+    if (timedOut) await host.close().catch(() => {});
+    else await host.close();
   }
 }

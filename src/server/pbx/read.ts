@@ -50,7 +50,10 @@ ORDER BY t.trunkid;`;
  */
 export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh" | "graphql"; rows: PbxExtension[] }> {
   if (deps.credentials.isConfigured("ssh")) {
-    const rows = await withPbxHost(deps, (host) => host.selectHex(EXTENSIONS_SQL));
+    const rows = await withPbxHost(deps, (host) => host.selectHex(EXTENSIONS_SQL), {
+      operation: "Reading the PBX's extensions",
+      deadlineMs: 120_000,
+    });
     return {
       via: "ssh",
       rows: rows.map(([ext, name, vm, secret]) => ({
@@ -94,7 +97,10 @@ export async function readPbxTrunks(deps: Pick<Deps, "credentials">): Promise<{ 
   if (!deps.credentials.isConfigured("ssh")) {
     throw new Invalid("FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.");
   }
-  const rows = await withPbxHost(deps, (host) => host.selectHex(TRUNKS_SQL));
+  const rows = await withPbxHost(deps, (host) => host.selectHex(TRUNKS_SQL), {
+    operation: "Reading the PBX's trunks",
+    deadlineMs: 120_000,
+  });
   return {
     via: "ssh",
     rows: rows.map(([name, tech, host, port, username, secret]) => ({

@@ -20,7 +20,15 @@ export async function pbxStatus(deps: Pick<Deps, "credentials">): Promise<PbxSta
     };
   }
   try {
-    return { ssh, graphql, needReload: await withPbxHost(deps, (host) => host.needReload()), message: null };
+    return {
+      ssh,
+      graphql,
+      needReload: await withPbxHost(deps, (host) => host.needReload(), {
+        operation: "Reading the PBX status",
+        deadlineMs: 60_000,
+      }),
+      message: null,
+    };
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     return { ssh, graphql, needReload: null, message: err.message };
