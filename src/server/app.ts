@@ -5,6 +5,7 @@ import { HOST_SESSION_COOKIE, SESSION_COOKIE, SessionStore } from "./accounts/se
 import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
+import { startBackupSchedule } from "./backup/snapshot";
 import type { Config } from "./config";
 import type { AppContext, RequestContext } from "./context";
 import {
@@ -241,6 +242,8 @@ export function createApp(opts: AppOptions) {
   // Also closes the sockets of sessions that expired or were ended by another process (create-admin).
   const sweeper = setInterval(() => app.sessions.sweep(), 60 * 1000);
   sweeper.unref?.();
+  // The daily backup into DATA_DIR/backups (BACKUP_KEEP; the first one a day after start).
+  const stopBackups = startBackupSchedule(app);
 
   return {
     server,
@@ -248,6 +251,7 @@ export function createApp(opts: AppOptions) {
     url: server.url,
     async stop(force = false) {
       clearInterval(sweeper);
+      stopBackups();
       await server.stop(force);
     },
   };

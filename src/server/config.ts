@@ -27,6 +27,13 @@ const envSchema = z
       .regex(/^[A-Za-z0-9.:[\], -]*$/, "must be host names or addresses separated by commas")
       .optional(),
     LOG_LEVEL: z.enum(["info", "silent"], { error: "must be info or silent" }).optional(),
+    BACKUP_KEEP: z
+      .string()
+      .trim()
+      .regex(/^\d{1,4}$/, "must be a whole number from 0 to 1000 (0 turns the daily backup off)")
+      .refine((v) => Number(v) <= 1000, "must be a whole number from 0 to 1000 (0 turns the daily backup off)")
+      .optional()
+      .or(z.literal("")),
     SIP_SERVER_HOST: z
       .string()
       .trim()
@@ -60,6 +67,8 @@ export interface Config {
   /** Extra names the console answers to (besides loopback, this machine's addresses, SERVER_ADDRESS): PUBLIC_HOSTNAMES. */
   publicHostnames: string[];
   logRequests: boolean;
+  /** How many daily backups `DATA_DIR/backups` keeps (BACKUP_KEEP, default 7); 0 turns the schedule off. */
+  backupKeep: number;
   /** What softphones register to (provisioning links and QR codes). */
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
   /** Base URLs of the outside services (overridable for proxies and tests). */
@@ -111,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
       .map((name) => name.trim())
       .filter((name) => name !== ""),
     logRequests: e.LOG_LEVEL !== "silent",
+    backupKeep: e.BACKUP_KEEP ? Number(e.BACKUP_KEEP) : 7,
     sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
     endpoints: {
       hostinger: trimSlash(e.PBX_HOSTINGER_URL ?? "https://developers.hostinger.com"),

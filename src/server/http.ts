@@ -38,6 +38,18 @@ export function json(data: unknown, status = 200, headers?: HeadersInit): Respon
 
 export const noContent = () => new Response(null, { status: 204 });
 
+/** A file download (`Content-Disposition: attachment`), never cached. `filename` must be plain ASCII without quotes. */
+export function download(body: ReadableStream<Uint8Array>, file: { filename: string; contentType: string }): Response {
+  // Streamed (chunked): Bun does not send a Content-Length with a stream body.
+  return new Response(body, {
+    headers: {
+      "Content-Type": file.contentType,
+      "Content-Disposition": `attachment; filename="${file.filename}"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
 /** The HTTP form of a domain error, or null for an unexpected error (answered with a fixed 500). */
 export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;

@@ -1,5 +1,5 @@
 /**
- * pbx-console entry point: `pbx-console` serves the console; `create-admin`, `unlock`,
+ * pbx-console entry point: `pbx-console` serves the console; `create-admin`, `unlock`, `restore`,
  * `--version` and `--help` are the CLI. Config comes from the environment only.
  */
 import { mkdirSync } from "node:fs";
@@ -8,7 +8,9 @@ import pkg from "../../package.json";
 import { openDatabase } from "../db/client";
 import page from "../web/index.html";
 import { createApp } from "./app";
+import { removePidFile, writePidFile } from "./backup/pid-file";
 import { createAdminCommand } from "./cli/create-admin";
+import { restoreCommand } from "./cli/restore";
 import { unlockCommand } from "./cli/unlock";
 import { type Config, ConfigError, loadConfig } from "./config";
 
@@ -21,6 +23,8 @@ Usage:
   pbx-console create-admin --username NAME    create an administrator (or reset its password)
   pbx-console unlock [--username NAME] [--address IP]
                                               forget failed sign-ins (all, or of one account/address)
+  pbx-console restore FILE [--yes]            replace the database with a backup (the console
+                                              must be stopped; the previous one is kept beside it)
   pbx-console --version | --help
 
 Environment:
@@ -36,6 +40,9 @@ Environment:
                   pbx.example.com); any other Host is refused with 421. Loopback,
                   this machine's addresses, HOST and SERVER_ADDRESS are always accepted
   LOG_LEVEL       info (default) or silent
+  BACKUP_KEEP     daily backups kept in DATA_DIR/backups (default 7; 0 turns
+                  the daily backup off). DATA_DIR/secret.key is never in a
+                  backup: copy it to a safe place once
 `;
 
 function fail(message: string, code = 1): never {
@@ -79,6 +86,8 @@ async function serve() {
   // Beyond loopback, first-run set-up needs this one-time code (also in DATA_DIR/setup-code until used).
   const setupCode = app.app.setupCode.code;
   const setup = setupCode ? `; first-run set-up code: ${setupCode}` : "";
+  // While it serves, DATA_DIR/pbx-console.pid names this process: `restore` refuses to run under it.
+  writePidFile(config.dataDir);
   console.log(`pbx-console ${VERSION} listening on ${app.url.href} (data: ${config.dataDir}${setup})`);
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -88,6 +97,7 @@ async function serve() {
     const force = setTimeout(() => process.exit(0), 10_000);
     await app.stop();
     db.$client.close();
+    removePidFile(config.dataDir);
     clearTimeout(force);
     process.exit(0);
   };
@@ -108,6 +118,12 @@ if (command === "--version" || command === "-v") {
   process.exit(code);
 } else if (command === "unlock") {
   process.exit(unlockCommand(() => open(prepare().dbFile), args.slice(1)));
+} else if (command === "restore") {
+  const target = () => {
+    const { config, dbFile } = prepare();
+    return { dataDir: config.dataDir, dbFile };
+  };
+  process.exit(await restoreCommand(target, args.slice(1)));
 } else {
   fail(`Unknown command: ${command}\n\n${HELP}`, 2);
 }

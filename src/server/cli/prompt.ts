@@ -34,7 +34,8 @@ export async function readPassword(prompt: string, interactive: boolean): Promis
   });
 }
 
-async function readFirstLine(): Promise<string | null> {
+/** The first line of standard input (a terminal in its usual line mode, or a pipe); null on end of input. */
+export async function readFirstLine(): Promise<string | null> {
   let buffered = "";
   for await (const chunk of process.stdin) {
     buffered += chunk.toString();

@@ -7,6 +7,7 @@ import { aiTokenRoutes } from "./ai-tokens";
 import { aiTranscriptRoutes } from "./ai-transcripts";
 import { aiWebhookRoutes } from "./ai-webhook";
 import { authRoutes } from "./auth";
+import { backupRoutes } from "./backup";
 import { credentialRoutes } from "./credentials";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
@@ -37,6 +38,7 @@ export const apiRoutes: RouteDef[] = [
   ...credentialRoutes,
   ...telnyxRoutes,
   ...pbxRoutes,
+  ...backupRoutes,
 ];
 
 /** The contract of every route above, built from this table (see src/server/openapi.ts). */

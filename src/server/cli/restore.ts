@@ -1,0 +1,141 @@
+import { Database } from "bun:sqlite";
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { inspectDatabaseFile } from "../backup/inspect";
+import { runningConsole } from "../backup/pid-file";
+import { utcStamp } from "../backup/snapshot";
+import { Invalid } from "../domain/errors";
+import { readFirstLine } from "./prompt";
+
+const USAGE = "Usage: pbx-console restore FILE [--yes]";
+
+export interface RestoreTarget {
+  dataDir: string;
+  /** DATA_DIR/pbx-console.db */
+  dbFile: string;
+}
+
+/** Merges a WAL left by the last console into the database file, so the kept copy is whole. */
+function checkpoint(dbFile: string): void {
+  try {
+    const db = new Database(dbFile, { readwrite: true, create: false });
+    try {
+      db.exec("PRAGMA busy_timeout = 5000;");
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE);");
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Unreadable (that may be why it is being restored): its -wal/-shm are kept beside it below.
+  }
+}
+
+/**
+ * `pbx-console restore FILE [--yes]` (docs/decisions/0019): replaces DATA_DIR/pbx-console.db with a
+ * backup. Refuses while a console serves this DATA_DIR (its pid file names a live process) and any
+ * file that is not a pbx-console database this binary can run (corrupt, another SQLite file, a newer
+ * schema): exit 2 with one line, nothing changed. Asks for confirmation on a terminal unless --yes.
+ * The previous database is kept as pbx-console.db.before-restore-<UTC> (0600), with its -wal/-shm
+ * moved beside it, so no stale WAL is replayed onto the restored file. DATA_DIR/secret.key is not
+ * touched: the backup's sealed secrets open only with the key they were sealed with.
+ */
+export async function restoreCommand(
+  prepare: () => RestoreTarget,
+  argv: string[],
+  now: () => number = Date.now,
+): Promise<number> {
+  let positionals: string[];
+  let yes: boolean | undefined;
+  try {
+    ({
+      positionals,
+      values: { yes },
+    } = parseArgs({ args: argv, allowPositionals: true, options: { yes: { type: "boolean", short: "y" } } }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (positionals.length !== 1) {
+    console.error(`restore needs exactly one backup file\n${USAGE}`);
+    return 2;
+  }
+  const source = resolve(positionals[0] as string);
+  try {
+    if (!statSync(source).isFile()) throw new Error("not a regular file");
+  } catch (err) {
+    console.error(`Not restored: cannot read ${source}: ${(err as Error).message}`);
+    return 2;
+  }
+  const { dataDir, dbFile } = prepare();
+  const refuseIfRunning = () => {
+    const pid = runningConsole(dataDir);
+    if (pid === null) return false;
+    console.error(
+      `Not restored: the console is running on ${dataDir} (pid ${pid}); stop it first (systemctl stop pbx-console).`,
+    );
+    return true;
+  };
+  if (refuseIfRunning()) return 1;
+
+  // Checked and upgraded on a private copy in DATA_DIR: the backup itself is never modified, and the
+  // bytes that were checked are the bytes that are put in place (by a rename on the same disk).
+  const stamp = utcStamp(now());
+  const staged = join(dataDir, `.restore-${stamp}-${process.pid}.db`);
+  const discard = () => {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${staged}${suffix}`, { force: true });
+  };
+  try {
+    copyFileSync(source, staged);
+    chmodSync(staged, 0o600);
+    let summary: ReturnType<typeof inspectDatabaseFile>;
+    try {
+      summary = inspectDatabaseFile(staged);
+    } catch (err) {
+      if (!(err instanceof Invalid)) throw err;
+      console.error(`Not restored: ${source}: ${err.message}`);
+      return 2;
+    }
+    const what = `${summary.users} user(s), ${summary.extensions} extension(s)`;
+    if (!yes) {
+      if (!process.stdin.isTTY) {
+        console.error("Not restored: confirm on a terminal, or pass --yes.");
+        return 2;
+      }
+      process.stderr.write(`Replace ${dbFile} with ${source} (${what})? Type "yes" to restore: `);
+      const answer = await readFirstLine();
+      if (answer?.trim().toLowerCase() !== "yes") {
+        console.error("Not restored.");
+        return 1;
+      }
+    }
+    // Started while we were asking?
+    if (refuseIfRunning()) return 1;
+    let kept: string | null = null;
+    if (existsSync(dbFile)) {
+      checkpoint(dbFile);
+      kept = `${dbFile}.before-restore-${stamp}`;
+      renameSync(dbFile, kept);
+      chmodSync(kept, 0o600);
+      // Never left beside the restored file (SQLite would replay a stale WAL onto it): kept with their database.
+      for (const suffix of ["-wal", "-shm", "-journal"]) {
+        if (existsSync(`${dbFile}${suffix}`)) {
+          renameSync(`${dbFile}${suffix}`, `${kept}${suffix}`);
+          chmodSync(`${kept}${suffix}`, 0o600);
+        }
+      }
+    }
+    renameSync(staged, dbFile);
+    chmodSync(dbFile, 0o600);
+    const upgraded = summary.upgraded ? `, brought up to date with ${summary.upgraded} migration(s)` : "";
+    console.log(`Restored ${source} into ${dbFile} (${what}${upgraded}).`);
+    console.log(kept ? `The previous database is kept as ${kept}.` : "There was no previous database.");
+    console.log(
+      `${join(dataDir, "secret.key")} was not changed: the backup's stored secrets open only with the key they were sealed with.`,
+    );
+    console.log("Start the console again (systemctl start pbx-console).");
+    return 0;
+  } finally {
+    discard();
+  }
+}
