@@ -6,6 +6,7 @@ import m2 from "../../migrations/0002_ai.sql" with { type: "text" };
 import m3 from "../../migrations/0003_drop_unused.sql" with { type: "text" };
 import m4 from "../../migrations/0004_sign_out_before_session_ids.sql" with { type: "text" };
 import m5 from "../../migrations/0005_session_ids_and_throttle.sql" with { type: "text" };
+import m6 from "../../migrations/0006_user_totp.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -15,4 +16,5 @@ export const migrationSql: Record<string, string> = {
   "0003_drop_unused": m3,
   "0004_sign_out_before_session_ids": m4,
   "0005_session_ids_and_throttle": m5,
+  "0006_user_totp": m6,
 };

@@ -44,6 +44,23 @@ export const sessions = sqliteTable("sessions", {
 });
 
 /**
+ * Two-factor sign-in (TOTP, RFC 6238) of a user: at most one row per user. Secrets are sealed with the
+ * secret box; `pendingSecret` is the one being set up (until a code confirms it), `secret` the one in
+ * use. `lastStep` is the last accepted time step (a code cannot be replayed inside its window);
+ * `recoveryCodes` holds the SHA-256 of the unused single-use recovery codes.
+ */
+export const userTotp = sqliteTable("user_totp", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  pendingSecret: text("pending_secret"),
+  secret: text("secret"),
+  enabledAt: integer("enabled_at", { mode: "timestamp_ms" }),
+  lastStep: integer("last_step"),
+  recoveryCodes: jsonList("recovery_codes"),
+});
+
+/**
  * The sign-in throttle's failure counters (docs/decisions/0016): one row per key (account, address,
  * or account at address). In the database so `pbx-console unlock` can clear it while the console runs.
  */

@@ -18,6 +18,8 @@ export const passwordSchema = z
 export const loginSchema = z.object({
   username: z.string({ error: "Username is required" }).trim().min(1, "Username is required").max(64),
   password: z.string({ error: "Password is required" }).min(1, "Password is required").max(512),
+  /** The authenticator code (or a recovery code) of a user with two-factor sign-in on. */
+  code: z.string().trim().max(64, "The code is at most 64 characters").optional(),
 });
 
 export const setupSchema = z
@@ -108,3 +110,42 @@ export interface ServerInfo {
   serverLabel: string;
   serverAddress: string;
 }
+
+/** The field message of a sign-in that needs the authenticator code: the sign-in page shows the Code input. */
+export const TOTP_CODE_REQUIRED = "Enter the 6-digit code from your authenticator app";
+export const TOTP_CODE_WRONG = "The code is wrong or has expired";
+
+/** GET /api/auth/totp: the signed-in user's two-factor sign-in. */
+export interface TotpStatus {
+  enabled: boolean;
+  /** A secret has been set up but not yet confirmed with a code. */
+  pending: boolean;
+  recoveryCodesLeft: number;
+}
+
+/** POST /api/auth/totp/setup: the new secret (shown once, also as a QR code of the otpauth link). */
+export interface TotpSetup {
+  secret: string;
+  otpauthUrl: string;
+  /** The otpauth link as a PNG data URL. */
+  qrDataUrl: string;
+}
+
+/** POST /api/auth/totp/enable: the single-use recovery codes, shown only this once. */
+export interface TotpEnabled {
+  recoveryCodes: string[];
+}
+
+/** POST /api/auth/totp/enable: the current code of the authenticator, which proves the secret was saved. */
+export const totpEnableSchema = z.object({
+  code: z
+    .string({ error: "Enter the 6-digit code" })
+    .trim()
+    .regex(/^\d{6}$/, "Enter the 6-digit code"),
+});
+
+/** POST /api/auth/totp/disable: the current password. */
+export const totpDisableSchema = z.object({ password: currentPasswordField });
+
+export type TotpEnableInput = z.infer<typeof totpEnableSchema>;
+export type TotpDisableInput = z.infer<typeof totpDisableSchema>;

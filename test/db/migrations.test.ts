@@ -46,6 +46,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "sign_in_throttle",
       "sip_provider_credentials",
       "trunks",
+      "user_totp",
       "users",
     ].sort(),
   );

@@ -1,6 +1,7 @@
 // Walks every write in the router table and calls it for real: each must publish one of the events it
 // declares, so a second open console never goes stale. A new write without a fixture here fails the walk.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { totp } from "../../src/server/accounts/totp";
 import type { RouteDef } from "../../src/server/context";
 import { apiRoutes } from "../../src/server/routes";
 import type { WsEvent } from "../../src/shared/ws-events";
@@ -88,6 +89,12 @@ const secondSession = async () => {
   return other;
 };
 
+/** Turns the administrator's two-factor sign-in off (nothing to do when it is off), then sets up a new secret. */
+const totpSetUp = async () => {
+  await s.call("POST", "/api/auth/totp/disable", { password: adminPassword });
+  return (await created("/api/auth/totp/setup", {})).secret as string;
+};
+
 const FIXTURES: Record<string, Fixture> = {
   "POST /api/auth/setup": async () => ({
     body: { username: "admin", password: "correct horse battery", confirmPassword: "correct horse battery" },
@@ -110,6 +117,15 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /api/auth/sessions/sign-out-others": async () => {
     await secondSession();
     return {};
+  },
+  "POST /api/auth/totp/setup": async () => {
+    await s.call("POST", "/api/auth/totp/disable", { password: adminPassword });
+    return {};
+  },
+  "POST /api/auth/totp/enable": async () => ({ body: { code: totp(await totpSetUp(), Date.now()) } }),
+  "POST /api/auth/totp/disable": async () => {
+    await created("/api/auth/totp/enable", { code: totp(await totpSetUp(), Date.now()) });
+    return { body: { password: adminPassword } };
   },
   "POST /api/extensions": async () => ({ body: { extension: String(4000 + next()), name: "Walk" } }),
   "DELETE /api/extensions/:id": async () => ({ path: `/api/extensions/${(await extension()).id}` }),

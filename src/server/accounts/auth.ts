@@ -12,12 +12,14 @@ import type {
   SessionUser,
   SignedOutOthers,
 } from "../../shared/auth";
+import { TOTP_CODE_REQUIRED, TOTP_CODE_WRONG } from "../../shared/auth";
 import type { Deps } from "../domain/deps";
 import { Conflict, Invalid, NotFound, RateLimited, Unauthenticated } from "../domain/errors";
 import { logAuthFailure } from "./auth-log";
 import type { SessionClient, SessionStore } from "./sessions";
 import type { SetupCode } from "./setup-code";
 import type { LoginThrottle } from "./throttle";
+import { checkSecondFactor } from "./two-factor";
 import { checkPassword, hashPassword, insertUser, updatePasswordHash, userCount } from "./users";
 
 /** The session store and the failed sign-in throttle (the app holds them; they are not part of `Deps`). */
@@ -79,10 +81,12 @@ function throttled(wait: number): RateLimited {
  * Signs in with username and password. The throttle (ADR 0016) reserves the attempt before the
  * password is checked, per account at this address, per address and per account; while any layer
  * asks for a pause the attempt is refused with `RateLimited` unchecked. A wrong password is logged
- * (`auth-failure`, for fail2ban).
+ * (`auth-failure`, for fail2ban). A user with two-factor sign-in also needs `input.code` (a current
+ * authenticator code or an unused recovery code); without one the answer is 401 with the field
+ * message `TOTP_CODE_REQUIRED` on `code`, and a wrong one is a failed sign-in.
  */
 export async function signIn(
-  deps: Pick<Deps, "db" | "events"> & AccountDeps,
+  deps: Pick<Deps, "db" | "events" | "box" | "now"> & AccountDeps,
   input: LoginInput,
   client: ClientInfo = { ip: null },
 ): Promise<SignedIn> {
@@ -93,6 +97,14 @@ export async function signIn(
   if (!user) {
     logAuthFailure(input.username, client.ip);
     throw new Unauthenticated("Wrong username or password");
+  }
+  // Two-factor sign-in: without a code the attempt stays counted (no way to reset the throttle with the
+  // password alone); a wrong or replayed code is a failed sign-in.
+  const second = checkSecondFactor(deps, user.id, input.code);
+  if (second === "missing") throw new Unauthenticated(TOTP_CODE_REQUIRED, undefined, { code: TOTP_CODE_REQUIRED });
+  if (second === "wrong") {
+    logAuthFailure(input.username, client.ip);
+    throw new Unauthenticated(TOTP_CODE_WRONG, undefined, { code: TOTP_CODE_WRONG });
   }
   deps.throttle.succeed(attempt.ticket);
   const token = deps.sessions.create(user.id, client);

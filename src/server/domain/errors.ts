@@ -38,8 +38,9 @@ export class Unauthenticated extends DomainError {
     message: string,
     /** The authentication scheme to name in `WWW-Authenticate`, e.g. `Bearer`. */
     readonly scheme?: string,
+    fields?: FieldMessages,
   ) {
-    super(message);
+    super(message, fields);
   }
 }
 

@@ -3,12 +3,13 @@
  * itself (SIP server, credentials, PTT groups), the `pbxconsole://` link that
  * carries it as base64 JSON, and that link as a QR code.
  */
-import QRCode from "qrcode";
+
 import type { Db } from "../../db/client";
 import type { ProvisioningConfig, ProvisioningResponse } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 import type { Config } from "../config";
 import type { Deps } from "../domain/deps";
+import { qrDataUrl } from "../qr";
 import type { SecretBox } from "../secret-box";
 import { type ExtensionRow, findExtension } from "./extensions";
 import { groupsWithMember } from "./ptt-groups";
@@ -44,7 +45,6 @@ export function provisioningFor(
 }
 
 /** A PNG data URL of the QR code for `text`. */
-export const qrDataUrl = (text: string) => QRCode.toDataURL(text, { errorCorrectionLevel: "M", margin: 2, width: 320 });
 
 /** The QR code of an extension's provisioning link (`NotFound` for an unknown id). */
 export async function extensionQrCode(

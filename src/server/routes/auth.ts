@@ -1,5 +1,5 @@
 import type { MeResponse, ServerInfo, SessionUser } from "../../shared/auth";
-import { changePasswordSchema, loginSchema, setupSchema } from "../../shared/auth";
+import { changePasswordSchema, loginSchema, setupSchema, totpDisableSchema, totpEnableSchema } from "../../shared/auth";
 import {
   changePassword,
   endSession,
@@ -12,6 +12,7 @@ import {
   whoAmI,
 } from "../accounts/auth";
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionCookieName } from "../accounts/sessions";
+import { disableTotp, enableTotp, setupTotp, totpStatus } from "../accounts/two-factor";
 import { type AppContext, type RequestContext, type RouteDef, route } from "../context";
 import { Unauthenticated } from "../domain/errors";
 import { json, noContent } from "../http";
@@ -75,7 +76,7 @@ export const authRoutes: RouteDef[] = [
     method: "POST",
     path: "/api/auth/login",
     summary:
-      "Sign in with username and password (failures back off per account and address, per address and per account)",
+      "Sign in with username, password and, with two-factor sign-in on, the authenticator or a recovery code (failures back off per account and address, per address and per account)",
     auth: "public",
     body: loginSchema,
     publishes: ["sessions-updated"],
@@ -123,6 +124,38 @@ export const authRoutes: RouteDef[] = [
     summary: "Sign out every session of the signed-in user except this one",
     publishes: ["sessions-updated"],
     handler: ({ app, user, token }) => json(signOutOthers(app, signedInUser(user), token)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/auth/totp",
+    summary: "The signed-in user's two-factor sign-in: on, being set up, recovery codes left",
+    handler: ({ app, user }) => json(totpStatus(app, signedInUser(user))),
+  }),
+  route({
+    method: "POST",
+    path: "/api/auth/totp/setup",
+    summary: "Start setting up two-factor sign-in: a new TOTP secret, its otpauth link and QR code (shown once)",
+    publishes: ["accounts-updated"],
+    handler: async ({ app, user }) => json(await setupTotp(app, signedInUser(user))),
+  }),
+  route({
+    method: "POST",
+    path: "/api/auth/totp/enable",
+    summary: "Turn two-factor sign-in on with a current code; answers the ten single-use recovery codes once",
+    body: totpEnableSchema,
+    publishes: ["accounts-updated"],
+    handler: ({ app, user, body }) => json(enableTotp(app, signedInUser(user), body)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/auth/totp/disable",
+    summary: "Turn two-factor sign-in off (needs the current password)",
+    body: totpDisableSchema,
+    publishes: ["accounts-updated"],
+    handler: async (ctx) => {
+      await disableTotp(ctx.app, signedInUser(ctx.user), ctx.body, clientOf(ctx));
+      return noContent();
+    },
   }),
   route({
     method: "GET",

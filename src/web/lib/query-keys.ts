@@ -10,6 +10,7 @@ import type { WsEventType } from "../../shared/ws-events";
 export const queryKeys = {
   me: ["/api/auth/me"],
   sessions: ["/api/auth/sessions"],
+  totp: ["/api/auth/totp"],
   serverInfo: ["/api/info"],
 
   extensions: ["/api/extensions"],
@@ -74,6 +75,6 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   ],
   "telnyx-updated": [queryKeys.telnyxConnections, queryKeys.telnyxCredentials, queryKeys.telnyxPhoneNumbers],
   "vps-updated": [queryKeys.vpsStatus],
-  "accounts-updated": [queryKeys.me],
+  "accounts-updated": [queryKeys.me, queryKeys.totp],
   "sessions-updated": [queryKeys.sessions],
 };

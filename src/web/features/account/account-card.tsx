@@ -1,6 +1,7 @@
 /**
  * The signed-in user's account on API Settings: change the password (the current one is needed; every
- * other session is signed out), and the list of sessions with "Sign out" per other browser and
+ * other session is signed out), two-factor sign-in (set up with a QR code, confirm with a code, the
+ * recovery codes shown once; off with the password), and the list of sessions with "Sign out" per other browser and
  * "Sign out everywhere else".
  */
 import { useQuery } from "@tanstack/react-query";
@@ -18,6 +19,7 @@ import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import { changePasswordFormSchema, type SessionInfo } from "../../../shared/auth";
 import { sessionsQuery, useChangePassword, useEndSession, useSignOutOthers } from "./api";
 import { describeAgent } from "./format";
+import { TwoFactorSection } from "./two-factor-section";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
 const date = (iso: string) => new Date(iso).toLocaleString();
@@ -173,11 +175,14 @@ export function AccountCard() {
           <UserRound className="size-4 text-muted-foreground" aria-hidden />
           Account
         </CardTitle>
-        <CardDescription>Your password, and the browsers signed in to this console as you.</CardDescription>
+        <CardDescription>
+          Your password, two-factor sign-in, and the browsers signed in to this console as you.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6 lg:grid-cols-2">
         <ChangePasswordForm />
         <SessionsList />
+        <TwoFactorSection />
       </CardContent>
     </Card>
   );
