@@ -63,8 +63,16 @@ function value(r: () => number, depth = 0): unknown {
       return Array.from({ length: Math.floor(r() * 5) }, () => value(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = 0; i < Math.floor(r() * 6); i++)
-        o[STRINGS[Math.floor(r() * STRINGS.length)] ?? "k"] = value(r, depth + 1);
+      // Own properties even for "__proto__" and "constructor": that is what a hostile JSON body carries.
+      for (let i = 0; i < Math.floor(r() * 6); i++) {
+        const key = STRINGS[Math.floor(r() * STRINGS.length)] ?? "k";
+        Object.defineProperty(o, key, {
+          value: value(r, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
       return o;
     }
   }
@@ -80,12 +88,15 @@ function bodies(fieldNames: string[], r: () => number, n: number): string[] {
     '"text"',
     '{"a":',
     "{}".repeat(1000),
-    JSON.stringify({ __proto__: { admin: true } }),
+    '{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}}}',
   ];
   while (out.length < n) {
     const o: Record<string, unknown> = {};
     for (const f of fieldNames) if (r() < 0.8) o[f] = value(r);
-    if (r() < 0.2) o[STRINGS[Math.floor(r() * STRINGS.length)] ?? "x"] = value(r);
+    if (r() < 0.2) {
+      const key = STRINGS[Math.floor(r() * STRINGS.length)] ?? "x";
+      Object.defineProperty(o, key, { value: value(r), enumerable: true, writable: true, configurable: true });
+    }
     out.push(JSON.stringify(o));
   }
   return out;
@@ -105,7 +116,8 @@ test("no route answers 5xx to hostile input, and the console keeps serving", asy
       const path = route.path.replace(/:[A-Za-z]+/g, () =>
         encodeURIComponent(PATH_VALUES[Math.floor(r() * PATH_VALUES.length)] ?? "1").replace(/%25/g, "%"),
       );
-      const query = route.method === "GET" && i === 0 ? `?q=${encodeURIComponent(String(value(r)))}&limit=-1` : "";
+      const query =
+        route.method === "GET" && i === 0 ? `?q=${encodeURIComponent(JSON.stringify(value(r)))}&limit=-1` : "";
       const res = await b.call(route.method, path + query, route.method === "GET" ? undefined : body);
       sent++;
       if (res.status >= 500)
