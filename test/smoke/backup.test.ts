@@ -5,49 +5,25 @@
  * newer-schema files with nothing changed. Needs `npm run build` first.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { copiedBinary } from "./copied-binary";
 
-const built = join(import.meta.dir, "../../dist/pbx-console");
-if (!existsSync(built)) throw new Error("dist/pbx-console is missing: run `npm run build` first");
-
-let dir: string;
-let bin: string;
-let dataDir: string;
 let backupFile: string;
-const dbFile = () => join(dataDir, "pbx-console.db");
+const dbFile = () => join(box.dataDir, "pbx-console.db");
 const PASSWORD = "a long enough password";
 
+const box = copiedBinary("pbx-smoke-backup-");
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pbx-smoke-backup-"));
-  bin = join(dir, "pbx-console");
-  copyFileSync(built, bin);
-  Bun.spawnSync(["chmod", "755", bin]);
-  dataDir = join(dir, "state");
-  backupFile = join(dir, "download.db");
+  backupFile = join(box.dir, "download.db");
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => ({
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  DATA_DIR: dataDir,
-  ...extra,
-});
+const env = box.env;
 
 function run(args: string[], stdin?: string) {
-  const r = Bun.spawnSync([bin, ...args], {
-    cwd: dir,
+  const r = Bun.spawnSync([box.bin, ...args], {
+    cwd: box.dir,
     env: env(),
     stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
   });
@@ -58,7 +34,11 @@ function run(args: string[], stdin?: string) {
 async function start() {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([bin], { cwd: dir, env: env({ PORT: String(port), LOG_LEVEL: "silent" }), stdout: "pipe" });
+  const proc = Bun.spawn([box.bin], {
+    cwd: box.dir,
+    env: env({ PORT: String(port), LOG_LEVEL: "silent" }),
+    stdout: "pipe",
+  });
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) break;
@@ -91,10 +71,10 @@ async function start() {
 
 /** Everything in DATA_DIR with its bytes, to prove a refused restore changed nothing. */
 function dataDirState() {
-  return readdirSync(dataDir)
-    .filter((f) => statSync(join(dataDir, f)).isFile())
+  return readdirSync(box.dataDir)
+    .filter((f) => statSync(join(box.dataDir, f)).isFile())
     .sort()
-    .map((f) => `${f}:${Bun.hash(readFileSync(join(dataDir, f)))}`);
+    .map((f) => `${f}:${Bun.hash(readFileSync(join(box.dataDir, f)))}`);
 }
 
 describe("restore", () => {
@@ -112,18 +92,18 @@ describe("restore", () => {
     expect(res.status).toBe(200);
     writeFileSync(backupFile, new Uint8Array(await res.arrayBuffer()));
     await running.ext("1003");
-    expect(existsSync(join(dataDir, "pbx-console.pid"))).toBe(true);
+    expect(existsSync(join(box.dataDir, "pbx-console.pid"))).toBe(true);
     const before = dataDirState();
     const refused = run(["restore", backupFile, "--yes"]);
     expect(refused.code).toBe(1);
-    expect(refused.err).toContain(`the console is running on ${dataDir} (pid ${running.proc.pid})`);
+    expect(refused.err).toContain(`the console is running on ${box.dataDir} (pid ${running.proc.pid})`);
     expect(dataDirState()).toEqual(before);
     await running.stop();
-    expect(existsSync(join(dataDir, "pbx-console.pid"))).toBe(false);
+    expect(existsSync(join(box.dataDir, "pbx-console.pid"))).toBe(false);
   });
 
   test("a stale pid file (the console was killed) does not block a restore", () => {
-    writeFileSync(join(dataDir, "pbx-console.pid"), "999999 1\n");
+    writeFileSync(join(box.dataDir, "pbx-console.pid"), "999999 1\n");
     const noTerminal = run(["restore", backupFile]);
     expect(noTerminal.code).toBe(2);
     expect(noTerminal.err).toContain("confirm on a terminal, or pass --yes");
@@ -131,7 +111,7 @@ describe("restore", () => {
 
   test("corrupt, foreign, newer-schema or incomplete files: exit 2, one line, nothing changed", () => {
     const bad = (name: string, make: (file: string) => void) => {
-      const file = join(dir, name);
+      const file = join(box.dir, name);
       make(file);
       return file;
     };
@@ -192,7 +172,7 @@ describe("restore", () => {
       expect(dataDirState(), label).toEqual(before);
       expect(Bun.hash(readFileSync(file)), label).toBe(sourceBefore);
     }
-    const missing = run(["restore", join(dir, "nope.db"), "--yes"]);
+    const missing = run(["restore", join(box.dir, "nope.db"), "--yes"]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain("cannot read");
   });
@@ -202,16 +182,16 @@ describe("restore", () => {
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Restored ${backupFile} into ${dbFile()}`);
-    const kept = readdirSync(dataDir).filter((f) => /^pbx-console\.db\.before-restore-\d{8}T\d{6}Z$/.test(f));
+    const kept = readdirSync(box.dataDir).filter((f) => /^pbx-console\.db\.before-restore-\d{8}T\d{6}Z$/.test(f));
     expect(kept.length).toBe(1);
-    expect(r.out).toContain(`The previous database is kept as ${join(dataDir, kept[0] as string)}`);
+    expect(r.out).toContain(`The previous database is kept as ${join(box.dataDir, kept[0] as string)}`);
     expect(r.out).toContain("secret.key was not changed");
     expect(statSync(dbFile()).mode & 0o777).toBe(0o600);
-    expect(statSync(join(dataDir, kept[0] as string)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(box.dataDir, kept[0] as string)).mode & 0o777).toBe(0o600);
     expect(existsSync(`${dbFile()}-wal`)).toBe(false);
-    expect(readdirSync(dataDir).filter((f) => f.startsWith(".restore-"))).toEqual([]);
+    expect(readdirSync(box.dataDir).filter((f) => f.startsWith(".restore-"))).toEqual([]);
     // The kept database still has what was made after the backup.
-    const old = new Database(join(dataDir, kept[0] as string), { readonly: true });
+    const old = new Database(join(box.dataDir, kept[0] as string), { readonly: true });
     expect(old.query("SELECT extension FROM extensions ORDER BY extension").values()).toEqual([
       ["1001"],
       ["1002"],

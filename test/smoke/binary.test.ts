@@ -3,37 +3,19 @@
  * create-admin, serving the styled app, the API and the socket, SIGTERM.
  * Needs `npm run build` first (the test command does it).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, statSync } from "node:fs";
+import { copiedBinary } from "./copied-binary";
 
-const built = join(import.meta.dir, "../../dist/pbx-console");
-if (!existsSync(built)) throw new Error("dist/pbx-console is missing: run `npm run build` first");
-
-let dir: string;
-let bin: string;
-let dataDir: string;
 const PASSWORD = "a long enough password";
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pbx-smoke-"));
-  bin = join(dir, "pbx-console");
-  copyFileSync(built, bin);
-  Bun.spawnSync(["chmod", "755", bin]);
-  dataDir = join(dir, "state");
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const box = copiedBinary("pbx-smoke-");
 
-const env = (extra: Record<string, string> = {}) => ({
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  DATA_DIR: dataDir,
-  ...extra,
-});
+const env = box.env;
 
 function run(args: string[], extra: Record<string, string> = {}, stdin?: string) {
-  const r = Bun.spawnSync([bin, ...args], {
-    cwd: dir,
+  const r = Bun.spawnSync([box.bin, ...args], {
+    cwd: box.dir,
     env: env(extra),
     stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
   });
@@ -68,15 +50,15 @@ describe("CLI", () => {
     expect(ok.code).toBe(0);
     expect(ok.out).toContain("Administrator admin created");
     expect(ok.out).toMatch(/[1-9]\d* migration\(s\) applied/);
-    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(box.dataDir).mode & 0o777).toBe(0o700);
   });
 });
 
 describe("create-admin on a terminal", () => {
   /** Runs create-admin under `script` (a real pty), answering each prompt as it appears. */
   async function onTerminal(username: string, answers: string[]) {
-    const proc = Bun.spawn(["script", "-qec", `${bin} create-admin --username ${username}`, "/dev/null"], {
-      cwd: dir,
+    const proc = Bun.spawn(["script", "-qec", `${box.bin} create-admin --username ${username}`, "/dev/null"], {
+      cwd: box.dir,
       env: env(),
       stdin: "pipe",
       stdout: "pipe",
@@ -119,8 +101,8 @@ describe("serving", () => {
   beforeAll(async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     base = `http://127.0.0.1:${port}`;
-    proc = Bun.spawn([bin], {
-      cwd: dir,
+    proc = Bun.spawn([box.bin], {
+      cwd: box.dir,
       env: env({ PORT: String(port), SERVER_LABEL: "pbx-smoke" }),
       stdout: "pipe",
       stderr: "pipe",
@@ -169,8 +151,8 @@ describe("serving", () => {
       ws.onerror = () => resolve(false);
     });
     expect(opened).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(["pbx-console", "state"]);
-    expect(readdirSync(dataDir)).toContain("pbx-console.db");
+    expect(readdirSync(box.dir).sort()).toEqual(["pbx-console", "state"]);
+    expect(readdirSync(box.dataDir)).toContain("pbx-console.db");
   });
 
   test("SIGTERM shuts down cleanly; the start after create-admin applied no migration", async () => {
