@@ -7,6 +7,7 @@ import m3 from "../../migrations/0003_drop_unused.sql" with { type: "text" };
 import m4 from "../../migrations/0004_sign_out_before_session_ids.sql" with { type: "text" };
 import m5 from "../../migrations/0005_session_ids_and_throttle.sql" with { type: "text" };
 import m6 from "../../migrations/0006_user_totp.sql" with { type: "text" };
+import m7 from "../../migrations/0007_users_and_roles.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -17,4 +18,5 @@ export const migrationSql: Record<string, string> = {
   "0004_sign_out_before_session_ids": m4,
   "0005_session_ids_and_throttle": m5,
   "0006_user_totp": m6,
+  "0007_users_and_roles": m7,
 };

@@ -23,6 +23,12 @@ export const users = sqliteTable("users", {
     .$defaultFn(() => crypto.randomUUID()),
   username: text("username").notNull().unique(),
   password: text("password").notNull(),
+  /** `admin`, `operator` or `viewer` (src/shared/users.ts); the first user, and every user before roles, is an admin. */
+  role: text("role", { enum: ["admin", "operator", "viewer"] })
+    .notNull()
+    .default("admin"),
+  /** A disabled user cannot sign in; disabling ends their sessions. */
+  disabled: bool("disabled", false),
   createdAt: createdAt(),
 });
 

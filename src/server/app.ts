@@ -1,5 +1,6 @@
 import type { HTMLBundle, Server } from "bun";
 import type { Db } from "../db/client";
+import { forbiddenForRole, roleAllows } from "../shared/users";
 import { WS_SYNC_TOPIC } from "../shared/ws-events";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE, SessionStore } from "./accounts/sessions";
 import { SetupCode } from "./accounts/setup-code";
@@ -7,7 +8,7 @@ import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
 import { startBackupSchedule } from "./backup/snapshot";
 import type { Config } from "./config";
-import type { AppContext, RequestContext } from "./context";
+import { type AppContext, type RequestContext, requiredRole } from "./context";
 import {
   checkContentLength,
   errorResponse,
@@ -134,6 +135,10 @@ export function createApp(opts: AppOptions) {
       const token = cookieToken(req);
       const user = app.sessions.validate(token);
       if (auth === "session" && !user) throw new HttpError(401, "Sign in required");
+      // The role is checked before the body is read: a refused call learns nothing and changes nothing.
+      if (auth === "session" && user && !roleAllows(user.role, requiredRole(route))) {
+        throw new HttpError(403, forbiddenForRole(user.role));
+      }
       // A machine client's token is checked before the body is read: a caller without one learns nothing.
       const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
       const query = route.query ? validate(route.query, queryObject(url)) : undefined;

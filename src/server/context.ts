@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { ApiTokenScope } from "../shared/ai";
 import type { SessionUser } from "../shared/auth";
+import type { Role } from "../shared/users";
 import type { WsEventType } from "../shared/ws-events";
 import type { SessionStore } from "./accounts/sessions";
 import type { SetupCode } from "./accounts/setup-code";
@@ -66,6 +67,12 @@ export interface RouteDef<B = unknown, Q = unknown> {
   summary: string;
   /** Defaults to "session": every /api route requires a session unless it says otherwise. */
   auth?: RouteAuth;
+  /**
+   * The least role a signed-in user needs (session routes only; see `requiredRole` for the default:
+   * viewer for GET, operator for writes). `admin` on credentials, users, backups and API tokens;
+   * `viewer` on the user's own account (`/api/auth/*`).
+   */
+  minRole?: Role;
   /** The JSON body's shared schema; parsed (400 with field messages) before the handler runs. */
   body?: z.ZodType<B>;
   /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
@@ -90,4 +97,9 @@ export interface RouteDef<B = unknown, Q = unknown> {
 /** Declares a route with its body/query types inferred from its schemas. */
 export function route<B = undefined, Q = undefined>(def: RouteDef<B, Q>): RouteDef {
   return def as unknown as RouteDef;
+}
+
+/** The least role a session route needs: its own `minRole`, else viewer to read and operator to write. */
+export function requiredRole(route: Pick<RouteDef, "method" | "minRole">): Role {
+  return route.minRole ?? (route.method === "GET" ? "viewer" : "operator");
 }

@@ -6,8 +6,9 @@
  * two differ or a route is missing.
  */
 import { z } from "zod";
+import { ROLES, roleAllows } from "../shared/users";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE } from "./accounts/sessions";
-import type { RouteDef } from "./context";
+import { type RouteDef, requiredRole } from "./context";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -76,6 +77,11 @@ function operation(route: RouteDef, params: string[]) {
     op.requestBody = { required: true, content: { "application/json": { schema: inputSchema(route.body) } } };
   } else if (route.rawBody) {
     op.requestBody = { required: true, description: route.rawBody, content: { "application/json": {} } };
+  }
+  // The roles that may call a session route (src/shared/users.ts); other routes authenticate otherwise.
+  if ((route.auth ?? "session") === "session") {
+    const needed = requiredRole(route);
+    op["x-roles"] = ROLES.filter((role) => roleAllows(role, needed));
   }
   if (route.publishes?.length) op["x-publishes"] = [...route.publishes];
   if (route.storesNothing) op["x-stores-nothing"] = route.storesNothing;

@@ -1,5 +1,6 @@
 /** Sign-in, first-run set-up and the session: request schemas and wire types. */
 import { z } from "zod";
+import type { Role } from "./users";
 
 export const PASSWORD_MIN = 12;
 
@@ -91,6 +92,8 @@ export interface SignedOutOthers {
 export interface SessionUser {
   id: string;
   username: string;
+  /** What the user may do (src/shared/users.ts). */
+  role: Role;
 }
 
 /** GET /api/auth/me */

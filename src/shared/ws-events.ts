@@ -24,7 +24,7 @@ export const wsEventTypes = [
   "telnyx-updated",
   /** The VPS was started, stopped or restarted. */
   "vps-updated",
-  /** Console accounts changed (the first administrator was created). */
+  /** Console accounts changed (the first administrator was created; a user was added, changed or removed). */
   "accounts-updated",
   /** A console session started or ended (sign-in, sign-out, password change): the sessions list is stale. */
   "sessions-updated",

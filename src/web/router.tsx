@@ -18,6 +18,7 @@ import { SettingsPage } from "./pages/settings";
 import { SyncPage } from "./pages/sync";
 import { TelnyxPage } from "./pages/telnyx";
 import { TrunksPage } from "./pages/trunks";
+import { UsersPage } from "./pages/users";
 import { VpsPage } from "./pages/vps";
 import { WizardPage } from "./pages/wizard";
 
@@ -42,6 +43,7 @@ export const routeTree = rootRoute.addChildren([
   page("/sync", SyncPage),
   page("/settings", SettingsPage),
   page("/telnyx", TelnyxPage),
+  page("/users", UsersPage),
   page("/ai-assistants", AiAssistantsPage),
   page("/call-transcripts", CallTranscriptsPage),
   page("/ai-routing", AiRoutingPage),

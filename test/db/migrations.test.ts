@@ -110,3 +110,19 @@ test("the migration applies on a plain bun:sqlite database too", () => {
   expect(names.map((n) => n.name)).toContain("__drizzle_migrations");
   raw.close();
 });
+
+test("upgrading to roles makes the existing user an enabled administrator", () => {
+  const file = tempDb();
+  const old = drizzle(new Database(file));
+  const all = embeddedMigrations();
+  const upTo = all.findIndex((m) => m.sql.some((s) => s.includes("ADD `role`")));
+  expect(upTo).toBeGreaterThan(0);
+  expect(runMigrations(old, all.slice(0, upTo))).toBe(upTo);
+  old.$client.run("INSERT INTO users (id, username, password) VALUES ('u1', 'admin', 'hash')");
+  old.$client.close();
+  const db = openDatabase(file);
+  expect(db.$client.query("SELECT username, role, disabled FROM users").all()).toEqual([
+    { username: "admin", role: "admin", disabled: 0 },
+  ]);
+  db.$client.close();
+});

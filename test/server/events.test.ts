@@ -77,6 +77,8 @@ const assistant = (extensionId = String(5000 + next())) =>
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
+const consoleUser = () =>
+  created("/api/users", { username: `walk-user-${next()}`, password: "walk password 123", role: "viewer" });
 const connection = () => created("/api/telnyx/connections", { connectionName: `Walk ${next()}` });
 /** The administrator's password (the password change walks it on). */
 let adminPassword = "correct horse battery";
@@ -223,6 +225,14 @@ const FIXTURES: Record<string, Fixture> = {
   }),
   "DELETE /api/ai/routing-rules/:id": async () => ({ path: `/api/ai/routing-rules/${(await rule()).id}` }),
   "POST /api/ai/tokens": async () => ({ body: { name: `walk-${next()}` } }),
+  "POST /api/users": async () => ({
+    body: { username: `walk-user-${next()}`, password: "walk password 123", role: "operator" },
+  }),
+  "PATCH /api/users/:id": async () => ({
+    path: `/api/users/${(await consoleUser()).id}`,
+    body: { role: "operator", disabled: true },
+  }),
+  "DELETE /api/users/:id": async () => ({ path: `/api/users/${(await consoleUser()).id}` }),
   "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
   "POST /api/ai/transcripts": async () => ({
     body: { transcript: "Caller: hello", callId: `walk-${next()}` },

@@ -64,7 +64,7 @@ export async function setupFirstAdmin(
   const row = insertUser(deps.db, input.username, hash);
   deps.setupCode?.consume();
   deps.events.publish({ type: "accounts-updated", data: { id: row.id, action: "created" } });
-  return { user: { id: row.id, username: row.username }, token: deps.sessions.create(row.id, client) };
+  return { user: { id: row.id, username: row.username, role: row.role }, token: deps.sessions.create(row.id, client) };
 }
 
 /** Where a request came from: the TCP peer's address and the browser's user agent. */
@@ -94,7 +94,8 @@ export async function signIn(
   const attempt = deps.throttle.begin(input.username, client.ip);
   if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
   const user = await checkPassword(deps.db, input.username, input.password);
-  if (!user) {
+  // A disabled user is refused exactly like a wrong password (and the attempt stays counted).
+  if (!user || user.disabled) {
     logAuthFailure(input.username, client.ip);
     throw new Unauthenticated("Wrong username or password");
   }
@@ -109,7 +110,7 @@ export async function signIn(
   deps.throttle.succeed(attempt.ticket);
   const token = deps.sessions.create(user.id, client);
   deps.events.publish({ type: "sessions-updated", data: { action: "signed-in" } });
-  return { user: { id: user.id, username: user.username }, token };
+  return { user: { id: user.id, username: user.username, role: user.role }, token };
 }
 
 /** Ends the session of this token (nothing happens for an unknown or absent token); its sockets close. */

@@ -79,14 +79,15 @@ export class SessionStore {
     if (!token || token.length > 200) return null;
     const hash = sha256(token);
     const row = this.db
-      .select({ s: sessions, username: users.username })
+      .select({ s: sessions, username: users.username, role: users.role, disabled: users.disabled })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.tokenHash, hash))
       .get();
     if (!row) return null;
     const now = this.now();
-    if (this.expired(row.s, now)) {
+    // A disabled user's sessions are ended when they are disabled; this is the backstop.
+    if (row.disabled || this.expired(row.s, now)) {
       this.db.delete(sessions).where(eq(sessions.tokenHash, hash)).run();
       this.ended([row.s.id]);
       return null;
@@ -98,7 +99,7 @@ export class SessionStore {
         .where(eq(sessions.tokenHash, hash))
         .run();
     }
-    return { user: { id: row.s.userId, username: row.username }, sessionId: row.s.id };
+    return { user: { id: row.s.userId, username: row.username, role: row.role }, sessionId: row.s.id };
   }
 
   /** The signed-in user for a token, or null when unknown or expired (absolute or idle). */

@@ -1,6 +1,7 @@
 import { count, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema";
+import type { Role } from "../../shared/users";
 
 /** argon2id via Bun.password (async: hashing runs off the event loop). */
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
@@ -32,6 +33,14 @@ export function insertUser(db: Db, username: string, passwordHash: string) {
   return db.insert(users).values({ username, password: passwordHash }).returning().get();
 }
 
-export function updatePasswordHash(db: Db, userId: string, passwordHash: string) {
-  db.update(users).set({ password: passwordHash }).where(eq(users.id, userId)).run();
+export function updatePasswordHash(
+  db: Db,
+  userId: string,
+  passwordHash: string,
+  also: { role?: Role; disabled?: boolean } = {},
+) {
+  db.update(users)
+    .set({ password: passwordHash, ...also })
+    .where(eq(users.id, userId))
+    .run();
 }

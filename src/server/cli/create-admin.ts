@@ -47,7 +47,8 @@ export async function createAdminCommand(openDb: () => Db, argv: string[]): Prom
   const db = openDb();
   const existing = findUser(db, name.data);
   if (existing) {
-    updatePasswordHash(db, existing.id, hash);
+    // The way back in: the account is also made an enabled administrator.
+    updatePasswordHash(db, existing.id, hash, { role: "admin", disabled: false });
     new SessionStore(db, Date.now).revokeAllFor(existing.id);
     console.log(`Password of ${name.data} reset; its sessions were signed out.`);
   } else {

@@ -8,12 +8,14 @@ export const aiTokenRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/ai/tokens",
+    minRole: "admin",
     summary: "List API tokens (never their secrets)",
     handler: ({ app }) => json(listApiTokens(app)),
   }),
   route({
     method: "POST",
     path: "/api/ai/tokens",
+    minRole: "admin",
     summary: "Create an API token for the transcript intake; the answer is the only time it is shown",
     body: apiTokenSchema,
     publishes: ["api-tokens-updated"],
@@ -22,6 +24,7 @@ export const aiTokenRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/ai/tokens/:id",
+    minRole: "admin",
     summary: "Revoke an API token (it stays listed)",
     publishes: ["api-tokens-updated"],
     handler: ({ app, params }) => {

@@ -96,6 +96,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/password",
+    minRole: "viewer",
     summary: "Change the signed-in user's password (needs the current one); signs out every other session",
     body: changePasswordSchema,
     publishes: ["sessions-updated"],
@@ -111,6 +112,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/auth/sessions/:id",
+    minRole: "viewer",
     summary: "Sign out one of the signed-in user's sessions (its sockets close)",
     publishes: ["sessions-updated"],
     handler: ({ app, user, params }) => {
@@ -121,6 +123,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/sessions/sign-out-others",
+    minRole: "viewer",
     summary: "Sign out every session of the signed-in user except this one",
     publishes: ["sessions-updated"],
     handler: ({ app, user, token }) => json(signOutOthers(app, signedInUser(user), token)),
@@ -134,6 +137,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/setup",
+    minRole: "viewer",
     summary: "Start setting up two-factor sign-in: a new TOTP secret, its otpauth link and QR code (shown once)",
     publishes: ["accounts-updated"],
     handler: async ({ app, user }) => json(await setupTotp(app, signedInUser(user))),
@@ -141,6 +145,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/enable",
+    minRole: "viewer",
     summary: "Turn two-factor sign-in on with a current code; answers the ten single-use recovery codes once",
     body: totpEnableSchema,
     publishes: ["accounts-updated"],
@@ -149,6 +154,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/disable",
+    minRole: "viewer",
     summary: "Turn two-factor sign-in off (needs the current password)",
     body: totpDisableSchema,
     publishes: ["accounts-updated"],

@@ -32,12 +32,14 @@ export const extensionRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/extensions/:id/qr-code",
+    minRole: "operator",
     summary: "The extension's softphone provisioning link as a QR code (PNG data URL)",
     handler: async ({ app, params }) => json(await extensionQrCode(app, parseId(params.id, "Extension"))),
   }),
   route({
     method: "GET",
     path: "/api/extensions/:id/provisioning",
+    minRole: "operator",
     summary: "The extension's softphone provisioning payload, link and QR code",
     handler: async ({ app, params }) => json(await extensionProvisioning(app, parseId(params.id, "Extension"))),
   }),

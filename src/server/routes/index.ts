@@ -16,6 +16,7 @@ import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
 import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
+import { userRoutes } from "./users";
 import { vpsRoutes } from "./vps";
 import { wizardRoutes } from "./wizard";
 
@@ -39,6 +40,7 @@ export const apiRoutes: RouteDef[] = [
   ...telnyxRoutes,
   ...pbxRoutes,
   ...backupRoutes,
+  ...userRoutes,
 ];
 
 /** The contract of every route above, built from this table (see src/server/openapi.ts). */

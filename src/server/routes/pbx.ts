@@ -12,6 +12,7 @@ export const pbxRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/config/generate",
+    minRole: "operator",
     summary: "The whole configuration as one idempotent FreePBX SQL script, with the objects left out and why",
     handler: ({ app }) => json(generateConfig(app)),
   }),

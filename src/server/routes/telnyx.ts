@@ -59,6 +59,7 @@ export const telnyxRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/telnyx/credentials/:id/password",
+    minRole: "operator",
     summary: "Reveal a generated SIP credential's password",
     handler: ({ app, params }) => json(revealSipPassword(app, parseId(params.id, "Credential"))),
   }),

@@ -21,6 +21,7 @@ import {
 } from "@/components/ui/dialog";
 import { FormError } from "@/components/ui/form-field";
 import { toast } from "@/components/ui/use-toast";
+import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import type { MutationUi } from "@/lib/mutations";
@@ -160,11 +161,13 @@ export function FormDialog({
   wide?: boolean;
   children: ReactNode;
 }) {
+  // A viewer cannot write: the dialog's own "Add …" button is disabled (the server refuses anyway).
+  const canWrite = useCan("operator");
   return (
     <Dialog open={dialog.open} onOpenChange={dialog.setOpen}>
       {trigger && (
         <DialogTrigger asChild>
-          <Button>
+          <Button disabled={!canWrite} title={canWrite ? undefined : "Your role can only view"}>
             <Plus />
             {trigger}
           </Button>

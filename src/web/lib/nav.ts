@@ -17,9 +17,11 @@ import {
   Rocket,
   Server,
   Smartphone,
+  Users,
   WandSparkles,
   Workflow,
 } from "lucide-react";
+import { type Role, roleAllows } from "../../shared/users";
 
 /** A path the router knows (checked at compile time). */
 export type AppPath = keyof RegisteredRouter["routesByPath"];
@@ -28,6 +30,8 @@ export interface NavItem {
   title: string;
   url: AppPath;
   icon: LucideIcon;
+  /** Shown only to users with at least this role (the server refuses the rest anyway). */
+  minRole?: Role;
 }
 
 export interface NavGroup {
@@ -53,6 +57,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Sync from PBX", url: "/sync", icon: RefreshCw },
       { title: "API Settings", url: "/settings", icon: KeyRound },
       { title: "SIP Provider", url: "/telnyx", icon: Cable },
+      { title: "Users", url: "/users", icon: Users, minRole: "admin" },
     ],
   },
   {
@@ -70,4 +75,10 @@ export const NAV_ITEMS: NavItem[] = NAV_GROUPS.flatMap((g) => g.items);
 export function navItemFor(pathname: string): NavItem | undefined {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
   return NAV_ITEMS.find((item) => item.url === path);
+}
+
+/** The sidebar groups a user of `role` sees (null: not known yet, only the entries every role has). */
+export function navGroupsFor(role: Role | null): NavGroup[] {
+  const visible = (item: NavItem) => !item.minRole || (role !== null && roleAllows(role, item.minRole));
+  return NAV_GROUPS.map((g) => ({ ...g, items: g.items.filter(visible) })).filter((g) => g.items.length > 0);
 }

@@ -12,6 +12,7 @@ export const queryKeys = {
   sessions: ["/api/auth/sessions"],
   totp: ["/api/auth/totp"],
   serverInfo: ["/api/info"],
+  users: ["/api/users"],
 
   extensions: ["/api/extensions"],
   extensionQrCode: (id: number) => ["/api/extensions", String(id), "qr-code"] as const,
@@ -75,6 +76,6 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   ],
   "telnyx-updated": [queryKeys.telnyxConnections, queryKeys.telnyxCredentials, queryKeys.telnyxPhoneNumbers],
   "vps-updated": [queryKeys.vpsStatus],
-  "accounts-updated": [queryKeys.me, queryKeys.totp],
+  "accounts-updated": [queryKeys.me, queryKeys.totp, queryKeys.users],
   "sessions-updated": [queryKeys.sessions],
 };

@@ -7,11 +7,14 @@ import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
+import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 
 export function SettingsPage() {
-  const credentials = useQuery(credentialsQuery());
-  const status = useQuery(connectionStatusQuery());
+  // Credentials and API tokens are the administrators' (the server refuses other roles).
+  const isAdmin = useCan("admin");
+  const credentials = useQuery({ ...credentialsQuery(), enabled: isAdmin });
+  const status = useQuery({ ...connectionStatusQuery(), enabled: isAdmin });
   const error = credentials.error ?? status.error;
 
   return (
@@ -21,15 +24,17 @@ export function SettingsPage() {
         subtitle="Credentials for the VPS host, the FreePBX GraphQL API, device management and the other services"
       />
       {error && <FormError message={`Could not load the saved credentials: ${errorMessage(error)}`} />}
-      <div className="grid gap-6 lg:grid-cols-2">
-        {SERVICES.map((meta) => {
-          const view = credentials.data?.find((c) => c.type === meta.type);
-          const fromStatus = status.data?.[meta.type];
-          const fallback = view ? { configured: view.configured, connected: view.connected } : undefined;
-          return <ServiceCard key={meta.type} meta={meta} view={view} status={fromStatus ?? fallback} />;
-        })}
-      </div>
-      <ApiTokensCard />
+      {isAdmin && (
+        <div className="grid gap-6 lg:grid-cols-2">
+          {SERVICES.map((meta) => {
+            const view = credentials.data?.find((c) => c.type === meta.type);
+            const fromStatus = status.data?.[meta.type];
+            const fallback = view ? { configured: view.configured, connected: view.connected } : undefined;
+            return <ServiceCard key={meta.type} meta={meta} view={view} status={fromStatus ?? fallback} />;
+          })}
+        </div>
+      )}
+      {isAdmin && <ApiTokensCard />}
       <AccountCard />
       <SecurityNotice />
     </>

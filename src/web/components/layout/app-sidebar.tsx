@@ -3,7 +3,8 @@ import { Link, useRouterState } from "@tanstack/react-router";
 import { AudioLines, Server } from "lucide-react";
 import { useEffect } from "react";
 import { serverInfoQuery } from "@/features/auth/api";
-import { NAV_GROUPS } from "@/lib/nav";
+import { useRole } from "@/hooks/use-role";
+import { navGroupsFor } from "@/lib/nav";
 import {
   Sidebar,
   SidebarContent,
@@ -23,6 +24,7 @@ export function AppSidebar() {
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const { setOpenMobile } = useSidebar();
   const info = useQuery(serverInfoQuery());
+  const groups = navGroupsFor(useRole());
 
   // The mobile sheet closes whenever the route changes.
   // biome-ignore lint/correctness/useExhaustiveDependencies: pathname is the trigger, not a value used.
@@ -51,7 +53,7 @@ export function AppSidebar() {
       </SidebarHeader>
       <SidebarSeparator />
       <SidebarContent>
-        {NAV_GROUPS.map((group) => (
+        {groups.map((group) => (
           <SidebarGroup key={group.label}>
             <SidebarGroupLabel>{group.label}</SidebarGroupLabel>
             <SidebarGroupContent>

@@ -1,0 +1,53 @@
+import type { SessionUser } from "../../shared/auth";
+import { newUserSchema, userPatchSchema } from "../../shared/users";
+import { createUser, deleteUser, listUsers, updateUser } from "../accounts/user-admin";
+import { type RouteDef, route } from "../context";
+import { Unauthenticated } from "../domain/errors";
+import { json, noContent } from "../http";
+
+const signedIn = (user: SessionUser | null): SessionUser => {
+  if (!user) throw new Unauthenticated("Sign in required");
+  return user;
+};
+
+/** Console users: administrators only. */
+export const userRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/api/users",
+    minRole: "admin",
+    summary: "The console users with their role and whether they are disabled (never a password)",
+    handler: ({ app, user }) => json(listUsers(app, signedIn(user))),
+  }),
+  route({
+    method: "POST",
+    path: "/api/users",
+    minRole: "admin",
+    summary: "Add a console user with a role",
+    body: newUserSchema,
+    publishes: ["accounts-updated"],
+    handler: async ({ app, user, body }) => json(await createUser(app, signedIn(user), body), 201),
+  }),
+  route({
+    method: "PATCH",
+    path: "/api/users/:id",
+    minRole: "admin",
+    summary:
+      "Change a user's username, password, role or disabled flag (a new password or disabling signs them out everywhere; the last active administrator stays)",
+    body: userPatchSchema,
+    publishes: ["accounts-updated", "sessions-updated"],
+    handler: async ({ app, user, params, body, token }) =>
+      json(await updateUser(app, signedIn(user), params.id ?? "", body, token)),
+  }),
+  route({
+    method: "DELETE",
+    path: "/api/users/:id",
+    minRole: "admin",
+    summary: "Remove a user and end their sessions (not the last active administrator)",
+    publishes: ["accounts-updated", "sessions-updated"],
+    handler: ({ app, params }) => {
+      deleteUser(app, params.id ?? "");
+      return noContent();
+    },
+  }),
+];
