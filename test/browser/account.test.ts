@@ -1,19 +1,12 @@
 // The Account card on API Settings (/settings) through chromium against the built binary: the
 // sessions list (live through the sync socket), signing out another browser or all others, and the
 // password change. Tests run in order and share one server.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { ADMIN, harnessPerFile, TEST_TIMEOUT } from "./harness";
 import { toastItems } from "./locators";
 
-let c: Harness;
-beforeAll(async () => {
-  c = await startHarness({ viewport: { width: 1280, height: 1000 } });
-}, 60_000);
-afterEach(() => c?.closePages());
-afterAll(async () => {
-  await c?.stop();
-}, 30_000);
+const c = harnessPerFile({ viewport: { width: 1280, height: 1000 } });
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
 

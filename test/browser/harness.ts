@@ -3,6 +3,7 @@
  * `npm run build` beforehand) on a free loopback port with a fresh DATA_DIR,
  * and drives Debian's chromium through playwright-core.
  */
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -232,4 +233,26 @@ export async function waitEnabled(locator: Locator, enabled = true) {
       await locator.elementHandle(),
       enabled,
     ] as const);
+}
+
+/**
+ * One harness for the whole test file (hooks registered here; pages closed after each test). The
+ * returned handle forwards to the running harness, so tests write `c.signedInPage(...)` as usual.
+ */
+export function harnessPerFile(opts: HarnessOptions = {}): Harness {
+  let current: Harness | null = null;
+  beforeAll(async () => {
+    current = await startHarness(opts);
+  }, 60_000);
+  afterEach(() => current?.closePages());
+  afterAll(async () => {
+    await current?.stop();
+  }, 30_000);
+  return new Proxy({} as Harness, {
+    get(_target, prop) {
+      if (!current) throw new Error("the harness is not started yet (use it inside a test or hook)");
+      const value = Reflect.get(current, prop, current);
+      return typeof value === "function" ? value.bind(current) : value;
+    },
+  });
 }

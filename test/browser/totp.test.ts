@@ -1,18 +1,11 @@
 // Two-factor sign-in through chromium against the built binary: set it up on the Account card (the
 // code is computed here from the secret the page shows), see the recovery codes once, then sign in
 // with the password and the Code field the sign-in page adds.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { totp } from "../../src/server/accounts/totp";
-import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { harnessPerFile, TEST_TIMEOUT } from "./harness";
 
-let c: Harness;
-beforeAll(async () => {
-  c = await startHarness({ viewport: { width: 1280, height: 1000 } });
-}, 60_000);
-afterEach(() => c?.closePages());
-afterAll(async () => {
-  await c?.stop();
-}, 30_000);
+const c = harnessPerFile({ viewport: { width: 1280, height: 1000 } });
 
 /** Waits while the clock is in the last seconds of a 30-second step, so a code does not expire on the way. */
 async function awayFromStepEnd() {

@@ -1,18 +1,11 @@
 // The Users screen (/users) through chromium against the built binary: an administrator adds an
 // operator; the operator, signed in in a second browser, sees neither the Users link nor the
 // credential cards; disabling the operator signs them out; a viewer's Add buttons are disabled.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+import { describe, expect, test } from "bun:test";
+import { harnessPerFile, TEST_TIMEOUT } from "./harness";
 import { toastItems } from "./locators";
 
-let c: Harness;
-beforeAll(async () => {
-  c = await startHarness({ viewport: { width: 1280, height: 1000 } });
-}, 60_000);
-afterEach(() => c?.closePages());
-afterAll(async () => {
-  await c?.stop();
-}, 30_000);
+const c = harnessPerFile({ viewport: { width: 1280, height: 1000 } });
 
 const OPERATOR = { username: "oper", password: "operator password 1" };
 const VIEWER = { username: "watcher", password: "viewer password 12" };

@@ -3,8 +3,10 @@
  * create-admin, serving the styled app, the API and the socket, SIGTERM.
  * Needs `npm run build` first (the test command does it).
  */
+import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { copiedBinary } from "./copied-binary";
 
 const PASSWORD = "a long enough password";
@@ -51,6 +53,20 @@ describe("CLI", () => {
     expect(ok.out).toContain("Administrator admin created");
     expect(ok.out).toMatch(/[1-9]\d* migration\(s\) applied/);
     expect(statSync(box.dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  test("create-admin on an existing user resets the password and turns two-factor sign-in off", () => {
+    const db = new Database(join(box.dataDir, "pbx-console.db"));
+    const { id } = db.query("SELECT id FROM users WHERE username = 'admin'").get() as { id: string };
+    db.run("INSERT INTO user_totp (user_id, secret, recovery_codes) VALUES (?, 'v1:sealed', '[]')", [id]);
+    db.close();
+    const reset = run(["create-admin", "--username", "admin"], {}, `${PASSWORD}\n`);
+    expect(reset.code).toBe(0);
+    expect(reset.out).toContain("Password of admin reset");
+    expect(reset.out).toContain("Two-factor sign-in was turned off.");
+    const after = new Database(join(box.dataDir, "pbx-console.db"), { readonly: true });
+    expect(after.query("SELECT count(*) AS n FROM user_totp").get()).toEqual({ n: 0 });
+    after.close();
   });
 });
 

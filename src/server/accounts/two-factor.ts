@@ -47,6 +47,11 @@ function newRecoveryCodes(): string[] {
 const rowOf = (db: Deps["db"], userId: string) => db.select().from(userTotp).where(eq(userTotp.userId, userId)).get();
 
 /** Whether the user signs in with a second factor. */
+/** Turns two-factor sign-in off without a code (the shell's `create-admin`, for an owner who lost the device). */
+export function removeTotp(db: Deps["db"], userId: string): boolean {
+  return db.delete(userTotp).where(eq(userTotp.userId, userId)).returning({ userId: userTotp.userId }).all().length > 0;
+}
+
 export function totpEnabled(db: Deps["db"], userId: string): boolean {
   return Boolean(rowOf(db, userId)?.secret);
 }

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { Db } from "../../db/client";
 import { passwordSchema, usernameSchema } from "../../shared/auth";
 import { SessionStore } from "../accounts/sessions";
+import { removeTotp } from "../accounts/two-factor";
 import { findUser, hashPassword, insertUser, updatePasswordHash } from "../accounts/users";
 import { readPassword } from "./prompt";
 
@@ -50,7 +51,9 @@ export async function createAdminCommand(openDb: () => Db, argv: string[]): Prom
     // The way back in: the account is also made an enabled administrator.
     updatePasswordHash(db, existing.id, hash, { role: "admin", disabled: false });
     new SessionStore(db, Date.now).revokeAllFor(existing.id);
-    console.log(`Password of ${name.data} reset; its sessions were signed out.`);
+    // Whoever runs this has the PBX host's shell: a lost authenticator must not keep the owner out.
+    const totpOff = removeTotp(db, existing.id) ? " Two-factor sign-in was turned off." : "";
+    console.log(`Password of ${name.data} reset; its sessions were signed out.${totpOff}`);
   } else {
     insertUser(db, name.data, hash);
     console.log(`Administrator ${name.data} created. Sign in at the console's address.`);
