@@ -8,6 +8,7 @@ import m4 from "../../migrations/0004_sign_out_before_session_ids.sql" with { ty
 import m5 from "../../migrations/0005_session_ids_and_throttle.sql" with { type: "text" };
 import m6 from "../../migrations/0006_user_totp.sql" with { type: "text" };
 import m7 from "../../migrations/0007_users_and_roles.sql" with { type: "text" };
+import m8 from "../../migrations/0008_audit_and_settings.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -19,4 +20,5 @@ export const migrationSql: Record<string, string> = {
   "0005_session_ids_and_throttle": m5,
   "0006_user_totp": m6,
   "0007_users_and_roles": m7,
+  "0008_audit_and_settings": m8,
 };

@@ -272,3 +272,37 @@ export const aiCallLogs = sqliteTable(
   },
   (t) => [index("ai_call_logs_call_id_idx").on(t.callId)],
 );
+
+/**
+ * The audit trail (src/shared/audit.ts): one row per sign-in, sign-out, mutation, deploy, credential,
+ * user and backup action. Rows are never changed (a trigger refuses UPDATE) and only the retention
+ * sweep deletes them (AUDIT_RETENTION_DAYS). `changes` is the field-level before/after with secrets masked.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: id(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    actor: text("actor").notNull(),
+    actorUserId: text("actor_user_id"),
+    clientIp: text("client_ip"),
+    action: text("action").notNull(),
+    outcome: text("outcome", { enum: ["ok", "denied", "failed"] }).notNull(),
+    objectType: text("object_type"),
+    objectId: text("object_id"),
+    objectLabel: text("object_label"),
+    changes: text("changes", { mode: "json" })
+      .$type<{ field: string; from?: string; to?: string }[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    detail: text("detail"),
+  },
+  (t) => [index("audit_log_at_idx").on(t.at), index("audit_log_actor_idx").on(t.actor, t.id)],
+);
+
+/** Console-wide settings an administrator changes in the UI (key → JSON value), e.g. `requireTotp`. */
+export const consoleSettings = sqliteTable("console_settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});

@@ -1,8 +1,11 @@
 import type { HTMLBundle, Server } from "bun";
 import type { Db } from "../db/client";
+import { TOTP_SETUP_REQUIRED } from "../shared/settings";
 import { forbiddenForRole, roleAllows } from "../shared/users";
 import { WS_SYNC_TOPIC } from "../shared/ws-events";
+import { pruneAudit } from "./accounts/audit";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE, SessionStore } from "./accounts/sessions";
+import { totpSetupRequired } from "./accounts/settings";
 import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
@@ -27,6 +30,7 @@ import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
+import { type AuditDraft, auditAfter, auditBefore, auditSpecOf } from "./transport/audit";
 import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
 import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
 import { pageRoutes } from "./transport/page";
@@ -119,6 +123,21 @@ export function createApp(opts: AppOptions) {
   async function handleApi(req: Request): Promise<Response> {
     const url = new URL(req.url);
     const match = router.match(req.method, url.pathname);
+    // Filled in once the caller is known; recorded with the answer (transport/audit.ts).
+    let audit: AuditDraft | null = null;
+    const res = await answerApi(req, url, match, (draft) => {
+      audit = draft;
+    });
+    if (audit) await auditAfter(app, audit, res);
+    return res;
+  }
+
+  async function answerApi(
+    req: Request,
+    url: URL,
+    match: ReturnType<ApiRouter["match"]>,
+    audited: (draft: AuditDraft) => void,
+  ): Promise<Response> {
     try {
       if (match.kind === "not-found") throw new HttpError(404, `No API endpoint ${url.pathname}`);
       if (match.kind === "method-not-allowed") {
@@ -135,16 +154,30 @@ export function createApp(opts: AppOptions) {
       const token = cookieToken(req);
       const user = app.sessions.validate(token);
       if (auth === "session" && !user) throw new HttpError(401, "Sign in required");
+      // The caller is known (or the route is public, e.g. sign-in): from here on the call is recorded.
+      const spec = auditSpecOf(route);
+      const draft: AuditDraft | null = spec
+        ? { spec, method: req.method, params: match.params, user, apiTokenId: null, clientIp: clientIpOf(req) }
+        : null;
+      if (draft) audited(draft);
       // The role is checked before the body is read: a refused call learns nothing and changes nothing.
       if (auth === "session" && user && !roleAllows(user.role, requiredRole(route))) {
         throw new HttpError(403, forbiddenForRole(user.role));
       }
+      // Two-factor sign-in required for everyone and not on for this user: only their own account routes.
+      if (auth === "session" && user && !route.allowedBeforeTotp && totpSetupRequired(app.db, user.id)) {
+        throw new HttpError(403, TOTP_SETUP_REQUIRED);
+      }
       // A machine client's token is checked before the body is read: a caller without one learns nothing.
       const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
+      if (draft) draft.apiTokenId = apiTokenId;
       const query = route.query ? validate(route.query, queryObject(url)) : undefined;
       const body = route.body ? validate(route.body, parseJsonObject(await readBodyText(req, maxBody))) : undefined;
-      // The TCP peer, never a forwarded header (the throttle and the failed sign-in log key on it).
-      const clientIp = server.requestIP(req)?.address ?? null;
+      const clientIp = clientIpOf(req);
+      if (draft) {
+        draft.body = body;
+        auditBefore(app, draft);
+      }
       const ctx: RequestContext = {
         // A handler that reads the body itself (no `body` schema) reads it through the same limit.
         req: route.body ? req : limitBody(req, maxBody),
@@ -167,6 +200,9 @@ export function createApp(opts: AppOptions) {
       return errorResponse(new HttpError(500, "Internal server error"));
     }
   }
+
+  /** The TCP peer, never a forwarded header (the throttle, the failed sign-in log and the audit key on it). */
+  const clientIpOf = (req: Request) => server.requestIP(req)?.address ?? null;
 
   const withHeaders = (res: Response) => {
     setApiHeaders(res.headers, policy);
@@ -206,6 +242,8 @@ export function createApp(opts: AppOptions) {
           checkOrigin(req, url);
           const session = app.sessions.current(cookieToken(req));
           if (!session) throw new HttpError(401, "Sign in required");
+          // A session held to setting up two-factor sign-in gets no events (the enrolment screen needs none).
+          if (totpSetupRequired(app.db, session.user.id)) throw new HttpError(403, TOTP_SETUP_REQUIRED);
           if (url.searchParams.get("type") !== "sync") throw new HttpError(400, "Unknown socket type");
           if (!srv.upgrade(req, { data: { userId: session.user.id, sessionId: session.sessionId } })) {
             throw new HttpError(426, "WebSocket upgrade required");
@@ -244,8 +282,13 @@ export function createApp(opts: AppOptions) {
   });
   hub.attach(server);
 
-  // Also closes the sockets of sessions that expired or were ended by another process (create-admin).
-  const sweeper = setInterval(() => app.sessions.sweep(), 60 * 1000);
+  // Also closes the sockets of sessions that expired or were ended by another process (create-admin);
+  // and deletes audit rows past their retention (AUDIT_RETENTION_DAYS).
+  pruneAudit(app);
+  const sweeper = setInterval(() => {
+    app.sessions.sweep();
+    pruneAudit(app);
+  }, 60 * 1000);
   sweeper.unref?.();
   // The daily backup into DATA_DIR/backups (BACKUP_KEEP; the first one a day after start).
   const stopBackups = startBackupSchedule(app);

@@ -34,6 +34,13 @@ const envSchema = z
       .refine((v) => Number(v) <= 1000, "must be a whole number from 0 to 1000 (0 turns the daily backup off)")
       .optional()
       .or(z.literal("")),
+    AUDIT_RETENTION_DAYS: z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/, "must be a whole number of days from 1 to 36500")
+      .refine((v) => Number(v) >= 1 && Number(v) <= 36500, "must be a whole number of days from 1 to 36500")
+      .optional()
+      .or(z.literal("")),
     SIP_SERVER_HOST: z
       .string()
       .trim()
@@ -69,6 +76,8 @@ export interface Config {
   logRequests: boolean;
   /** How many daily backups `DATA_DIR/backups` keeps (BACKUP_KEEP, default 7); 0 turns the schedule off. */
   backupKeep: number;
+  /** How many days audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
+  auditRetentionDays: number;
   /** What softphones register to (provisioning links and QR codes). */
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
   /** Base URLs of the outside services (overridable for proxies and tests). */
@@ -121,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
       .filter((name) => name !== ""),
     logRequests: e.LOG_LEVEL !== "silent",
     backupKeep: e.BACKUP_KEEP ? Number(e.BACKUP_KEEP) : 7,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS ? Number(e.AUDIT_RETENTION_DAYS) : 365,
     sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
     endpoints: {
       hostinger: trimSlash(e.PBX_HOSTINGER_URL ?? "https://developers.hostinger.com"),

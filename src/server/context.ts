@@ -73,6 +73,12 @@ export interface RouteDef<B = unknown, Q = unknown> {
    * `viewer` on the user's own account (`/api/auth/*`).
    */
   minRole?: Role;
+  /**
+   * Reachable by a session that must still set up two-factor sign-in (the console requires it and the
+   * user has not turned it on; src/server/accounts/settings.ts): the user's own account routes needed to
+   * enrol and leave. Every other session route answers such a session 403. Public routes are not affected.
+   */
+  allowedBeforeTotp?: boolean;
   /** The JSON body's shared schema; parsed (400 with field messages) before the handler runs. */
   body?: z.ZodType<B>;
   /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
@@ -91,8 +97,38 @@ export interface RouteDef<B = unknown, Q = unknown> {
   publishes?: readonly WsEventType[];
   /** Why a non-GET route changes nothing another console shows (e.g. it only computes an answer). */
   storesNothing?: string;
+  /**
+   * What the audit trail records of a call (src/server/transport/audit.ts). Every route that is not GET
+   * declares it (a test checks), either an `AuditSpec` or `{ skip: "why" }`; a GET route may declare one
+   * (the backup download).
+   */
+  audit?: AuditSpec | { skip: string };
   handler: (ctx: RequestContext<B, Q>) => Response | Promise<Response>;
 }
+
+/** The audit trail's view of a route. */
+export interface AuditSpec {
+  /** Dotted action name, e.g. `extension.create` (src/shared/audit.ts). */
+  action: string;
+  /** The object kind (`extension`, `user`…); the object id is the route's first path parameter or the answer's `id`. */
+  object?: string;
+  /**
+   * The object's current state (its API view, secrets absent or masked) by the route's path parameters
+   * (after a create: `id` is the answer's) or the parsed body: loaded before and after the call for the
+   * field-level changes. Without it the request body's fields are recorded (secrets masked).
+   */
+  load?: (app: AppContext, params: Record<string, string>, body: unknown) => object | null | undefined;
+  /** A one-line summary of a successful answer (e.g. a deployment's counts). */
+  detail?: (answer: unknown) => string | undefined;
+  /** Don't record the request body's fields (e.g. they are a transcript or a whole import). */
+  omitBody?: boolean;
+}
+
+/** An `AuditSpec.load` that finds the object by the `:id` parameter in its area's list (API view). */
+export const loadById =
+  <T extends { id: string | number }>(list: (app: AppContext) => readonly T[]) =>
+  (app: AppContext, params: Record<string, string>): T | null =>
+    params.id === undefined ? null : (list(app).find((item) => String(item.id) === params.id) ?? null);
 
 /** Declares a route with its body/query types inferred from its schemas. */
 export function route<B = undefined, Q = undefined>(def: RouteDef<B, Q>): RouteDef {

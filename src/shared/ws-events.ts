@@ -28,6 +28,10 @@ export const wsEventTypes = [
   "accounts-updated",
   /** A console session started or ended (sign-in, sign-out, password change): the sessions list is stale. */
   "sessions-updated",
+  /** A console-wide setting changed (e.g. two-factor sign-in required for everyone): /me may change too. */
+  "settings-updated",
+  /** Rows were added to the audit trail (published by the transport, coalesced to one per half second). */
+  "audit-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

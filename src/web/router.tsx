@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { AuthGate } from "./features/auth/auth-gate";
 import { AiAssistantsPage } from "./pages/ai-assistants";
 import { AiRoutingPage } from "./pages/ai-routing";
+import { AuditPage } from "./pages/audit";
 import { CallTranscriptsPage } from "./pages/call-transcripts";
 import { ConfigGeneratorPage } from "./pages/config-generator";
 import { DashboardPage } from "./pages/dashboard";
@@ -44,6 +45,7 @@ export const routeTree = rootRoute.addChildren([
   page("/settings", SettingsPage),
   page("/telnyx", TelnyxPage),
   page("/users", UsersPage),
+  page("/audit", AuditPage),
   page("/ai-assistants", AiAssistantsPage),
   page("/call-transcripts", CallTranscriptsPage),
   page("/ai-routing", AiRoutingPage),

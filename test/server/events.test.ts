@@ -233,6 +233,8 @@ const FIXTURES: Record<string, Fixture> = {
     body: { role: "operator", disabled: true },
   }),
   "DELETE /api/users/:id": async () => ({ path: `/api/users/${(await consoleUser()).id}` }),
+  // Off: on would hold the walk's administrator to their own two-factor sign-in for the rest of the walk.
+  "PUT /api/settings/security": async () => ({ body: { requireTotp: false } }),
   "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
   "POST /api/ai/transcripts": async () => ({
     body: { transcript: "Caller: hello", callId: `walk-${next()}` },
@@ -277,7 +279,8 @@ describe("every write publishes what it declares", () => {
       const res = await s.call(r.method, call.path ?? r.path, call.body, call.headers);
       call.after?.();
       expect(res.status, res.text).toBeLessThan(300);
-      const types = published.map((e) => e.type);
+      // "audit-updated" is the transport's (every audited call adds a row), not the route's own event.
+      const types = published.map((e) => e.type).filter((t) => t !== "audit-updated");
       expect(types.length, `${label(r)} published nothing`).toBeGreaterThan(0);
       for (const t of types) expect(r.publishes).toContain(t);
     });

@@ -60,6 +60,22 @@ describe("the route table", () => {
       [],
     );
   });
+
+  test("every write declares what the audit trail records of it, or why it records nothing", () => {
+    const undeclared = writes.filter((r) => {
+      const a = r.audit;
+      if (!a) return true;
+      return "skip" in a ? !a.skip.trim() : !/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/.test(a.action);
+    });
+    expect(undeclared.map(label)).toEqual([]);
+    // Skipped writes are call activity from machines, never an administrator's change.
+    const skipped = writes.filter((r) => r.audit && "skip" in r.audit && authOf(r) === "session");
+    expect(skipped.map(label)).toEqual(["POST /api/ai/route"]);
+  });
+
+  test("the audit trail is read-only through the API: no route writes to /api/audit", () => {
+    expect(writes.filter((r) => r.path.startsWith("/api/audit")).map(label)).toEqual([]);
+  });
 });
 
 describe("without a session", () => {

@@ -15,7 +15,8 @@ import {
   rmSync,
   unlinkSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { recordAudit, SYSTEM_ACTOR } from "../accounts/audit";
 import type { Deps } from "../domain/deps";
 import { Unavailable } from "../domain/errors";
 
@@ -136,16 +137,30 @@ export function runScheduledBackup(deps: Pick<Deps, "db" | "config" | "now">): S
  * every day. A failed backup is logged (its message only) and the next day's is tried. Returns the
  * function that stops it.
  */
-export function startBackupSchedule(deps: Pick<Deps, "db" | "config" | "now">): () => void {
+export function startBackupSchedule(
+  deps: Pick<Deps, "db" | "config" | "now"> & Partial<Pick<Deps, "events">>,
+): () => void {
   if (deps.config.backupKeep < 1) return () => {};
   const timer = setInterval(() => {
     try {
       const { file, removed } = runScheduledBackup(deps);
+      recordAudit(deps, {
+        actor: SYSTEM_ACTOR,
+        action: "backup.scheduled",
+        outcome: "ok",
+        detail: `${basename(file)} written${removed.length ? `, ${removed.length} older removed` : ""}`,
+      });
       if (deps.config.logRequests) {
         console.log(`backup ${file} written${removed.length ? `, ${removed.length} older removed` : ""}`);
       }
     } catch (err) {
       console.error(`scheduled backup failed: ${(err as Error).message}`);
+      recordAudit(deps, {
+        actor: SYSTEM_ACTOR,
+        action: "backup.scheduled",
+        outcome: "failed",
+        detail: (err as Error).message,
+      });
     }
   }, BACKUP_INTERVAL_MS);
   timer.unref?.();

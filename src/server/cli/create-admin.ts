@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import type { Db } from "../../db/client";
+import { AUDIT_MASK } from "../../shared/audit";
 import { passwordSchema, usernameSchema } from "../../shared/auth";
+import { CLI_ACTOR, cliDeps, recordAudit } from "../accounts/audit";
 import { SessionStore } from "../accounts/sessions";
 import { removeTotp } from "../accounts/two-factor";
 import { findUser, hashPassword, insertUser, updatePasswordHash } from "../accounts/users";
@@ -53,9 +55,31 @@ export async function createAdminCommand(openDb: () => Db, argv: string[]): Prom
     new SessionStore(db, Date.now).revokeAllFor(existing.id);
     // Whoever runs this has the PBX host's shell: a lost authenticator must not keep the owner out.
     const totpOff = removeTotp(db, existing.id) ? " Two-factor sign-in was turned off." : "";
+    recordAudit(cliDeps(db), {
+      actor: CLI_ACTOR,
+      action: "user.reset-by-cli",
+      outcome: "ok",
+      objectType: "user",
+      objectId: existing.id,
+      objectLabel: name.data,
+      changes: [
+        { field: "password", to: AUDIT_MASK },
+        { field: "role", to: "admin" },
+        { field: "disabled", to: "false" },
+      ],
+      detail: `Sessions signed out.${totpOff}`,
+    });
     console.log(`Password of ${name.data} reset; its sessions were signed out.${totpOff}`);
   } else {
     insertUser(db, name.data, hash);
+    recordAudit(cliDeps(db), {
+      actor: CLI_ACTOR,
+      action: "user.create-by-cli",
+      outcome: "ok",
+      objectType: "user",
+      objectLabel: name.data,
+      changes: [{ field: "role", to: "admin" }],
+    });
     console.log(`Administrator ${name.data} created. Sign in at the console's address.`);
   }
   db.$client.close();

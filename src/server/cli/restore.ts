@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { inspectDatabaseFile } from "../backup/inspect";
 import { runningConsole } from "../backup/pid-file";
@@ -17,6 +17,20 @@ export interface RestoreTarget {
 }
 
 /** Merges a WAL left by the last console into the database file, so the kept copy is whole. */
+/** The restore itself, in the restored database's audit trail (the trail before it is the backup's). */
+function recordRestore(dbFile: string, detail: string): void {
+  const db = new Database(dbFile);
+  try {
+    db.prepare(
+      "INSERT INTO audit_log (at, actor, action, outcome, detail) VALUES (?, 'cli', 'backup.restore', 'ok', ?)",
+    ).run(Date.now(), detail);
+  } catch (err) {
+    console.error(`The restore was not recorded in the audit trail: ${(err as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
 function checkpoint(dbFile: string): void {
   try {
     const db = new Database(dbFile, { readwrite: true, create: false });
@@ -127,6 +141,10 @@ export async function restoreCommand(
     }
     renameSync(staged, dbFile);
     chmodSync(dbFile, 0o600);
+    recordRestore(
+      dbFile,
+      `${basename(source)} restored${kept ? `; the previous database is kept as ${basename(kept)}` : ""}`,
+    );
     const upgraded = summary.upgraded ? `, brought up to date with ${summary.upgraded} migration(s)` : "";
     console.log(`Restored ${source} into ${dbFile} (${what}${upgraded}).`);
     console.log(kept ? `The previous database is kept as ${kept}.` : "There was no previous database.");

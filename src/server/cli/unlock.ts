@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Db } from "../../db/client";
+import { CLI_ACTOR, cliDeps, recordAudit } from "../accounts/audit";
 import { LoginThrottle } from "../accounts/throttle";
 
 const USAGE = "Usage: pbx-console unlock [--username NAME] [--address IP]";
@@ -35,6 +36,12 @@ export function unlockCommand(openDb: () => Db, argv: string[]): number {
   try {
     const cleared = new LoginThrottle(db, Date.now).clear({ username, address });
     const what = [username && `account ${username.trim()}`, address && `address ${address}`].filter(Boolean);
+    recordAudit(cliDeps(db), {
+      actor: CLI_ACTOR,
+      action: "auth.unlock-by-cli",
+      outcome: "ok",
+      detail: `Sign-in throttle cleared for ${what.length ? what.join(" and ") : "every account and address"}`,
+    });
     console.log(
       `Sign-in throttle cleared for ${what.length ? what.join(" and ") : "every account and address"} (${cleared} record(s)).`,
     );

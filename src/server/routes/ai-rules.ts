@@ -2,7 +2,7 @@ import { aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
 import { patchOf } from "../../shared/fields";
 import { routeDecision } from "../ai/routing";
 import { createRule, deleteRule, listRules, updateRule } from "../ai/rules";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent } from "../http";
 
 /** AI routing rules and the decision they make for a call's facts. */
@@ -19,6 +19,7 @@ export const aiRuleRoutes: RouteDef[] = [
     summary: "Create a routing rule",
     body: aiRoutingRuleSchema,
     publishes: ["ai-rules-updated"],
+    audit: { action: "ai.rule.create", object: "ai-rule", load: loadById(listRules) },
     handler: ({ app, body }) => json(createRule(app, body), 201),
   }),
   route({
@@ -27,6 +28,7 @@ export const aiRuleRoutes: RouteDef[] = [
     summary: "Change some fields of a routing rule",
     body: patchOf(aiRoutingRuleSchema),
     publishes: ["ai-rules-updated"],
+    audit: { action: "ai.rule.update", object: "ai-rule", load: loadById(listRules) },
     handler: ({ app, params, body }) => json(updateRule(app, params.id, body)),
   }),
   route({
@@ -34,6 +36,7 @@ export const aiRuleRoutes: RouteDef[] = [
     path: "/api/ai/routing-rules/:id",
     summary: "Delete a routing rule",
     publishes: ["ai-rules-updated"],
+    audit: { action: "ai.rule.delete", object: "ai-rule", load: loadById(listRules) },
     handler: ({ app, params }) => {
       deleteRule(app, params.id);
       return noContent();
@@ -45,6 +48,7 @@ export const aiRuleRoutes: RouteDef[] = [
     summary: "What the routing rules decide for a call with these facts",
     body: routeFactsSchema,
     storesNothing: "Only computes the routing decision for the facts given",
+    audit: { skip: "Only computes a routing decision for the facts given; nothing changes" },
     handler: ({ app, body }) => json(routeDecision(app, body)),
   }),
 ];

@@ -1,6 +1,6 @@
 import { apiTokenSchema } from "../../shared/ai";
 import { createApiToken, listApiTokens, revokeApiToken } from "../accounts/tokens";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent } from "../http";
 
 /** API tokens for the voice bridge: created (shown once) and revoked from the settings page. */
@@ -19,6 +19,7 @@ export const aiTokenRoutes: RouteDef[] = [
     summary: "Create an API token for the transcript intake; the answer is the only time it is shown",
     body: apiTokenSchema,
     publishes: ["api-tokens-updated"],
+    audit: { action: "api-token.create", object: "api-token", load: loadById(listApiTokens) },
     handler: ({ app, body }) => json(createApiToken(app, body), 201),
   }),
   route({
@@ -27,6 +28,7 @@ export const aiTokenRoutes: RouteDef[] = [
     minRole: "admin",
     summary: "Revoke an API token (it stays listed)",
     publishes: ["api-tokens-updated"],
+    audit: { action: "api-token.revoke", object: "api-token", load: loadById(listApiTokens) },
     handler: ({ app, params }) => {
       revokeApiToken(app, params.id);
       return noContent();

@@ -1,6 +1,6 @@
 import { callTranscriptSchema } from "../../shared/ai";
 import { deleteTranscript, listTranscripts, storeTranscript } from "../ai/transcripts";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent } from "../http";
 
 /**
@@ -21,6 +21,9 @@ export const aiTranscriptRoutes: RouteDef[] = [
     auth: { apiToken: "transcripts:write" },
     body: callTranscriptSchema,
     publishes: ["ai-transcripts-updated"],
+    audit: {
+      skip: "Call records posted by the voice bridge (an API token): call activity, not an administrator's change",
+    },
     handler: ({ app, body, apiTokenId }) => json(storeTranscript(app, body, apiTokenId), 201),
   }),
   route({
@@ -28,6 +31,7 @@ export const aiTranscriptRoutes: RouteDef[] = [
     path: "/api/ai/transcripts/:id",
     summary: "Delete a call transcript",
     publishes: ["ai-transcripts-updated"],
+    audit: { action: "ai.transcript.delete", object: "ai-transcript", load: loadById(listTranscripts) },
     handler: ({ app, params }) => {
       deleteTranscript(app, params.id);
       return noContent();

@@ -13,6 +13,7 @@ export const aiWebhookRoutes: RouteDef[] = [
       "An OpenAI webhook event as JSON ({type, id, data}), signed with the Standard-Webhooks headers " +
       "webhook-id, webhook-timestamp and webhook-signature over the raw bytes",
     publishes: ["ai-calls-updated"],
+    audit: { skip: "Incoming calls signalled by OpenAI: call activity, recorded in the AI call log" },
     handler: async ({ app, req }) => json(await receiveOpenAiWebhook(app, req.headers, await req.text())),
   }),
 ];

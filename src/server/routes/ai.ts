@@ -2,7 +2,7 @@ import { aiAssistantSchema } from "../../shared/ai";
 import { patchOf } from "../../shared/fields";
 import { createAssistant, deleteAssistant, listAssistants, sipUriInfo, updateAssistant } from "../ai/assistants";
 import { listCallLogs } from "../ai/calls";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent } from "../http";
 
 /** AI assistants, what the AI Assistants page shows about the SIP connector, and the call log. */
@@ -19,6 +19,7 @@ export const aiRoutes: RouteDef[] = [
     summary: "Create an AI assistant",
     body: aiAssistantSchema,
     publishes: ["ai-assistants-updated"],
+    audit: { action: "ai.assistant.create", object: "ai-assistant", load: loadById(listAssistants) },
     handler: ({ app, body }) => json(createAssistant(app, body), 201),
   }),
   route({
@@ -27,6 +28,7 @@ export const aiRoutes: RouteDef[] = [
     summary: "Change some fields of an AI assistant",
     body: patchOf(aiAssistantSchema),
     publishes: ["ai-assistants-updated"],
+    audit: { action: "ai.assistant.update", object: "ai-assistant", load: loadById(listAssistants) },
     handler: ({ app, params, body }) => json(updateAssistant(app, params.id, body)),
   }),
   route({
@@ -34,6 +36,7 @@ export const aiRoutes: RouteDef[] = [
     path: "/api/ai/assistants/:id",
     summary: "Delete an AI assistant",
     publishes: ["ai-assistants-updated"],
+    audit: { action: "ai.assistant.delete", object: "ai-assistant", load: loadById(listAssistants) },
     handler: ({ app, params }) => {
       deleteAssistant(app, params.id);
       return noContent();

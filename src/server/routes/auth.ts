@@ -1,4 +1,4 @@
-import type { MeResponse, ServerInfo, SessionUser } from "../../shared/auth";
+import type { ServerInfo, SessionUser } from "../../shared/auth";
 import { changePasswordSchema, loginSchema, setupSchema, totpDisableSchema, totpEnableSchema } from "../../shared/auth";
 import {
   changePassword,
@@ -37,10 +37,12 @@ function sessionCookies(app: AppContext, token: string, maxAgeSeconds: number): 
   return cookies;
 }
 
-/** The answer to a successful sign-in or set-up: who is signed in, and the cookie that carries the session. */
+/**
+ * The answer to a successful sign-in or set-up: who is signed in (as `GET /api/auth/me` says it, so a
+ * session that must set up two-factor sign-in first is told at once), and the cookie that carries the session.
+ */
 function signedIn(app: AppContext, { user, token }: SignedIn, status = 200): Response {
-  const body: MeResponse = { authenticated: true, user, setupRequired: false };
-  return json(body, status, sessionCookies(app, token, SESSION_ABSOLUTE_MS / 1000));
+  return json(whoAmI(app, user), status, sessionCookies(app, token, SESSION_ABSOLUTE_MS / 1000));
 }
 
 /** Where the request came from, for the throttle, the failed sign-in log and the sessions list. */
@@ -70,6 +72,7 @@ export const authRoutes: RouteDef[] = [
     auth: "public",
     body: setupSchema,
     publishes: ["accounts-updated"],
+    audit: { action: "auth.setup", omitBody: true },
     handler: async (ctx) => signedIn(ctx.app, await setupFirstAdmin(ctx.app, ctx.body, clientOf(ctx)), 201),
   }),
   route({
@@ -80,6 +83,7 @@ export const authRoutes: RouteDef[] = [
     auth: "public",
     body: loginSchema,
     publishes: ["sessions-updated"],
+    audit: { action: "auth.login", omitBody: true },
     handler: async (ctx) => signedIn(ctx.app, await signIn(ctx.app, ctx.body, clientOf(ctx))),
   }),
   route({
@@ -88,6 +92,7 @@ export const authRoutes: RouteDef[] = [
     summary: "Sign out: end this browser's session (its sockets close)",
     auth: "public",
     publishes: ["sessions-updated"],
+    audit: { action: "auth.logout" },
     handler: ({ app, token }) => {
       signOut(app, token);
       return json({ ok: true }, 200, sessionCookies(app, "", 0));
@@ -96,25 +101,30 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/password",
+    allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Change the signed-in user's password (needs the current one); signs out every other session",
     body: changePasswordSchema,
     publishes: ["sessions-updated"],
+    audit: { action: "auth.password", omitBody: true },
     handler: async (ctx) =>
       json(await changePassword(ctx.app, signedInUser(ctx.user), ctx.token, ctx.body, clientOf(ctx))),
   }),
   route({
     method: "GET",
     path: "/api/auth/sessions",
+    allowedBeforeTotp: true,
     summary: "The signed-in user's sessions (created, last seen, address, browser; the asking one is current)",
     handler: ({ app, user, token }) => json(listSessions(app, signedInUser(user), token)),
   }),
   route({
     method: "DELETE",
     path: "/api/auth/sessions/:id",
+    allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Sign out one of the signed-in user's sessions (its sockets close)",
     publishes: ["sessions-updated"],
+    audit: { action: "auth.session.end", object: "session" },
     handler: ({ app, user, params }) => {
       endSession(app, signedInUser(user), params.id ?? "");
       return noContent();
@@ -123,32 +133,39 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/sessions/sign-out-others",
+    allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Sign out every session of the signed-in user except this one",
     publishes: ["sessions-updated"],
+    audit: { action: "auth.session.sign-out-others" },
     handler: ({ app, user, token }) => json(signOutOthers(app, signedInUser(user), token)),
   }),
   route({
     method: "GET",
     path: "/api/auth/totp",
+    allowedBeforeTotp: true,
     summary: "The signed-in user's two-factor sign-in: on, being set up, recovery codes left",
     handler: ({ app, user }) => json(totpStatus(app, signedInUser(user))),
   }),
   route({
     method: "POST",
     path: "/api/auth/totp/setup",
+    allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Start setting up two-factor sign-in: a new TOTP secret, its otpauth link and QR code (shown once)",
     publishes: ["accounts-updated"],
+    audit: { action: "auth.totp.setup" },
     handler: async ({ app, user }) => json(await setupTotp(app, signedInUser(user))),
   }),
   route({
     method: "POST",
     path: "/api/auth/totp/enable",
+    allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Turn two-factor sign-in on with a current code; answers the ten single-use recovery codes once",
     body: totpEnableSchema,
     publishes: ["accounts-updated"],
+    audit: { action: "auth.totp.enable", omitBody: true },
     handler: ({ app, user, body }) => json(enableTotp(app, signedInUser(user), body)),
   }),
   route({
@@ -158,6 +175,7 @@ export const authRoutes: RouteDef[] = [
     summary: "Turn two-factor sign-in off (needs the current password)",
     body: totpDisableSchema,
     publishes: ["accounts-updated"],
+    audit: { action: "auth.totp.disable", omitBody: true },
     handler: async (ctx) => {
       await disableTotp(ctx.app, signedInUser(ctx.user), ctx.body, clientOf(ctx));
       return noContent();
@@ -166,6 +184,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/info",
+    allowedBeforeTotp: true,
     summary: "The console's version and server label",
     handler: ({ app }) => {
       const body: ServerInfo = {

@@ -9,6 +9,7 @@ export const backupRoutes: RouteDef[] = [
     minRole: "admin",
     summary:
       "Download a consistent snapshot of the console database (SQLite; stored secrets stay sealed, the data key is not included)",
+    audit: { action: "backup.download" },
     handler: ({ app }) => {
       const backup = backupForDownload(app);
       return download(backup.stream, { ...backup, contentType: "application/vnd.sqlite3" });

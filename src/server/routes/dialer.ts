@@ -8,6 +8,7 @@ export const dialerRoutes: RouteDef[] = [
     path: "/api/dialer/push-all",
     summary: "Send every extension's web-dialer config to the web dialer as signed webhooks",
     storesNothing: "Only sends to the outside web dialer; nothing in the console changes",
+    audit: { action: "dialer.push-all" },
     handler: async ({ app }) => json(await pushAllExtensions(app)),
   }),
 ];

@@ -1,5 +1,5 @@
 import { extensionSchema } from "../../shared/inventory";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent, parseId } from "../http";
 import { createExtension, deleteExtension, listExtensions } from "../inventory/extensions";
 import { extensionProvisioning, extensionQrCode } from "../inventory/provisioning";
@@ -17,6 +17,7 @@ export const extensionRoutes: RouteDef[] = [
     summary: "Create an extension (a strong SIP secret is generated when none is given)",
     body: extensionSchema,
     publishes: ["extensions-updated"],
+    audit: { action: "extension.create", object: "extension", load: loadById(listExtensions) },
     handler: ({ app, body }) => json(createExtension(app, body), 201),
   }),
   route({
@@ -24,6 +25,7 @@ export const extensionRoutes: RouteDef[] = [
     path: "/api/extensions/:id",
     summary: "Delete an extension no PTT group or inbound route uses",
     publishes: ["extensions-updated"],
+    audit: { action: "extension.delete", object: "extension", load: loadById(listExtensions) },
     handler: ({ app, params }) => {
       deleteExtension(app, parseId(params.id, "Extension"));
       return noContent();
@@ -34,6 +36,7 @@ export const extensionRoutes: RouteDef[] = [
     path: "/api/extensions/:id/qr-code",
     minRole: "operator",
     summary: "The extension's softphone provisioning link as a QR code (PNG data URL)",
+    audit: { action: "extension.provisioning.view", object: "extension", load: loadById(listExtensions) },
     handler: async ({ app, params }) => json(await extensionQrCode(app, parseId(params.id, "Extension"))),
   }),
   route({
@@ -41,6 +44,7 @@ export const extensionRoutes: RouteDef[] = [
     path: "/api/extensions/:id/provisioning",
     minRole: "operator",
     summary: "The extension's softphone provisioning payload, link and QR code",
+    audit: { action: "extension.provisioning.view", object: "extension", load: loadById(listExtensions) },
     handler: async ({ app, params }) => json(await extensionProvisioning(app, parseId(params.id, "Extension"))),
   }),
 ];

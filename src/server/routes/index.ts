@@ -6,6 +6,7 @@ import { aiRuleRoutes } from "./ai-rules";
 import { aiTokenRoutes } from "./ai-tokens";
 import { aiTranscriptRoutes } from "./ai-transcripts";
 import { aiWebhookRoutes } from "./ai-webhook";
+import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
 import { credentialRoutes } from "./credentials";
@@ -14,6 +15,7 @@ import { extensionRoutes } from "./extensions";
 import { pbxRoutes } from "./pbx";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
+import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
 import { userRoutes } from "./users";
@@ -41,6 +43,8 @@ export const apiRoutes: RouteDef[] = [
   ...pbxRoutes,
   ...backupRoutes,
   ...userRoutes,
+  ...settingsRoutes,
+  ...auditRoutes,
 ];
 
 /** The contract of every route above, built from this table (see src/server/openapi.ts). */

@@ -1,5 +1,5 @@
 import { pttGroupSchema } from "../../shared/inventory";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent, parseId } from "../http";
 import { createPttGroup, deletePttGroup, listPttGroups } from "../inventory/ptt-groups";
 
@@ -16,6 +16,7 @@ export const pttGroupRoutes: RouteDef[] = [
     summary: "Create a PTT group of existing extensions on a free number",
     body: pttGroupSchema,
     publishes: ["ptt-groups-updated"],
+    audit: { action: "ptt-group.create", object: "ptt-group", load: loadById(listPttGroups) },
     handler: ({ app, body }) => json(createPttGroup(app, body), 201),
   }),
   route({
@@ -23,6 +24,7 @@ export const pttGroupRoutes: RouteDef[] = [
     path: "/api/ptt-groups/:id",
     summary: "Delete a PTT group",
     publishes: ["ptt-groups-updated"],
+    audit: { action: "ptt-group.delete", object: "ptt-group", load: loadById(listPttGroups) },
     handler: ({ app, params }) => {
       deletePttGroup(app, parseId(params.id, "PTT group"));
       return noContent();

@@ -1,5 +1,5 @@
 import { inboundRouteSchema, outboundRouteSchema } from "../../shared/inventory";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent, parseId } from "../http";
 import {
   createInboundRoute,
@@ -23,6 +23,7 @@ export const inboundRouteRoutes: RouteDef[] = [
     summary: "Create an inbound route (one per DID, one without a DID)",
     body: inboundRouteSchema,
     publishes: ["routes-updated"],
+    audit: { action: "inbound-route.create", object: "inbound-route", load: loadById(listInboundRoutes) },
     handler: ({ app, body }) => json(createInboundRoute(app, body), 201),
   }),
   route({
@@ -30,6 +31,7 @@ export const inboundRouteRoutes: RouteDef[] = [
     path: "/api/inbound-routes/:id",
     summary: "Delete an inbound route",
     publishes: ["routes-updated"],
+    audit: { action: "inbound-route.delete", object: "inbound-route", load: loadById(listInboundRoutes) },
     handler: ({ app, params }) => {
       deleteInboundRoute(app, parseId(params.id, "Inbound route"));
       return noContent();
@@ -50,6 +52,7 @@ export const outboundRouteRoutes: RouteDef[] = [
     summary: "Create an outbound route on an existing trunk (names are unique)",
     body: outboundRouteSchema,
     publishes: ["routes-updated"],
+    audit: { action: "outbound-route.create", object: "outbound-route", load: loadById(listOutboundRoutes) },
     handler: ({ app, body }) => json(createOutboundRoute(app, body), 201),
   }),
   route({
@@ -57,6 +60,7 @@ export const outboundRouteRoutes: RouteDef[] = [
     path: "/api/outbound-routes/:id",
     summary: "Delete an outbound route",
     publishes: ["routes-updated"],
+    audit: { action: "outbound-route.delete", object: "outbound-route", load: loadById(listOutboundRoutes) },
     handler: ({ app, params }) => {
       deleteOutboundRoute(app, parseId(params.id, "Outbound route"));
       return noContent();

@@ -38,6 +38,7 @@ export const telnyxRoutes: RouteDef[] = [
     summary: "Create a Telnyx credential connection (user name and password generated when empty)",
     body: createConnectionSchema,
     publishes: ["telnyx-updated"],
+    audit: { action: "telnyx.connection.create", object: "telnyx-connection" },
     handler: async ({ app, body }) => json(await createConnection(app, body), 201),
   }),
   route({
@@ -45,6 +46,7 @@ export const telnyxRoutes: RouteDef[] = [
     path: "/api/telnyx/connections/:id",
     summary: "Delete a Telnyx credential connection",
     publishes: ["telnyx-updated"],
+    audit: { action: "telnyx.connection.delete", object: "telnyx-connection" },
     handler: async ({ app, params }) => {
       await deleteConnection(app, params.id);
       return noContent();
@@ -61,6 +63,7 @@ export const telnyxRoutes: RouteDef[] = [
     path: "/api/telnyx/credentials/:id/password",
     minRole: "operator",
     summary: "Reveal a generated SIP credential's password",
+    audit: { action: "telnyx.credential.reveal", object: "sip-credential" },
     handler: ({ app, params }) => json(revealSipPassword(app, parseId(params.id, "Credential"))),
   }),
   route({
@@ -69,6 +72,7 @@ export const telnyxRoutes: RouteDef[] = [
     summary: "Generate a Telnyx SIP credential for an extension",
     body: createSipCredentialSchema,
     publishes: ["telnyx-updated"],
+    audit: { action: "telnyx.credential.create", object: "extension" },
     handler: async ({ app, params, body }) =>
       json(await generateSipCredential(app, parseId(params.extensionId, "Extension"), body), 201),
   }),
@@ -84,6 +88,7 @@ export const telnyxRoutes: RouteDef[] = [
     summary: "Route a phone number to a connection, or un-route it",
     body: routeNumberSchema,
     publishes: ["telnyx-updated"],
+    audit: { action: "telnyx.number.route", object: "phone-number" },
     handler: async ({ app, params, body }) => json(await routePhoneNumber(app, params.numberId, body)),
   }),
   route({

@@ -1,5 +1,5 @@
 import { trunkSchema } from "../../shared/inventory";
-import { type RouteDef, route } from "../context";
+import { loadById, type RouteDef, route } from "../context";
 import { json, noContent, parseId } from "../http";
 import { createTrunk, deleteTrunk, listTrunks } from "../inventory/trunks";
 
@@ -16,6 +16,7 @@ export const trunkRoutes: RouteDef[] = [
     summary: "Create a trunk (names are unique)",
     body: trunkSchema,
     publishes: ["trunks-updated"],
+    audit: { action: "trunk.create", object: "trunk", load: loadById(listTrunks) },
     handler: ({ app, body }) => json(createTrunk(app, body), 201),
   }),
   route({
@@ -23,6 +24,7 @@ export const trunkRoutes: RouteDef[] = [
     path: "/api/trunks/:id",
     summary: "Delete a trunk no route uses",
     publishes: ["trunks-updated"],
+    audit: { action: "trunk.delete", object: "trunk", load: loadById(listTrunks) },
     handler: ({ app, params }) => {
       deleteTrunk(app, parseId(params.id, "Trunk"));
       return noContent();

@@ -1,7 +1,7 @@
 import type { SessionUser } from "../../shared/auth";
 import { newUserSchema, userPatchSchema } from "../../shared/users";
 import { createUser, deleteUser, listUsers, updateUser } from "../accounts/user-admin";
-import { type RouteDef, route } from "../context";
+import { type AppContext, type RouteDef, route } from "../context";
 import { Unauthenticated } from "../domain/errors";
 import { json, noContent } from "../http";
 
@@ -9,6 +9,10 @@ const signedIn = (user: SessionUser | null): SessionUser => {
   if (!user) throw new Unauthenticated("Sign in required");
   return user;
 };
+
+/** A user as the audit records them (the list's view: never a password). */
+const loadUser = (app: AppContext, params: Record<string, string>) =>
+  listUsers(app, { id: "", username: "", role: "viewer" } as SessionUser).find((u) => u.id === params.id) ?? null;
 
 /** Console users: administrators only. */
 export const userRoutes: RouteDef[] = [
@@ -26,6 +30,7 @@ export const userRoutes: RouteDef[] = [
     summary: "Add a console user with a role",
     body: newUserSchema,
     publishes: ["accounts-updated"],
+    audit: { action: "user.create", object: "user", load: loadUser },
     handler: async ({ app, user, body }) => json(await createUser(app, signedIn(user), body), 201),
   }),
   route({
@@ -36,6 +41,7 @@ export const userRoutes: RouteDef[] = [
       "Change a user's username, password, role or disabled flag (a new password or disabling signs them out everywhere; the last active administrator stays)",
     body: userPatchSchema,
     publishes: ["accounts-updated", "sessions-updated"],
+    audit: { action: "user.update", object: "user", load: loadUser },
     handler: async ({ app, user, params, body, token }) =>
       json(await updateUser(app, signedIn(user), params.id ?? "", body, token)),
   }),
@@ -45,6 +51,7 @@ export const userRoutes: RouteDef[] = [
     minRole: "admin",
     summary: "Remove a user and end their sessions (not the last active administrator)",
     publishes: ["accounts-updated", "sessions-updated"],
+    audit: { action: "user.delete", object: "user", load: loadUser },
     handler: ({ app, params }) => {
       deleteUser(app, params.id ?? "");
       return noContent();

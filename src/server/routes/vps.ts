@@ -16,6 +16,7 @@ export const vpsRoutes: RouteDef[] = [
     summary: "Start, stop or restart the server through the hosting provider",
     body: vpsControlSchema,
     publishes: ["vps-updated"],
+    audit: { action: "vps.control" },
     handler: async ({ app, body }) => json(await controlVps(app, body.action)),
   }),
 ];

@@ -15,6 +15,7 @@ import {
   Radio,
   RefreshCw,
   Rocket,
+  ScrollText,
   Server,
   Smartphone,
   Users,
@@ -58,6 +59,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "API Settings", url: "/settings", icon: KeyRound },
       { title: "SIP Provider", url: "/telnyx", icon: Cable },
       { title: "Users", url: "/users", icon: Users, minRole: "admin" },
+      { title: "Audit", url: "/audit", icon: ScrollText, minRole: "admin" },
     ],
   },
   {

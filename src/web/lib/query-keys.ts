@@ -13,6 +13,10 @@ export const queryKeys = {
   totp: ["/api/auth/totp"],
   serverInfo: ["/api/info"],
   users: ["/api/users"],
+  /** The audit trail; each filter's pages are one infinite query under it (features/audit/api.ts). */
+  audit: ["/api/audit"],
+  auditPages: (filterQuery: string) => ["/api/audit", filterQuery] as const,
+  securitySettings: ["/api/settings/security"],
 
   extensions: ["/api/extensions"],
   extensionQrCode: (id: number) => ["/api/extensions", String(id), "qr-code"] as const,
@@ -78,4 +82,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "vps-updated": [queryKeys.vpsStatus],
   "accounts-updated": [queryKeys.me, queryKeys.totp, queryKeys.users],
   "sessions-updated": [queryKeys.sessions],
+  "audit-updated": [queryKeys.audit],
+  // Requiring two-factor sign-in may hold this user to the enrolment screen (/me says so).
+  "settings-updated": [queryKeys.securitySettings, queryKeys.me],
 };

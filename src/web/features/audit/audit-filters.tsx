@@ -1,0 +1,177 @@
+/**
+ * The Audit screen's filters: actor, action (a prefix such as `extension.` or one action), outcome and
+ * free text. Typed text is applied after a short pause; a value the server would refuse is shown with
+ * the shared schema's message and left out of the query.
+ */
+import { Search, X } from "lucide-react";
+import { useEffect, useId, useState } from "react";
+import { SelectField } from "@/components/form-fields";
+import { Button } from "@/components/ui/button";
+import { FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/input";
+import { AUDIT_OUTCOMES, type AuditFilter, auditFilterSchema } from "../../../shared/audit";
+
+export interface AuditFilterDraft {
+  actor: string;
+  action: string;
+  q: string;
+  /** "any" or one of AUDIT_OUTCOMES. */
+  outcome: string;
+}
+
+const EMPTY: AuditFilterDraft = { actor: "", action: "", q: "", outcome: "any" };
+
+/** Typed filters wait this long after the last key before they are queried. */
+export const FILTER_DEBOUNCE_MS = 300;
+
+/** The action areas the console records (a prefix matches every action of the area). */
+export const ACTION_PREFIXES = [
+  "auth.",
+  "user.",
+  "extension.",
+  "trunk.",
+  "inbound-route.",
+  "outbound-route.",
+  "ptt-group.",
+  "credential.",
+  "deploy.",
+  "sync.",
+  "backup.",
+  "ai.",
+  "telnyx.",
+  "vps.",
+  "settings.",
+] as const;
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+const TEXT_FIELDS = ["actor", "action", "q"] as const;
+
+/** The draft as a query filter: empty fields dropped, invalid ones dropped with their message. */
+function toFilter(draft: AuditFilterDraft): { filter: AuditFilter; errors: Partial<Record<string, string>> } {
+  const filter: AuditFilter = {};
+  const errors: Partial<Record<string, string>> = {};
+  for (const field of TEXT_FIELDS) {
+    const parsed = auditFilterSchema.shape[field].safeParse(draft[field]);
+    if (!parsed.success) errors[field] = parsed.error.issues[0]?.message;
+    else if (parsed.data) filter[field] = parsed.data;
+  }
+  const outcome = AUDIT_OUTCOMES.find((o) => o === draft.outcome);
+  if (outcome) filter.outcome = outcome;
+  return { filter, errors };
+}
+
+/** The filter state: what is typed (`draft`) and what is queried (`filter`, after the pause). */
+export function useAuditFilter() {
+  const [draft, setDraft] = useState<AuditFilterDraft>(EMPTY);
+  const settled = useDebounced(draft, FILTER_DEBOUNCE_MS);
+  // The outcome select applies at once; only typing waits.
+  const { filter, errors } = toFilter({ ...settled, outcome: draft.outcome });
+  return {
+    draft,
+    filter,
+    errors,
+    set: (field: keyof AuditFilterDraft, value: string) => setDraft((d) => ({ ...d, [field]: value })),
+    clear: () => setDraft(EMPTY),
+    /** Anything typed or chosen (a value the server would refuse included: "Clear filters" clears it too). */
+    isFiltered: TEXT_FIELDS.some((f) => draft[f].trim() !== "") || draft.outcome !== EMPTY.outcome,
+  };
+}
+
+const OUTCOME_OPTIONS = [
+  { value: "any", label: "Any outcome" },
+  { value: "ok", label: "OK" },
+  { value: "denied", label: "Denied" },
+  { value: "failed", label: "Failed" },
+] as const;
+
+export function AuditFilters({
+  state,
+  actors,
+}: {
+  state: ReturnType<typeof useAuditFilter>;
+  /** Names offered for the actor field (the console's users). */
+  actors: readonly string[];
+}) {
+  const { draft, errors, set, clear, isFiltered } = state;
+  const actionListId = useId();
+  const actorListId = useId();
+  return (
+    <search className="flex flex-wrap items-start gap-3" aria-label="Filter the audit trail">
+      <FormField label="Search" error={errors.q} className="min-w-60 flex-1">
+        {(control) => (
+          <div className="relative">
+            <Search className="absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
+            <Input
+              {...control}
+              type="search"
+              className="pl-9"
+              placeholder="Object, address, detail, changed value…"
+              value={draft.q}
+              onChange={(e) => set("q", e.target.value)}
+            />
+          </div>
+        )}
+      </FormField>
+      <FormField label="Actor" error={errors.actor} className="w-44">
+        {(control) => (
+          <>
+            <Input
+              {...control}
+              list={actorListId}
+              placeholder="Any user"
+              autoComplete="off"
+              value={draft.actor}
+              onChange={(e) => set("actor", e.target.value)}
+            />
+            <datalist id={actorListId}>
+              {[...actors, "system", "cli"].map((a) => (
+                <option key={a} value={a} />
+              ))}
+            </datalist>
+          </>
+        )}
+      </FormField>
+      <FormField label="Action" error={errors.action} className="w-52">
+        {(control) => (
+          <>
+            <Input
+              {...control}
+              list={actionListId}
+              placeholder="e.g. extension."
+              autoComplete="off"
+              spellCheck={false}
+              value={draft.action}
+              onChange={(e) => set("action", e.target.value)}
+            />
+            <datalist id={actionListId}>
+              {ACTION_PREFIXES.map((p) => (
+                <option key={p} value={p} />
+              ))}
+            </datalist>
+          </>
+        )}
+      </FormField>
+      <SelectField
+        label="Outcome"
+        className="w-40"
+        value={draft.outcome}
+        options={OUTCOME_OPTIONS}
+        onValueChange={(v) => set("outcome", v)}
+      />
+      {isFiltered && (
+        <Button type="button" variant="ghost" className="mt-[1.375rem]" onClick={clear}>
+          <X aria-hidden />
+          Clear filters
+        </Button>
+      )}
+    </search>
+  );
+}
