@@ -98,7 +98,16 @@ export interface SessionUser {
 
 /** GET /api/auth/me */
 export type MeResponse =
-  | { authenticated: true; user: SessionUser; setupRequired: false }
+  | {
+      authenticated: true;
+      user: SessionUser;
+      setupRequired: false;
+      /**
+       * The console requires two-factor sign-in and this user has not turned it on: until they do, the
+       * session reaches only their own account (the web shows only the enrolment screen).
+       */
+      totpSetupRequired: boolean;
+    }
   | {
       authenticated: false;
       user: null;

@@ -28,6 +28,10 @@ const ADMIN_ONLY = [
   "POST /api/users",
   "PATCH /api/users/:id",
   "DELETE /api/users/:id",
+  "GET /api/settings/security",
+  "PUT /api/settings/security",
+  "GET /api/audit",
+  "GET /api/audit/export.csv",
 ];
 /** Reads that carry a secret (SIP secrets, generated SIP passwords): operators, not viewers. */
 const OPERATOR_READS = [

@@ -17,6 +17,7 @@ import type { Deps } from "../domain/deps";
 import { Conflict, Invalid, NotFound, RateLimited, Unauthenticated } from "../domain/errors";
 import { logAuthFailure } from "./auth-log";
 import type { SessionClient, SessionStore } from "./sessions";
+import { totpSetupRequired } from "./settings";
 import type { SetupCode } from "./setup-code";
 import type { LoginThrottle } from "./throttle";
 import { checkSecondFactor } from "./two-factor";
@@ -36,9 +37,10 @@ export interface SignedIn {
 
 const ADMIN_EXISTS = "An administrator already exists; sign in instead";
 
-/** What `GET /api/auth/me` answers for this (possibly absent) user. */
+/** What `GET /api/auth/me` (and a sign-in) answers for this (possibly absent) user. */
 export function whoAmI(deps: Pick<Deps, "db"> & { setupCode?: SetupCode }, user: SessionUser | null): MeResponse {
-  if (user) return { authenticated: true, user, setupRequired: false };
+  if (user)
+    return { authenticated: true, user, setupRequired: false, totpSetupRequired: totpSetupRequired(deps.db, user.id) };
   const setupRequired = userCount(deps.db) === 0;
   // Named only when set-up needs the code (the console listens beyond loopback).
   return setupRequired && deps.setupCode?.required

@@ -6,7 +6,8 @@
  *   once; only their SHA-256 is stored.
  * - Sign-in: a code is accepted within one step of clock skew and only for a time step after the last
  *   accepted one (no replay inside its window); a recovery code works once.
- * - Disable: needs the current password (checked under the sign-in throttle, like a password change).
+ * - Disable: needs the current password (checked under the sign-in throttle, like a password change),
+ *   and is refused while the console requires two-factor sign-in for everyone (`settings.ts`).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -20,11 +21,13 @@ import {
   type TotpSetup,
   type TotpStatus,
 } from "../../shared/auth";
+import { TOTP_REQUIRED_CANNOT_DISABLE } from "../../shared/settings";
 import type { Deps } from "../domain/deps";
 import { Conflict, Invalid, RateLimited } from "../domain/errors";
 import { qrDataUrl } from "../qr";
 import type { AccountDeps, ClientInfo } from "./auth";
 import { logAuthFailure } from "./auth-log";
+import { securitySettings } from "./settings";
 import { matchTotp, newTotpSecret, otpauthUrl } from "./totp";
 import { checkPassword } from "./users";
 
@@ -135,13 +138,20 @@ export function checkSecondFactor(
   return "wrong";
 }
 
-/** Turns two-factor sign-in off; the current password must be given (throttled and logged like a sign-in). */
+/**
+ * Turns two-factor sign-in off; the current password must be given (throttled and logged like a sign-in).
+ * `Conflict` while the console requires it for everyone (checked first, and again after the password).
+ */
 export async function disableTotp(
   deps: Pick<Deps, "db" | "events"> & Pick<AccountDeps, "throttle">,
   user: SessionUser,
   input: TotpDisableInput,
   client: ClientInfo = { ip: null },
 ): Promise<void> {
+  const refuseWhileRequired = () => {
+    if (securitySettings(deps.db).requireTotp) throw new Conflict(TOTP_REQUIRED_CANNOT_DISABLE);
+  };
+  refuseWhileRequired();
   const attempt = deps.throttle.begin(user.username, client.ip);
   if (!attempt.ok)
     throw new RateLimited(
@@ -154,6 +164,8 @@ export async function disableTotp(
     throw new Invalid("The password is wrong", { password: "The password is wrong" });
   }
   deps.throttle.succeed(attempt.ticket);
+  // The policy may have been turned on while the password was checked.
+  refuseWhileRequired();
   deps.db.delete(userTotp).where(eq(userTotp.userId, user.id)).run();
   deps.events.publish({ type: "accounts-updated", data: { id: user.id, action: "totp-disabled" } });
 }

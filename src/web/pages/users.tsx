@@ -8,6 +8,7 @@ import { Card, CardContent } from "@/components/ui/card";
 import { FormError } from "@/components/ui/form-field";
 import { toast } from "@/components/ui/use-toast";
 import { useDeleteUser, usersQuery, useUpdateUser } from "@/features/users/api";
+import { SecurityCard } from "@/features/users/security-card";
 import { AddUserDialog, ResetPasswordDialog, ROLE_OPTIONS } from "@/features/users/users-dialogs";
 import { useCan } from "@/hooks/use-role";
 import { errorText } from "@/lib/error-text";
@@ -96,6 +97,7 @@ export function UsersPage() {
           </ul>
         </CardContent>
       </Card>
+      <SecurityCard />
       <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />
     </>
   );

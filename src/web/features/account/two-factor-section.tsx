@@ -80,7 +80,11 @@ function DisableTotpForm() {
   );
 }
 
-export function TwoFactorSection() {
+/**
+ * `onFinished` runs when the user closes the recovery codes after turning it on (the enrolment screen
+ * then lets the console appear); the Account card leaves it out.
+ */
+export function TwoFactorSection({ onFinished }: { onFinished?: () => void } = {}) {
   const status = useQuery(totpQuery());
   const [setup, setSetup] = useState<TotpSetup>();
   const [recoveryCodes, setRecoveryCodes] = useState<string[]>();
@@ -118,7 +122,10 @@ export function TwoFactorSection() {
             variant="outline"
             size="sm"
             className="justify-self-start"
-            onClick={() => setRecoveryCodes(undefined)}
+            onClick={() => {
+              setRecoveryCodes(undefined);
+              onFinished?.();
+            }}
           >
             Done
           </Button>

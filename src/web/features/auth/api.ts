@@ -11,6 +11,12 @@ type SetupBody = z.output<typeof setupSchema>;
 
 export const meQuery = () => queryOptions<MeResponse>({ queryKey: queryKeys.me });
 
+/** Reads /me again (e.g. once two-factor sign-in is set up, so the console replaces the enrolment screen). */
+export function useRefreshMe(): () => void {
+  const client = useQueryClient();
+  return () => void client.invalidateQueries({ queryKey: queryKeys.me });
+}
+
 /** The console's version, server label and the address phones register with. */
 export const serverInfoQuery = () => queryOptions<ServerInfo>({ queryKey: queryKeys.serverInfo });
 

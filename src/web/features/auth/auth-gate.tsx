@@ -6,11 +6,13 @@ import { Button } from "@/components/ui/button";
 import { forgetSignedInData } from "@/lib/session";
 import { meQuery } from "./api";
 import { CreateAdminPage } from "./create-admin-page";
+import { EnrolTotpPage } from "./enrol-totp-page";
 import { SignInPage } from "./sign-in-page";
 
 /**
- * The root layout: GET /api/auth/me decides between first-run setup, sign-in and
- * the console. The URL is left alone, so signing in lands on the screen asked for.
+ * The root layout: GET /api/auth/me decides between first-run setup, sign-in, setting up two-factor
+ * sign-in (when the console requires it) and the console. The URL is left alone, so signing in lands on
+ * the screen asked for.
  */
 export function AuthGate() {
   const client = useQueryClient();
@@ -44,5 +46,7 @@ export function AuthGate() {
     );
   }
   if (!me.data.authenticated) return me.data.setupRequired ? <CreateAdminPage /> : <SignInPage />;
+  // Two-factor sign-in is required for everyone and this user has not set it up: nothing else until they do.
+  if (me.data.totpSetupRequired) return <EnrolTotpPage username={me.data.user.username} />;
   return <AppShell user={me.data.user} />;
 }

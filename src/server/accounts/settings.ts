@@ -1,0 +1,83 @@
+/**
+ * Console-wide settings an administrator changes (`console_settings`: key → JSON value), and the rules
+ * that go with them. One so far, `requireTotp` (issue 13; ADR 0020, "Requiring it for everyone"):
+ *
+ * - Turning it on needs the administrator's own two-factor sign-in to be on, so whoever sets it is
+ *   never held at the enrolment screen by their own policy.
+ * - While it is on, a user without two-factor sign-in still signs in with the password, but the session
+ *   reaches only the routes that declare `allowedBeforeTotp` (their own account: set up two-factor
+ *   sign-in, change the password, sessions, sign out) until they turn it on: `totpSetupRequired`, checked
+ *   once by the transport. Turning it on makes the same session a full one.
+ * - While it is on, nobody can turn their own two-factor sign-in off (`disableTotp` asks `securitySettings`).
+ *
+ * A stored value that does not parse (a hand-edited database) reads as the default.
+ */
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "../../db/client";
+import { consoleSettings } from "../../db/schema";
+import type { SessionUser } from "../../shared/auth";
+import { REQUIRE_TOTP_NEEDS_OWN, type SecuritySettings, securitySettingsSchema } from "../../shared/settings";
+import type { Deps } from "../domain/deps";
+import { Conflict } from "../domain/errors";
+import { totpEnabled } from "./two-factor";
+
+const SECURITY_DEFAULTS: SecuritySettings = { requireTotp: false };
+
+/** One setting's stored value, or `fallback` when it was never set or no longer parses. */
+function readSetting<T>(db: Db, key: string, schema: z.ZodType<T>, fallback: T): T {
+  const row = db
+    .select({ value: consoleSettings.value })
+    .from(consoleSettings)
+    .where(eq(consoleSettings.key, key))
+    .get();
+  if (!row) return fallback;
+  const parsed = schema.safeParse(row.value);
+  return parsed.success ? parsed.data : fallback;
+}
+
+function writeSetting(db: Db, key: string, value: unknown, at: Date): void {
+  db.insert(consoleSettings)
+    .values({ key, value, updatedAt: at })
+    .onConflictDoUpdate({ target: consoleSettings.key, set: { value, updatedAt: at } })
+    .run();
+}
+
+/** The security settings (GET /api/settings/security), defaults for what was never set. */
+export function securitySettings(db: Db): SecuritySettings {
+  return {
+    requireTotp: readSetting(
+      db,
+      "requireTotp",
+      securitySettingsSchema.shape.requireTotp,
+      SECURITY_DEFAULTS.requireTotp,
+    ),
+  };
+}
+
+/**
+ * Changes the security settings (PUT /api/settings/security, administrators only). Turning `requireTotp`
+ * on is a `Conflict` while `admin` has not turned on their own two-factor sign-in. Synchronous: the check
+ * and the write cannot interleave with the admin turning theirs off.
+ */
+export function updateSecuritySettings(
+  deps: Pick<Deps, "db" | "events" | "now">,
+  admin: SessionUser,
+  input: SecuritySettings,
+): SecuritySettings {
+  if (input.requireTotp && !totpEnabled(deps.db, admin.id)) {
+    throw new Conflict(REQUIRE_TOTP_NEEDS_OWN, { requireTotp: REQUIRE_TOTP_NEEDS_OWN });
+  }
+  writeSetting(deps.db, "requireTotp", input.requireTotp, new Date(deps.now()));
+  deps.events.publish({ type: "settings-updated", data: { area: "security" } });
+  return securitySettings(deps.db);
+}
+
+/**
+ * Whether this user's session is held to setting up two-factor sign-in: the console requires it and the
+ * user has not turned it on. The transport refuses every route without `allowedBeforeTotp` (and the sync
+ * socket) for such a session; `GET /api/auth/me` says so, and the web shows only the enrolment screen.
+ */
+export function totpSetupRequired(db: Db, userId: string): boolean {
+  return securitySettings(db).requireTotp && !totpEnabled(db, userId);
+}
