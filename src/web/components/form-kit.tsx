@@ -26,6 +26,7 @@ import { errorMessage } from "@/lib/error-text";
 import { applyServerErrors } from "@/lib/form-errors";
 import type { MutationUi } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
+import type { Role } from "../../shared/users";
 
 type Schema = z.ZodType<FieldValues, FieldValues>;
 
@@ -135,8 +136,8 @@ export function useFormDialog<S extends Schema, T = never>(opts: FormDialogOptio
 }
 
 /**
- * The dialog around a create or edit form. With `trigger` it brings its own "Add …" button;
- * without, the screen opens it (`useFormDialog`'s `open`).
+ * The dialog around a create or edit form. With `trigger` it brings its own "Add …" button (shown
+ * only to a role of at least `minRole`); without, the screen opens it (`useFormDialog`'s `open`).
  */
 export function FormDialog({
   dialog,
@@ -148,6 +149,7 @@ export function FormDialog({
   pending,
   canSubmit = true,
   wide = false,
+  minRole = "operator",
   children,
 }: {
   dialog: { open: boolean; setOpen: (open: boolean) => void; formError?: string };
@@ -159,15 +161,17 @@ export function FormDialog({
   pending: boolean;
   canSubmit?: boolean;
   wide?: boolean;
+  /** The least role the dialog's request needs: a role below it does not see the `trigger` button. */
+  minRole?: Role;
   children: ReactNode;
 }) {
-  // A viewer cannot write: the dialog's own "Add …" button is disabled (the server refuses anyway).
-  const canWrite = useCan("operator");
+  // A role that cannot send the request does not see the dialog's own "Add …" button (the server refuses anyway).
+  const canWrite = useCan(minRole);
   return (
     <Dialog open={dialog.open} onOpenChange={dialog.setOpen}>
-      {trigger && (
+      {trigger && canWrite && (
         <DialogTrigger asChild>
-          <Button disabled={!canWrite} title={canWrite ? undefined : "Your role can only view"}>
+          <Button>
             <Plus />
             {trigger}
           </Button>

@@ -1,7 +1,7 @@
 /**
  * The list-screen layout the trunk, route, PTT and AI screens share: the header with
  * its action, the card list with its loading, error and empty states, and the
- * per-card delete button.
+ * per-card delete button (hidden from a role that cannot delete).
  */
 import type { UseQueryResult } from "@tanstack/react-query";
 import { CircleAlert, LoaderCircle, RotateCw, Trash2 } from "lucide-react";
@@ -11,6 +11,7 @@ import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
+import { useCan } from "@/hooks/use-role";
 import { errorText } from "@/lib/error-text";
 import { cn } from "@/lib/utils";
 
@@ -104,8 +105,12 @@ export function ListBody<T>({
   );
 }
 
-/** The icon button on a card; `label` names the thing ("Delete trunk Telnyx"). */
+/**
+ * The icon button on a card; `label` names the thing ("Delete trunk Telnyx"). Not shown to a role
+ * that cannot delete (a viewer).
+ */
 export function DeleteButton({ label, pending, onClick }: { label: string; pending: boolean; onClick: () => void }) {
+  if (!useCan("operator")) return null;
   return (
     <Button
       type="button"

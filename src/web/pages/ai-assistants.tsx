@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Bot, Plus } from "lucide-react";
 import { useState } from "react";
+import { Can } from "@/components/can";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
@@ -23,10 +24,12 @@ export function AiAssistantsPage() {
         title="AI Assistants"
         subtitle="Voice assistants that answer and handle calls"
         action={
-          <Button onClick={() => setDialog({ open: true, editing: null })}>
-            <Plus />
-            Create Assistant
-          </Button>
+          <Can minRole="operator">
+            <Button onClick={() => setDialog({ open: true, editing: null })}>
+              <Plus />
+              Create Assistant
+            </Button>
+          </Can>
         }
       />
       <SipConnectorCard />
@@ -39,6 +42,7 @@ export function AiAssistantsPage() {
             icon={Bot}
             title="No AI Assistants"
             description="Create an assistant to answer calls with OpenAI's realtime voice."
+            viewerDescription="No assistant answers calls with OpenAI's realtime voice yet."
           />
         }
       >

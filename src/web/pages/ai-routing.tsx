@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Plus, Split } from "lucide-react";
 import { useMemo, useState } from "react";
+import { Can } from "@/components/can";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
@@ -27,10 +28,12 @@ export function AiRoutingPage() {
         title="AI Routing Rules"
         subtitle="Decide where calls go based on what callers say"
         action={
-          <Button onClick={() => setDialog({ open: true, editing: null })}>
-            <Plus />
-            Create Rule
-          </Button>
+          <Can minRole="operator">
+            <Button onClick={() => setDialog({ open: true, editing: null })}>
+              <Plus />
+              Create Rule
+            </Button>
+          </Can>
         }
       />
       <ListBody
@@ -57,7 +60,10 @@ export function AiRoutingPage() {
           ))
         }
       </ListBody>
-      <RouteTester />
+      {/* Evaluating is a POST: an operator's. */}
+      <Can minRole="operator">
+        <RouteTester />
+      </Can>
       <RuleDialog
         open={dialog.open}
         editing={dialog.editing}

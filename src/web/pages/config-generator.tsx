@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { LoaderCircle, RefreshCw } from "lucide-react";
+import { RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/form-field";
@@ -9,10 +10,14 @@ import { ManualChecklist } from "@/features/generator/manual-checklist";
 import { RefusedList } from "@/features/generator/refused-list";
 import { SqlViewer } from "@/features/generator/sql-viewer";
 import { SummaryCounts } from "@/features/generator/summary-counts";
+import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 
 export function ConfigGeneratorPage() {
-  const config = useQuery(generatedConfigQuery());
+  // The script carries the extensions' SIP secrets: GET /api/config/generate is an operator's, so a
+  // viewer is told so and the request is not sent.
+  const canGenerate = useCan("operator");
+  const config = useQuery({ ...generatedConfigQuery(), enabled: canGenerate });
 
   return (
     <>
@@ -25,7 +30,9 @@ export function ConfigGeneratorPage() {
           </Button>
         )}
       </div>
-      {config.isPending ? (
+      {!canGenerate ? (
+        <RoleNotice cannot="generate the configuration script: it contains the extensions' SIP passwords" />
+      ) : config.isPending ? (
         <output className="flex items-center justify-center gap-2 py-16 text-muted-foreground">
           <LoaderCircle className="size-5 animate-spin" aria-hidden />
           Generating configuration...

@@ -1,6 +1,7 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { LoaderCircle, Network, Phone, Radio, Rocket } from "lucide-react";
 import { useState } from "react";
+import { Can, RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -72,29 +73,31 @@ export function DeploymentPage() {
               onDeploy={() => deploy.mutate("ptt-groups")}
             />
           </div>
-          <Card className="gap-4">
-            <CardHeader>
-              <CardTitle className="flex items-center gap-2">
-                <Rocket className="size-4 text-muted-foreground" aria-hidden />
-                Deploy Everything
-              </CardTitle>
-              <CardDescription>
-                Trunks and extensions, then the outbound and inbound routes that use them, followed by one FreePBX
-                reload.
-              </CardDescription>
-            </CardHeader>
-            <CardContent>
-              <Button
-                size="lg"
-                className="w-full sm:w-auto"
-                disabled={pending || (!trunks && !extensions)}
-                onClick={() => deploy.mutate("all")}
-              >
-                {busy("all") ? <LoaderCircle className="animate-spin" /> : <Rocket />}
-                Deploy All Configurations
-              </Button>
-            </CardContent>
-          </Card>
+          <Can minRole="operator" fallback={<RoleNotice cannot="deploy to the PBX" />}>
+            <Card className="gap-4">
+              <CardHeader>
+                <CardTitle className="flex items-center gap-2">
+                  <Rocket className="size-4 text-muted-foreground" aria-hidden />
+                  Deploy Everything
+                </CardTitle>
+                <CardDescription>
+                  Trunks and extensions, then the outbound and inbound routes that use them, followed by one FreePBX
+                  reload.
+                </CardDescription>
+              </CardHeader>
+              <CardContent>
+                <Button
+                  size="lg"
+                  className="w-full sm:w-auto"
+                  disabled={pending || (!trunks && !extensions)}
+                  onClick={() => deploy.mutate("all")}
+                >
+                  {busy("all") ? <LoaderCircle className="animate-spin" /> : <Rocket />}
+                  Deploy All Configurations
+                </Button>
+              </CardContent>
+            </Card>
+          </Can>
           <ResultsPanel run={run} />
         </div>
         {/* On narrow screens the PBX status comes first: it says whether deploying can work at all. */}

@@ -32,6 +32,7 @@ export function InboundRoutesPage() {
             icon={PhoneIncoming}
             title="No inbound routes"
             description="Add a route to decide where incoming calls ring."
+            viewerDescription="No route decides where incoming calls ring yet."
           />
         }
       >

@@ -32,6 +32,7 @@ export function OutboundRoutesPage() {
             icon={PhoneOutgoing}
             title="No outbound routes"
             description="Add a route to send outgoing calls through a trunk."
+            viewerDescription="No route sends outgoing calls through a trunk yet."
           />
         }
       >

@@ -34,6 +34,7 @@ export function PttGroupsPage() {
             icon={Radio}
             title="No PTT Groups"
             description="Create a group to page several extensions at once."
+            viewerDescription="No group pages several extensions at once yet."
           />
         }
       >

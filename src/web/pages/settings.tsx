@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { AccountCard } from "@/features/account/account-card";
@@ -35,6 +36,9 @@ export function SettingsPage() {
         </div>
       )}
       {isAdmin && <ApiTokensCard />}
+      {!isAdmin && (
+        <RoleNotice cannot="see or change the service credentials or tokens: an administrator manages them" />
+      )}
       <AccountCard />
       <SecurityNotice />
     </>

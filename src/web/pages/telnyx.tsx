@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { LoaderCircle } from "lucide-react";
+import { RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -18,6 +19,7 @@ import { GenerateCredentialForm } from "@/features/telnyx/generate-credential-fo
 import { NotConfigured } from "@/features/telnyx/not-configured";
 import { PhoneNumbersList } from "@/features/telnyx/phone-numbers-list";
 import { SipServerCard } from "@/features/telnyx/sip-server-card";
+import { useCan } from "@/hooks/use-role";
 
 const Loading = () => (
   <div className="flex items-center gap-2 text-muted-foreground text-sm">
@@ -31,6 +33,8 @@ export function TelnyxPage() {
   const connections = useQuery(connectionsQuery());
   const credentials = useQuery(sipCredentialsQuery());
   const numbers = useQuery(phoneNumbersQuery());
+  // Creating, deleting, generating and routing are an operator's; a viewer reads the lists.
+  const canWrite = useCan("operator");
 
   const header = (
     <PageHeader
@@ -54,8 +58,11 @@ export function TelnyxPage() {
     <>
       {header}
       {sipServer.data && <SipServerCard info={sipServer.data} />}
-      <div className="grid gap-6 lg:grid-cols-2">
-        <CreateConnectionForm />
+      {!canWrite && (
+        <RoleNotice cannot="create or delete SIP connections, generate credentials or route phone numbers" />
+      )}
+      <div className={canWrite ? "grid gap-6 lg:grid-cols-2" : "grid gap-6"}>
+        {canWrite && <CreateConnectionForm />}
         {connections.isPending ? (
           <Skeleton className="h-48" />
         ) : connections.isError ? (
@@ -66,7 +73,7 @@ export function TelnyxPage() {
           <ConnectionsList connections={connectionList} />
         )}
       </div>
-      {connectionList.length > 0 && <GenerateCredentialForm connections={connectionList} />}
+      {canWrite && connectionList.length > 0 && <GenerateCredentialForm connections={connectionList} />}
       {numbers.isPending ? (
         <Loading />
       ) : numbers.isError ? (

@@ -24,6 +24,7 @@ export function TrunksPage() {
             icon={Network}
             title="No trunks configured"
             description="Add a trunk to connect the PBX to a carrier."
+            viewerDescription="No trunk connects the PBX to a carrier yet."
           />
         }
       >

@@ -1,5 +1,6 @@
 import { ChevronLeft, ChevronRight, LoaderCircle, Rocket } from "lucide-react";
 import { useState } from "react";
+import { RoleNotice } from "@/components/can";
 import { useSchemaForm } from "@/components/form-kit";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
@@ -16,6 +17,7 @@ import {
   STEPS,
   TrunkStep,
 } from "@/features/wizard/wizard-steps";
+import { useCan } from "@/hooks/use-role";
 import { fieldMessages } from "@/lib/error-text";
 import type { WizardDeployResult } from "../../shared/wizard";
 import { WIZARD_DEFAULTS, wizardDeploySchema } from "../../shared/wizard";
@@ -31,6 +33,8 @@ const stepOf = (fields: object) => ([1, 2, 3] as const).find((s) => STEP_FIELDS[
 export function WizardPage() {
   const [step, setStep] = useState<Step>(1);
   const [result, setResult] = useState<WizardDeployResult>();
+  // The wizard ends in a deploy that creates objects: an operator's.
+  const canDeploy = useCan("operator");
   // The wizard's own page shows no form-level message: a refusal sends the user back to the step at fault.
   const { form, showServerError } = useSchemaForm(wizardDeploySchema, { ...WIZARD_DEFAULTS });
 
@@ -73,12 +77,25 @@ export function WizardPage() {
     setStep(1);
   }
 
+  const header = <PageHeader title="Configuration Wizard" subtitle="Deploy a starter configuration in a few steps" />;
+  if (!canDeploy) {
+    return (
+      <>
+        {header}
+        <RoleNotice
+          cannot="run the configuration wizard: it creates extensions, a trunk and routes"
+          className="max-w-2xl"
+        />
+      </>
+    );
+  }
+
   const percent = (step / TOTAL_STEPS) * 100;
   const current = step <= INPUT_STEPS ? STEPS[step - 1] : undefined;
 
   return (
     <>
-      <PageHeader title="Configuration Wizard" subtitle="Deploy a starter configuration in a few steps" />
+      {header}
       <Card className="w-full max-w-2xl">
         <CardHeader className="gap-3">
           <div className="flex items-center justify-between text-muted-foreground text-sm">

@@ -3,6 +3,7 @@ import { LoaderCircle, Pencil, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { CardFooter } from "@/components/ui/card";
+import { useCan } from "@/hooks/use-role";
 import { cn } from "@/lib/utils";
 
 /** The browser confirmations before a delete. */
@@ -22,7 +23,10 @@ export function Fact({ term, children }: { term: string; children: ReactNode }) 
   );
 }
 
-/** A card's Edit and Delete buttons; `name` labels them ("Edit Front desk"), Delete spins while pending. */
+/**
+ * A card's Edit and Delete buttons; `name` labels them ("Edit Front desk"), Delete spins while pending.
+ * Not shown to a role that cannot write (a viewer).
+ */
 export function EditDeleteFooter({
   name,
   deleting,
@@ -36,6 +40,7 @@ export function EditDeleteFooter({
   onDelete: () => void;
   className?: string;
 }) {
+  if (!useCan("operator")) return null;
   return (
     <CardFooter className={cn("justify-end gap-2", className)}>
       <Button type="button" variant="outline" size="sm" onClick={onEdit} aria-label={`Edit ${name}`}>

@@ -1,5 +1,6 @@
 import { LoaderCircle, PhoneIncoming, PhoneOutgoing, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
+import { Can } from "@/components/can";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -80,7 +81,7 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
   );
 }
 
-/** The detail dialog: everything about one call, Close and Delete. */
+/** The detail dialog: everything about one call, Close and (for an operator) Delete. */
 export function TranscriptDialog({
   transcript: t,
   deleting,
@@ -137,10 +138,12 @@ export function TranscriptDialog({
               <Button type="button" variant="outline" onClick={onClose}>
                 Close
               </Button>
-              <Button type="button" variant="destructive" onClick={onDelete} disabled={deleting}>
-                {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
-                Delete
-              </Button>
+              <Can minRole="operator">
+                <Button type="button" variant="destructive" onClick={onDelete} disabled={deleting}>
+                  {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+                  Delete
+                </Button>
+              </Can>
             </DialogFooter>
           </>
         )}

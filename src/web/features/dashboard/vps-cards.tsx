@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Cpu, HardDrive, Info, MemoryStick, Server, TriangleAlert } from "lucide-react";
 import type { ReactNode } from "react";
+import { Can } from "@/components/can";
 import { Button } from "@/components/ui/button";
 import { vpsStatusQuery } from "@/features/vps/api";
 import type { VpsStatus } from "../../../shared/vps";
@@ -34,9 +35,12 @@ function VpsNotice({ tone, title, message }: { tone: "info" | "error"; title?: s
           <span className="text-muted-foreground">{message}</span>
         </p>
       </div>
-      <Button asChild variant="outline" size="sm">
-        <Link to="/settings">Open API Settings</Link>
-      </Button>
+      {/* Credentials are an administrator's. */}
+      <Can minRole="admin">
+        <Button asChild variant="outline" size="sm">
+          <Link to="/settings">Open API Settings</Link>
+        </Button>
+      </Can>
     </div>
   );
 }

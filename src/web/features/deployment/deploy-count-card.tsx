@@ -1,8 +1,12 @@
 import { LoaderCircle, type LucideIcon, Upload } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { useCan } from "@/hooks/use-role";
 
-/** A count from the list query with its deploy button (disabled while any deploy runs or with nothing to deploy). */
+/**
+ * A count from the list query with its deploy button (disabled while any deploy runs or with nothing to
+ * deploy; not shown to a role that cannot deploy).
+ */
 export function DeployCountCard({
   title,
   caption,
@@ -25,6 +29,7 @@ export function DeployCountCard({
   pending: boolean;
   onDeploy: () => void;
 }) {
+  const canDeploy = useCan("operator");
   return (
     <Card className="gap-4" role="group" aria-label={title} data-testid={`deploy-${title}`}>
       <CardHeader className="flex flex-row items-center justify-between gap-2">
@@ -37,12 +42,14 @@ export function DeployCountCard({
         </div>
         <p className="text-muted-foreground text-xs">{caption}</p>
       </CardContent>
-      <CardFooter>
-        <Button className="w-full" variant="outline" disabled={pending || !count} onClick={onDeploy}>
-          {busy ? <LoaderCircle className="animate-spin" /> : <Upload />}
-          {buttonLabel}
-        </Button>
-      </CardFooter>
+      {canDeploy && (
+        <CardFooter>
+          <Button className="w-full" variant="outline" disabled={pending || !count} onClick={onDeploy}>
+            {busy ? <LoaderCircle className="animate-spin" /> : <Upload />}
+            {buttonLabel}
+          </Button>
+        </CardFooter>
+      )}
     </Card>
   );
 }

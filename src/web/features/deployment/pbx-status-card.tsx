@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { LoaderCircle, RefreshCw, ServerCog } from "lucide-react";
 import type { ReactNode } from "react";
+import { Can } from "@/components/can";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -85,9 +86,11 @@ export function PbxStatusCard() {
         {s?.message && (
           <p className="text-muted-foreground text-sm" data-testid="pbx-status-message">
             {s.message}{" "}
-            <Link to="/settings" className="text-primary underline-offset-4 hover:underline">
-              Open API Settings
-            </Link>
+            <Can minRole="admin">
+              <Link to="/settings" className="text-primary underline-offset-4 hover:underline">
+                Open API Settings
+              </Link>
+            </Can>
           </p>
         )}
       </CardContent>

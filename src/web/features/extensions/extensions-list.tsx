@@ -101,7 +101,12 @@ export function ExtensionsList() {
 
   if (sorted.length === 0) {
     return (
-      <EmptyState icon={PhoneOff} title="No extensions yet" description="Create your first extension to get started" />
+      <EmptyState
+        icon={PhoneOff}
+        title="No extensions yet"
+        description="Create your first extension to get started"
+        viewerDescription="No extension has been added yet."
+      />
     );
   }
 

@@ -7,7 +7,10 @@ interface Row {
   needsSync: boolean;
 }
 
-/** The comparison with a checkbox column; rows already Synced cannot be selected. */
+/**
+ * The comparison with a checkbox column (left out when `selectable` is false: the role cannot import);
+ * rows already Synced cannot be selected.
+ */
 export function ComparisonTable<R extends Row>({
   label,
   rows,
@@ -17,6 +20,7 @@ export function ComparisonTable<R extends Row>({
   onToggle,
   onToggleAll,
   disabled,
+  selectable: canSelect = true,
 }: {
   label: string;
   rows: R[];
@@ -26,6 +30,7 @@ export function ComparisonTable<R extends Row>({
   onToggle: (key: string, on: boolean) => void;
   onToggleAll: (on: boolean) => void;
   disabled: boolean;
+  selectable?: boolean;
 }) {
   const selectable = rows.filter(isSelectable);
   const chosen = selectable.filter((r) => selected.has(keyOf(r))).length;
@@ -36,14 +41,16 @@ export function ComparisonTable<R extends Row>({
       <table className="w-full caption-bottom text-sm" aria-label={label}>
         <thead className="bg-muted/50">
           <tr className="border-b">
-            <th scope="col" className="w-10 px-3 py-2 text-left">
-              <Checkbox
-                aria-label="Select all rows that need importing"
-                checked={allState}
-                disabled={disabled || selectable.length === 0}
-                onCheckedChange={(v) => onToggleAll(v === true)}
-              />
-            </th>
+            {canSelect && (
+              <th scope="col" className="w-10 px-3 py-2 text-left">
+                <Checkbox
+                  aria-label="Select all rows that need importing"
+                  checked={allState}
+                  disabled={disabled || selectable.length === 0}
+                  onCheckedChange={(v) => onToggleAll(v === true)}
+                />
+              </th>
+            )}
             {columns.map((c) => (
               <th key={c.header} scope="col" className="px-3 py-2 text-left font-medium text-muted-foreground">
                 {c.header}
@@ -60,14 +67,16 @@ export function ComparisonTable<R extends Row>({
             const can = isSelectable(row);
             return (
               <tr key={key} className="border-b last:border-b-0 hover:bg-muted/30" data-row={key}>
-                <td className="px-3 py-2">
-                  <Checkbox
-                    aria-label={`Select ${key}`}
-                    checked={can && selected.has(key)}
-                    disabled={disabled || !can}
-                    onCheckedChange={(v) => onToggle(key, v === true)}
-                  />
-                </td>
+                {canSelect && (
+                  <td className="px-3 py-2">
+                    <Checkbox
+                      aria-label={`Select ${key}`}
+                      checked={can && selected.has(key)}
+                      disabled={disabled || !can}
+                      onCheckedChange={(v) => onToggle(key, v === true)}
+                    />
+                  </td>
+                )}
                 {columns.map((c) => (
                   <td key={c.header} className={`px-3 py-2 ${c.mono ? "font-mono text-xs" : ""}`}>
                     {c.cell(row) || "-"}

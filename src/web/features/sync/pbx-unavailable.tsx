@@ -1,5 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import { ServerOff } from "lucide-react";
+import { Can } from "@/components/can";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 
@@ -12,9 +13,12 @@ export function PbxUnavailable({ message }: { message: string }) {
         <p className="max-w-xl text-sm" role="alert" data-testid="sync-error">
           {message}
         </p>
-        <Button asChild variant="outline">
-          <Link to="/settings">Open API Settings</Link>
-        </Button>
+        {/* Credentials are an administrator's. */}
+        <Can minRole="admin">
+          <Button asChild variant="outline">
+            <Link to="/settings">Open API Settings</Link>
+          </Button>
+        </Can>
       </CardContent>
     </Card>
   );

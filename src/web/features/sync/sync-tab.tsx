@@ -1,10 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { Download, ListChecks, LoaderCircle, RefreshCw } from "lucide-react";
 import { useState } from "react";
+import { RoleNotice } from "@/components/can";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/use-toast";
+import { useCan } from "@/hooks/use-role";
 import { serverMessage } from "@/lib/error-text";
 import { comparisonQuery, useImport, useRefetchComparisonOnListChange } from "./api";
 import { ComparisonTable } from "./comparison-table";
@@ -29,8 +31,9 @@ function Stat({ label, value, testId }: { label: string; value: number | undefin
   );
 }
 
-/** One tab of the Sync screen: PBX vs dashboard counts, the comparison, and the imports. */
+/** One tab of the Sync screen: PBX vs dashboard counts, the comparison, and the imports (an operator's). */
 export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
+  const canImport = useCan("operator");
   const compare = useQuery(comparisonQuery<R>(config.kind));
   useRefetchComparisonOnListChange(config.kind);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -81,28 +84,37 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
               {compare.isFetching ? <LoaderCircle className="animate-spin" /> : <RefreshCw />}
               Refresh
             </Button>
-            <Button
-              variant="outline"
-              disabled={busy || failed || rows.length === 0}
-              onClick={() => importing.mutate({ mode: "all", keys: [] })}
-            >
-              {busy && importing.variables?.mode === "all" ? <LoaderCircle className="animate-spin" /> : <Download />}
-              Import All
-            </Button>
-            <Button
-              disabled={busy || failed || chosen.length === 0}
-              onClick={() => importing.mutate({ mode: "selected", keys: chosen })}
-            >
-              {busy && importing.variables?.mode === "selected" ? (
-                <LoaderCircle className="animate-spin" />
-              ) : (
-                <ListChecks />
-              )}
-              Import Selected ({chosen.length})
-            </Button>
+            {canImport && (
+              <>
+                <Button
+                  variant="outline"
+                  disabled={busy || failed || rows.length === 0}
+                  onClick={() => importing.mutate({ mode: "all", keys: [] })}
+                >
+                  {busy && importing.variables?.mode === "all" ? (
+                    <LoaderCircle className="animate-spin" />
+                  ) : (
+                    <Download />
+                  )}
+                  Import All
+                </Button>
+                <Button
+                  disabled={busy || failed || chosen.length === 0}
+                  onClick={() => importing.mutate({ mode: "selected", keys: chosen })}
+                >
+                  {busy && importing.variables?.mode === "selected" ? (
+                    <LoaderCircle className="animate-spin" />
+                  ) : (
+                    <ListChecks />
+                  )}
+                  Import Selected ({chosen.length})
+                </Button>
+              </>
+            )}
           </div>
         </CardContent>
       </Card>
+      {!canImport && <RoleNotice cannot={`import ${config.kind} from the PBX`} />}
 
       {failed ? (
         <PbxUnavailable
@@ -129,6 +141,7 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
           onToggle={toggle}
           onToggleAll={(on) => setSelected(new Set(on ? selectableKeys : []))}
           disabled={busy}
+          selectable={canImport}
         />
       )}
 

@@ -3,12 +3,15 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
+import { useCan } from "@/hooks/use-role";
 import { runningFor } from "@/lib/mutations";
 import type { SipConnection } from "../../../shared/telnyx";
 import { failureText, useDeleteConnection } from "./api";
 import { formatDate } from "./format";
 
+/** The connections; deleting (an operator's) is not offered to a viewer. */
 export function ConnectionsList({ connections }: { connections: SipConnection[] }) {
+  const canWrite = useCan("operator");
   // Deleted at once, without a confirmation.
   const remove = useDeleteConnection({
     onSuccess: () => toast({ title: "Success", description: "Connection deleted successfully" }),
@@ -30,7 +33,7 @@ export function ConnectionsList({ connections }: { connections: SipConnection[] 
       <CardContent>
         {connections.length === 0 ? (
           <p className="py-6 text-center text-muted-foreground text-sm">
-            No connections yet. Create one above to get started.
+            {canWrite ? "No connections yet. Create one above to get started." : "No connections yet."}
           </p>
         ) : (
           <ul className="grid gap-2">
@@ -48,16 +51,18 @@ export function ConnectionsList({ connections }: { connections: SipConnection[] 
                       Username <span className="font-mono">{c.user_name}</span> · created {formatDate(c.created_at)}
                     </p>
                   </div>
-                  <Button
-                    variant="ghost"
-                    size="icon"
-                    className="text-muted-foreground hover:text-destructive"
-                    aria-label={`Delete ${c.connection_name}`}
-                    disabled={deleting}
-                    onClick={() => remove.mutate(c.id)}
-                  >
-                    {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
-                  </Button>
+                  {canWrite && (
+                    <Button
+                      variant="ghost"
+                      size="icon"
+                      className="text-muted-foreground hover:text-destructive"
+                      aria-label={`Delete ${c.connection_name}`}
+                      disabled={deleting}
+                      onClick={() => remove.mutate(c.id)}
+                    >
+                      {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+                    </Button>
+                  )}
                 </li>
               );
             })}

@@ -4,12 +4,15 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
+import { useCan } from "@/hooks/use-role";
 import type { SipCredential } from "../../../shared/telnyx";
 import { failureText, useRevealPassword } from "./api";
 import { formatDate } from "./format";
 
+/** The masked password; revealing it (GET …/password, an operator's) is not offered to a viewer. */
 function PasswordCell({ credential }: { credential: SipCredential }) {
   const [revealed, setRevealed] = useState<string | null>(null);
+  const canReveal = useCan("operator");
   const reveal = useRevealPassword(credential.id, {
     onSuccess: (r) => setRevealed(r.sip_password),
     onError: (err) =>
@@ -21,16 +24,18 @@ function PasswordCell({ credential }: { credential: SipCredential }) {
       <code className="break-all font-mono text-xs" data-testid="sip-password">
         {shown ? revealed : credential.sip_password}
       </code>
-      <Button
-        variant="ghost"
-        size="icon"
-        className="size-7 text-muted-foreground"
-        aria-label={shown ? "Hide password" : "Reveal password"}
-        disabled={reveal.isPending}
-        onClick={() => (shown ? setRevealed(null) : reveal.mutate())}
-      >
-        {reveal.isPending ? <LoaderCircle className="animate-spin" /> : shown ? <EyeOff /> : <Eye />}
-      </Button>
+      {canReveal && (
+        <Button
+          variant="ghost"
+          size="icon"
+          className="size-7 text-muted-foreground"
+          aria-label={shown ? "Hide password" : "Reveal password"}
+          disabled={reveal.isPending}
+          onClick={() => (shown ? setRevealed(null) : reveal.mutate())}
+        >
+          {reveal.isPending ? <LoaderCircle className="animate-spin" /> : shown ? <EyeOff /> : <Eye />}
+        </Button>
+      )}
     </span>
   );
 }

@@ -5,6 +5,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/use-toast";
+import { useCan } from "@/hooks/use-role";
 import type { PhoneNumber, SipConnection } from "../../../shared/telnyx";
 import { failureText, useRouteNumber } from "./api";
 import { formatDateTime } from "./format";
@@ -13,8 +14,10 @@ import { RequirementsDialog } from "./requirements-dialog";
 /** Radix Select items cannot have an empty value: this stands for "not routed" (sent as ""). */
 const NOT_ROUTED = "__not_routed__";
 
+/** One number; routing it (a POST, an operator's) is not offered to a viewer, who sees its connection badge. */
 function NumberRow({ number, connections }: { number: PhoneNumber; connections: SipConnection[] }) {
   const selectId = useId();
+  const canRoute = useCan("operator");
   const route = useRouteNumber(number.id, {
     onSuccess: () => toast({ title: "Success", description: "Phone number routing configured successfully" }),
     onError: (err) =>
@@ -49,28 +52,36 @@ function NumberRow({ number, connections }: { number: PhoneNumber; connections: 
         <span className="text-muted-foreground text-xs">Updated {formatDateTime(number.updated_at)}</span>
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <Label htmlFor={selectId} className="text-muted-foreground">
-          Route to
-        </Label>
-        <Select value={value} onValueChange={(v) => route.mutate(v === NOT_ROUTED ? "" : v)} disabled={route.isPending}>
-          <SelectTrigger id={selectId} className="w-48">
-            <SelectValue />
-          </SelectTrigger>
-          <SelectContent>
-            <SelectItem value={NOT_ROUTED}>Not routed</SelectItem>
-            {foreign && (
-              <SelectItem value={foreign} disabled>
-                {number.connection_name ?? foreign}
-              </SelectItem>
-            )}
-            {connections.map((c) => (
-              <SelectItem key={c.id} value={c.id}>
-                {c.connection_name}
-              </SelectItem>
-            ))}
-          </SelectContent>
-        </Select>
-        {route.isPending && <LoaderCircle className="size-4 animate-spin text-muted-foreground" aria-hidden />}
+        {canRoute && (
+          <>
+            <Label htmlFor={selectId} className="text-muted-foreground">
+              Route to
+            </Label>
+            <Select
+              value={value}
+              onValueChange={(v) => route.mutate(v === NOT_ROUTED ? "" : v)}
+              disabled={route.isPending}
+            >
+              <SelectTrigger id={selectId} className="w-48">
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                <SelectItem value={NOT_ROUTED}>Not routed</SelectItem>
+                {foreign && (
+                  <SelectItem value={foreign} disabled>
+                    {number.connection_name ?? foreign}
+                  </SelectItem>
+                )}
+                {connections.map((c) => (
+                  <SelectItem key={c.id} value={c.id}>
+                    {c.connection_name}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+            {route.isPending && <LoaderCircle className="size-4 animate-spin text-muted-foreground" aria-hidden />}
+          </>
+        )}
         <RequirementsDialog phoneNumber={number.phone_number} />
       </div>
     </li>
