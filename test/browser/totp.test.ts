@@ -4,13 +4,9 @@
 import { describe, expect, test } from "bun:test";
 import { totp } from "../../src/server/accounts/totp";
 import { harnessPerFile, TEST_TIMEOUT } from "./harness";
+import { awayFromStepEnd, enrolInSection } from "./totp-ui";
 
 const c = harnessPerFile({ viewport: { width: 1280, height: 1000 } });
-
-/** Waits while the clock is in the last seconds of a 30-second step, so a code does not expire on the way. */
-async function awayFromStepEnd() {
-  while (Date.now() % 30_000 > 26_000) await Bun.sleep(250);
-}
 
 describe("two-factor sign-in", () => {
   test(
@@ -20,16 +16,7 @@ describe("two-factor sign-in", () => {
       const section = page.getByRole("region", { name: "Account", exact: true }).getByRole("region", {
         name: "Two-factor sign-in",
       });
-      await section.getByRole("button", { name: "Set Up" }).click();
-      await section.getByRole("img", { name: "QR code of the two-factor secret" }).waitFor();
-      const secret = (await section.getByTestId("totp-secret").textContent()) ?? "";
-      expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-      await awayFromStepEnd();
-      await section.getByLabel("Code").fill(totp(secret, Date.now()));
-      await section.getByRole("button", { name: "Turn On" }).click();
-      const codes = section.getByRole("region", { name: "Recovery codes" }).getByRole("listitem");
-      await codes.first().waitFor();
-      expect(await codes.count()).toBe(10);
+      const { secret } = await enrolInSection(section);
       await section.getByRole("button", { name: "Done" }).click();
       await section.getByText("On", { exact: true }).waitFor();
       await section.getByRole("button", { name: "Turn Off" }).waitFor();

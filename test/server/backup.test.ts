@@ -5,7 +5,12 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BACKUP_FOLDER, runScheduledBackup, startBackupSchedule } from "../../src/server/backup/snapshot";
+import {
+  BACKUP_FOLDER,
+  runScheduledBackup,
+  scheduledBackupTick,
+  startBackupSchedule,
+} from "../../src/server/backup/snapshot";
 import { ConfigError, loadConfig } from "../../src/server/config";
 import { signedInServer } from "../helpers/server";
 
@@ -170,6 +175,34 @@ describe("the daily backup", () => {
         expect(db.query("SELECT name FROM extensions WHERE extension = '1500'").get()).toEqual({ name: "User 1500" });
         db.close();
       }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("each scheduled backup is in the audit trail as `system`, a failed one with its reason", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pbx-sched-"));
+    try {
+      const rows = () =>
+        s.db.$client
+          .query("SELECT actor, outcome, detail FROM audit_log WHERE action = 'backup.scheduled' ORDER BY id")
+          .all() as { actor: string; outcome: string; detail: string }[];
+      const before = rows().length;
+      scheduledBackupTick(deps(dataDir, 2, () => Date.UTC(2026, 0, 2, 3, 0, 0)));
+      // A file where the backups folder should be: the backup cannot be written.
+      const blocked = mkdtempSync(join(tmpdir(), "pbx-sched-"));
+      writeFileSync(join(blocked, BACKUP_FOLDER), "not a folder");
+      scheduledBackupTick(deps(blocked, 2, () => Date.UTC(2026, 0, 3, 3, 0, 0)));
+      rmSync(blocked, { recursive: true, force: true });
+      // Rows wait in order while an earlier test's other connection held the lock: give them a moment.
+      for (let i = 0; i < 40 && rows().length < before + 2; i++) await Bun.sleep(50);
+      const added = rows().slice(before);
+      expect(added.map((r) => [r.actor, r.outcome])).toEqual([
+        ["system", "ok"],
+        ["system", "failed"],
+      ]);
+      expect(added[0]?.detail).toBe("pbx-console-20260102T030000Z.db written");
+      expect(added[1]?.detail).toMatch(/EEXIST|ENOTDIR|not a directory|exists/i);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -10,8 +10,8 @@ import { TOTP_CODE_REQUIRED } from "../../src/shared/auth";
 import { REQUIRE_TOTP_NEEDS_OWN, TOTP_REQUIRED_CANNOT_DISABLE, TOTP_SETUP_REQUIRED } from "../../src/shared/settings";
 import { forbiddenForRole, type Role } from "../../src/shared/users";
 import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
+import { TOTP_STEP_MS as STEP, totpClock } from "../helpers/totp-clock";
 
-const STEP = 30_000;
 const PASSWORD = "policy password 123";
 const label = (r: RouteDef) => `${r.method} ${r.path}`;
 const concrete = (path: string) => path.replace(/:([A-Za-z]+)/g, (_m, name: string) => (name === "type" ? "ssh" : "1"));
@@ -29,15 +29,7 @@ const BEFORE_TOTP = [
 ];
 
 let s: TestServer;
-let offset = 0;
-/** The server's clock (the helper's `now` is Date.now() plus what the test advanced). */
-const now = () => Date.now() + offset;
-const advance = (ms: number) => {
-  offset += ms;
-  s.advance(ms);
-};
-/** Moves the clock to the middle of a time step, so a test's codes do not straddle a boundary. */
-const midStep = () => advance((STEP + STEP / 2 - (now() % STEP)) % STEP);
+const { now, advance, midStep, reset } = totpClock(() => s);
 
 /** Signs in with a fresh cookie jar; answers the response and the new session's cookie (the test's jar is kept). */
 async function signIn(user: { username: string; password: string; code?: string }) {
@@ -77,7 +69,7 @@ async function requireForEveryone() {
 }
 
 beforeEach(async () => {
-  offset = 0;
+  reset();
   s = await startTestServer();
   await s.setup();
 });

@@ -5,8 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { base32Decode, base32Encode, hotp, matchTotp, otpauthUrl, totp } from "../../src/server/accounts/totp";
 import { TOTP_CODE_REQUIRED, TOTP_CODE_WRONG } from "../../src/shared/auth";
 import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
-
-const STEP = 30_000;
+import { TOTP_STEP_MS as STEP, totpClock } from "../helpers/totp-clock";
 
 describe("TOTP core", () => {
   // RFC 6238 Appendix B, SHA-1 (key "12345678901234567890", 8 digits).
@@ -61,15 +60,7 @@ describe("TOTP core", () => {
 
 describe("two-factor sign-in over the API", () => {
   let s: TestServer;
-  let offset = 0;
-  /** The server's clock (the helper's `now` is Date.now() plus what the test advanced). */
-  const now = () => Date.now() + offset;
-  const advance = (ms: number) => {
-    offset += ms;
-    s.advance(ms);
-  };
-  /** Moves the clock to the middle of a time step, so a test's codes do not straddle a boundary. */
-  const midStep = () => advance((STEP + STEP / 2 - (now() % STEP)) % STEP);
+  const { now, advance, midStep, reset } = totpClock(() => s);
   const login = (code?: string) =>
     s.call("POST", "/api/auth/login", { ...ADMIN, ...(code === undefined ? {} : { code }) }, { cookie: "" });
 
@@ -85,7 +76,7 @@ describe("two-factor sign-in over the API", () => {
   }
 
   beforeEach(async () => {
-    offset = 0;
+    reset();
     s = await startTestServer();
     await s.setup();
   });

@@ -132,37 +132,36 @@ export function runScheduledBackup(deps: Pick<Deps, "db" | "config" | "now">): S
   return { file, removed };
 }
 
+type ScheduleDeps = Pick<Deps, "db" | "config" | "now"> & Partial<Pick<Deps, "events">>;
+
+/**
+ * One tick of the daily schedule: the backup, logged, and recorded in the audit trail as `system`
+ * (a failure too, with its message; the next day's is tried).
+ */
+export function scheduledBackupTick(deps: ScheduleDeps): void {
+  try {
+    const { file, removed } = runScheduledBackup(deps);
+    const detail = `${basename(file)} written${removed.length ? `, ${removed.length} older removed` : ""}`;
+    recordAudit(deps, { actor: SYSTEM_ACTOR, action: "backup.scheduled", outcome: "ok", detail });
+    if (deps.config.logRequests) console.log(`backup ${detail}`);
+  } catch (err) {
+    console.error(`scheduled backup failed: ${(err as Error).message}`);
+    recordAudit(deps, {
+      actor: SYSTEM_ACTOR,
+      action: "backup.scheduled",
+      outcome: "failed",
+      detail: (err as Error).message,
+    });
+  }
+}
+
 /**
  * Starts the daily schedule (nothing when BACKUP_KEEP=0): the first backup a day after start, then
- * every day. A failed backup is logged (its message only) and the next day's is tried. Returns the
- * function that stops it.
+ * every day. Returns the function that stops it.
  */
-export function startBackupSchedule(
-  deps: Pick<Deps, "db" | "config" | "now"> & Partial<Pick<Deps, "events">>,
-): () => void {
+export function startBackupSchedule(deps: ScheduleDeps): () => void {
   if (deps.config.backupKeep < 1) return () => {};
-  const timer = setInterval(() => {
-    try {
-      const { file, removed } = runScheduledBackup(deps);
-      recordAudit(deps, {
-        actor: SYSTEM_ACTOR,
-        action: "backup.scheduled",
-        outcome: "ok",
-        detail: `${basename(file)} written${removed.length ? `, ${removed.length} older removed` : ""}`,
-      });
-      if (deps.config.logRequests) {
-        console.log(`backup ${file} written${removed.length ? `, ${removed.length} older removed` : ""}`);
-      }
-    } catch (err) {
-      console.error(`scheduled backup failed: ${(err as Error).message}`);
-      recordAudit(deps, {
-        actor: SYSTEM_ACTOR,
-        action: "backup.scheduled",
-        outcome: "failed",
-        detail: (err as Error).message,
-      });
-    }
-  }, BACKUP_INTERVAL_MS);
+  const timer = setInterval(() => scheduledBackupTick(deps), BACKUP_INTERVAL_MS);
   timer.unref?.();
   return () => clearInterval(timer);
 }
