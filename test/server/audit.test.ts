@@ -100,6 +100,8 @@ describe("what is recorded", () => {
     expect(create?.changes).toContainEqual({ field: "extension", to: "2101" });
     expect(create?.changes).toContainEqual({ field: "name", to: "Front desk" });
     expect(create?.changes).toContainEqual({ field: "secret", to: AUDIT_MASK });
+    // Empty fields of a new object are not listed.
+    expect(create?.changes.filter((c) => c.to === "null" || c.to === "")).toEqual([]);
 
     expect((await s.call("DELETE", `/api/extensions/${id}`)).status).toBe(204);
     const del = await latest("extension.delete");

@@ -191,6 +191,8 @@ function valueText(v: unknown): string {
   return cut(JSON.stringify(v) ?? String(v));
 }
 
+const isEmpty = (text: string | undefined) => text === "null" || text === "" || text === "[]";
+
 /**
  * The field-level difference between two states of an object (either may be absent: a create or a
  * delete). A secret field records only that it was set, changed or removed (`AUDIT_MASK`), never a value.
@@ -203,6 +205,8 @@ export function diffFields(before: unknown, after: unknown): AuditChange[] {
     const from = a.get(field);
     const to = b.get(field);
     if (from === to) continue;
+    // A created or deleted object's empty fields say nothing.
+    if ((from === undefined && isEmpty(to)) || (to === undefined && isEmpty(from))) continue;
     const secret = isSecretField(field);
     const change: AuditChange = { field };
     if (from !== undefined) change.from = secret ? AUDIT_MASK : from;
