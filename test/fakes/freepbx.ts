@@ -93,6 +93,11 @@ export interface FreePbxExtension {
   email: string;
   /** Voicemail PIN when voicemail is enabled, else null. */
   vmPassword: string | null;
+  /**
+   * The User Manager user linked to the extension (username = the extension number), or null/absent
+   * when there is none. Not readable through the GraphQL subset; tests inspect it on the backend.
+   */
+  userman?: { username: string; email: string } | null;
   /** The `users` row; null for a device without a fixed user. */
   user: FreePbxUser | null;
 }
@@ -290,8 +295,10 @@ const TECHS = ["pjsip", "sip", "iax2", "dahdi", "custom", "virtual"];
 
 /**
  * The record `Core::processQuickCreate()` would write for an addExtension input: tech defaults to pjsip, a
- * random 32-hex SIP secret, voicemail on unless `vmEnable: false`, max_contacts capped at 100 (default 1),
- * device callerid defaulting to the emergency CID, other user settings at their defaults. Use it to seed a backend.
+ * random 32-hex SIP secret, voicemail on unless `vmEnable: false`, a User Manager user unless
+ * `umEnable: false` (Extensions.php resolveNames: an omitted flag means yes), max_contacts capped at 100
+ * (default 1), device callerid defaulting to the emergency CID, other user settings at their defaults.
+ * Use it to seed a backend.
  */
 export function quickCreateExtension(input: AddExtensionInput, secret = randomHex(16)): FreePbxExtension {
   const tech = input.tech ?? "pjsip";
@@ -313,6 +320,7 @@ export function quickCreateExtension(input: AddExtensionInput, secret = randomHe
     maxContacts: String(Number.isFinite(mc) && mc > 0 ? Math.min(mc, 100) : 1),
     email: input.email,
     vmPassword: input.vmEnable === false ? null : (input.vmPassword ?? ""),
+    userman: input.umEnable === false ? null : { username: id, email: input.email },
     user: {
       name: input.name,
       password: "",
@@ -494,19 +502,22 @@ function rootResolvers(backend: FreePbxBackend) {
       if (!isNumeric(input.extensionId)) return payload(input, false, "Please enter only numeric values");
       const old = await backend.getExtension(input.extensionId);
       if (!old) return payload(input, false, "Extension does not exists.");
-      // FreePBX deletes device + user and re-creates them from the input merged with what the input can express;
-      // everything else (ring time, no-answer, recording, …) comes back at its default.
+      // FreePBX deletes device, user AND the User Manager user, and re-creates them from the input merged with
+      // what the input can express (Extensions.php getUpdatedValues); everything else (ring time, no-answer,
+      // recording, …) comes back at its default. As in resolveNames(), an omitted vmEnable or umEnable means YES:
+      // voicemail is switched on and a User Manager user is (re-)created unless the update says false.
       const merged: AddExtensionInput = {
         extensionId: input.extensionId,
-        name: input.name ?? old.user?.name ?? old.description,
-        email: input.email ?? old.email,
-        tech: input.tech ?? old.tech,
+        name: input.name || old.user?.name || old.description,
+        email: input.email || old.userman?.email || old.email,
+        tech: input.tech || old.tech,
         channelName: input.channelName ?? null,
-        outboundCid: input.outboundCid ?? old.user?.outboundCid ?? "",
-        emergencyCid: input.emergencyCid ?? old.emergencyCid,
-        callerID: input.callerID ?? old.callerId,
-        vmEnable: input.vmEnable ?? old.user?.voicemail !== "novm",
-        vmPassword: input.vmPassword ?? old.vmPassword,
+        outboundCid: input.outboundCid || old.user?.outboundCid || "",
+        emergencyCid: input.emergencyCid || old.emergencyCid,
+        callerID: input.callerID || old.callerId,
+        vmEnable: input.vmEnable !== false,
+        umEnable: input.umEnable !== false,
+        vmPassword: input.vmPassword || old.vmPassword,
         maxContacts: input.maxContacts ?? old.maxContacts,
       };
       if (!TECHS.includes(merged.tech ?? "pjsip")) return payload(input, false, "Sorry could not update the extension");

@@ -82,6 +82,8 @@ export interface OffSchemaExtensionData {
   vmPassword: string | null;
   /** Only for devices without `sip` rows (iax2, dahdi, custom, virtual). */
   secret?: string;
+  /** The linked User Manager user (userman tables are not in the schema). */
+  userman?: { username: string; email: string } | null;
 }
 
 /** Advanced Settings Core reads when it creates a PJSIP device (stock FreePBX 17 values). */
@@ -307,6 +309,7 @@ export class MariaDbFreePbxBackend implements FreePbxBackend {
     this.offSchema.set(id, {
       email: ext.email,
       vmPassword: ext.vmPassword,
+      userman: ext.userman ?? null,
       ...(SIP_TABLE_TECHS.has(ext.tech) ? {} : { secret: ext.secret }),
     });
   }
@@ -338,6 +341,7 @@ export class MariaDbFreePbxBackend implements FreePbxBackend {
       maxContacts: text(r.sip_max_contacts),
       email: off?.email ?? "",
       vmPassword: hasUser && voicemail !== "novm" ? (off?.vmPassword ?? "") : null,
+      userman: off?.userman ?? null,
       user: hasUser
         ? {
             name: text(r.u_name),

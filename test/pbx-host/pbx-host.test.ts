@@ -232,6 +232,40 @@ describe("fwconsole stand-in over SSH", () => {
   });
 });
 
+describe("asterisk stand-in over SSH", () => {
+  test("database put/get/show split the command like Asterisk's CLI; AstDB is kept in a file", async () => {
+    pbx.setAstdb({});
+    pbx.clearAsteriskCalls();
+    // The CLI line: database put AMPUSER 1001/cidname "O'Brien \\ \"Desk\" 🎧"
+    const line = 'database put AMPUSER 1001/cidname "O\'Brien \\\\ \\"Desk\\" 🎧"';
+    const put = await exec(ssh, `asterisk -rx ${shQuote(line)}`);
+    expect(put).toEqual({ code: 0, stdout: "Updated database successfully\n", stderr: "" });
+    expect(pbx.astdb()).toEqual({ "/AMPUSER/1001/cidname": 'O\'Brien \\ "Desk" 🎧' });
+    expect((await exec(ssh, "asterisk -rx 'database put CW 1001 \"\"'")).stdout).toBe(
+      "Updated database successfully\n",
+    );
+    expect((await exec(ssh, "asterisk -rx 'database get CW 1001'")).stdout).toBe("Value: \n");
+    expect((await exec(ssh, "asterisk -rx 'database get CW 1002'")).stdout).toBe("Database entry not found.\n");
+    const show = await exec(ssh, "asterisk -rx 'database show AMPUSER'");
+    expect(show.stdout).toContain("/AMPUSER/1001/cidname");
+    expect(show.stdout).toContain("1 results found.");
+    expect(pbx.asteriskCalls().map((c) => c.argv[0])).toEqual(["-rx", "-rx", "-rx", "-rx", "-rx"]);
+  });
+
+  test("a stopped Asterisk: every command fails with Asterisk's message, AstDB unchanged", async () => {
+    pbx.setAstdb({ "/CW/1001": "ENABLED" });
+    pbx.setAsteriskDown(true);
+    try {
+      const r = await exec(ssh, "asterisk -rx 'database put CW 1001 DISABLED'");
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("Unable to connect to remote asterisk");
+      expect(pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
+    } finally {
+      pbx.setAsteriskDown(false);
+    }
+  });
+});
+
 describe("mysql over SSH with the FreePBX config's credentials", () => {
   test("the config file is FreePBX's PHP format with working credentials", async () => {
     const r = await exec(ssh, `cat ${shQuote(pbx.freepbxConfPath)}`);

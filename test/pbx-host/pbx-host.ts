@@ -92,10 +92,22 @@ export interface PbxHost {
   binDir: string;
   /** Runs one SQL statement as freepbxuser on `asterisk` over TCP (Bun.SQL); `?` placeholders bound from params. */
   query(sql: string, params?: unknown[]): Promise<QueryRows>;
+  /** Runs a whole script with the real MariaDB command-line client, as an administrator pasting it would. */
+  runScript(script: string): { code: number | null; err: string };
   /** Calls of the fwconsole stand-in so far, oldest first. */
   fwconsoleCalls(): FwconsoleCall[];
   /** Forgets the recorded fwconsole calls. */
   clearFwconsoleCalls(): void;
+  /** Calls of the `asterisk` stand-in so far (`asterisk -rx '…'`), oldest first. */
+  asteriskCalls(): FwconsoleCall[];
+  /** Forgets the recorded asterisk calls. */
+  clearAsteriskCalls(): void;
+  /** The stand-in's AstDB: "/FAMILY/key" → value. */
+  astdb(): Record<string, string>;
+  /** Replaces the stand-in's AstDB. */
+  setAstdb(entries: Record<string, string>): void;
+  /** Makes every `asterisk -rx` fail like a stopped Asterisk (true), or answer again (false). */
+  setAsteriskDown(down: boolean): void;
   /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
   setReloadFailure(message: string | null): void;
   /** Stops both servers (SIGTERM, then SIGKILL after 5 s) and removes the temp dir. Idempotent. */
@@ -143,6 +155,9 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     myCnf: join(dir.etc, "my.cnf"),
     fwLog: join(root, "fwconsole.log"),
     failReload: join(root, "fwconsole.fail-reload"),
+    asteriskLog: join(root, "asterisk.log"),
+    astdb: join(root, "astdb.json"),
+    asteriskDown: join(root, "asterisk.down"),
   };
 
   let mysqld: Subprocess | undefined;
@@ -373,6 +388,19 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     copyFileSync(join(HERE, "fwconsole.sh"), join(dir.bin, "fwconsole"));
     chmodSync(join(dir.bin, "fwconsole"), 0o755);
     writeFileSync(file.fwLog, "");
+    // The asterisk stand-in is a Bun script (asterisk.ts); the wrapper runs it with this process's Bun.
+    writeFileSync(
+      join(dir.bin, "asterisk"),
+      [
+        "#!/bin/sh",
+        "# asterisk stand-in of this test host (test/pbx-host/asterisk.ts): AstDB in a file, calls logged.",
+        `ASTERISK_STANDIN_ROOT=${shQuote(root)} exec ${shQuote(process.execPath)} ${shQuote(join(HERE, "asterisk.ts"))} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    writeFileSync(file.asteriskLog, "");
+    writeFileSync(file.astdb, "{}");
   }
 
   try {
@@ -410,12 +438,42 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     freepbxConfPath: file.freepbxConf,
     binDir: dir.bin,
     query: (text, params = []) => db.unsafe(text, params as any[]) as Promise<QueryRows>,
+    runScript(script) {
+      const r = Bun.spawnSync(
+        [
+          "mariadb",
+          "--protocol=TCP",
+          "-h",
+          "127.0.0.1",
+          "-P",
+          String(mysqlPort),
+          "-u",
+          "freepbxuser",
+          `-p${password}`,
+          "asterisk",
+        ],
+        { stdin: Buffer.from(script) },
+      );
+      return { code: r.exitCode, err: r.stderr.toString() };
+    },
     fwconsoleCalls: () =>
       readText(file.fwLog)
         .split("\n")
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as FwconsoleCall),
     clearFwconsoleCalls: () => writeFileSync(file.fwLog, ""),
+    asteriskCalls: () =>
+      readText(file.asteriskLog)
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as FwconsoleCall),
+    clearAsteriskCalls: () => writeFileSync(file.asteriskLog, ""),
+    astdb: () => JSON.parse(readText(file.astdb) || "{}") as Record<string, string>,
+    setAstdb: (entries) => writeFileSync(file.astdb, JSON.stringify(entries)),
+    setAsteriskDown: (down) => {
+      if (down) writeFileSync(file.asteriskDown, "");
+      else rmSync(file.asteriskDown, { force: true });
+    },
     setReloadFailure: (message) => {
       if (message === null) rmSync(file.failReload, { force: true });
       else writeFileSync(file.failReload, message);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
-import { extensions, pttGroups } from "../../src/db/schema";
+import { extensions, inboundRoutes, pttGroups } from "../../src/db/schema";
 import { loadConfig } from "../../src/server/config";
 import { Invalid } from "../../src/server/domain/errors";
 import { CredentialStore } from "../../src/server/integrations/credentials";
@@ -49,6 +49,7 @@ beforeEach(() => {
   db = openDatabase(join(dir, "pbx-console.db"));
   events = [];
   fake.state.backend.extensions.clear();
+  fake.state.backend.inboundRoutes = [];
 });
 afterEach(() => {
   db.$client.close();
@@ -121,5 +122,102 @@ describe("sync through the FreePBX API", () => {
     const result = await importExtensions(deps(graphqlEnv()), { mode: "selected", extensions: ["7001"] });
     expect(result).toMatchObject({ created: 0, updated: 0, failed: 1 });
     expect(events).toEqual([{ type: "sync-status", data: { import: "extensions", ...result } }]);
+  });
+});
+
+describe("deploy through the FreePBX API writes only what changed (ADR 0023)", () => {
+  const updates = (from: number) =>
+    fake.calls
+      .slice(from)
+      .filter((c) => String((c.body as { query?: string })?.query ?? "").includes("updateExtension"))
+      .map((c) => (c.body as { variables: { input: Record<string, unknown> } }).variables.input);
+
+  test("an existing extension gets only its changed fields; its User Manager user and voicemail stay", async () => {
+    const d = deps(graphqlEnv());
+    await fake.state.backend.addExtension(
+      quickCreateExtension(
+        { extensionId: "1001", name: "Alice", email: "alice@example.org", vmEnable: false },
+        "pbx-secret-1001",
+      ),
+    );
+    expect((await fake.state.backend.getExtension("1001"))?.userman).toEqual({
+      username: "1001",
+      email: "alice@example.org",
+    });
+    db.insert(extensions)
+      .values({ extension: "1001", name: "Alice Smith", voicemail: false, secret: d.box.seal("pbx-secret-1001") })
+      .run();
+    const from = fake.calls.length;
+    const res = await deployTarget(d, "extensions");
+    expect(res.results[0]).toMatchObject({ status: "success", via: "graphql" });
+    expect(res.results[0]?.message).toBe("Extension 1001 updated through the FreePBX API (name)");
+    // No umEnable (FreePBX would drop the User Manager user on false), no email, no unchanged secret.
+    expect(updates(from)).toEqual([{ extensionId: "1001", vmEnable: false, name: "Alice Smith" }]);
+    const after = await fake.state.backend.getExtension("1001");
+    expect(after?.userman).toEqual({ username: "1001", email: "alice@example.org" });
+    expect(after?.user?.voicemail).toBe("novm");
+    expect(after?.secret).toBe("pbx-secret-1001");
+
+    const again = fake.calls.length;
+    const second = await deployTarget(d, "extensions");
+    expect(second.results[0]?.message).toBe("Extension 1001 is already up to date on the PBX");
+    expect(updates(again)).toEqual([]);
+  });
+
+  test("a new extension is added without a User Manager user, then given the console's secret", async () => {
+    const d = deps(graphqlEnv());
+    db.insert(extensions)
+      .values({ extension: "2001", name: "Bob", voicemail: true, secret: d.box.seal("console-secret-2001") })
+      .run();
+    const from = fake.calls.length;
+    const res = await deployTarget(d, "extensions");
+    expect(res.results[0]?.message).toBe("Extension 2001 added through the FreePBX API");
+    expect(updates(from)).toEqual([
+      { extensionId: "2001", extPassword: "console-secret-2001", vmEnable: true, umEnable: false },
+    ]);
+    const stored = await fake.state.backend.getExtension("2001");
+    expect(stored).toMatchObject({ secret: "console-secret-2001", userman: null });
+    expect(stored?.user?.voicemail).toBe("default");
+  });
+
+  test("an existing inbound route keeps its privacy, music and alert settings", async () => {
+    const d = deps(graphqlEnv());
+    fake.state.backend.inboundRoutes = [
+      {
+        extension: "5551234567",
+        cidnum: "",
+        description: "GUI route",
+        destination: "from-did-direct,1001,1",
+        privacyman: true,
+        alertinfo: "<http://x>;info=ring2",
+        ringing: true,
+        mohclass: "jazz",
+        grppre: "VIP:",
+        delay_answer: 2,
+        pricid: false,
+        fanswer: false,
+      },
+    ];
+    db.insert(inboundRoutes)
+      .values({ description: "Main line", didNumber: "5551234567", destination: "1002", destinationType: "extension" })
+      .run();
+    const res = await deployTarget(d, "all");
+    expect(res.inboundRoutes.results[0]).toMatchObject({ status: "success", via: "graphql" });
+    expect(fake.state.backend.inboundRoutes).toEqual([
+      {
+        extension: "5551234567",
+        cidnum: "",
+        description: "Main line",
+        destination: "from-did-direct,1002,1",
+        privacyman: true,
+        alertinfo: "<http://x>;info=ring2",
+        ringing: true,
+        mohclass: "jazz",
+        grppre: "VIP:",
+        delay_answer: 2,
+        pricid: false,
+        fanswer: false,
+      },
+    ]);
   });
 });

@@ -1,19 +1,47 @@
 /**
- * The statements that put one console object into FreePBX's tables, the way
- * FreePBX's Core module writes it. Each item deletes what it replaces first,
- * so running a script twice changes nothing. A value that FreePBX cannot hold
- * (too long, characters its config files cannot carry) throws UnsafeValueError.
+ * The statements that merge one console object into FreePBX's tables. What is
+ * written comes from `ownership.ts` (`pbxObject`): owned columns and keywords
+ * are updated in place, a missing row or keyword is created with FreePBX's form
+ * defaults, and every other row, column and keyword is left byte-identical
+ * (ADR 0023). Tables without a primary key (devices, users, incoming) use
+ * UPDATE + INSERT … SELECT … WHERE NOT EXISTS; keyword tables (sip, pjsip) an
+ * upsert of owned keywords on their (id, keyword) key. Running a script twice
+ * changes nothing. Every value is an escaped literal (sql.ts) or a trusted
+ * expression of the generator itself; identifiers come from ownership.ts only.
  */
-import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
-import { dialPattern, extensionNumber, fits, insert, int, keywordRows, str, UnsafeValueError } from "./sql";
+import {
+  type Conditional,
+  EMPTY_OR_NULL,
+  type ExtensionRow,
+  extensionObject,
+  type InboundRow,
+  type ItemKind,
+  inboundObject,
+  isExpr,
+  type OutboundRow,
+  type OwnedKeywords,
+  type OwnedList,
+  type OwnedRow,
+  outboundObject,
+  type PbxObject,
+  type PttRow,
+  pttObject,
+  type TrunkRow,
+  trunkObject,
+  type Value,
+} from "./ownership";
+import { int, str } from "./sql";
 
-export type ExtensionRow = typeof extensions.$inferSelect;
-export type TrunkRow = typeof trunks.$inferSelect;
-export type InboundRow = typeof inboundRoutes.$inferSelect;
-export type OutboundRow = typeof outboundRoutes.$inferSelect;
-export type PttRow = typeof pttGroups.$inferSelect;
-
-export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+export {
+  destinationString,
+  type ExtensionRow,
+  type InboundRow,
+  type ItemKind,
+  type OutboundRow,
+  type PttRow,
+  type TrunkRow,
+  trunkName,
+} from "./ownership";
 
 export interface SqlItem {
   kind: ItemKind;
@@ -23,328 +51,172 @@ export interface SqlItem {
   statements: string[];
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-const CONTROL = /[\x00-\x1f\x7f]/;
-/** Text that ends up in Asterisk config files (callerid, section names): no control characters. */
-function configText(value: string, what: string): string {
-  if (CONTROL.test(value)) throw new UnsafeValueError(`${what} contains a control character (e.g. a newline)`);
-  return value;
-}
-/** Values written as `key=value` into pjsip.conf: no whitespace, `;` (comment) or brackets. */
-function configToken(value: string | null, what: string): string {
-  if (!value) return "";
-  if (!/^[\x21-\x7e]+$/.test(value) || /[;[\]]/.test(value)) {
-    throw new UnsafeValueError(`${what} may not contain spaces, ';', '[' or ']'`);
-  }
-  return value;
-}
-const TRUNK_NAME_RE = /^[A-Za-z0-9 ._@()+-]{1,50}$/;
-export function trunkName(name: string): string {
-  if (!TRUNK_NAME_RE.test(name)) {
-    throw new UnsafeValueError("Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - for FreePBX");
-  }
-  return name;
-}
-const HOST_RE = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,253}[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/;
-const yesNo = (b: boolean) => (b ? "yes" : "no");
-
-export function extensionItem(e: ExtensionRow): SqlItem {
-  const n = str(extensionNumber(e.extension));
-  const name = configText(e.name, "Name");
-  fits(name, 50, "Name");
-  const sip: [string, string][] = [
-    ["account", e.extension],
-    ["callerid", `${name} <${e.extension}>`],
-    ["context", "from-internal"],
-    ["dial", `PJSIP/${e.extension}`],
-    ["secret", configToken(e.secret, "Secret")],
-    ["sipdriver", "chan_pjsip"],
-    ["dtmfmode", "rfc4733"],
-    ["mailbox", e.voicemail ? `${e.extension}@device` : ""],
-    // Several contacts so a desk phone and the softphone app can register together.
-    ["max_contacts", "5"],
-    ["remove_existing", "no"],
-    ["rewrite_contact", "yes"],
-    ["rtp_symmetric", "yes"],
-    ["force_rport", "yes"],
-    ["direct_media", "yes"],
-    ["trustrpid", "yes"],
-    ["sendrpid", "pai"],
-    ["qualifyfreq", "60"],
-    ["transport", ""],
-    ["avpf", "no"],
-    ["icesupport", "no"],
-    ["media_encryption", "no"],
-    ["timers", "yes"],
-    ["webrtc", "no"],
-  ];
-  return {
-    kind: "extension",
-    key: e.extension,
-    label: `${e.extension} - ${e.name}`,
-    statements: [
-      `DELETE FROM devices WHERE id = ${n};`,
-      `DELETE FROM users WHERE extension = ${n};`,
-      `DELETE FROM sip WHERE id = ${n};`,
-      insert(
-        "devices",
-        ["id", "tech", "dial", "devicetype", "user", "description", "emergency_cid"],
-        [[n, "'pjsip'", str(`PJSIP/${e.extension}`), "'fixed'", n, str(name), "''"]],
-      ),
-      insert(
-        "users",
-        [
-          "extension",
-          "password",
-          "name",
-          "voicemail",
-          "ringtimer",
-          "noanswer",
-          "recording",
-          "outboundcid",
-          "sipname",
-          "mohclass",
-        ],
-        [[n, "''", str(name), str(e.voicemail ? "default" : "novm"), "0", "''", "''", "''", "''", "'default'"]],
-      ),
-      keywordRows("sip", n, sip),
-    ],
-  };
-}
-
-export function trunkItem(t: TrunkRow): SqlItem {
-  const name = trunkName(t.name);
-  if (t.type !== "sip")
-    throw new UnsafeValueError(
-      `Only SIP (PJSIP) trunks are deployed; ${t.type.toUpperCase()} trunks are set up in FreePBX`,
-    );
-  if (!HOST_RE.test(t.host)) throw new UnsafeValueError("Host must be a host name or an IP address");
-  const id = "CAST(@tid AS CHAR)";
-  const pjsip: [string, string][] = [
-    ["trunk_name", name],
-    ["sip_server", t.host],
-    ["sip_server_port", String(t.port ?? 5060)],
-    ["username", configToken(t.username, "Username")],
-    ["auth_username", configToken(t.username, "Username")],
-    ["secret", configToken(t.secret, "Secret")],
-    ["authentication", t.authType],
-    ["registration", t.registrationEnabled ? "send" : "none"],
-    ["context", "from-pstn"],
-    ["transport", "0.0.0.0-udp"],
-    ["from_domain", configToken(t.fromDomain, "From domain")],
-    ["from_user", configToken(t.fromUser, "From user")],
-    ["contact_user", configToken(t.contactUser, "Contact user")],
-    ["rewrite_contact", yesNo(t.rewriteContact)],
-    ["trust_rpid", yesNo(t.trustRpid)],
-    ["sendrpid", t.sendRpid ? "pai" : "no"],
-    ["codecs", "ulaw,alaw,g722,gsm"],
-    ["dtmfmode", "auto"],
-    ["qualify_frequency", "60"],
-    ["expiration", "3600"],
-    ["retry_interval", "60"],
-    ["forbidden_retry_interval", "30"],
-    ["fatal_retry_interval", "30"],
-    ["max_retries", "10000"],
-    ["direct_media", "no"],
-    ["rtp_symmetric", "yes"],
-    ["force_rport", "yes"],
-    ["identify_by", "default"],
-  ];
-  return {
-    kind: "trunk",
-    key: t.name,
-    label: t.name,
-    statements: [
-      // Keep the trunk's id when it exists (routes point at it); else the next free one.
-      `SET @tid = (SELECT trunkid FROM trunks WHERE name = ${str(name)} LIMIT 1);`,
-      "SET @tid = COALESCE(@tid, (SELECT COALESCE(MAX(trunkid), 0) + 1 FROM trunks));",
-      "DELETE FROM trunks WHERE trunkid = @tid;",
-      `DELETE FROM pjsip WHERE id = ${id};`,
-      insert(
-        "trunks",
-        [
-          "trunkid",
-          "name",
-          "tech",
-          "outcid",
-          "keepcid",
-          "maxchans",
-          "failscript",
-          "dialoutprefix",
-          "channelid",
-          "disabled",
-          "`continue`",
-        ],
-        [
-          [
-            "@tid",
-            str(name),
-            "'pjsip'",
-            "''",
-            "'off'",
-            "''",
-            "''",
-            "''",
-            str(name.replace(/ /g, "_")),
-            "'off'",
-            "'off'",
-          ],
-        ],
-      ),
-      keywordRows("pjsip", id, pjsip),
-    ],
-  };
-}
-
-/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
-export function destinationString(type: InboundRow["destinationType"], destination: string): string {
-  const d = extensionNumber(destination, "Destination");
-  switch (type) {
-    case "extension":
-      return `from-did-direct,${d},1`;
-    case "voicemail":
-      return `ext-local,vmu${d},1`;
-    case "queue":
-      return `ext-queues,${d},1`;
-    case "ivr":
-      return `ivr-${d},s,1`;
-  }
-}
-
-export function inboundItem(r: InboundRow): SqlItem {
-  const did = r.didNumber ?? "";
-  if (!/^\+?\d{0,20}$/.test(did)) throw new UnsafeValueError("DID must be digits (optionally with a leading +)");
-  fits(r.description, 80, "Description");
-  const dest = destinationString(r.destinationType, r.destination);
-  fits(dest, 50, "Destination");
-  return {
-    kind: "inboundRoute",
-    key: did,
-    label: r.description,
-    statements: [
-      `DELETE FROM incoming WHERE extension = ${str(did)} AND (cidnum = '' OR cidnum IS NULL);`,
-      insert(
-        "incoming",
-        [
-          "cidnum",
-          "extension",
-          "destination",
-          "privacyman",
-          "alertinfo",
-          "ringing",
-          "fanswer",
-          "mohclass",
-          "description",
-          "grppre",
-          "delay_answer",
-          "pricid",
-          "pmmaxretries",
-          "pmminlength",
-          "reversal",
-          "rvolume",
-          "indication_zone",
-        ],
-        [
-          [
-            "''",
-            str(did),
-            str(dest),
-            "0",
-            "''",
-            "''",
-            "''",
-            "'default'",
-            str(r.description),
-            "''",
-            "0",
-            "''",
-            "'3'",
-            "'10'",
-            "''",
-            "'0'",
-            "'default'",
-          ],
-        ],
-      ),
-    ],
-  };
-}
-
-export function outboundItem(r: OutboundRow, trunk: TrunkRow | undefined): SqlItem {
-  const name = configText(r.name, "Name");
-  fits(name, 40, "Route name");
-  if (!trunk) throw new UnsafeValueError("The route's trunk no longer exists");
-  const patterns = [...new Set(r.dialPatterns.map(dialPattern))];
-  if (patterns.length === 0) throw new UnsafeValueError("A route needs at least one dial pattern");
-  return {
-    kind: "outboundRoute",
-    key: r.name,
-    label: r.name,
-    statements: [
-      `SET @rid = (SELECT route_id FROM outbound_routes WHERE name = ${str(name)} LIMIT 1);`,
-      "DELETE FROM outbound_route_patterns WHERE route_id = @rid;",
-      "DELETE FROM outbound_route_trunks WHERE route_id = @rid;",
-      "DELETE FROM outbound_route_sequence WHERE route_id = @rid;",
-      "DELETE FROM outbound_routes WHERE route_id = @rid;",
-      insert(
-        "outbound_routes",
-        [
-          "route_id",
-          "name",
-          "outcid",
-          "outcid_mode",
-          "password",
-          "emergency_route",
-          "intracompany_route",
-          "mohclass",
-          "time_group_id",
-          "dest",
-          "notification_on",
-        ],
-        [["@rid", str(name), "''", "''", "''", "''", "''", "'default'", "NULL", "''", "'call'"]],
-      ),
-      "SET @rid = COALESCE(@rid, LAST_INSERT_ID());",
-      insert(
-        "outbound_route_patterns",
-        ["route_id", "match_pattern_prefix", "match_pattern_pass", "match_cid", "prepend_digits"],
-        patterns.map((p) => ["@rid", "''", str(p), "''", "''"]),
-      ),
-      `INSERT INTO outbound_route_trunks (route_id, trunk_id, seq) SELECT @rid, trunkid, 0 FROM trunks WHERE name = ${str(trunkName(trunk.name))} LIMIT 1;`,
-      `SET @missing_trunk = (SELECT IF(COUNT(*) = 0, 1, 0) FROM outbound_route_trunks WHERE route_id = @rid);`,
-      // Aborts the transaction (error 1242, a two-row subquery) when the trunk is not on the PBX yet.
-      `SET @trunk_check = (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE @missing_trunk = 1); -- ${MISSING_TRUNK_MARK}`,
-      "INSERT INTO outbound_route_sequence (route_id, seq) SELECT @rid, COALESCE(MAX(seq) + 1, 0) FROM outbound_route_sequence;",
-    ],
-  };
-}
-
-export function pttItem(g: PttRow): SqlItem {
-  const number = str(extensionNumber(g.extension, "Group number"));
-  fits(g.description, 255, "Description");
-  const members = g.members.map((m) => str(extensionNumber(m, "Member")));
-  return {
-    kind: "pttGroup",
-    key: g.extension,
-    label: g.name,
-    statements: [
-      `DELETE FROM paging_groups WHERE page_number = ${number};`,
-      `DELETE FROM paging_config WHERE page_group = ${number};`,
-      // force_page 0 = skip busy members; auto-answer is the phones' setting in FreePBX, not the group's.
-      insert(
-        "paging_config",
-        ["page_group", "force_page", "duplex", "description", "announcement", "volume"],
-        [[number, "0", g.duplex ? "1" : "0", str(g.description ?? g.name), "NULL", "0"]],
-      ),
-      insert(
-        "paging_groups",
-        ["page_number", "ext"],
-        members.map((m) => [number, m]),
-      ),
-    ],
-  };
-}
-
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
 export const MISSING_TRUNK_MARK = "check: the route's trunk must exist on the PBX";
+
+/** Set at the start of each item: 1 when the object is not on the PBX yet (its keyword defaults are then written). */
+const NEW = "@new_object";
+
+function ident(name: string): string {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a FreePBX column name: ${name}`);
+  return `\`${name}\``;
+}
+
+function lit(v: Value): string {
+  if (isExpr(v)) return v.sql;
+  if (typeof v === "number") return int(v);
+  return str(v);
+}
+
+const isConditional = (v: unknown): v is Conditional =>
+  typeof v === "object" && v !== null && "update" in v && "insert" in v;
+
+function where(match: OwnedRow["match"], alias = ""): string {
+  const p = alias ? `${alias}.` : "";
+  return Object.entries(match)
+    .map(([c, v]) =>
+      v === EMPTY_OR_NULL
+        ? `(${p}${ident(c)} = '' OR ${p}${ident(c)} IS NULL)`
+        : `${p}${ident(c)} = ${lit(v as Value)}`,
+    )
+    .join(" AND ");
+}
+
+/** UPDATE the owned columns where the row exists; INSERT it (owned + defaults) where it does not. */
+function rowStatements(row: OwnedRow): string[] {
+  const table = ident(row.table);
+  const sets = Object.entries(row.owned).map(
+    ([c, v]) => `${ident(c)} = ${isConditional(v) ? v.update : lit(v as Value)}`,
+  );
+  const insertCols: [string, string][] = [
+    ...(row.autoIncrement
+      ? []
+      : Object.entries(row.match).map(
+          ([c, v]) => [c, v === EMPTY_OR_NULL ? "''" : lit(v as Value)] as [string, string],
+        )),
+    ...Object.entries(row.owned).map(
+      ([c, v]) => [c, lit(isConditional(v) ? v.insert : (v as Value))] as [string, string],
+    ),
+    ...Object.entries(row.defaults).map(([c, v]) => [c, lit(v)] as [string, string]),
+  ];
+  const cond = where(row.match);
+  const exists = row.autoIncrement
+    ? Object.values(row.match)
+        .map((v) => `${lit(v as Value)} IS NULL`)
+        .join(" AND ")
+    : `NOT EXISTS (SELECT 1 FROM ${table} WHERE ${cond})`;
+  return [
+    `UPDATE ${table} SET ${sets.join(", ")} WHERE ${cond};`,
+    `INSERT INTO ${table} (${insertCols.map(([c]) => ident(c)).join(", ")}) SELECT ${insertCols.map(([, v]) => v).join(", ")} FROM DUAL WHERE ${exists};`,
+  ];
+}
+
+/** Owned keywords: upsert on (id, keyword). Defaults: only for a new object, never over an existing keyword. */
+function keywordStatements(k: OwnedKeywords): string[] {
+  const table = ident(k.table);
+  const id = lit(k.id);
+  const out: string[] = [];
+  const ownedNames = new Set(k.owned.map(([kw]) => kw));
+  let flags = 2;
+  if (k.owned.length) {
+    out.push(
+      `INSERT INTO ${table} (id, keyword, data, flags) VALUES ${k.owned
+        .map(([kw, v]) => `(${id}, ${str(kw)}, ${str(v)}, ${int(flags++)})`)
+        .join(", ")} ON DUPLICATE KEY UPDATE data = VALUES(data);`,
+    );
+  }
+  const defaults = k.defaults.filter(([kw]) => !ownedNames.has(kw));
+  if (defaults.length) {
+    const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${str(v)} AS v, ${int(flags++)} AS f`);
+    out.push(
+      `INSERT INTO ${table} (id, keyword, data, flags) SELECT i, k, v, f FROM (${rows.join(" UNION ALL ")}) AS d WHERE ${NEW} = 1 ON DUPLICATE KEY UPDATE data = ${table}.data;`,
+    );
+  }
+  return out;
+}
+
+function listStatements(l: OwnedList): string[] {
+  const table = ident(l.table);
+  const parent = where(l.parent);
+  const parentCols = Object.entries(l.parent);
+  const insertOne = (entry: Record<string, Value>, cond: string) => {
+    const cols: [string, string][] = [
+      ...parentCols.map(([c, v]) => [c, lit(v)] as [string, string]),
+      ...Object.entries(entry).map(([c, v]) => [c, lit(v)] as [string, string]),
+    ];
+    return `INSERT INTO ${table} (${cols.map(([c]) => ident(c)).join(", ")}) SELECT ${cols.map(([, v]) => v).join(", ")} FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ${cond});`;
+  };
+  const entryMatch = (entry: Record<string, Value>) =>
+    [parent, ...l.key.map((c) => `${ident(c)} = ${lit(entry[c] as Value)}`)].join(" AND ");
+  switch (l.policy) {
+    case "exact": {
+      const keyCol = l.key[0] as string;
+      const keep = l.entries.map((e) => lit(e[keyCol] as Value)).join(", ");
+      return [
+        `DELETE FROM ${table} WHERE ${parent} AND ${ident(keyCol)} NOT IN (${keep});`,
+        ...l.entries.map((e) => insertOne(e, entryMatch(e))),
+      ];
+    }
+    case "add":
+      return l.entries.map((e) => insertOne(e, entryMatch(e)));
+    case "first": {
+      const entry = l.entries[0] as Record<string, Value>;
+      const keyCol = l.key[0] as string;
+      const mine = lit(entry[keyCol] as Value);
+      return [
+        // Seq 0 is the console's trunk; the same trunk further down (a duplicate) goes; failover trunks stay.
+        `DELETE FROM ${table} WHERE ${parent} AND ((seq = 0 AND ${ident(keyCol)} <> ${mine}) OR (seq <> 0 AND ${ident(keyCol)} = ${mine}));`,
+        insertOne(entry, `${parent} AND seq = 0`),
+      ];
+    }
+    case "ensure":
+      return l.entries.map((e) => insertOne(e, parent));
+  }
+}
+
+/** Finds (or allocates) the object's PBX id and sets the "new object" flag. */
+function identityStatements(o: PbxObject): string[] {
+  const id = o.identity;
+  switch (id.kind) {
+    case "number": {
+      const [table, column] = id.column.split(".") as [string, string];
+      const match = o.rows.find((r) => r.table === table)?.match ?? { [column]: id.value };
+      return [`SET ${NEW} = (SELECT COUNT(*) = 0 FROM ${ident(table)} WHERE ${where(match)});`];
+    }
+    case "trunk":
+      return [
+        // Keep the trunk's id when it exists (routes point at it); else the next one after the highest.
+        `SET @tid = (SELECT trunkid FROM trunks WHERE name = ${str(id.name)} ORDER BY trunkid LIMIT 1);`,
+        `SET ${NEW} = (@tid IS NULL);`,
+        "SET @tid = COALESCE(@tid, (SELECT COALESCE(MAX(trunkid), 0) + 1 FROM trunks));",
+      ];
+    case "outboundRoute":
+      return [
+        `SET @rtid = (SELECT trunkid FROM trunks WHERE name = ${str(id.trunkName)} ORDER BY trunkid LIMIT 1);`,
+        // Aborts the transaction (error 1242, a two-row subquery) when the trunk is not on the PBX yet.
+        `SET @trunk_check = (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE @rtid IS NULL); -- ${MISSING_TRUNK_MARK}`,
+        `SET @rid = (SELECT route_id FROM outbound_routes WHERE name = ${str(id.name)} ORDER BY route_id LIMIT 1);`,
+        `SET ${NEW} = (@rid IS NULL);`,
+      ];
+  }
+}
+
+/** The statements of one console object: identity, rows, keywords, lists, in that order. */
+export function objectItem(o: PbxObject): SqlItem {
+  const statements = [...identityStatements(o)];
+  for (const row of o.rows) {
+    statements.push(...rowStatements(row));
+    if (row.autoIncrement) statements.push("SET @rid = COALESCE(@rid, LAST_INSERT_ID());");
+  }
+  for (const k of o.keywords) statements.push(...keywordStatements(k));
+  for (const l of o.lists) statements.push(...listStatements(l));
+  return { kind: o.kind, key: o.key, label: o.label, statements };
+}
+
+export const extensionItem = (e: ExtensionRow) => objectItem(extensionObject(e));
+export const trunkItem = (t: TrunkRow) => objectItem(trunkObject(t));
+export const inboundItem = (r: InboundRow) => objectItem(inboundObject(r));
+export const outboundItem = (r: OutboundRow, trunk: TrunkRow | undefined) => objectItem(outboundObject(r, trunk));
+export const pttItem = (g: PttRow) => objectItem(pttObject(g));
 
 export { int };

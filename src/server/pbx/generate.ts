@@ -104,6 +104,7 @@ export const DEPLOYMENT_STEPS = [
   "Paste the SQL script and check that it ends with COMMIT without errors.",
   "Leave the MySQL client: exit",
   "Apply the configuration: fwconsole reload",
+  "Extensions also need their entries in Asterisk's database (AstDB), which this script cannot write: deploy them from the Deployment page, or open and save each new extension once in the FreePBX web GUI.",
   "Verify the trunks, extensions, routes and page groups in the FreePBX web GUI.",
 ];
 
@@ -123,7 +124,8 @@ export function generateConfig(deps: Pick<Deps, "db" | "now" | "box">) {
   const count = (k: ItemKind) => inv.items.filter((i) => i.kind === k).length;
   const header = [
     `pbx-console configuration for FreePBX, generated ${now.toISOString()}`,
-    "Idempotent: running it again replaces the same objects and adds nothing.",
+    "Merges: it writes only the values the console manages; every other FreePBX setting stays as it is.",
+    "Running it again changes nothing.",
     ...inv.refused.map((r) => `not included: ${r.kind} ${r.key.replace(/[\r\n]/g, " ")}: ${r.reason}`),
   ];
   return {

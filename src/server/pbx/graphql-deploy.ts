@@ -7,7 +7,8 @@ import type { FreePbxClient } from "../clients/freepbx";
 import { ServiceError } from "../clients/http";
 import { destinationString, type ExtensionRow, type InboundRow } from "./entities";
 
-const FETCH_EXTENSION = "query ($id: ID) { fetchExtension(extensionId: $id) { status message extensionId } }";
+const FETCH_EXTENSION =
+  "query ($id: ID) { fetchExtension(extensionId: $id) { status message extensionId user { name voicemail extPassword } } }";
 const ADD_EXTENSION = "mutation ($input: addExtensionInput!) { addExtension(input: $input) { status message } }";
 const UPDATE_EXTENSION =
   "mutation ($input: updateExtensionInput!) { updateExtension(input: $input) { status message } }";
@@ -17,44 +18,111 @@ const ADD_ROUTE = "mutation ($input: addInboundRouteInput!) { addInboundRoute(in
 const DO_RELOAD = "mutation { doreload(input: {}) { status message transaction_id } }";
 const API_STATUS = "query ($id: ID!) { fetchApiStatus(txnId: $id) { status message details } }";
 
-async function exists(client: FreePbxClient, extension: string): Promise<boolean> {
+interface PbxExtensionNow {
+  name: string | null;
+  voicemail: boolean;
+  secret: string | null;
+}
+
+/** The extension as FreePBX has it now, or null when it has none with that number. */
+async function current(client: FreePbxClient, extension: string): Promise<PbxExtensionNow | null> {
   try {
-    const data = await client.gql<{ fetchExtension: { status: boolean } | null }>(FETCH_EXTENSION, { id: extension });
-    return Boolean(data.fetchExtension?.status);
+    const data = await client.gql<{
+      fetchExtension: {
+        status: boolean;
+        user: { name: string | null; voicemail: string | null; extPassword: string | null } | null;
+      } | null;
+    }>(FETCH_EXTENSION, { id: extension });
+    const x = data.fetchExtension;
+    if (!x?.status) return null;
+    return {
+      name: x.user?.name ?? null,
+      voicemail: Boolean(x.user?.voicemail) && x.user?.voicemail !== "novm",
+      secret: x.user?.extPassword ?? null,
+    };
   } catch (err) {
     // FreePBX answers an unknown extension with status false → HTTP 400.
-    if (err instanceof ServiceError && err.status === 400) return false;
+    if (err instanceof ServiceError && err.status === 400) return null;
     throw err;
   }
 }
 
-/** Adds (or replaces) a PJSIP extension; then sets the console's SIP secret, which add cannot carry. */
+/**
+ * Adds a PJSIP extension, or updates only what changed (ADR 0023). FreePBX's update deletes and
+ * re-creates the extension from its input (Extensions.php), so every field it is not sent keeps its
+ * value EXCEPT two flags that an omitted value turns on: `vmEnable` is therefore always sent (the
+ * console owns voicemail on/off), and `umEnable` only when the console knows the User Manager link
+ * (right after its own add, where there is none): for an existing extension it is omitted, so FreePBX
+ * keeps (re-creates) its User Manager user. Nothing changed: no mutation at all.
+ */
 export async function deployExtensionGql(client: FreePbxClient, e: ExtensionRow): Promise<string> {
-  const common = {
-    extensionId: e.extension,
-    name: e.name,
-    email: e.email ?? "",
-    vmEnable: e.voicemail,
-    umEnable: false,
-  };
-  let action = "updated";
-  if (!(await exists(client, e.extension))) {
-    await client.gql(ADD_EXTENSION, { input: { ...common, tech: "pjsip", maxContacts: "5" } });
-    action = "added";
+  const now = await current(client, e.extension);
+  if (!now) {
+    await client.gql(ADD_EXTENSION, {
+      input: {
+        extensionId: e.extension,
+        name: e.name,
+        email: e.email ?? "",
+        tech: "pjsip",
+        vmEnable: e.voicemail,
+        umEnable: false,
+        maxContacts: "5",
+      },
+    });
+    // add cannot carry the SIP secret: set the console's.
+    if (e.secret) {
+      await client.gql(UPDATE_EXTENSION, {
+        input: { extensionId: e.extension, extPassword: e.secret, vmEnable: e.voicemail, umEnable: false },
+      });
+    }
+    return `Extension ${e.extension} added through the FreePBX API`;
   }
-  await client.gql(UPDATE_EXTENSION, { input: { ...common, extPassword: e.secret ?? undefined } });
-  return `Extension ${e.extension} ${action} through the FreePBX API`;
+  const changed: Record<string, string | boolean> = {};
+  if (now.name !== e.name) changed.name = e.name;
+  if (now.voicemail !== e.voicemail) changed.vmEnable = e.voicemail;
+  if (e.secret && now.secret !== e.secret) changed.extPassword = e.secret;
+  const fields = Object.keys(changed);
+  if (fields.length === 0) return `Extension ${e.extension} is already up to date on the PBX`;
+  await client.gql(UPDATE_EXTENSION, {
+    input: { extensionId: e.extension, vmEnable: e.voicemail, ...changed },
+  });
+  const what = fields.map((f) => ({ name: "name", vmEnable: "voicemail", extPassword: "secret" })[f] ?? f);
+  return `Extension ${e.extension} updated through the FreePBX API (${what.join(", ")})`;
 }
 
+const INBOUND_ROUTE =
+  "query ($id: ID!) { inboundRoute(id: $id) { extension cidnum privacyman alertinfo ringing mohclass grppre delay_answer pricid fanswer } }";
+
+/** The settings of an inbound route that the API can read and the console does not own. */
+const KEPT_ROUTE_FIELDS = [
+  "privacyman",
+  "alertinfo",
+  "ringing",
+  "mohclass",
+  "grppre",
+  "delay_answer",
+  "pricid",
+  "fanswer",
+] as const;
+
+/**
+ * Writes an inbound route. The API has no update in the subset the console uses, so an existing route is
+ * removed and added again WITH every setting the API can read (privacy, alert info, music, prefix, delay…):
+ * only the console's description and destination change (ADR 0023).
+ */
 export async function deployInboundGql(client: FreePbxClient, r: InboundRow): Promise<string> {
   const did = r.didNumber ?? "";
-  try {
-    await client.gql(REMOVE_ROUTE, { input: { id: `${did}/` } });
-  } catch (err) {
-    if (!(err instanceof ServiceError) || err.status !== 400) throw err; // 400: there was none
+  const id = `${did}/`;
+  const found = await client.gql<{ inboundRoute: Record<string, unknown> | null }>(INBOUND_ROUTE, { id });
+  const existing = found.inboundRoute;
+  const kept: Record<string, unknown> = {};
+  if (existing) {
+    for (const f of KEPT_ROUTE_FIELDS) if (existing[f] !== null && existing[f] !== undefined) kept[f] = existing[f];
+    await client.gql(REMOVE_ROUTE, { input: { id } });
   }
   await client.gql(ADD_ROUTE, {
     input: {
+      ...kept,
       extension: did,
       cidnum: "",
       description: r.description,

@@ -1,13 +1,15 @@
 /**
  * The PBX host over SSH: FreePBX's database credentials from /etc/freepbx.conf,
  * SQL through the host's `mysql` client (the password in a 0600 option file,
- * never on a command line), `fwconsole`. Every command is a fixed string; the
- * only variable parts are a mktemp path and a database name, both allow-listed.
+ * never on a command line), `fwconsole`, `asterisk -rx` for AstDB. Every command
+ * is a fixed string; the only variable parts are a mktemp path and a database
+ * name, both allow-listed; data (SQL, AstDB lines) travels on stdin.
  */
 import { ServiceError } from "../clients/http";
 import { SshSession, type SshSettings } from "../clients/ssh";
 import type { Deps } from "../domain/deps";
 import { sshSettings } from "../integrations/outside";
+import { ASTDB_WRITE_COMMAND, type AstdbEntry, astdbLines } from "./astdb";
 import type { Script } from "./script";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
@@ -133,6 +135,20 @@ export class PbxRemote {
   async reload(): Promise<{ ok: boolean; exitCode: number | null; output: string }> {
     const out = await this.ssh.exec("fwconsole reload", { timeoutMs: 300_000 });
     return { ok: out.code === 0, exitCode: out.code, output: `${out.stdout}${out.stderr}`.trim() };
+  }
+
+  /**
+   * Writes AstDB entries with `asterisk -rx "database put …"` (ADR 0023), through one fixed
+   * command that reads the entries from stdin. Returns how many keys were put.
+   */
+  async writeAstdb(entries: AstdbEntry[]): Promise<{ ok: true; put: number } | { ok: false; message: string }> {
+    if (entries.length === 0) return { ok: true, put: 0 };
+    const out = await this.ssh.exec(ASTDB_WRITE_COMMAND, { stdin: astdbLines(entries), timeoutMs: 120_000 });
+    if (out.code !== 0) {
+      const text = `${out.stderr}${out.stdout}`.trim();
+      return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
+    }
+    return { ok: true, put: Number(out.stdout.trim()) || 0 };
   }
 
   /** `fwconsole trunks --list --json`: trunkid (number or string), tech, channelid, disabled. */

@@ -65,15 +65,3 @@ export function fits(value: string | null | undefined, max: number, what: string
     throw new UnsafeValueError(`${what} is longer than FreePBX's ${max} characters`);
   }
 }
-
-export const insert = (table: string, columns: string[], rows: string[][]) =>
-  `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${rows.map((r) => `(${r.join(", ")})`).join(", ")};`;
-
-/** Key/value rows for `sip` / `pjsip` (id, keyword, data, flags). */
-export function keywordRows(table: "sip" | "pjsip", id: string, pairs: [string, string][]): string {
-  return insert(
-    table,
-    ["id", "keyword", "data", "flags"],
-    pairs.map(([k, v], i) => [id, str(k), str(v), int(i + 2)]),
-  );
-}

@@ -1,0 +1,182 @@
+/**
+ * Asterisk's database (AstDB) entries of an extension, the ones FreePBX Core writes in
+ * `addDevice()` / `addUser()` (reference §2.8, §3): the generated dialplan reads
+ * `DEVICE/<n>/*` and `AMPUSER/<n>/*` at call time, so an extension written by SQL
+ * alone cannot ring. ADR 0023.
+ *
+ * The entries are derived from the extension's `devices` and `users` rows AS THEY ARE
+ * on the PBX after the merge (so a ring time or outbound caller ID set in FreePBX is
+ * what AstDB gets, exactly as Core would write it): those keys are always put. Keys
+ * Core keeps only in AstDB (call waiting, answer mode, recording options…) are put
+ * only when absent, so an administrator's choice survives.
+ *
+ * They are written over SSH with one fixed command (`ASTDB_WRITE_COMMAND`) that reads
+ * tab-separated lines from stdin and runs `asterisk -rx "database put …"` per line; the
+ * shell never interprets a value, and each value is quoted for Asterisk's CLI parser
+ * (`cliArg`). Families and keys are allow-listed.
+ */
+import { UnsafeValueError } from "./sql";
+
+export interface AstdbEntry {
+  family: "DEVICE" | "AMPUSER" | "CW";
+  key: string;
+  value: string;
+  /** "set": always written; "add": written only when the key is absent. */
+  mode: "set" | "add";
+}
+
+/** What the read-back SELECT gives per extension (decoded; null = NULL / no row). */
+export interface ExtensionRows {
+  id: string;
+  tech: string | null;
+  dial: string | null;
+  devicetype: string | null;
+  user: string | null;
+  emergencyCid: string | null;
+  name: string | null;
+  password: string | null;
+  voicemail: string | null;
+  ringtimer: string | null;
+  noanswer: string | null;
+  recording: string | null;
+  outboundcid: string | null;
+}
+
+const NUMBER = /^\d{1,20}$/;
+
+/** The read-back of `devices` + `users` for these (allow-listed) numbers; every column HEX-encoded. */
+export function extensionRowsSql(numbers: string[]): string {
+  for (const n of numbers) if (!NUMBER.test(n)) throw new UnsafeValueError(`not an extension number: ${n}`);
+  const list = numbers.map((n) => `'${n}'`).join(", ");
+  const cols = [
+    "d.id",
+    "d.tech",
+    "d.dial",
+    "d.devicetype",
+    "d.user",
+    "d.emergency_cid",
+    "u.name",
+    "u.password",
+    "u.voicemail",
+    "CAST(u.ringtimer AS CHAR)",
+    "u.noanswer",
+    "u.recording",
+    "u.outboundcid",
+  ];
+  return `SELECT ${cols.map((c) => `HEX(${c})`).join(", ")} FROM devices d LEFT JOIN users u ON u.extension = d.id WHERE d.id IN (${list}) ORDER BY d.id;`;
+}
+
+export function parseExtensionRows(rows: (string | null)[][]): ExtensionRows[] {
+  return rows.map((r) => ({
+    id: r[0] ?? "",
+    tech: r[1] ?? null,
+    dial: r[2] ?? null,
+    devicetype: r[3] ?? null,
+    user: r[4] ?? null,
+    emergencyCid: r[5] ?? null,
+    name: r[6] ?? null,
+    password: r[7] ?? null,
+    voicemail: r[8] ?? null,
+    ringtimer: r[9] ?? null,
+    noanswer: r[10] ?? null,
+    recording: r[11] ?? null,
+    outboundcid: r[12] ?? null,
+  }));
+}
+
+/** Core's AstDB entries for one extension, from its rows on the PBX. */
+export function astdbEntries(x: ExtensionRows): AstdbEntry[] {
+  const n = x.id;
+  if (!NUMBER.test(n)) throw new UnsafeValueError(`not an extension number: ${n}`);
+  const set = (family: AstdbEntry["family"], key: string, value: string | null): AstdbEntry => ({
+    family,
+    key: `${n}${key}`,
+    value: value ?? "",
+    mode: "set",
+  });
+  const add = (family: AstdbEntry["family"], key: string, value: string): AstdbEntry => ({
+    family,
+    key: `${n}${key}`,
+    value,
+    mode: "add",
+  });
+  const user = x.user || n;
+  const entries: AstdbEntry[] = [
+    set("DEVICE", "/dial", x.dial),
+    set("DEVICE", "/type", x.devicetype),
+    set("DEVICE", "/user", user),
+    set("DEVICE", "/default_user", user),
+    set("DEVICE", "/tech", x.tech),
+  ];
+  if (x.emergencyCid) entries.push(set("DEVICE", "/emergency_cid", x.emergencyCid));
+  entries.push(
+    add("AMPUSER", "/device", n),
+    set("AMPUSER", "/cidname", x.name),
+    add("AMPUSER", "/cidnum", n),
+    set("AMPUSER", "/outboundcid", x.outboundcid),
+    set("AMPUSER", "/voicemail", x.voicemail || "novm"),
+    set("AMPUSER", "/password", x.password),
+    set("AMPUSER", "/ringtimer", x.ringtimer ?? "0"),
+    set("AMPUSER", "/noanswer", x.noanswer),
+    set("AMPUSER", "/recording", x.recording),
+    add("AMPUSER", "/cfringtimer", "0"),
+    add("AMPUSER", "/concurrency_limit", "0"),
+    add("AMPUSER", "/answermode", "disabled"),
+    add("AMPUSER", "/intercom", "enabled"),
+    add("AMPUSER", "/cwtone", "disabled"),
+    add("AMPUSER", "/accountcode", ""),
+    add("AMPUSER", "/rvolume", ""),
+    add("AMPUSER", "/recording/in/external", "dontcare"),
+    add("AMPUSER", "/recording/out/external", "dontcare"),
+    add("AMPUSER", "/recording/in/internal", "dontcare"),
+    add("AMPUSER", "/recording/out/internal", "dontcare"),
+    add("AMPUSER", "/recording/ondemand", "disabled"),
+    add("AMPUSER", "/recording/priority", "10"),
+    { family: "CW", key: n, value: "ENABLED", mode: "add" },
+  );
+  return entries;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL = /[\x00-\x1f\x7f]/;
+const KEY_RE = /^\d{1,20}(?:\/[a-z_]+)*$/;
+
+/**
+ * One argument for Asterisk's CLI parser (main/cli.c `parse_args`): in double quotes,
+ * with `\` and `"` escaped by a backslash. Control characters are refused (they would
+ * split the line or the command).
+ */
+export function cliArg(value: string): string {
+  if (CONTROL.test(value)) throw new UnsafeValueError("An AstDB value contains a control character");
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** The stdin lines of `ASTDB_WRITE_COMMAND`: mode, family, key, CLI-quoted value, tab-separated. */
+export function astdbLines(entries: AstdbEntry[]): string {
+  return entries
+    .map((e) => {
+      if (!["DEVICE", "AMPUSER", "CW"].includes(e.family) || !KEY_RE.test(e.key))
+        throw new UnsafeValueError(`not an AstDB key the console writes: ${e.family}/${e.key}`);
+      return `${e.mode}\t${e.family}\t${e.key}\t${cliArg(e.value)}\n`;
+    })
+    .join("");
+}
+
+/**
+ * The one fixed command that writes AstDB: reads the lines above from stdin and runs
+ * `asterisk -rx` per line. Values only ever reach Asterisk's CLI parser (the shell expands
+ * the variables once, inside double quotes, and never re-reads them). Stops at the first
+ * failure with Asterisk's answer on stderr; prints the number of keys put.
+ */
+export const ASTDB_WRITE_COMMAND = [
+  "n=0",
+  "while IFS='\t' read -r mode family key value; do",
+  '  if [ "$mode" = add ]; then',
+  '    out=$(asterisk -rx "database get $family $key" 2>&1)',
+  '    case $out in *"Value: "*) continue ;; *"not found"*) ;; *) printf "%s\\n" "$out" >&2; exit 1 ;; esac',
+  "  fi",
+  '  out=$(asterisk -rx "database put $family $key $value" 2>&1)',
+  '  case $out in *"Updated database successfully"*) n=$((n+1)) ;; *) printf "database put %s %s: %s\\n" "$family" "$key" "$out" >&2; exit 1 ;; esac',
+  "done",
+  'printf "%s" "$n"',
+].join("\n");

@@ -1,0 +1,517 @@
+/**
+ * What the console owns on the PBX: for each console object, the FreePBX rows,
+ * columns, keywords and list entries it writes, with their desired values, and
+ * the defaults a NEW object gets (what FreePBX's own forms write, reference
+ * §2.8). Everything not named here belongs to the administrator and is never
+ * written (ADR 0023). `pbxObject()` is the one place this is decided; the SQL
+ * generator (`entities.ts`), and later the plan and the rollback snapshot, read it.
+ *
+ * A value FreePBX cannot hold (too long, characters its config files cannot
+ * carry) throws UnsafeValueError here, before any SQL exists.
+ */
+import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
+import { dialPattern, extensionNumber, fits, UnsafeValueError } from "./sql";
+
+export type ExtensionRow = typeof extensions.$inferSelect;
+export type TrunkRow = typeof trunks.$inferSelect;
+export type InboundRow = typeof inboundRoutes.$inferSelect;
+export type OutboundRow = typeof outboundRoutes.$inferSelect;
+export type PttRow = typeof pttGroups.$inferSelect;
+
+export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+
+/**
+ * A trusted SQL expression (never user text): a session variable the script
+ * sets (`@tid`), or a column-dependent update. `text` says what it means.
+ */
+export interface Expr {
+  sql: string;
+  text: string;
+}
+/** A literal (escaped when written) or a trusted expression. */
+export type Value = string | number | null | Expr;
+/**
+ * A column the console owns whose update depends on the current value
+ * (`update` may name the row's own columns); a new row gets `insert`.
+ */
+export interface Conditional {
+  update: string;
+  insert: Value;
+  text: string;
+}
+
+export const isExpr = (v: unknown): v is Expr =>
+  typeof v === "object" && v !== null && "sql" in v && typeof (v as Expr).sql === "string";
+
+/** Matches '' or NULL (FreePBX stores "no caller ID" both ways in `incoming.cidnum`). */
+export const EMPTY_OR_NULL = { emptyOrNull: true } as const;
+
+/** One row of a FreePBX table, found by `match`. */
+export interface OwnedRow {
+  table: "devices" | "users" | "trunks" | "outbound_routes" | "incoming" | "paging_config";
+  match: Record<string, Value | typeof EMPTY_OR_NULL>;
+  /** Written on every deploy. */
+  owned: Record<string, Value | Conditional>;
+  /** Written only when the row is created (FreePBX's form defaults). */
+  defaults: Record<string, Value>;
+  /** outbound_routes: route_id is AUTO_INCREMENT, so a new row is inserted without `match`. */
+  autoIncrement?: boolean;
+}
+
+/** Key/value settings in `sip` (extensions) or `pjsip` (trunks); PK (id, keyword). */
+export interface OwnedKeywords {
+  table: "sip" | "pjsip";
+  id: Value;
+  /** Upserted on every deploy (only these keywords; others are never touched or deleted). */
+  owned: [string, string][];
+  /** Inserted only when the object itself is new (never over an existing keyword). */
+  defaults: [string, string][];
+}
+
+/**
+ * Entries of a child table under a parent (`parent` columns), each identified by `key`.
+ * - `exact`: the console's entries are the list; others are removed.
+ * - `add`: the console's entries are added; others are kept (the console cannot yet tell
+ *   an entry it added before from one an administrator added, see ADR 0023).
+ * - `first`: the console's one entry is at seq 0; entries after it (failover) are kept.
+ */
+export interface OwnedList {
+  table: "outbound_route_patterns" | "outbound_route_trunks" | "outbound_route_sequence" | "paging_groups";
+  parent: Record<string, Value>;
+  key: string[];
+  entries: Record<string, Value>[];
+  policy: "exact" | "add" | "first" | "ensure";
+}
+
+/**
+ * How the object's PBX id is found or allocated before its rows are written.
+ * - trunk: `@tid` = trunks.trunkid of the trunk with this name, else MAX+1 (never a hole:
+ *   stale rows of a deleted trunk may still point at it).
+ * - outboundRoute: `@rid` = route_id of the route with this name, else AUTO_INCREMENT;
+ *   `@rtid` = the route's trunk, which must already be on the PBX.
+ */
+export type Identity =
+  | { kind: "number"; column: string; value: string }
+  | { kind: "trunk"; name: string }
+  | { kind: "outboundRoute"; name: string; trunkName: string };
+
+export interface PbxObject {
+  kind: ItemKind;
+  /** The name results and sync use: extension number, trunk name, route name, DID, group number. */
+  key: string;
+  label: string;
+  identity: Identity;
+  rows: OwnedRow[];
+  keywords: OwnedKeywords[];
+  lists: OwnedList[];
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL = /[\x00-\x1f\x7f]/;
+/** Text that ends up in Asterisk config files (callerid, section names): no control characters. */
+export function configText(value: string, what: string): string {
+  if (CONTROL.test(value)) throw new UnsafeValueError(`${what} contains a control character (e.g. a newline)`);
+  return value;
+}
+/** Values written as `key=value` into pjsip.conf: no whitespace, `;` (comment) or brackets. */
+function configToken(value: string | null, what: string): string {
+  if (!value) return "";
+  if (!/^[\x21-\x7e]+$/.test(value) || /[;[\]]/.test(value)) {
+    throw new UnsafeValueError(`${what} may not contain spaces, ';', '[' or ']'`);
+  }
+  return value;
+}
+const TRUNK_NAME_RE = /^[A-Za-z0-9 ._@()+-]{1,50}$/;
+export function trunkName(name: string): string {
+  if (!TRUNK_NAME_RE.test(name)) {
+    throw new UnsafeValueError("Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - for FreePBX");
+  }
+  return name;
+}
+const HOST_RE = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,253}[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/;
+const yesNo = (b: boolean) => (b ? "yes" : "no");
+
+/** The session variables the generated SQL sets (trusted expressions). */
+export const TRUNK_ID: Expr = { sql: "@tid", text: "the trunk's trunkid" };
+const TRUNK_ID_TEXT: Expr = { sql: "CAST(@tid AS CHAR)", text: "the trunk's trunkid" };
+export const ROUTE_ID: Expr = { sql: "@rid", text: "the route's route_id" };
+export const ROUTE_TRUNK_ID: Expr = { sql: "@rtid", text: "the route trunk's trunkid" };
+
+/**
+ * PJSIP extension defaults of FreePBX's extension form (Core generateDefaultDeviceSettings /
+ * PJSip getDefaultDeviceSettings, reference §2.8) for the keywords the console does not own.
+ * Advanced-Settings-dependent ones use FreePBX's shipped defaults.
+ */
+function extensionKeywordDefaults(n: string): [string, string][] {
+  return [
+    ["account", n],
+    ["dial", `PJSIP/${n}`],
+    ["context", "from-internal"],
+    ["sipdriver", "chan_pjsip"],
+    ["md5_cred", ""],
+    ["dtmfmode", "rfc4733"],
+    ["trustrpid", "yes"],
+    ["sendrpid", "pai"],
+    ["qualifyfreq", "60"],
+    ["transport", ""],
+    ["avpf", "no"],
+    ["timers", "yes"],
+    ["icesupport", "no"],
+    ["send_connected_line", "no"],
+    ["user_eq_phone", "no"],
+    ["namedcallgroup", ""],
+    ["namedpickupgroup", ""],
+    ["disallow", ""],
+    ["allow", ""],
+    ["accountcode", ""],
+    ["mailbox", `${n}@device`],
+    // Several contacts so a desk phone and the softphone app can register together.
+    ["max_contacts", "5"],
+    ["remove_existing", "no"],
+    ["media_use_received_transport", "no"],
+    ["media_address", ""],
+    ["rtp_symmetric", "yes"],
+    ["force_rport", "yes"],
+    ["rewrite_contact", "yes"],
+    ["mwi_subscription", "auto"],
+    ["aggregate_mwi", "no"],
+    ["media_encryption", "no"],
+    ["media_encryption_optimistic", "no"],
+    ["device_state_busy_at", "0"],
+    ["rtcp_mux", "no"],
+    ["bundle", "no"],
+    ["minimum_expiration", "60"],
+    ["maximum_expiration", "7200"],
+    ["match", ""],
+    ["rtp_timeout", "0"],
+    ["rtp_timeout_hold", "0"],
+    ["timers_min_se", "90"],
+    ["direct_media", "yes"],
+    ["force_callerid", "no"],
+    ["max_audio_streams", "1"],
+    ["max_video_streams", "1"],
+    ["webrtc", "no"],
+    ["defaultuser", ""],
+    ["message_context", ""],
+    ["refer_blind_progress", "yes"],
+    ["vmexten", ""],
+    ["outbound_auth", "no"],
+    ["outbound_proxy", ""],
+  ];
+}
+
+/**
+ * Extension (a PJSIP device + its user). Owned: the name (device description, user name,
+ * callerid), voicemail on/off (keeping the voicemail context an administrator chose), the
+ * SIP secret. Everything else (ring time, outbound CID, follow-me and no-answer
+ * destinations, codecs, max_contacts, transport…) is FreePBX's.
+ */
+export function extensionObject(e: ExtensionRow): PbxObject {
+  const n = extensionNumber(e.extension);
+  const name = configText(e.name, "Name");
+  fits(name, 50, "Name");
+  const voicemail: Conditional = e.voicemail
+    ? {
+        update: "IF(voicemail IS NULL OR voicemail IN ('', 'novm'), 'default', voicemail)",
+        insert: "default",
+        text: "enabled (the existing voicemail context, else 'default')",
+      }
+    : { update: "'novm'", insert: "novm", text: "novm" };
+  const owned: [string, string][] = [["callerid", `${name} <${n}>`]];
+  if (e.secret) owned.push(["secret", configToken(e.secret, "Secret")]);
+  return {
+    kind: "extension",
+    key: n,
+    label: `${n} - ${e.name}`,
+    identity: { kind: "number", column: "devices.id", value: n },
+    rows: [
+      {
+        table: "devices",
+        match: { id: n },
+        owned: { description: name },
+        defaults: {
+          tech: "pjsip",
+          dial: `PJSIP/${n}`,
+          devicetype: "fixed",
+          user: n,
+          emergency_cid: "",
+          hint_override: null,
+        },
+      },
+      {
+        table: "users",
+        match: { extension: n },
+        owned: { name, voicemail },
+        defaults: {
+          password: "",
+          ringtimer: 0,
+          noanswer: "",
+          recording: "",
+          outboundcid: "",
+          sipname: "",
+          noanswer_cid: "",
+          busy_cid: "",
+          chanunavail_cid: "",
+          noanswer_dest: "",
+          busy_dest: "",
+          chanunavail_dest: "",
+          mohclass: "default",
+        },
+      },
+    ],
+    keywords: [{ table: "sip", id: n, owned, defaults: extensionKeywordDefaults(n) }],
+    lists: [],
+  };
+}
+
+/**
+ * PJSIP trunk. Owned: the name (and its channelid), server and port, credentials,
+ * authentication, registration, from/contact user and domain, rewrite_contact, trust_rpid,
+ * sendrpid. Outbound CID, max channels, dial prefix, codecs, qualify, transport… are FreePBX's.
+ */
+export function trunkObject(t: TrunkRow): PbxObject {
+  const name = trunkName(t.name);
+  if (t.type !== "sip")
+    throw new UnsafeValueError(
+      `Only SIP (PJSIP) trunks are deployed; ${t.type.toUpperCase()} trunks are set up in FreePBX`,
+    );
+  if (!HOST_RE.test(t.host)) throw new UnsafeValueError("Host must be a host name or an IP address");
+  const username = configToken(t.username, "Username");
+  return {
+    kind: "trunk",
+    key: t.name,
+    label: t.name,
+    identity: { kind: "trunk", name },
+    rows: [
+      {
+        table: "trunks",
+        match: { trunkid: TRUNK_ID },
+        owned: { name, channelid: name.replace(/ /g, "_") },
+        defaults: {
+          tech: "pjsip",
+          outcid: "",
+          keepcid: "off",
+          maxchans: "",
+          failscript: "",
+          dialoutprefix: "",
+          usercontext: null,
+          provider: null,
+          disabled: "off",
+          continue: "off",
+          routedisplay: "on",
+        },
+      },
+    ],
+    keywords: [
+      {
+        table: "pjsip",
+        id: TRUNK_ID_TEXT,
+        owned: [
+          ["trunk_name", name],
+          ["sip_server", t.host],
+          ["sip_server_port", String(t.port ?? 5060)],
+          ["username", username],
+          ["auth_username", username],
+          ["secret", configToken(t.secret, "Secret")],
+          ["authentication", t.authType],
+          ["registration", t.registrationEnabled ? "send" : "none"],
+          ["from_domain", configToken(t.fromDomain, "From domain")],
+          ["from_user", configToken(t.fromUser, "From user")],
+          ["contact_user", configToken(t.contactUser, "Contact user")],
+          ["rewrite_contact", yesNo(t.rewriteContact)],
+          ["trust_rpid", yesNo(t.trustRpid)],
+          ["sendrpid", t.sendRpid ? "pai" : "no"],
+        ],
+        // FreePBX's PJSIP trunk form defaults (PJSip::getDisplayVars), reference §2.8.
+        defaults: [
+          ["context", "from-pstn"],
+          ["transport", "0.0.0.0-udp"],
+          ["codecs", "ulaw,alaw,g722,gsm"],
+          ["dtmfmode", "auto"],
+          ["qualify_frequency", "60"],
+          ["expiration", "3600"],
+          ["retry_interval", "60"],
+          ["forbidden_retry_interval", "30"],
+          ["fatal_retry_interval", "30"],
+          ["max_retries", "10000"],
+          ["auth_rejection_permanent", "on"],
+          ["language", ""],
+          ["trust_id_outbound", "no"],
+          ["send_connected_line", "no"],
+          ["user_eq_phone", "no"],
+          ["inband_progress", "no"],
+          ["direct_media", "no"],
+          ["rtp_symmetric", "yes"],
+          ["force_rport", "yes"],
+          ["support_path", "no"],
+          ["media_address", ""],
+          ["media_encryption", "no"],
+          ["message_context", ""],
+          ["identify_by", "default"],
+          ["match", ""],
+          ["client_uri", ""],
+          ["server_uri", ""],
+          ["aor_contact", ""],
+          ["outbound_proxy", ""],
+          ["fax_detect", "no"],
+        ],
+      },
+    ],
+    lists: [],
+  };
+}
+
+/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
+export function destinationString(type: InboundRow["destinationType"], destination: string): string {
+  const d = extensionNumber(destination, "Destination");
+  switch (type) {
+    case "extension":
+      return `from-did-direct,${d},1`;
+    case "voicemail":
+      return `ext-local,vmu${d},1`;
+    case "queue":
+      return `ext-queues,${d},1`;
+    case "ivr":
+      return `ivr-${d},s,1`;
+  }
+}
+
+/** Inbound route (DID, any caller ID). Owned: destination and description; privacy, music, alert info… are FreePBX's. */
+export function inboundObject(r: InboundRow): PbxObject {
+  const did = r.didNumber ?? "";
+  if (!/^\+?\d{0,20}$/.test(did)) throw new UnsafeValueError("DID must be digits (optionally with a leading +)");
+  fits(r.description, 80, "Description");
+  const dest = destinationString(r.destinationType, r.destination);
+  fits(dest, 50, "Destination");
+  return {
+    kind: "inboundRoute",
+    key: did,
+    label: r.description,
+    identity: { kind: "number", column: "incoming.extension", value: did },
+    rows: [
+      {
+        table: "incoming",
+        match: { extension: did, cidnum: EMPTY_OR_NULL },
+        owned: { destination: dest, description: r.description },
+        defaults: {
+          privacyman: 0,
+          alertinfo: "",
+          ringing: "",
+          fanswer: "",
+          mohclass: "default",
+          grppre: "",
+          delay_answer: 0,
+          pricid: "",
+          pmmaxretries: "3",
+          pmminlength: "10",
+          reversal: "",
+          rvolume: "0",
+          indication_zone: "default",
+        },
+      },
+    ],
+    keywords: [],
+    lists: [],
+  };
+}
+
+/**
+ * Outbound route. Owned: the name, the dial-pattern list (by match_pattern_pass: a pattern
+ * the PBX already has keeps its prefix/prepend/CID; patterns the console does not list are
+ * removed) and the FIRST trunk (seq 0); failover trunks after it, the route's caller ID,
+ * emergency flag, password, music and its place in the route order are FreePBX's.
+ */
+export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): PbxObject {
+  const name = configText(r.name, "Name");
+  fits(name, 40, "Route name");
+  if (!trunk) throw new UnsafeValueError("The route's trunk no longer exists");
+  const patterns = [...new Set(r.dialPatterns.map(dialPattern))];
+  if (patterns.length === 0) throw new UnsafeValueError("A route needs at least one dial pattern");
+  const route = { route_id: ROUTE_ID };
+  return {
+    kind: "outboundRoute",
+    key: r.name,
+    label: r.name,
+    identity: { kind: "outboundRoute", name, trunkName: trunkName(trunk.name) },
+    rows: [
+      {
+        table: "outbound_routes",
+        match: route,
+        autoIncrement: true,
+        owned: { name },
+        defaults: {
+          outcid: "",
+          outcid_mode: "",
+          password: "",
+          emergency_route: "",
+          intracompany_route: "",
+          mohclass: "default",
+          time_group_id: null,
+          dest: "",
+          time_mode: "",
+          notification_on: "call",
+        },
+      },
+    ],
+    keywords: [],
+    lists: [
+      {
+        table: "outbound_route_patterns",
+        parent: route,
+        key: ["match_pattern_pass"],
+        entries: patterns.map((p) => ({
+          match_pattern_prefix: "",
+          match_pattern_pass: p,
+          match_cid: "",
+          prepend_digits: "",
+        })),
+        policy: "exact",
+      },
+      {
+        table: "outbound_route_trunks",
+        parent: route,
+        key: ["trunk_id"],
+        entries: [{ trunk_id: ROUTE_TRUNK_ID, seq: 0 }],
+        policy: "first",
+      },
+      {
+        table: "outbound_route_sequence",
+        parent: route,
+        key: [],
+        entries: [{ seq: { sql: "(SELECT COALESCE(MAX(seq) + 1, 0) FROM outbound_route_sequence)", text: "last" } }],
+        policy: "ensure",
+      },
+    ],
+  };
+}
+
+/**
+ * PTT group = FreePBX page group. Owned: the group's label (FreePBX's `description` column
+ * holds the page group's NAME; the console's own description stays in the console), duplex,
+ * and its members (added; members added in FreePBX are kept). Busy handling, announcement
+ * and volume are FreePBX's.
+ */
+export function pttObject(g: PttRow): PbxObject {
+  const number = extensionNumber(g.extension, "Group number");
+  const name = configText(g.name, "Name");
+  fits(name, 255, "Name");
+  const members = [...new Set(g.members.map((m) => extensionNumber(m, "Member")))];
+  const parent = { page_number: number };
+  return {
+    kind: "pttGroup",
+    key: number,
+    label: g.name,
+    identity: { kind: "number", column: "paging_config.page_group", value: number },
+    rows: [
+      {
+        table: "paging_config",
+        match: { page_group: number },
+        owned: { description: name, duplex: g.duplex ? 1 : 0 },
+        // force_page 0 = skip busy members; auto-answer is the phones' setting in FreePBX, not the group's.
+        defaults: { force_page: 0, announcement: null, volume: 0 },
+      },
+    ],
+    keywords: [],
+    lists: [{ table: "paging_groups", parent, key: ["ext"], entries: members.map((m) => ({ ext: m })), policy: "add" }],
+  };
+}
