@@ -9,6 +9,7 @@ import m5 from "../../migrations/0005_session_ids_and_throttle.sql" with { type:
 import m6 from "../../migrations/0006_user_totp.sql" with { type: "text" };
 import m7 from "../../migrations/0007_users_and_roles.sql" with { type: "text" };
 import m8 from "../../migrations/0008_audit_and_settings.sql" with { type: "text" };
+import m9 from "../../migrations/0009_jobs.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -21,4 +22,5 @@ export const migrationSql: Record<string, string> = {
   "0006_user_totp": m6,
   "0007_users_and_roles": m7,
   "0008_audit_and_settings": m8,
+  "0009_jobs": m9,
 };

@@ -306,3 +306,50 @@ export const consoleSettings = sqliteTable("console_settings", {
   value: text("value", { mode: "json" }).notNull(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });
+
+/**
+ * Long work the console runs outside any request (deployments and sync imports; docs/decisions/0024):
+ * one row per run with its progress, kept as history. A row still `running` when the console starts
+ * is marked `interrupted` (the process ended mid-job).
+ */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: id(),
+    /** `deploy` or `import` (src/shared/jobs.ts). */
+    kind: text("kind", { enum: ["deploy", "import"] }).notNull(),
+    /** What it works on: `trunks`, `extensions`, `ptt-groups`, `all`. */
+    target: text("target").notNull(),
+    startedBy: text("started_by").notNull(),
+    startedByUserId: text("started_by_user_id"),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    deadlineAt: integer("deadline_at", { mode: "timestamp_ms" }).notNull(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    state: text("state", { enum: ["running", "succeeded", "failed", "cancelled", "interrupted"] }).notNull(),
+    /** Items in the job; null until known (e.g. while the PBX is being read). */
+    total: integer("total"),
+    /** The step or object being worked on now. */
+    current: text("current"),
+    cancelledBy: text("cancelled_by"),
+    /** The final answer, shaped as the route used to return it (DeployResponse, DeployAllResponse, ImportResult). */
+    summary: text("summary", { mode: "json" }),
+    /** Why the job failed or stopped (an error, "deadline exceeded", "cancelled by …", "interrupted"). */
+    error: text("error"),
+  },
+  (t) => [index("jobs_state_idx").on(t.state)],
+);
+
+/** Each item's result as it finished, in order (a job's live results list). */
+export const jobResults = sqliteTable(
+  "job_results",
+  {
+    id: id(),
+    jobId: integer("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    label: text("label").notNull(),
+    status: text("status", { enum: ["success", "failed"] }).notNull(),
+    message: text("message").notNull(),
+  },
+  (t) => [index("job_results_job_idx").on(t.jobId, t.id)],
+);

@@ -26,6 +26,7 @@ import {
 } from "./http";
 import { CredentialStore } from "./integrations/credentials";
 import { HostMetricsReader } from "./integrations/host-metrics";
+import { JobRunner } from "./jobs/runner";
 import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
@@ -102,6 +103,8 @@ export function createApp(opts: AppOptions) {
       required: !isLoopbackHost(opts.config.host) || opts.config.publicHostnames.length > 0,
       usersExist: opts.db.$client.query("SELECT 1 FROM users LIMIT 1").get() !== null,
     }),
+    // Marks a job left `running` by a stopped console as interrupted.
+    jobs: new JobRunner({ db: opts.db, events: hub, now }),
   };
   const router = new ApiRouter(apiRoutes);
   const log = opts.config.logRequests ? logRequest : () => {};
@@ -215,6 +218,10 @@ export function createApp(opts: AppOptions) {
     development: policy.dev,
     tls: opts.config.tls ? tlsOptions(opts.config.tls) : undefined,
     maxRequestBodySize: Math.max(REQUEST_BODY_CEILING, ...apiRoutes.map((r) => r.maxBody ?? 0)),
+    // Set deliberately (Bun's default is 10 s): no request does long work any more (deployments and
+    // imports are jobs, ADR 0024; the longest request left is a PBX read of at most ~2 min, e.g. the sync
+    // compare), so a connection idle this long is a dead one. 255 s is Bun's maximum.
+    idleTimeout: 255,
     routes: guardRoutes(hostGuard, policy, {
       "/api/*": async (req: Request) => {
         const start = performance.now();
@@ -300,6 +307,7 @@ export function createApp(opts: AppOptions) {
     async stop(force = false) {
       clearInterval(sweeper);
       stopBackups();
+      app.jobs.close();
       await server.stop(force);
     },
   };

@@ -9,8 +9,10 @@ import type { SetupCode } from "./accounts/setup-code";
 import type { LoginThrottle } from "./accounts/throttle";
 import type { Config } from "./config";
 import type { Deps } from "./domain/deps";
+import { Unauthenticated } from "./domain/errors";
 import type { CredentialStore } from "./integrations/credentials";
 import type { HostMetricsReader } from "./integrations/host-metrics";
+import type { JobRunner } from "./jobs/runner";
 import type { SecretBox } from "./secret-box";
 import type { Hub } from "./ws";
 
@@ -29,6 +31,8 @@ export interface AppContext extends Deps {
   hostMetrics: HostMetricsReader;
   /** The first-run set-up code (required when the console listens beyond loopback). */
   setupCode: SetupCode;
+  /** Long work (deployments, sync imports) runs here, one job at a time, outside any request (ADR 0024). */
+  jobs: JobRunner;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {
@@ -122,6 +126,12 @@ export interface AuditSpec {
   detail?: (answer: unknown) => string | undefined;
   /** Don't record the request body's fields (e.g. they are a transcript or a whole import). */
   omitBody?: boolean;
+}
+
+/** The signed-in user of a session route (the transport has already refused a request without one). */
+export function signedInUser(user: SessionUser | null): SessionUser {
+  if (!user) throw new Unauthenticated("Sign in required");
+  return user;
 }
 
 /** An `AuditSpec.load` that finds the object by the `:id` parameter in its area's list (API view). */

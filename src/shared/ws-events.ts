@@ -32,6 +32,8 @@ export const wsEventTypes = [
   "settings-updated",
   /** Rows were added to the audit trail (published by the transport, coalesced to one per half second). */
   "audit-updated",
+  /** A job (deployment, sync import) started, moved on one item, or ended; data: `JobEvent` (src/shared/jobs.ts). */
+  "job-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

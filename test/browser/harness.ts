@@ -202,6 +202,19 @@ export async function startHarness(opts: HarnessOptions = {}) {
       return (text ? JSON.parse(text) : undefined) as T;
     },
 
+    /**
+     * Starts a job (a deploy or import `POST`, which answers 202 `{ jobId }`; ADR 0024) and waits until
+     * it has ended; answers with the job (GET /api/jobs/:id).
+     */
+    async runJob<T = { id: number; state: string; summary: unknown }>(path: string, body?: unknown): Promise<T> {
+      const { jobId } = await harness.apiJson<{ jobId: number }>("POST", path, body);
+      for (;;) {
+        const job = await harness.apiJson<T & { state: string }>("GET", `/api/jobs/${jobId}`);
+        if (job.state !== "running") return job;
+        await Bun.sleep(100);
+      }
+    },
+
     /** Closes the pages opened so far (so their polling stops). */
     async closePages(): Promise<void> {
       await Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));

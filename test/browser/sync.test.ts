@@ -69,7 +69,7 @@ describe("Sync: extensions", () => {
     // 1001 and 1002 deployed (Synced); 1002 renamed on the PBX (Needs Sync); 2001 only on the PBX.
     await h.apiJson("POST", "/api/extensions", { extension: "1001", name: "Alice" });
     await h.apiJson("POST", "/api/extensions", { extension: "1002", name: "Bob" });
-    await h.apiJson("POST", "/api/deploy/extensions");
+    await h.runJob("/api/deploy/extensions");
     await pbx.query("UPDATE users SET name = 'Bob Smith' WHERE extension = '1002'");
     await pbxOnlyExtension("2001", "Lobby");
 

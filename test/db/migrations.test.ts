@@ -42,6 +42,8 @@ test("migrations create every table and column of the drizzle schema", () => {
       "extensions",
       "inbound_routes",
       "ivrs",
+      "job_results",
+      "jobs",
       "outbound_routes",
       "ptt_groups",
       "sessions",

@@ -53,13 +53,18 @@ afterAll(async () => {
   await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), pbx?.stop()]);
 });
 
-/** `after` runs once the call is answered (e.g. to keep the walk's own session after a sign-out). */
-type Call = { path?: string; body?: unknown; headers?: Record<string, string>; after?: () => void };
+/**
+ * `after` runs once the call is answered (e.g. to keep the walk's own session after a sign-out, or to
+ * wait for the job a deploy or import started: its events are the route's too).
+ */
+type Call = { path?: string; body?: unknown; headers?: Record<string, string>; after?: () => unknown };
 /** Prepares what the write needs and says how to call it; `path` defaults to the route's own. */
 type Fixture = () => Promise<Call>;
 
 let seq = 0;
 const next = () => ++seq;
+/** Deploy and import run as jobs (ADR 0024): their events come until the job ends. */
+const jobEnded = () => s.app.jobs.idle();
 const created = async (path: string, body: unknown) => {
   const res = await s.call("POST", path, body);
   if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
@@ -170,19 +175,25 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
   "POST /api/deploy/trunks": async () => {
     await trunk();
-    return {};
+    return { after: jobEnded };
   },
   "POST /api/deploy/extensions": async () => {
     await extension();
-    return {};
+    return { after: jobEnded };
   },
-  "POST /api/deploy/ptt-groups": async () => ({}),
-  "POST /api/deploy/all": async () => ({}),
+  "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
+  "POST /api/deploy/all": async () => ({ after: jobEnded }),
   "POST /api/sync/extensions/import": async () => {
     await pbx.query("INSERT INTO users (extension, name) VALUES ('4901', 'From the PBX')");
-    return { body: { mode: "selected", extensions: ["4901"] } };
+    return { body: { mode: "selected", extensions: ["4901"] }, after: jobEnded };
   },
-  "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" } }),
+  "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" }, after: jobEnded }),
+  // A deployment over SSH is cancelled while it connects (its own later events drain before the next write).
+  "POST /api/jobs/:id/cancel": async () => {
+    await extension();
+    const started = await s.call("POST", "/api/deploy/extensions");
+    return { path: `/api/jobs/${started.json.jobId}/cancel`, body: {} };
+  },
   "POST /api/credentials": async () => ({ body: { type: "tinymdm", publicKey: "pub-walk", secretKey: "sec-walk" } }),
   "POST /api/credentials/test": async () => ({ body: { type: "hostinger" } }),
   "DELETE /api/credentials/:type": async () => {
@@ -274,10 +285,12 @@ describe("every write publishes what it declares", () => {
     test(label(r), async () => {
       const fixture = FIXTURES[label(r)];
       if (!fixture) throw new Error(`no fixture for ${label(r)}`);
+      // A job an earlier write started ends (and publishes) before this write is called.
+      await jobEnded();
       const call = await fixture();
       published = [];
       const res = await s.call(r.method, call.path ?? r.path, call.body, call.headers);
-      call.after?.();
+      await call.after?.();
       expect(res.status, res.text).toBeLessThan(300);
       // "audit-updated" is the transport's (every audited call adds a row), not the route's own event.
       const types = published.map((e) => e.type).filter((t) => t !== "audit-updated");

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaul
 import { withPbxHost } from "../../src/server/pbx/host";
 import { FREEPBX_TEST_CLIENT, startFakeFreePbx } from "../fakes/freepbx";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { FREEPBX_TABLES } from "../pbx-host/gui-objects";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 
 setDefaultTimeout(60_000);
@@ -17,22 +18,8 @@ afterAll(async () => {
   await pbx?.stop();
 });
 
-const TABLES = [
-  "devices",
-  "users",
-  "sip",
-  "pjsip",
-  "trunks",
-  "outbound_routes",
-  "outbound_route_patterns",
-  "outbound_route_trunks",
-  "outbound_route_sequence",
-  "incoming",
-  "paging_config",
-  "paging_groups",
-];
 beforeEach(async () => {
-  for (const t of TABLES) await pbx.query(`DELETE FROM ${t}`);
+  for (const t of FREEPBX_TABLES) await pbx.query(`DELETE FROM ${t}`);
   await pbx.query("UPDATE admin SET value = 'false' WHERE variable = 'need_reload'");
   pbx.setReloadFailure(null);
   pbx.clearFwconsoleCalls();
@@ -55,31 +42,22 @@ afterEach(async () => {
   await s?.stop();
 });
 
+/** Deploy and import run as jobs (ADR 0024): starts one, waits for its end, answers with its summary. */
+async function job(path: string, body?: unknown) {
+  const res = await s.call("POST", path, body);
+  if (res.status !== 202) return res;
+  for (;;) {
+    const j = await s.call("GET", `/api/jobs/${res.json.jobId}`);
+    if (j.json.state !== "running") return { ...j, status: j.json.summary ? 200 : 500, json: j.json.summary ?? j.json };
+    await Bun.sleep(50);
+  }
+}
+
 /** A full table dump, to compare runs. */
 async function dump(): Promise<string> {
   const out: Record<string, unknown> = {};
-  for (const t of TABLES) out[t] = await pbx.query(`SELECT * FROM ${t} ORDER BY 1, 2`);
+  for (const t of FREEPBX_TABLES) out[t] = await pbx.query(`SELECT * FROM ${t} ORDER BY 1, 2`);
   return JSON.stringify(out);
-}
-
-/** Runs a script with the real MariaDB command-line client, as an administrator pasting it would. */
-function runInMariaDb(script: string) {
-  const r = Bun.spawnSync(
-    [
-      "mariadb",
-      "--protocol=TCP",
-      "-h",
-      pbx.mysql.host,
-      "-P",
-      String(pbx.mysql.port),
-      "-u",
-      pbx.mysql.user,
-      `-p${pbx.mysql.password}`,
-      "asterisk",
-    ],
-    { stdin: Buffer.from(script) },
-  );
-  return { code: r.exitCode, err: r.stderr.toString() };
 }
 
 const HOSTILE = {
@@ -142,7 +120,7 @@ describe("configuration generator", () => {
     expect(script).toContain("START TRANSACTION;");
     expect(script.trimEnd().endsWith("COMMIT;")).toBe(true);
 
-    const first = runInMariaDb(script);
+    const first = pbx.runScript(script);
     expect(first.err).toBe("");
     expect(first.code).toBe(0);
 
@@ -179,14 +157,15 @@ describe("configuration generator", () => {
     expect(await pbx.query("SELECT extension, destination, description FROM incoming")).toEqual([
       { extension: "442071234567", destination: "from-did-direct,1001,1", description: HOSTILE.inboundDesc },
     ]);
+    // FreePBX's page-group description is the group's name; the console's own description stays in the console.
     expect(await pbx.query("SELECT page_group, duplex, description FROM paging_config")).toEqual([
-      { page_group: "7000", duplex: 1, description: HOSTILE.pttDesc },
+      { page_group: "7000", duplex: 1, description: "Team A" },
     ]);
     expect((await pbx.query("SELECT ext FROM paging_groups ORDER BY ext")).map((r) => r.ext)).toEqual(["1001", "1002"]);
     expect(await pbx.query("SELECT value FROM admin WHERE variable = 'need_reload'")).toEqual([{ value: "true" }]);
 
     const before = await dump();
-    expect(runInMariaDb(script).code).toBe(0);
+    expect(pbx.runScript(script).code).toBe(0);
     expect(await dump()).toBe(before);
   });
 
@@ -208,7 +187,7 @@ describe("deployment over SSH", () => {
   test("deploy all, then compare shows every row Synced; fwconsole reload ran; trunk status from the PBX", async () => {
     await server();
     await seedHostile();
-    const res = await s.call("POST", "/api/deploy/all");
+    const res = await job("/api/deploy/all");
     expect(res.status).toBe(200);
     expect(res.json.extensions).toMatchObject({ deployed: 2, failed: 0 });
     expect(res.json.trunks).toMatchObject({ deployed: 1, failed: 0 });
@@ -239,7 +218,7 @@ describe("deployment over SSH", () => {
   test("a row changed on the PBX needs sync; a row only on the PBX imports", async () => {
     await server();
     await s.call("POST", "/api/extensions", { extension: "1001", name: "Alice" });
-    await s.call("POST", "/api/deploy/extensions");
+    await job("/api/deploy/extensions");
     await pbx.query("UPDATE users SET name = 'Alice Smith' WHERE extension = '1001'");
     await pbx.query(
       "INSERT INTO devices (id, tech, dial, devicetype, user, description) VALUES ('2001', 'pjsip', 'PJSIP/2001', 'fixed', '2001', 'Lobby')",
@@ -263,9 +242,9 @@ describe("deployment over SSH", () => {
         dashboard: { name: null },
       },
     ]);
-    const imp = await s.call("POST", "/api/sync/extensions/import", { extensions: ["2001"], mode: "selected" });
+    const imp = await job("/api/sync/extensions/import", { extensions: ["2001"], mode: "selected" });
     expect(imp.json).toMatchObject({ created: 1, updated: 0, failed: 0 });
-    const all = await s.call("POST", "/api/sync/extensions/import", { extensions: [], mode: "all" });
+    const all = await job("/api/sync/extensions/import", { extensions: [], mode: "all" });
     expect(all.json).toMatchObject({ created: 0, updated: 2, failed: 0 });
     const after = await s.call("GET", "/api/sync/extensions/compare");
     expect(after.json.comparison.every((r: any) => r.inDashboard && !r.needsSync)).toBe(true);
@@ -297,7 +276,7 @@ describe("deployment over SSH", () => {
       );
       await pbx.query("INSERT INTO users (extension, name, voicemail) VALUES (?, ?, 'novm')", [n, name]);
     }
-    const imp = await s.call("POST", "/api/sync/extensions/import", { extensions: [], mode: "all" });
+    const imp = await job("/api/sync/extensions/import", { extensions: [], mode: "all" });
     expect(imp.status).toBe(200);
     expect(imp.json).toEqual({
       created: 1,
@@ -310,7 +289,7 @@ describe("deployment over SSH", () => {
       { extension: "1001", name: "Alice Smith" },
       { extension: "2001", name: "Lobby" },
     ]);
-    const selected = await s.call("POST", "/api/sync/extensions/import", { extensions: ["7001"], mode: "selected" });
+    const selected = await job("/api/sync/extensions/import", { extensions: ["7001"], mode: "selected" });
     expect(selected.json).toMatchObject({ created: 0, updated: 0, failed: 1 });
   });
 
@@ -330,7 +309,7 @@ describe("deployment over SSH", () => {
         dashboard: { host: null },
       },
     ]);
-    const imp = await s.call("POST", "/api/sync/trunks/import", { trunks: ["Backup"], mode: "selected" });
+    const imp = await job("/api/sync/trunks/import", { trunks: ["Backup"], mode: "selected" });
     expect(imp.json).toMatchObject({ created: 1, updated: 0, failed: 0 });
     expect((await s.call("GET", "/api/trunks")).json[0]).toMatchObject({
       name: "Backup",
@@ -348,7 +327,7 @@ describe("deployment over SSH", () => {
       "CREATE TRIGGER refuse_1002 BEFORE INSERT ON sip FOR EACH ROW BEGIN IF NEW.id = '1002' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'disk quota exceeded'; END IF; END",
     );
     try {
-      const res = await s.call("POST", "/api/deploy/extensions");
+      const res = await job("/api/deploy/extensions");
       expect(res.json).toMatchObject({ deployed: 2, failed: 1 });
       const bad = res.json.results.find((r: any) => r.extension === "1002");
       expect(bad.status).toBe("failed");
@@ -364,7 +343,7 @@ describe("deployment over SSH", () => {
     await server();
     await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
     pbx.setReloadFailure("Unable to connect to Asterisk");
-    const res = await s.call("POST", "/api/deploy/extensions");
+    const res = await job("/api/deploy/extensions");
     expect(res.json.failed).toBe(1);
     expect(res.json.results[0].message).toContain("fwconsole reload failed");
     expect(res.json.reload.ok).toBe(false);
@@ -375,7 +354,7 @@ describe("deployment over SSH", () => {
   test("SSH refused and a wrong host key: every item failed with the reason, nothing written", async () => {
     await server({ ...sshEnv(), PBX_SSH_PORT: "9" });
     await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
-    const refused = await s.call("POST", "/api/deploy/extensions");
+    const refused = await job("/api/deploy/extensions");
     expect(refused.json.results[0]).toMatchObject({
       status: "failed",
       message: "Cannot reach 127.0.0.1:9: connection refused",
@@ -383,7 +362,7 @@ describe("deployment over SSH", () => {
     await s.stop();
     await server({ ...sshEnv(), PBX_SSH_HOST_KEY: "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
     await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
-    const wrong = await s.call("POST", "/api/deploy/extensions");
+    const wrong = await job("/api/deploy/extensions");
     expect(wrong.json.results[0].message).toContain("Host key of 127.0.0.1");
     expect(await pbx.query("SELECT id FROM devices")).toEqual([]);
   });
@@ -392,14 +371,14 @@ describe("deployment over SSH", () => {
     await server();
     await s.call("POST", "/api/extensions", { extension: "1001", name: "A" });
     await s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001"] });
-    const res = await s.call("POST", "/api/deploy/ptt-groups");
+    const res = await job("/api/deploy/ptt-groups");
     expect(res.json).toMatchObject({ deployed: 1, failed: 0 });
     expect(await pbx.query("SELECT page_number, ext FROM paging_groups")).toEqual([
       { page_number: "7001", ext: "1001" },
     ]);
     await s.stop();
     await server({});
-    const none = await s.call("POST", "/api/deploy/all");
+    const none = await job("/api/deploy/all");
     expect(none.status).toBe(400);
     expect(none.json.error.message).toContain("configure the PBX host (SSH) or the FreePBX GraphQL API");
   });
@@ -416,7 +395,7 @@ describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
       });
       await s.call("POST", "/api/extensions", { extension: "1001", name: "Alice", secret: "console-secret-01" });
       await s.call("POST", "/api/trunks", { name: "T", type: "sip", host: "sip.example.com" });
-      const res = await s.call("POST", "/api/deploy/all");
+      const res = await job("/api/deploy/all");
       expect(res.json.extensions.results[0]).toMatchObject({ extension: "1001", status: "success", via: "graphql" });
       expect(res.json.trunks.results[0]).toMatchObject({
         status: "failed",
@@ -437,7 +416,7 @@ describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
         body: { errors: [{ message: "This device id is already in use", status: false }] },
         path: "/admin/api/api/gql",
       };
-      const again = await s.call("POST", "/api/deploy/extensions");
+      const again = await job("/api/deploy/extensions");
       expect(again.json.results[0]).toMatchObject({ status: "failed", via: "graphql" });
       expect(again.json.results[0].message).toContain("This device id is already in use");
     } finally {

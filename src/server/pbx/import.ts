@@ -10,13 +10,25 @@ import { extensions, trunks } from "../../db/schema";
 import type { ImportExtensionsInput, ImportResult, ImportTrunksInput } from "../../shared/pbx";
 import type { Deps } from "../domain/deps";
 import { numberOwner, numberTakenMessage } from "../inventory/numbers";
+import { type JobProgress, notReached } from "../jobs/progress";
 import { type PbxReadDeps, readPbxExtensions, readPbxTrunks } from "./read";
 
 const emptyResult = (): ImportResult => ({ created: 0, updated: 0, failed: 0, errors: [] });
 
-function failed(result: ImportResult, reason: string) {
+function failed(result: ImportResult, reason: string, progress?: JobProgress, label = "") {
   result.failed++;
   result.errors?.push(reason);
+  progress?.result({ label, status: "failed", message: reason });
+}
+
+/** Between items of an import job: stop (the rest is not imported and the summary says so), else go on. */
+async function stopHere(result: ImportResult, left: number, progress?: JobProgress): Promise<boolean> {
+  if (!progress) return false;
+  // Let a cancel request and the progress events through: the loop itself never waits.
+  await new Promise((resolve) => setImmediate(resolve));
+  const why = progress.stopped();
+  if (why) result.errors?.push(`${left} not imported: ${notReached(why)}`);
+  return why !== null;
 }
 
 /**
@@ -27,32 +39,45 @@ function failed(result: ImportResult, reason: string) {
 export async function importExtensions(
   deps: PbxReadDeps & Pick<Deps, "db" | "events" | "box">,
   input: ImportExtensionsInput,
+  progress?: JobProgress,
 ): Promise<ImportResult> {
+  progress?.item("Reading the PBX's extensions");
   const pbx = await readPbxExtensions(deps);
   const wanted = input.mode === "all" ? pbx.rows : pbx.rows.filter((r) => input.extensions.includes(r.extension));
   const result = emptyResult();
-  for (const p of wanted) {
+  progress?.total(wanted.length);
+  for (const [i, p] of wanted.entries()) {
+    if (await stopHere(result, wanted.length - i, progress)) break;
     const name = (p.name ?? "").trim() || `Extension ${p.extension}`;
+    const label = `${p.extension} - ${name}`;
+    progress?.item(label);
     if (!/^\d{1,10}$/.test(p.extension) || name.length > 100) {
-      failed(result, `${p.extension}: does not fit the console's limits (10 digits, 100-character name)`);
+      failed(
+        result,
+        `${p.extension}: does not fit the console's limits (10 digits, 100-character name)`,
+        progress,
+        label,
+      );
       continue;
     }
     const owner = numberOwner(deps.db, p.extension);
     const clash = owner?.kind === "ptt-group" ? numberTakenMessage(deps.db, p.extension, "extension") : null;
     if (clash) {
-      failed(result, clash);
+      failed(result, clash, progress, label);
       continue;
     }
     const values = { name, voicemail: p.voicemail, ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}) };
     if (owner?.kind === "extension") {
       deps.db.update(extensions).set(values).where(eq(extensions.extension, p.extension)).run();
       result.updated++;
+      progress?.result({ label, status: "success", message: "Updated" });
     } else {
       deps.db
         .insert(extensions)
         .values({ extension: p.extension, ...values })
         .run();
       result.created++;
+      progress?.result({ label, status: "success", message: "Created" });
     }
   }
   if (result.created || result.updated) deps.events.publish({ type: "extensions-updated", data: { source: "sync" } });
@@ -67,13 +92,19 @@ const trunkType = (tech: string): "sip" | "iax" | "dahdi" =>
 export async function importTrunks(
   deps: Pick<Deps, "db" | "events" | "credentials" | "box">,
   input: ImportTrunksInput,
+  progress?: JobProgress,
 ): Promise<ImportResult> {
+  progress?.item("Reading the PBX's trunks");
   const pbx = await readPbxTrunks(deps);
   const wanted = input.mode === "all" ? pbx.rows : pbx.rows.filter((r) => input.trunks.includes(r.name));
   const result = emptyResult();
-  for (const p of wanted) {
+  progress?.total(wanted.length);
+  for (const [i, p] of wanted.entries()) {
+    if (await stopHere(result, wanted.length - i, progress)) break;
+    const label = p.name || "(no name)";
+    progress?.item(label);
     if (!p.name || p.name.length > 50 || !p.host) {
-      failed(result, `${p.name || "(no name)"}: needs a name of at most 50 characters and a host`);
+      failed(result, `${p.name || "(no name)"}: needs a name of at most 50 characters and a host`, progress, label);
       continue;
     }
     const values = {
@@ -87,12 +118,14 @@ export async function importTrunks(
     if (existing) {
       deps.db.update(trunks).set(values).where(eq(trunks.id, existing.id)).run();
       result.updated++;
+      progress?.result({ label, status: "success", message: "Updated" });
     } else {
       deps.db
         .insert(trunks)
         .values({ name: p.name, ...values })
         .run();
       result.created++;
+      progress?.result({ label, status: "success", message: "Created" });
     }
   }
   if (result.created || result.updated) deps.events.publish({ type: "trunks-updated", data: { source: "sync" } });

@@ -43,6 +43,18 @@ ${kw("u", "username")}
 ${kw("s", "secret")}
 ORDER BY t.trunkid;`;
 
+const NO_READ_PATH = {
+  extensions: "No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
+  trunks: "FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.",
+};
+
+/** How the PBX's extensions or trunks are read; `Invalid` when no way is configured (checked before an import job starts). */
+export function pbxReadPath(deps: Pick<Deps, "credentials">, what: "extensions" | "trunks"): "ssh" | "graphql" {
+  if (deps.credentials.isConfigured("ssh")) return "ssh";
+  if (what === "extensions" && deps.credentials.isConfigured("freepbx")) return "graphql";
+  throw new Invalid(NO_READ_PATH[what]);
+}
+
 /**
  * The PBX's extensions, over SSH when the host is configured, else through the
  * FreePBX API. `Invalid` when neither is configured; an unreachable PBX is a
@@ -89,14 +101,12 @@ export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh"
       })),
     };
   }
-  throw new Invalid("No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.");
+  throw new Invalid(NO_READ_PATH.extensions);
 }
 
 /** The PBX's trunks; only over SSH (FreePBX's API has none). */
 export async function readPbxTrunks(deps: Pick<Deps, "credentials">): Promise<{ via: "ssh"; rows: PbxTrunk[] }> {
-  if (!deps.credentials.isConfigured("ssh")) {
-    throw new Invalid("FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.");
-  }
+  pbxReadPath(deps, "trunks");
   const rows = await withPbxHost(deps, (host) => host.selectHex(TRUNKS_SQL), {
     operation: "Reading the PBX's trunks",
     deadlineMs: 120_000,

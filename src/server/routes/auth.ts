@@ -1,4 +1,4 @@
-import type { ServerInfo, SessionUser } from "../../shared/auth";
+import type { ServerInfo } from "../../shared/auth";
 import { changePasswordSchema, loginSchema, setupSchema, totpDisableSchema, totpEnableSchema } from "../../shared/auth";
 import {
   changePassword,
@@ -13,8 +13,7 @@ import {
 } from "../accounts/auth";
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionCookieName } from "../accounts/sessions";
 import { disableTotp, enableTotp, setupTotp, totpStatus } from "../accounts/two-factor";
-import { type AppContext, type RequestContext, type RouteDef, route } from "../context";
-import { Unauthenticated } from "../domain/errors";
+import { type AppContext, type RequestContext, type RouteDef, route, signedInUser } from "../context";
 import { json, noContent } from "../http";
 
 /**
@@ -50,12 +49,6 @@ const clientOf = ({ clientIp, req }: Pick<RequestContext, "clientIp" | "req">) =
   ip: clientIp,
   userAgent: req.headers.get("user-agent"),
 });
-
-/** The signed-in user of a session route (the transport has already refused a request without one). */
-function signedInUser(user: SessionUser | null): SessionUser {
-  if (!user) throw new Unauthenticated("Sign in required");
-  return user;
-}
 
 export const authRoutes: RouteDef[] = [
   route({

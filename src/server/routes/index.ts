@@ -12,6 +12,7 @@ import { backupRoutes } from "./backup";
 import { credentialRoutes } from "./credentials";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
+import { jobRoutes } from "./jobs";
 import { pbxRoutes } from "./pbx";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
@@ -41,6 +42,7 @@ export const apiRoutes: RouteDef[] = [
   ...credentialRoutes,
   ...telnyxRoutes,
   ...pbxRoutes,
+  ...jobRoutes,
   ...backupRoutes,
   ...userRoutes,
   ...settingsRoutes,

@@ -1,37 +1,23 @@
-import {
-  type DeployAllResponse,
-  type DeployGroupResult,
-  type DeployResponse,
-  type ImportResult,
-  importExtensionsSchema,
-  importTrunksSchema,
-} from "../../shared/pbx";
+import { importExtensionsSchema, importTrunksSchema } from "../../shared/pbx";
 import { type RouteDef, route } from "../context";
 import { json } from "../http";
+import { startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
 import { compareExtensions, compareTrunks } from "../pbx/compare";
-import { deployTarget } from "../pbx/deploy";
 import { generateConfig } from "../pbx/generate";
-import { importExtensions, importTrunks } from "../pbx/import";
 import { pbxStatus } from "../pbx/status";
+import { ownerOf } from "./jobs";
 
-/** The audit's one line on a deployment: items written and failed, and the reload. */
-function deployDetail(answer: unknown): string | undefined {
-  const a = answer as (DeployResponse & Partial<DeployAllResponse>) | undefined;
-  if (!a) return undefined;
-  const groups: DeployGroupResult[] =
-    a.results !== undefined
-      ? [a]
-      : [a.trunks, a.extensions, a.outboundRoutes, a.inboundRoutes].filter((g): g is DeployGroupResult => !!g);
-  const deployed = groups.reduce((n, g) => n + g.deployed, 0);
-  const failed = groups.reduce((n, g) => n + g.failed, 0);
-  const reload = a.reload ? (a.reload.ok ? "reloaded" : "reload failed") : "not reloaded";
-  return `${deployed} deployed, ${failed} failed, ${reload}`;
-}
-
-const importDetail = (answer: unknown) => {
-  const a = answer as ImportResult | undefined;
-  return a ? `${a.created} created, ${a.updated} updated, ${a.failed} failed` : undefined;
+/**
+ * The audit's line on a call that started a job: the job's end is recorded as `<action>.finished` by
+ * the runner, with the counts (never a success the 202 did not know of).
+ */
+const jobStarted = (answer: unknown) => {
+  const id = (answer as { jobId?: unknown } | undefined)?.jobId;
+  return typeof id === "number" ? `job ${id} started` : undefined;
 };
+
+/** Deploy and import answer 202 `{ jobId }` at once; the work runs as a job (ADR 0024). */
+const ACCEPTED = 202;
 
 /** The Config Generator, Deployment and Sync screens: the console against the live PBX. */
 export const pbxRoutes: RouteDef[] = [
@@ -52,34 +38,36 @@ export const pbxRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/deploy/trunks",
-    summary: "Write the trunks to the PBX and reload it",
-    publishes: ["sync-status", "trunks-updated"],
-    audit: { action: "deploy.trunks", detail: deployDetail },
-    handler: async ({ app }) => json(await deployTarget(app, "trunks")),
+    summary: "Start a job that writes the trunks to the PBX and reloads it (202 with the job id; 409 while a job runs)",
+    publishes: ["job-updated", "sync-status", "trunks-updated"],
+    audit: { action: "deploy.trunks", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "trunks"), ACCEPTED),
   }),
   route({
     method: "POST",
     path: "/api/deploy/extensions",
-    summary: "Write the extensions to the PBX and reload it",
-    publishes: ["sync-status"],
-    audit: { action: "deploy.extensions", detail: deployDetail },
-    handler: async ({ app }) => json(await deployTarget(app, "extensions")),
+    summary:
+      "Start a job that writes the extensions to the PBX and reloads it (202 with the job id; 409 while a job runs)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.extensions", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "extensions"), ACCEPTED),
   }),
   route({
     method: "POST",
     path: "/api/deploy/ptt-groups",
-    summary: "Write the PTT groups to the PBX as page groups and reload it",
-    publishes: ["sync-status"],
-    audit: { action: "deploy.ptt-groups", detail: deployDetail },
-    handler: async ({ app }) => json(await deployTarget(app, "ptt-groups")),
+    summary: "Start a job that writes the PTT groups to the PBX as page groups and reloads it (202 with the job id)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.ptt-groups", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "ptt-groups"), ACCEPTED),
   }),
   route({
     method: "POST",
     path: "/api/deploy/all",
-    summary: "Write trunks, extensions and outbound and inbound routes to the PBX and reload it",
-    publishes: ["sync-status", "trunks-updated"],
-    audit: { action: "deploy.all", detail: deployDetail },
-    handler: async ({ app }) => json(await deployTarget(app, "all")),
+    summary:
+      "Start a job that writes trunks, extensions and outbound and inbound routes to the PBX and reloads it (202)",
+    publishes: ["job-updated", "sync-status", "trunks-updated"],
+    audit: { action: "deploy.all", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "all"), ACCEPTED),
   }),
   route({
     method: "GET",
@@ -96,19 +84,19 @@ export const pbxRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/sync/extensions/import",
-    summary: "Import the PBX's extensions (all or the selected numbers) into the console",
+    summary: "Start a job that imports the PBX's extensions (all or the selected numbers) into the console (202)",
     body: importExtensionsSchema,
-    publishes: ["extensions-updated", "sync-status"],
-    audit: { action: "sync.extensions.import", detail: importDetail },
-    handler: async ({ app, body }) => json(await importExtensions(app, body)),
+    publishes: ["job-updated", "extensions-updated", "sync-status"],
+    audit: { action: "sync.extensions.import", detail: jobStarted },
+    handler: (ctx) => json(startImportExtensionsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body), ACCEPTED),
   }),
   route({
     method: "POST",
     path: "/api/sync/trunks/import",
-    summary: "Import the PBX's trunks (all or the selected names) into the console (needs SSH)",
+    summary: "Start a job that imports the PBX's trunks (all or the selected names) into the console (SSH; 202)",
     body: importTrunksSchema,
-    publishes: ["trunks-updated", "sync-status"],
-    audit: { action: "sync.trunks.import", detail: importDetail },
-    handler: async ({ app, body }) => json(await importTrunks(app, body)),
+    publishes: ["job-updated", "trunks-updated", "sync-status"],
+    audit: { action: "sync.trunks.import", detail: jobStarted },
+    handler: (ctx) => json(startImportTrunksJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body), ACCEPTED),
   }),
 ];

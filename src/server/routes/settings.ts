@@ -1,14 +1,7 @@
-import type { SessionUser } from "../../shared/auth";
 import { securitySettingsSchema } from "../../shared/settings";
 import { securitySettings, updateSecuritySettings } from "../accounts/settings";
-import { type RouteDef, route } from "../context";
-import { Unauthenticated } from "../domain/errors";
+import { type RouteDef, route, signedInUser } from "../context";
 import { json } from "../http";
-
-const signedIn = (user: SessionUser | null): SessionUser => {
-  if (!user) throw new Unauthenticated("Sign in required");
-  return user;
-};
 
 /** Console-wide settings: administrators only. */
 export const settingsRoutes: RouteDef[] = [
@@ -28,6 +21,6 @@ export const settingsRoutes: RouteDef[] = [
     body: securitySettingsSchema,
     publishes: ["settings-updated"],
     audit: { action: "settings.security", object: "settings", load: (app) => securitySettings(app.db) },
-    handler: ({ app, user, body }) => json(updateSecuritySettings(app, signedIn(user), body)),
+    handler: ({ app, user, body }) => json(updateSecuritySettings(app, signedInUser(user), body)),
   }),
 ];

@@ -1,14 +1,8 @@
 import type { SessionUser } from "../../shared/auth";
 import { newUserSchema, userPatchSchema } from "../../shared/users";
 import { createUser, deleteUser, listUsers, updateUser } from "../accounts/user-admin";
-import { type AppContext, type RouteDef, route } from "../context";
-import { Unauthenticated } from "../domain/errors";
+import { type AppContext, type RouteDef, route, signedInUser } from "../context";
 import { json, noContent } from "../http";
-
-const signedIn = (user: SessionUser | null): SessionUser => {
-  if (!user) throw new Unauthenticated("Sign in required");
-  return user;
-};
 
 /** A user as the audit records them (the list's view: never a password). */
 const loadUser = (app: AppContext, params: Record<string, string>) =>
@@ -21,7 +15,7 @@ export const userRoutes: RouteDef[] = [
     path: "/api/users",
     minRole: "admin",
     summary: "The console users with their role and whether they are disabled (never a password)",
-    handler: ({ app, user }) => json(listUsers(app, signedIn(user))),
+    handler: ({ app, user }) => json(listUsers(app, signedInUser(user))),
   }),
   route({
     method: "POST",
@@ -31,7 +25,7 @@ export const userRoutes: RouteDef[] = [
     body: newUserSchema,
     publishes: ["accounts-updated"],
     audit: { action: "user.create", object: "user", load: loadUser },
-    handler: async ({ app, user, body }) => json(await createUser(app, signedIn(user), body), 201),
+    handler: async ({ app, user, body }) => json(await createUser(app, signedInUser(user), body), 201),
   }),
   route({
     method: "PATCH",
@@ -43,7 +37,7 @@ export const userRoutes: RouteDef[] = [
     publishes: ["accounts-updated", "sessions-updated"],
     audit: { action: "user.update", object: "user", load: loadUser },
     handler: async ({ app, user, params, body, token }) =>
-      json(await updateUser(app, signedIn(user), params.id ?? "", body, token)),
+      json(await updateUser(app, signedInUser(user), params.id ?? "", body, token)),
   }),
   route({
     method: "DELETE",

@@ -17,6 +17,10 @@ export const queryKeys = {
   audit: ["/api/audit"],
   auditPages: (filterQuery: string) => ["/api/audit", filterQuery] as const,
   securitySettings: ["/api/settings/security"],
+  /** Jobs (deployments, sync imports): the recent list and each job (features/jobs/api.ts). */
+  jobs: ["/api/jobs"],
+  recentJobs: (limit: number) => ["/api/jobs", `?limit=${limit}`] as const,
+  job: (id: number) => ["/api/jobs", String(id)] as const,
 
   extensions: ["/api/extensions"],
   extensionQrCode: (id: number) => ["/api/extensions", String(id), "qr-code"] as const,
@@ -83,6 +87,8 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "accounts-updated": [queryKeys.me, queryKeys.totp, queryKeys.users],
   "sessions-updated": [queryKeys.sessions],
   "audit-updated": [queryKeys.audit],
+  // A job started, moved on one item or ended: its progress and the recent list (coalesced refetches).
+  "job-updated": [queryKeys.jobs],
   // Requiring two-factor sign-in may hold this user to the enrolment screen (/me says so).
   "settings-updated": [queryKeys.securitySettings, queryKeys.me],
 };

@@ -6,15 +6,24 @@ import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
-import { useDeploy } from "@/features/deployment/api";
+import { useRefreshAfterDeploy, useStartDeploy } from "@/features/deployment/api";
 import { DeployCountCard } from "@/features/deployment/deploy-count-card";
-import { type DeployRun, type DeployTarget, failureToast, runToast } from "@/features/deployment/model";
+import {
+  type DeployRun,
+  type DeployTarget,
+  failureToast,
+  jobRun,
+  runToast,
+  TARGET_TEXT,
+} from "@/features/deployment/model";
 import { PbxStatusCard } from "@/features/deployment/pbx-status-card";
 import { ResultsPanel } from "@/features/deployment/results-panel";
 import { extensionsQuery } from "@/features/extensions/api";
+import { useShownJob } from "@/features/jobs/api";
+import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { pttGroupsQuery } from "@/features/ptt/api";
 import { trunksQuery } from "@/features/trunks/api";
-import { runningFor } from "@/lib/mutations";
+import type { Job } from "../../shared/jobs";
 
 /** A list's length for a count card (the lists stay fresh through the sync socket). */
 function useCount(list: { queryKey: QueryKey }) {
@@ -26,15 +35,39 @@ export function DeploymentPage() {
   const extensions = useCount(extensionsQuery());
   const pttGroups = useCount(pttGroupsQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
-  const deploy = useDeploy({
-    onSuccess: (done) => {
-      setRun(done);
-      toast(runToast(done));
-    },
-    onError: (err, target) => toast(failureToast(target, err)),
+  const refresh = useRefreshAfterDeploy();
+  // A deployment is a job (ADR 0024): its progress shows while it runs, also after a page reload, and
+  // its final summary becomes the results and the toast.
+  const shown = useShownJob("deploy", (job: Job, startedHere: boolean) => {
+    refresh();
+    const done = jobRun(job);
+    setRun(done);
+    if (!startedHere) return;
+    const text = TARGET_TEXT[job.target];
+    if (job.state === "cancelled") toast({ title: "Deployment Cancelled", description: finalText(job) });
+    else if (done) toast(runToast(done));
+    else
+      toast({
+        title: "Deployment Failed",
+        description: `Failed to deploy ${text.what} to the PBX server. ${job.error ?? ""}`.trim(),
+        variant: "destructive",
+      });
   });
-  const pending = deploy.isPending;
-  const busy = (target: DeployTarget) => runningFor(deploy, target);
+  const start = useStartDeploy();
+  const deploy = {
+    mutate: (target: DeployTarget) =>
+      start.mutate(target, {
+        onSuccess: ({ jobId }) => {
+          setRun(null);
+          shown.started(jobId);
+        },
+        // 409 while a job runs names it; 400 when no way to the PBX is configured.
+        onError: (err) => toast(failureToast(target, err)),
+      }),
+  };
+  const pending = start.isPending || shown.running;
+  const busy = (target: DeployTarget) =>
+    (start.isPending && start.variables === target) || (shown.running && shown.job?.target === target);
 
   return (
     <>
@@ -98,6 +131,7 @@ export function DeploymentPage() {
               </CardContent>
             </Card>
           </Can>
+          {shown.job && <JobProgressCard job={shown.job} />}
           <ResultsPanel run={run} />
         </div>
         {/* On narrow screens the PBX status comes first: it says whether deploying can work at all. */}

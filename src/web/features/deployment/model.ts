@@ -1,5 +1,6 @@
 /** Deploy targets, their toast texts and the normalised result of one run. */
 import { serverMessage } from "@/lib/error-text";
+import type { Job } from "../../../shared/jobs";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
 export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
@@ -76,6 +77,13 @@ export function runToast(run: DeployRun): { title: string; description: string; 
     description: `Successfully deployed ${deployed} ${text.unit} to the PBX server.`,
     variant: "default",
   };
+}
+
+/** A finished deployment job as a run: its final summary, or null when it ended without one (an error). */
+export function jobRun(job: Job): DeployRun | null {
+  if (job.kind !== "deploy" || !job.summary) return null;
+  const at = job.finishedAt ? new Date(job.finishedAt) : new Date();
+  return toRun(job.target, job.summary as DeployResponse | DeployAllResponse, at);
 }
 
 /**

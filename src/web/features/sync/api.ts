@@ -2,12 +2,11 @@
  * The Sync screen's reads and imports: the PBX compared with the console's own
  * list, per kind (extensions or trunks).
  */
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
-import { sendJson } from "@/lib/api";
-import type { MutationUi } from "@/lib/mutations";
+import { useStartJob } from "@/features/jobs/api";
 import { queryKeys } from "@/lib/query-keys";
-import type { CompareResponse, ImportResult } from "../../../shared/pbx";
+import type { CompareResponse } from "../../../shared/pbx";
 
 export type SyncKind = "extensions" | "trunks";
 
@@ -41,22 +40,26 @@ export function useRefetchComparisonOnListChange(kind: SyncKind) {
   }, [list.data, client, kind]);
 }
 
-/** Imports every row that needs it, or the selected ones, from the PBX. */
-export function useImport(kind: SyncKind, ui: MutationUi<ImportResult, ImportRequest>) {
+/**
+ * Starts importing every row that needs it, or the selected ones, from the PBX: a job (ADR 0024) that
+ * answers at once with its id; a job already running answers 409 naming it.
+ */
+export const useStartImport = (kind: SyncKind) =>
+  useStartJob((req: ImportRequest) => ({
+    path: `/api/sync/${kind}/import`,
+    body: { [kind]: req.keys, mode: req.mode },
+  }));
+
+/** After an import: the console's list, then the comparison (reusing a read already in flight). */
+export function useRefreshAfterImport(kind: SyncKind) {
   const client = useQueryClient();
-  return useMutation<ImportResult, Error, ImportRequest>({
-    mutationFn: (req) =>
-      sendJson<ImportResult>("POST", `/api/sync/${kind}/import`, { [kind]: req.keys, mode: req.mode }),
-    onSuccess: async (result, req) => {
-      ui.onSuccess?.(result, req);
-      // The list first. When it changed, useRefetchComparisonOnListChange reads the PBX again; otherwise
-      // (or when the sync socket already brought the change) the comparison is read here, reusing a read in flight.
-      const before = client.getQueryData(LIST[kind]);
-      await client.invalidateQueries({ queryKey: LIST[kind] });
-      if (client.getQueryData(LIST[kind]) === before) {
-        await client.invalidateQueries({ queryKey: COMPARISON[kind], exact: true }, { cancelRefetch: false });
-      }
-    },
-    onError: ui.onError,
-  });
+  return async () => {
+    // When the list changed, useRefetchComparisonOnListChange reads the PBX again; otherwise (or when the
+    // sync socket already brought the change) the comparison is read here.
+    const before = client.getQueryData(LIST[kind]);
+    await client.invalidateQueries({ queryKey: LIST[kind] });
+    if (client.getQueryData(LIST[kind]) === before) {
+      await client.invalidateQueries({ queryKey: COMPARISON[kind], exact: true }, { cancelRefetch: false });
+    }
+  };
 }

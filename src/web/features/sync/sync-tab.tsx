@@ -6,9 +6,19 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/use-toast";
+import { useShownJob } from "@/features/jobs/api";
+import { JobProgressCard } from "@/features/jobs/job-progress";
 import { useCan } from "@/hooks/use-role";
 import { serverMessage } from "@/lib/error-text";
-import { comparisonQuery, useImport, useRefetchComparisonOnListChange } from "./api";
+import type { Job } from "../../../shared/jobs";
+import type { ImportResult } from "../../../shared/pbx";
+import {
+  comparisonQuery,
+  type ImportRequest,
+  useRefetchComparisonOnListChange,
+  useRefreshAfterImport,
+  useStartImport,
+} from "./api";
 import { ComparisonTable } from "./comparison-table";
 import { isSelectable, type SyncConfig } from "./config";
 import { PbxUnavailable } from "./pbx-unavailable";
@@ -43,18 +53,39 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
   const selectableKeys = rows.filter(isSelectable).map(config.keyOf);
   const chosen = selectableKeys.filter((k) => selected.has(k));
 
-  const importing = useImport(config.kind, {
-    onSuccess: (result) => {
+  const refresh = useRefreshAfterImport(config.kind);
+  // An import is a job (ADR 0024): its progress shows while it runs (also after a page reload), and its
+  // final summary becomes the toast and the "Not imported" list.
+  const shown = useShownJob(
+    "import",
+    (job: Job, startedHere: boolean) => {
+      void refresh();
+      const result = job.summary as ImportResult | null;
+      if (result) setProblems(result.errors ?? []);
+      if (!startedHere) return;
+      if (!result) {
+        toast({ title: "Import Failed", description: job.error ?? config.failedText, variant: "destructive" });
+        return;
+      }
       setSelected(new Set());
-      setProblems(result.errors ?? []);
       toast({
-        title: config.importedTitle,
+        title: job.state === "cancelled" ? "Import Cancelled" : config.importedTitle,
         description: `Created: ${result.created}, Updated: ${result.updated}, Failed: ${result.failed}`,
       });
     },
-    onError: (err) =>
-      toast({ title: "Import Failed", description: failureText(err, config.failedText), variant: "destructive" }),
-  });
+    (job) => job.target === config.kind,
+  );
+  const start = useStartImport(config.kind);
+  const [mode, setMode] = useState<ImportRequest["mode"] | null>(null);
+  const startImport = (req: ImportRequest) => {
+    setMode(req.mode);
+    start.mutate(req, {
+      onSuccess: ({ jobId }) => shown.started(jobId),
+      // 409 while a job runs names it.
+      onError: (err) =>
+        toast({ title: "Import Failed", description: failureText(err, config.failedText), variant: "destructive" }),
+    });
+  };
 
   const toggle = (key: string, on: boolean) =>
     setSelected((s) => {
@@ -64,7 +95,7 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
       return next;
     });
 
-  const busy = importing.isPending;
+  const busy = start.isPending || shown.running;
   const failed = compare.isError;
 
   return (
@@ -89,24 +120,16 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
                 <Button
                   variant="outline"
                   disabled={busy || failed || rows.length === 0}
-                  onClick={() => importing.mutate({ mode: "all", keys: [] })}
+                  onClick={() => startImport({ mode: "all", keys: [] })}
                 >
-                  {busy && importing.variables?.mode === "all" ? (
-                    <LoaderCircle className="animate-spin" />
-                  ) : (
-                    <Download />
-                  )}
+                  {busy && mode === "all" ? <LoaderCircle className="animate-spin" /> : <Download />}
                   Import All
                 </Button>
                 <Button
                   disabled={busy || failed || chosen.length === 0}
-                  onClick={() => importing.mutate({ mode: "selected", keys: chosen })}
+                  onClick={() => startImport({ mode: "selected", keys: chosen })}
                 >
-                  {busy && importing.variables?.mode === "selected" ? (
-                    <LoaderCircle className="animate-spin" />
-                  ) : (
-                    <ListChecks />
-                  )}
+                  {busy && mode === "selected" ? <LoaderCircle className="animate-spin" /> : <ListChecks />}
                   Import Selected ({chosen.length})
                 </Button>
               </>
@@ -115,6 +138,7 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
         </CardContent>
       </Card>
       {!canImport && <RoleNotice cannot={`import ${config.kind} from the PBX`} />}
+      {shown.job && <JobProgressCard job={shown.job} />}
 
       {failed ? (
         <PbxUnavailable

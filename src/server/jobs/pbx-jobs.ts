@@ -1,0 +1,95 @@
+/**
+ * Deployments and sync imports as jobs (docs/decisions/0024): the route answers 202 `{ jobId }` at once,
+ * after the checks that need no PBX (a way to the PBX is configured); the work runs in the runner.
+ */
+
+import type { JobStarted } from "../../shared/jobs";
+import type {
+  DeployAllResponse,
+  DeployGroupResult,
+  DeployResponse,
+  ImportExtensionsInput,
+  ImportResult,
+  ImportTrunksInput,
+} from "../../shared/pbx";
+import type { Deps } from "../domain/deps";
+import { type DeployDeps, type DeployTarget, deployPaths, deployTarget } from "../pbx/deploy";
+import { importExtensions, importTrunks } from "../pbx/import";
+import { pbxReadPath } from "../pbx/read";
+import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
+
+/** A deployment's overall deadline: after it, the job stops after its current item (failed, "deadline exceeded"). */
+export const DEPLOY_JOB_DEADLINE_MS = 10 * 60_000;
+/** A sync import's overall deadline (reading the PBX is most of it). */
+export const IMPORT_JOB_DEADLINE_MS = 10 * 60_000;
+
+/** A deployment's counts in one line: items written and failed, and the reload. */
+export function deployDetail(a: DeployResponse | DeployAllResponse): string {
+  const groups: DeployGroupResult[] =
+    "results" in a ? [a] : [a.trunks, a.extensions, a.outboundRoutes, a.inboundRoutes];
+  const deployed = groups.reduce((n, g) => n + g.deployed, 0);
+  const failed = groups.reduce((n, g) => n + g.failed, 0);
+  const reload = a.reload ? (a.reload.ok ? "reloaded" : "reload failed") : "not reloaded";
+  return `${deployed} deployed, ${failed} failed, ${reload}`;
+}
+
+const deployOk = (a: DeployResponse | DeployAllResponse) => {
+  const groups = "results" in a ? [a] : [a.trunks, a.extensions, a.outboundRoutes, a.inboundRoutes];
+  return groups.every((g) => g.failed === 0) && (a.reload === null || a.reload.ok);
+};
+
+export const importDetail = (a: ImportResult) => `${a.created} created, ${a.updated} updated, ${a.failed} failed`;
+
+type JobDeps = DeployDeps & Pick<Deps, "now">;
+
+/** Starts deploying a target; `Invalid` at once when no way to the PBX is configured, 409 while a job runs. */
+export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, target: DeployTarget): JobStarted {
+  deployPaths(deps);
+  const jobId = jobs.start<DeployResponse | DeployAllResponse>(owner, {
+    kind: "deploy",
+    target,
+    deadlineMs: DEPLOY_JOB_DEADLINE_MS,
+    auditAction: jobAuditAction("deploy", target),
+    run: (progress) => (target === "all" ? deployTarget(deps, "all", progress) : deployTarget(deps, target, progress)),
+    outcome: (summary) => ({ ok: deployOk(summary), detail: deployDetail(summary) }),
+  });
+  return { jobId };
+}
+
+/** Starts importing the PBX's extensions; `Invalid` at once when the PBX cannot be read. */
+export function startImportExtensionsJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  input: ImportExtensionsInput,
+): JobStarted {
+  pbxReadPath(deps, "extensions");
+  const jobId = jobs.start(owner, {
+    kind: "import",
+    target: "extensions",
+    deadlineMs: IMPORT_JOB_DEADLINE_MS,
+    auditAction: jobAuditAction("import", "extensions"),
+    run: (progress) => importExtensions(deps, input, progress),
+    outcome: (summary) => ({ ok: summary.failed === 0, detail: importDetail(summary) }),
+  });
+  return { jobId };
+}
+
+/** Starts importing the PBX's trunks (SSH only); `Invalid` at once without SSH. */
+export function startImportTrunksJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  input: ImportTrunksInput,
+): JobStarted {
+  pbxReadPath(deps, "trunks");
+  const jobId = jobs.start(owner, {
+    kind: "import",
+    target: "trunks",
+    deadlineMs: IMPORT_JOB_DEADLINE_MS,
+    auditAction: jobAuditAction("import", "trunks"),
+    run: (progress) => importTrunks(deps, input, progress),
+    outcome: (summary) => ({ ok: summary.failed === 0, detail: importDetail(summary) }),
+  });
+  return { jobId };
+}

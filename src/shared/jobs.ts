@@ -1,0 +1,97 @@
+/**
+ * Jobs: long work (a deployment, a sync import) runs outside the request that started it
+ * (docs/decisions/0024). The request answers 202 `{ jobId }`; progress comes as "job-updated" events
+ * and from GET /api/jobs.
+ */
+import { z } from "zod";
+import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
+
+export const JOB_KINDS = ["deploy", "import"] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** `running` until it ends; `interrupted` when the console stopped while it ran (marked at the next start). */
+export const JOB_STATES = ["running", "succeeded", "failed", "cancelled", "interrupted"] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** Deploy targets (`/api/deploy/<target>`) and import targets (`/api/sync/<target>/import`). */
+export const JOB_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as const;
+export type JobTarget = (typeof JOB_TARGETS)[number];
+
+/** One item's result, as it finished. */
+export const jobItemResultSchema = z.object({
+  label: z.string(),
+  status: z.enum(["success", "failed"]),
+  message: z.string(),
+});
+export type JobItemResult = z.infer<typeof jobItemResultSchema>;
+
+/** The final answer: the shape the deploy and import routes returned before they were jobs. */
+export type JobSummary = DeployResponse | DeployAllResponse | ImportResult;
+
+/** GET /api/jobs and GET /api/jobs/:id. */
+export interface Job {
+  id: number;
+  kind: JobKind;
+  target: JobTarget;
+  /** "Deploy all", "Import extensions"… */
+  title: string;
+  /** The username of whoever started it. */
+  startedBy: string;
+  /** ISO 8601 times. */
+  startedAt: string;
+  deadlineAt: string;
+  finishedAt: string | null;
+  state: JobState;
+  /** Items in the job; null until known (e.g. while the PBX is read). */
+  total: number | null;
+  /** Items finished (= results.length). */
+  done: number;
+  succeeded: number;
+  failed: number;
+  /** The step or object being worked on now (null once finished). */
+  current: string | null;
+  results: JobItemResult[];
+  /** The final answer once it finished (null while running, and when it failed before having one). */
+  summary: JobSummary | null;
+  /** Why it failed or stopped early ("deadline exceeded", "cancelled by admin", the error), else null. */
+  error: string | null;
+  cancelledBy: string | null;
+}
+
+/** The payload of a "job-updated" event: the job's progress, and the one result that just finished. */
+export const jobEventSchema = z.object({
+  id: z.number().int(),
+  kind: z.enum(JOB_KINDS),
+  target: z.enum(JOB_TARGETS),
+  state: z.enum(JOB_STATES),
+  total: z.number().int().nullable(),
+  done: z.number().int(),
+  current: z.string().nullable(),
+  result: jobItemResultSchema.optional(),
+  error: z.string().nullable(),
+  cancelledBy: z.string().nullable(),
+});
+export type JobEvent = z.infer<typeof jobEventSchema>;
+
+/** POST /api/deploy/* and POST /api/sync/*\/import: 202. */
+export interface JobStarted {
+  jobId: number;
+}
+
+export const JOBS_LIST_DEFAULT = 10;
+export const JOBS_LIST_MAX = 50;
+
+export const jobsQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: "The limit must be a number" })
+    .int("The limit must be a whole number")
+    .min(1, "The limit is at least 1")
+    .max(JOBS_LIST_MAX, `The limit is at most ${JOBS_LIST_MAX}`)
+    .optional(),
+});
+export type JobsQuery = z.output<typeof jobsQuerySchema>;
+
+export const jobTitle = (kind: JobKind, target: JobTarget): string => {
+  const what = target === "ptt-groups" ? "PTT groups" : target;
+  return kind === "deploy" ? `Deploy ${what}` : `Import ${what}`;
+};
