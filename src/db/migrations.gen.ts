@@ -10,6 +10,7 @@ import m6 from "../../migrations/0006_user_totp.sql" with { type: "text" };
 import m7 from "../../migrations/0007_users_and_roles.sql" with { type: "text" };
 import m8 from "../../migrations/0008_audit_and_settings.sql" with { type: "text" };
 import m9 from "../../migrations/0009_jobs.sql" with { type: "text" };
+import m10 from "../../migrations/0010_pbx_objects_and_backups.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -23,4 +24,5 @@ export const migrationSql: Record<string, string> = {
   "0007_users_and_roles": m7,
   "0008_audit_and_settings": m8,
   "0009_jobs": m9,
+  "0010_pbx_objects_and_backups": m10,
 };

@@ -9,7 +9,7 @@
  * not check `text` lengths.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
@@ -353,3 +353,47 @@ export const jobResults = sqliteTable(
   },
   (t) => [index("job_results_job_idx").on(t.jobId, t.id)],
 );
+
+/**
+ * The PBX objects the console manages (issue 11, item 1): created by a deployment, or adopted by a sync
+ * import or a resolved conflict. The console changes or deletes only these on the PBX; an object with
+ * the same number or name that is not here is a conflict the administrator resolves (adopt or skip).
+ * `key` is the object's identity on the PBX (extension number, trunk name, route name, DID, group
+ * number); `pbxId` the id FreePBX gave it where it has one (trunkid, route_id).
+ */
+export const pbxObjects = sqliteTable(
+  "pbx_objects",
+  {
+    id: id(),
+    kind: text("kind", { enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup"] }).notNull(),
+    key: text("key").notNull(),
+    pbxId: text("pbx_id"),
+    /** The console row it mirrors; null once that row was deleted (the object is then planned for deletion). */
+    consoleId: integer("console_id"),
+    origin: text("origin", { enum: ["deploy", "import", "adopt"] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("pbx_objects_kind_key_idx").on(t.kind, t.key)],
+);
+
+/**
+ * Snapshots of every PBX row an apply touched, taken before it wrote (issue 11, item 8): "Roll back"
+ * restores them exactly. `rows` holds, per table, the rows as they were (absent rows too, so a created
+ * object is removed again); `astdb` the AstDB entries as they were.
+ */
+export const configBackups = sqliteTable("config_backups", {
+  id: id(),
+  /** The job that applied the change (and whose history entry offers the roll back). */
+  jobId: integer("job_id").references(() => jobs.id, { onDelete: "set null" }),
+  createdAt: createdAt(),
+  createdBy: text("created_by").notNull(),
+  /** What was applied: `trunks`, `extensions`, `ptt-groups`, `all`. */
+  target: text("target").notNull(),
+  /** The objects covered, one line each ("extension 1001", "trunk carrier"). */
+  objects: text("objects", { mode: "json" }).$type<string[]>().notNull(),
+  rows: text("rows", { mode: "json" }).notNull(),
+  astdb: text("astdb", { mode: "json" }),
+  restoredAt: integer("restored_at", { mode: "timestamp_ms" }),
+  restoredBy: text("restored_by"),
+});
