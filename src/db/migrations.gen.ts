@@ -11,6 +11,7 @@ import m7 from "../../migrations/0007_users_and_roles.sql" with { type: "text" }
 import m8 from "../../migrations/0008_audit_and_settings.sql" with { type: "text" };
 import m9 from "../../migrations/0009_jobs.sql" with { type: "text" };
 import m10 from "../../migrations/0010_pbx_objects_and_backups.sql" with { type: "text" };
+import m11 from "../../migrations/0011_trunk_auth.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -25,4 +26,5 @@ export const migrationSql: Record<string, string> = {
   "0008_audit_and_settings": m8,
   "0009_jobs": m9,
   "0010_pbx_objects_and_backups": m10,
+  "0011_trunk_auth": m11,
 };

@@ -104,6 +104,11 @@ export const trunks = sqliteTable("trunks", {
   authType: text("auth_type", { enum: ["outbound", "inbound", "both"] })
     .notNull()
     .default("outbound"),
+  /** `credentials` (username + secret) or `ip` (identified by the provider's addresses); see shared/inventory.ts. */
+  authMode: text("auth_mode", { enum: ["credentials", "ip"] })
+    .notNull()
+    .default("credentials"),
+  providerAddresses: jsonList("provider_addresses"),
   registrationEnabled: bool("registration_enabled", false),
   rewriteContact: bool("rewrite_contact", false),
   trustRpid: bool("trust_rpid", false),
@@ -316,8 +321,8 @@ export const jobs = sqliteTable(
   "jobs",
   {
     id: id(),
-    /** `deploy` or `import` (src/shared/jobs.ts). */
-    kind: text("kind", { enum: ["deploy", "import"] }).notNull(),
+    /** `deploy`, `import` or `rollback` (src/shared/jobs.ts). */
+    kind: text("kind", { enum: ["deploy", "import", "rollback"] }).notNull(),
     /** What it works on: `trunks`, `extensions`, `ptt-groups`, `all`. */
     target: text("target").notNull(),
     startedBy: text("started_by").notNull(),

@@ -5,99 +5,363 @@
  * lists never carry SIP secrets: `hasSecret` says whether one is stored).
  */
 import { z } from "zod";
-import { optionalText, required, stringList } from "./fields";
+import { optionalText, required } from "./fields";
 
 const SIP_SECRET_MIN = 12;
 
-export const extensionSchema = z.object({
-  extension: required("Extension", 10).regex(/^\d+$/, "Extension must contain digits only"),
-  name: required("Name", 100),
-  email: z
-    .union([z.literal(""), z.email("Enter a valid email address").max(255)])
-    .optional()
-    .nullable()
-    .transform((v) => (v ? v : null)),
-  position: optionalText("Position", 100),
-  personalPhone: optionalText("Personal phone", 20),
-  voicemail: z.boolean().default(false),
-  /** Empty → the server generates a strong one. A weak SIP secret is how PBXs get robbed. */
-  secret: optionalText("Secret", 255).refine((v) => v === null || v.length >= SIP_SECRET_MIN, {
-    message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
-  }),
-  status: z.string().max(20).default("available"),
-});
+/* ─────────────────────────── FreePBX rules: the one validator ───────────────────────────
+ * What FreePBX can hold, decided once. The schemas below apply these rules (so a form and the
+ * API refuse a value with the very message the deploy would give), and the deploy
+ * (src/server/pbx/ownership.ts) applies the same rule lists to the stored rows: a row stored
+ * before a rule existed is still listed, and its deploy is refused with that message.
+ * Each `…Problem` function answers the message, or null when the value is fine.
+ */
+
+/** FreePBX's column limits in characters (reference §2). */
+export const FREEPBX_LIMITS = {
+  /** devices.description, users.name */
+  extensionName: 50,
+  /** trunks.name */
+  trunkName: 50,
+  /** outbound_routes.name */
+  routeName: 40,
+  /** incoming.description */
+  inboundDescription: 80,
+  /** incoming.destination */
+  destination: 50,
+  /** paging_config.description */
+  pageGroupName: 255,
+  /** outbound_route_patterns.match_pattern_pass */
+  dialPattern: 60,
+} as const;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** Longer than FreePBX's column (counted in characters, as MariaDB counts them). */
+export function lengthProblem(value: string | null | undefined, max: number, what: string): string | null {
+  return value && [...value].length > max ? `${what} must be at most ${max} characters` : null;
+}
+
+/** Text that ends up in Asterisk config files (callerid, section names): no control characters. */
+export function controlProblem(value: string | null | undefined, what: string): string | null {
+  return value && CONTROL.test(value) ? `${what} contains a control character (e.g. a newline)` : null;
+}
+
+/** Config text that must also fit its FreePBX column. */
+export const configTextProblem = (value: string | null | undefined, max: number, what: string) =>
+  controlProblem(value, what) ?? lengthProblem(value, max, what);
+
+/** A value written as `key=value` into pjsip.conf: no whitespace, `;` (comment) or brackets. */
+export function configTokenProblem(value: string | null | undefined, what: string): string | null {
+  if (!value) return null;
+  return !/^[\x21-\x7e]+$/.test(value) || /[;[\]]/.test(value)
+    ? `${what} may not contain spaces, ';', '[' or ']'`
+    : null;
+}
+
+const NUMBER_RE = /^\d{1,20}$/;
+/** An extension, group, member or destination number: digits (FreePBX's columns hold 20). */
+export function numberProblem(value: string, what: string): string | null {
+  return NUMBER_RE.test(value) ? null : `${what} must contain digits only`;
+}
+
+const TRUNK_NAME_RE = /^[A-Za-z0-9 ._@()+-]{1,50}$/;
+/** A trunk name FreePBX can use as a PJSIP section name (spaces are allowed: its channel id has `_` for them). */
+export function trunkNameProblem(name: string): string | null {
+  return TRUNK_NAME_RE.test(name)
+    ? null
+    : "Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - (at most 50 characters)";
+}
 
 /** A DNS host name (labels of letters, digits and hyphens). */
 export const HOST_RE =
   /^(?=.{1,255}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$/;
+/** What a trunk's SIP server may be: a host name, an IPv4 address, or an IPv6 address (optionally in brackets). */
+const SIP_SERVER_RE = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,253}[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/;
+export function hostProblem(host: string): string | null {
+  return (
+    lengthProblem(host, 255, "Host") ?? (SIP_SERVER_RE.test(host) ? null : "Host must be a host name or an IP address")
+  );
+}
+
+const IPV4_NET =
+  /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\/(?:3[0-2]|[12]?\d|(?:\d{1,3}\.){3}\d{1,3}))?$/;
+const IPV6_NET = /^[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\/(?:12[0-8]|1[01]\d|\d?\d))?$/;
+/** The most addresses an IP-authenticated trunk lists. */
+export const MAX_PROVIDER_ADDRESSES = 20;
+/**
+ * One of the addresses an IP-authenticated trunk is identified by (PJSIP `identify` match):
+ * an IPv4/IPv6 address or network (203.0.113.0/24), or a host name (resolved when Asterisk loads).
+ */
+export function providerAddressProblem(address: string): string | null {
+  if (IPV4_NET.test(address) || IPV6_NET.test(address)) return null;
+  if (HOST_RE.test(address) && /[A-Za-z]/.test(address)) return null;
+  return `${JSON.stringify(address)} is not an IP address, a network (203.0.113.0/24) or a host name`;
+}
+
+/** FreePBX keeps only these characters in dial patterns (digits, * # + - . [ ] and the X N Z wildcards). */
+export const DIAL_PATTERN_RE = /^[0-9*#+\-.[\]xXnNzZ]+$/;
+export function dialPatternProblem(pattern: string): string | null {
+  if (!DIAL_PATTERN_RE.test(pattern)) return "Dial patterns may only contain 0-9 * # + - . [ ] X N Z";
+  return lengthProblem(pattern, FREEPBX_LIMITS.dialPattern, "A dial pattern");
+}
+
+/** A DID: digits with an optional leading +, or none (any DID). */
+export function didProblem(did: string | null): string | null {
+  return /^\+?\d{0,20}$/.test(did ?? "") ? null : "DID number must be digits, optionally starting with +";
+}
+
+export const destinationTypes = ["extension", "ivr", "voicemail", "queue"] as const;
+export type DestinationType = (typeof destinationTypes)[number];
+
+/** What each destination type's field holds: FreePBX routes to numbers, never to names. */
+export const DESTINATION_HINTS: Record<DestinationType, string> = {
+  extension: "an extension number (1001)",
+  voicemail: "the mailbox's extension number (1001)",
+  queue: "the queue's number in FreePBX (400), not its name",
+  ivr: "the IVR's number in FreePBX (the id FreePBX shows for it, e.g. 1), not its name",
+};
+
+/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
+export function destinationString(type: DestinationType, destination: string): string {
+  switch (type) {
+    case "extension":
+      return `from-did-direct,${destination},1`;
+    case "voicemail":
+      return `ext-local,vmu${destination},1`;
+    case "queue":
+      return `ext-queues,${destination},1`;
+    case "ivr":
+      return `ivr-${destination},s,1`;
+  }
+}
+
+/** An inbound route's destination: a number FreePBX can route to, fitting `incoming.destination`. */
+export function destinationProblem(type: DestinationType, destination: string): string | null {
+  if (!NUMBER_RE.test(destination)) return `Destination must be ${DESTINATION_HINTS[type] ?? "a number"}`;
+  return lengthProblem(destinationString(type, destination), FREEPBX_LIMITS.destination, "Destination");
+}
+
+/** A rule on one field of an object (it may read the others): the message, or null. */
+export interface FieldRule<T> {
+  field: keyof T & string;
+  problem: (row: T) => string | null;
+}
+
+/** The first problem of a row under its rules (what the deploy refuses it with), or null. */
+export function pbxProblem<T>(rules: readonly FieldRule<T>[], row: T): string | null {
+  for (const rule of rules) {
+    const problem = rule.problem(row);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** The rules as a zod refinement: each message under its field, unless the field already has one. */
+function withRules<S extends z.ZodType>(schema: S, rules: readonly FieldRule<z.output<S>>[]): S {
+  return schema.superRefine((row, ctx) => {
+    for (const rule of rules) {
+      if (ctx.issues.some((i) => i.path?.[0] === rule.field)) continue;
+      const problem = rule.problem(row);
+      if (problem) ctx.addIssue({ code: "custom", path: [rule.field], message: problem });
+    }
+  }) as S;
+}
+
+/** One array element checked by a rule function (the deploy checks each element with the same function). */
+const checked = <S extends z.ZodType<string>>(schema: S, problem: (v: string) => string | null): S =>
+  schema.superRefine((v, ctx) => {
+    const p = problem(v);
+    if (p) ctx.addIssue({ code: "custom", message: p });
+  }) as S;
+
+/** A required text whose limit is a FreePBX rule (not the field's own). */
+const named = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`);
+
+/** What the deploy writes of an extension. */
+export const extensionRules: readonly FieldRule<{ extension: string; name: string; secret: string | null }>[] = [
+  { field: "extension", problem: (e) => numberProblem(e.extension, "Extension") },
+  { field: "name", problem: (e) => configTextProblem(e.name, FREEPBX_LIMITS.extensionName, "Name") },
+  { field: "secret", problem: (e) => configTokenProblem(e.secret, "Secret") },
+];
+
+export const extensionSchema = withRules(
+  z.object({
+    extension: required("Extension", 10),
+    name: named("Name"),
+    email: z
+      .union([z.literal(""), z.email("Enter a valid email address").max(255)])
+      .optional()
+      .nullable()
+      .transform((v) => (v ? v : null)),
+    position: optionalText("Position", 100),
+    personalPhone: optionalText("Personal phone", 20),
+    voicemail: z.boolean().default(false),
+    /** Empty → the server generates a strong one. A weak SIP secret is how PBXs get robbed. */
+    secret: optionalText("Secret", 255).refine((v) => v === null || v.length >= SIP_SECRET_MIN, {
+      message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
+    }),
+    status: z.string().max(20).default("available"),
+  }),
+  extensionRules,
+);
 
 export const trunkTypes = ["sip", "iax", "dahdi"] as const;
 export const trunkAuthTypes = ["outbound", "inbound", "both"] as const;
+/**
+ * How the provider and the PBX trust each other: `credentials` (a username and secret, with
+ * registration when it is on), or `ip` (no credentials, no registration: calls are matched by
+ * the provider's addresses, PJSIP authentication=off, identify_by=ip).
+ */
+export const trunkAuthModes = ["credentials", "ip"] as const;
+export type TrunkAuthMode = (typeof trunkAuthModes)[number];
 
-export const trunkSchema = z.object({
-  name: required("Name", 50),
-  type: z.enum(trunkTypes, { error: "Type must be sip, iax or dahdi" }),
-  host: required("Host", 255),
-  port: z
-    .number()
-    .int("Port must be a whole number")
-    .min(1, "Port must be between 1 and 65535")
-    .max(65535, "Port must be between 1 and 65535")
-    .optional()
-    .nullable(),
-  username: optionalText("Username", 100),
-  secret: optionalText("Secret", 255),
-  fromDomain: optionalText("From domain", 255),
-  fromUser: optionalText("From user", 100),
-  contactUser: optionalText("Contact user", 100),
-  authType: z.enum(trunkAuthTypes).default("outbound"),
-  registrationEnabled: z.boolean().default(false),
-  rewriteContact: z.boolean().default(false),
-  trustRpid: z.boolean().default(false),
-  sendRpid: z.boolean().default(false),
-  status: z.string().max(20).default("unregistered"),
-});
+/**
+ * The authentication a trunk uses: as chosen; when a request does not say, credentials if it
+ * carries a username or a secret, else IP (what a trunk without credentials can only be).
+ */
+export const trunkAuthModeOf = (t: {
+  authMode?: TrunkAuthMode | null;
+  username: string | null;
+  secret: string | null;
+}): TrunkAuthMode => t.authMode ?? (t.username || t.secret ? "credentials" : "ip");
 
-export const destinationTypes = ["extension", "ivr", "voicemail", "queue"] as const;
+interface TrunkRuleFields {
+  name: string;
+  host: string;
+  authMode?: TrunkAuthMode | null;
+  username: string | null;
+  secret: string | null;
+  fromDomain: string | null;
+  fromUser: string | null;
+  contactUser: string | null;
+}
 
-export const inboundRouteSchema = z.object({
-  description: required("Description", 100),
-  didNumber: optionalText("DID number", 20),
-  trunkId: z.number().int().positive().optional().nullable(),
-  destination: required("Destination", 100),
-  destinationType: z.enum(destinationTypes, {
-    error: "Destination type must be extension, ivr, voicemail or queue",
+const needsCredential = (t: TrunkRuleFields, value: string | null, label: string) =>
+  trunkAuthModeOf(t) === "credentials" && !value
+    ? `${label} is required for authentication with credentials (or choose IP authentication)`
+    : null;
+
+/** What the deploy writes of a trunk (its provider addresses are checked one by one with `providerAddressProblem`). */
+export const trunkRules: readonly FieldRule<TrunkRuleFields>[] = [
+  { field: "name", problem: (t) => trunkNameProblem(t.name) },
+  { field: "host", problem: (t) => hostProblem(t.host) },
+  {
+    field: "username",
+    problem: (t) => needsCredential(t, t.username, "Username") ?? configTokenProblem(t.username, "Username"),
+  },
+  { field: "secret", problem: (t) => needsCredential(t, t.secret, "Secret") ?? configTokenProblem(t.secret, "Secret") },
+  { field: "fromDomain", problem: (t) => configTokenProblem(t.fromDomain, "From domain") },
+  { field: "fromUser", problem: (t) => configTokenProblem(t.fromUser, "From user") },
+  { field: "contactUser", problem: (t) => configTokenProblem(t.contactUser, "Contact user") },
+];
+
+export const trunkSchema = withRules(
+  z.object({
+    name: named("Name"),
+    type: z.enum(trunkTypes, { error: "Type must be sip, iax or dahdi" }),
+    host: named("Host"),
+    port: z
+      .number()
+      .int("Port must be a whole number")
+      .min(1, "Port must be between 1 and 65535")
+      .max(65535, "Port must be between 1 and 65535")
+      .optional()
+      .nullable(),
+    /** Left out: `trunkAuthModeOf` decides (credentials when a username or secret is given, else IP). */
+    authMode: z.enum(trunkAuthModes, { error: "Authentication must be credentials or ip" }).optional(),
+    username: optionalText("Username", 100),
+    secret: optionalText("Secret", 255),
+    /** IP authentication: the provider's addresses (empty: the host's). */
+    providerAddresses: z
+      .array(checked(z.string().trim().min(1, "Enter an address"), providerAddressProblem))
+      .max(MAX_PROVIDER_ADDRESSES, `List at most ${MAX_PROVIDER_ADDRESSES} addresses`)
+      .default([]),
+    fromDomain: optionalText("From domain", 255),
+    fromUser: optionalText("From user", 100),
+    contactUser: optionalText("Contact user", 100),
+    authType: z.enum(trunkAuthTypes).default("outbound"),
+    registrationEnabled: z.boolean().default(false),
+    rewriteContact: z.boolean().default(false),
+    trustRpid: z.boolean().default(false),
+    sendRpid: z.boolean().default(false),
+    status: z.string().max(20).default("unregistered"),
   }),
-});
+  trunkRules,
+);
 
-/** FreePBX dial-pattern characters (issue 3): 0-9 * # + - . [ ] x X n N z Z. */
-export const DIAL_PATTERN_RE = /^[0-9*#+\-.[\]xXnNzZ]+$/;
+/** What the deploy writes of an inbound route. */
+export const inboundRules: readonly FieldRule<{
+  description: string;
+  didNumber: string | null;
+  destination: string;
+  destinationType: DestinationType;
+}>[] = [
+  { field: "didNumber", problem: (r) => didProblem(r.didNumber) },
+  {
+    field: "description",
+    problem: (r) => lengthProblem(r.description, FREEPBX_LIMITS.inboundDescription, "Description"),
+  },
+  { field: "destination", problem: (r) => destinationProblem(r.destinationType, r.destination) },
+];
 
-export const outboundRouteSchema = z.object({
-  name: required("Name", 50),
-  dialPatterns: z
-    .array(
-      z
-        .string()
-        .trim()
-        .min(1)
-        .max(100)
-        .regex(DIAL_PATTERN_RE, "Dial patterns may only contain 0-9 * # + - . [ ] X N Z")
-        .transform((p) => p.toUpperCase()),
-    )
-    .min(1, "Add at least one dial pattern"),
-  trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
-  routeOrder: z.number().int().min(0).default(0),
-});
+export const inboundRouteSchema = withRules(
+  z.object({
+    description: named("Description"),
+    didNumber: optionalText("DID number", 20),
+    trunkId: z.number().int().positive().optional().nullable(),
+    destination: named("Destination"),
+    destinationType: z.enum(destinationTypes, {
+      error: "Destination type must be extension, ivr, voicemail or queue",
+    }),
+  }),
+  inboundRules,
+);
 
-export const pttGroupSchema = z.object({
-  name: required("Name", 50),
-  extension: required("Extension", 10).regex(/^\d+$/, "Extension must contain digits only"),
-  description: optionalText("Description", 255),
-  members: stringList("member", 10).min(1, "Choose at least one member"),
-  duplex: z.boolean().default(false),
-  autoAnswer: z.boolean().default(true),
-});
+/** What the deploy writes of an outbound route (its dial patterns are checked one by one with `dialPatternProblem`). */
+export const outboundRules: readonly FieldRule<{ name: string }>[] = [
+  { field: "name", problem: (r) => configTextProblem(r.name, FREEPBX_LIMITS.routeName, "Name") },
+];
+
+export const outboundRouteSchema = withRules(
+  z.object({
+    name: named("Name"),
+    dialPatterns: z
+      .array(
+        checked(z.string().trim().min(1, "Enter a dial pattern"), dialPatternProblem).transform((p) => p.toUpperCase()),
+      )
+      .min(1, "Add at least one dial pattern"),
+    trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
+    routeOrder: z.number().int().min(0).default(0),
+  }),
+  outboundRules,
+);
+
+/** What the deploy writes of a PTT (page) group (its members are checked one by one with `numberProblem`). */
+export const pttRules: readonly FieldRule<{ name: string; extension: string }>[] = [
+  { field: "extension", problem: (g) => numberProblem(g.extension, "Extension") },
+  { field: "name", problem: (g) => configTextProblem(g.name, FREEPBX_LIMITS.pageGroupName, "Name") },
+];
+export const memberProblem = (member: string) => numberProblem(member, "Member");
+
+export const pttGroupSchema = withRules(
+  z.object({
+    name: required("Name", 50),
+    extension: required("Extension", 10),
+    description: optionalText("Description", 255),
+    members: z
+      .array(checked(z.string().trim().min(1).max(10, "Each member must be at most 10 characters"), memberProblem))
+      .min(1, "Choose at least one member"),
+    duplex: z.boolean().default(false),
+    autoAnswer: z.boolean().default(true),
+  }),
+  pttRules,
+);
 
 export interface Extension {
   id: number;
@@ -119,8 +383,11 @@ export interface Trunk {
   type: (typeof trunkTypes)[number];
   host: string;
   port: number | null;
+  authMode: TrunkAuthMode;
   username: string | null;
   hasSecret: boolean;
+  /** IP authentication: the provider's addresses calls are matched by (empty: the host's). */
+  providerAddresses: string[];
   fromDomain: string | null;
   fromUser: string | null;
   contactUser: string | null;
@@ -139,7 +406,7 @@ export interface InboundRoute {
   didNumber: string | null;
   trunkId: number | null;
   destination: string;
-  destinationType: (typeof destinationTypes)[number];
+  destinationType: DestinationType;
   createdAt: string;
 }
 

@@ -4,9 +4,11 @@
  * and from GET /api/jobs.
  */
 import { z } from "zod";
+import type { RollbackSummary } from "./deploy-history";
 import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
 
-export const JOB_KINDS = ["deploy", "import"] as const;
+/** `rollback`: restoring a deployment's backup (docs/decisions/0026). */
+export const JOB_KINDS = ["deploy", "import", "rollback"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** `running` until it ends; `interrupted` when the console stopped while it ran (marked at the next start). */
@@ -26,7 +28,7 @@ export const jobItemResultSchema = z.object({
 export type JobItemResult = z.infer<typeof jobItemResultSchema>;
 
 /** The final answer: the shape the deploy and import routes returned before they were jobs. */
-export type JobSummary = DeployResponse | DeployAllResponse | ImportResult;
+export type JobSummary = DeployResponse | DeployAllResponse | ImportResult | RollbackSummary;
 
 /** GET /api/jobs and GET /api/jobs/:id. */
 export interface Job {
@@ -93,5 +95,6 @@ export type JobsQuery = z.output<typeof jobsQuerySchema>;
 
 export const jobTitle = (kind: JobKind, target: JobTarget): string => {
   const what = target === "ptt-groups" ? "PTT groups" : target;
+  if (kind === "rollback") return `Roll back: Deploy ${what}`;
   return kind === "deploy" ? `Deploy ${what}` : `Import ${what}`;
 };

@@ -16,13 +16,18 @@ export interface DeployItemResult {
   message: string;
   /** How the item reached the PBX. */
   via: "ssh" | "graphql" | null;
+  /** What the plan said of it (ADR 0025): create, update, delete, conflict (adopted or not written), unchanged. */
+  action?: "create" | "update" | "delete" | "conflict" | "unchanged";
 }
 
 export interface ReloadResult {
   ok: boolean;
   via: "ssh" | "graphql";
   exitCode: number | null;
+  /** The reload's output (its last 4,000 characters), kept with the job. */
   output: string;
+  /** Why it failed, read from the output (`fwconsole reload`'s error block or "Reload failed because …"); null when it worked. */
+  reason?: string | null;
 }
 
 export interface DeployGroupResult {

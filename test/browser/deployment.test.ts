@@ -5,6 +5,7 @@ import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 import { type Harness, startHarness, waitEnabled } from "./harness";
 import { toasts } from "./locators";
+import { applyReview, reviewDialog } from "./review";
 
 // SSH commands take ~0.3–1 s each: a deploy is a few of them.
 setDefaultTimeout(60_000);
@@ -80,9 +81,11 @@ describe("Deployment", () => {
     expect(await button(page, "Deploy Trunks").isDisabled()).toBe(true);
 
     pbx.clearFwconsoleCalls();
-    const sent = page.waitForRequest((r) => r.url().endsWith("/api/deploy/extensions") && r.method() === "POST");
+    // The button opens the review of the plan; Apply sends the reviewed plan's fingerprint.
     await deployExtensions.click();
-    expect((await sent).postData()).toBeNull(); // empty body
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/deploy/apply") && r.method() === "POST");
+    await applyReview(page);
+    expect(JSON.parse((await sent).postData() ?? "{}")).toMatchObject({ target: "extensions", resolutions: {} });
     // Every deploy button waits while one runs (waited for: the click's re-render may follow the request).
     await waitEnabled(button(page, "Deploy All Configurations"), false);
 
@@ -108,8 +111,11 @@ describe("Deployment", () => {
   test("a failing reload shows fwconsole's output, 'Deployment Issues', and FreePBX then needs a reload", async () => {
     const page = await deploymentPage();
     pbx.setReloadFailure("Unable to connect to Asterisk");
+    // 1001 is on the PBX as deployed: a name changed in FreePBX makes the plan an update.
+    await pbx.query("UPDATE users SET name = 'Alice (PBX)' WHERE extension = '1001'");
     await waitEnabled(button(page, "Deploy Extensions"));
     await button(page, "Deploy Extensions").click();
+    await applyReview(page);
 
     const row = item(results(page), "1001 - Alice");
     await row.waitFor(SLOW);
@@ -144,6 +150,7 @@ describe("Deployment", () => {
     const deployPtt = button(page, "Deploy PTT Groups");
     await waitEnabled(deployPtt);
     await deployPtt.click();
+    await applyReview(page);
     await item(results(page), "Floor").waitFor(SLOW);
     await toasts(page).getByText("PTT Groups Deployed", { exact: true }).waitFor();
     expect(await pbx.query("SELECT page_number, ext FROM paging_groups")).toEqual([
@@ -153,13 +160,17 @@ describe("Deployment", () => {
 
   test("Deploy All Configurations deploys trunks and extensions; the trunk takes the PBX's status", async () => {
     await h.apiJson("POST", "/api/trunks", { name: "Telnyx", type: "sip", host: "sip.telnyx.com", port: 5060 });
+    await h.apiJson("POST", "/api/extensions", { extension: "1003", name: "Carol" });
     const page = await deploymentPage();
     await countCard(page, "Trunks").getByTestId("count-value").getByText("1", { exact: true }).waitFor();
     await button(page, "Deploy All Configurations").click();
+    // 1001 is already as the console has it: the plan says unchanged and the apply leaves it alone.
+    await reviewDialog(page).getByTestId("count-unchanged").getByText("1 unchanged").waitFor(SLOW);
+    await applyReview(page);
 
     const panel = results(page);
     await item(panel, "Telnyx").waitFor(SLOW);
-    await item(panel, "1001 - Alice").waitFor();
+    await item(panel, "1003 - Carol").waitFor();
     expect(await panel.getByRole("region", { name: "Trunks results" }).count()).toBe(1);
     expect(await panel.getByRole("region", { name: "Extensions results" }).count()).toBe(1);
     const toast = toasts(page);
@@ -172,7 +183,7 @@ describe("Deployment", () => {
 });
 
 describe("Deployment without a way to reach the PBX", () => {
-  test("the request fails as a whole: 'Deployment Failed' with the server's reason", async () => {
+  test("the review says why no plan can be made; nothing can be applied", async () => {
     const bare = await startHarness();
     try {
       await bare.signedInPage("/");
@@ -186,17 +197,20 @@ describe("Deployment without a way to reach the PBX", () => {
       const deploy = page.getByRole("button", { name: "Deploy Extensions", exact: true });
       await waitEnabled(deploy);
       await deploy.click();
-      const toast = toasts(page);
-      await toast.getByText("Deployment Failed", { exact: true }).waitFor();
-      await toast
+      // The review cannot make a plan: it says why, and nothing can be applied.
+      const dialog = reviewDialog(page);
+      await dialog
         .getByText(
-          "Failed to deploy extensions to the PBX server. No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
+          "Could not make the plan: No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
         )
         .waitFor();
+      expect(await dialog.getByRole("button", { name: /^Apply/ }).isDisabled()).toBe(true);
+      await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
+      await dialog.waitFor({ state: "hidden" });
       expect(await results(page).count()).toBe(0);
 
       await page.getByRole("button", { name: "Deploy All Configurations", exact: true }).click();
-      await toast.getByText(/^Failed to deploy configurations to the PBX server\. No way to reach the PBX/).waitFor();
+      await dialog.getByText(/^Could not make the plan: No way to reach the PBX/).waitFor();
     } finally {
       await bare.stop();
     }

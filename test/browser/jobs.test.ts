@@ -8,6 +8,7 @@ import type { Page } from "playwright-core";
 import { FREEPBX_TEST_CLIENT, type MemoryFreePbxBackend, startFakeFreePbx } from "../fakes/freepbx";
 import { type Harness, startHarness, waitEnabled } from "./harness";
 import { toasts } from "./locators";
+import { applyReview, reviewDialog } from "./review";
 
 /**
  * How long FreePBX's reload takes in the long test: the issue's "deploy of 60 s" (the reload is polled
@@ -77,9 +78,11 @@ describe("a deployment job", () => {
       const failures = watchFailures(page);
       const deploy = page.getByRole("button", { name: "Deploy Extensions", exact: true });
       await deploy.waitFor();
-      const answered = page.waitForResponse((r) => r.url().endsWith("/api/deploy/extensions"));
-      const clicked = Date.now();
       await deploy.click();
+      const answered = page.waitForResponse((r) => r.url().endsWith("/api/deploy/apply"));
+      const clicked = Date.now();
+      // The review (ADR 0025): Apply starts the job.
+      await applyReview(page);
       const response = await answered;
       expect(response.status()).toBe(202);
       expect(Date.now() - clicked).toBeLessThan(5_000);
@@ -139,9 +142,13 @@ describe("a deployment job", () => {
   );
 
   test("Cancel stops the job after its current item; the rest is not deployed and nothing is reloaded", async () => {
-    fake.state.delayMs = 400; // each extension is three requests
+    // Gone from FreePBX: the plan creates both again.
+    fake.state.backend.extensions.clear();
     const page = await deploymentPage();
     await page.getByRole("button", { name: "Deploy Extensions", exact: true }).click();
+    await reviewDialog(page).getByRole("list", { name: "Plan counts" }).waitFor({ timeout: 20_000 });
+    fake.state.delayMs = 400; // each extension is three requests
+    await applyReview(page);
     await progressText(page)
       .getByText(/^0 of 2 — 1001 - Alice$/)
       .waitFor();

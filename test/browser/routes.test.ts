@@ -62,14 +62,18 @@ describe("inbound routes", () => {
       await dialog.getByLabel("DID number", { exact: true }).fill("442071234567");
       await chooseOption(page, dialog, "Trunk", "Carrier One");
       await chooseOption(page, dialog, "Destination type", "Queue");
+      // FreePBX routes to a queue's number: a name is refused under the input, as the deploy would refuse it.
       await dialog.getByLabel("Destination", { exact: true }).fill("Sales");
+      await dialog.getByRole("button", { name: "Create Route" }).click();
+      await dialog.getByText("Destination must be the queue's number in FreePBX (400), not its name").waitFor();
+      await dialog.getByLabel("Destination", { exact: true }).fill("400");
       const sent = page.waitForRequest(isPost("/api/inbound-routes"));
       await dialog.getByRole("button", { name: "Create Route" }).click();
       expect((await sent).postDataJSON()).toEqual({
         description: "Sales line",
         didNumber: "442071234567",
         trunkId: carrier.id,
-        destination: "Sales",
+        destination: "400",
         destinationType: "queue",
       });
       await toasts(page).getByText("Route created", { exact: true }).waitFor();
@@ -77,7 +81,7 @@ describe("inbound routes", () => {
       const sales = card(page, "Sales line");
       await sales.getByText("DID: 442071234567").waitFor();
       await sales.getByText("Carrier One", { exact: true }).waitFor();
-      await sales.getByText("→ queue Sales").waitFor();
+      await sales.getByText("→ queue 400").waitFor();
     },
     TEST_TIMEOUT,
   );
@@ -121,12 +125,21 @@ describe("inbound routes", () => {
           await error.getAttribute("id"),
         );
       }
-      // An extension destination must be a number: only the server knows that rule.
+      // An extension destination must be a number: the form knows the rule the deploy applies (one validator).
       await dialog.getByLabel("Description", { exact: true }).fill("Broken");
       await dialog.getByLabel("DID number", { exact: true }).fill("5552000");
       await dialog.getByLabel("Destination", { exact: true }).fill("front desk");
       await dialog.getByRole("button", { name: "Create Route" }).click();
-      await dialog.getByText("Enter an extension number", { exact: true }).waitFor();
+      const error = dialog.getByText("Destination must be an extension number (1001)", { exact: true });
+      await error.waitFor();
+      expect(await dialog.getByLabel("Destination", { exact: true }).getAttribute("aria-describedby")).toBe(
+        await error.getAttribute("id"),
+      );
+      // The server's own field error (a DID already routed) lands under its field too.
+      await dialog.getByLabel("Destination", { exact: true }).fill("1001");
+      await dialog.getByLabel("DID number", { exact: true }).fill("442071234567");
+      await dialog.getByRole("button", { name: "Create Route" }).click();
+      await dialog.getByText("Already routed", { exact: true }).waitFor();
       await toasts(page).getByText("Failed to create inbound route.", { exact: true }).waitFor();
       expect((await listRoutes()).length).toBe(before);
     },

@@ -51,6 +51,7 @@ test(
     expect(await dialog.getByLabel("Port", { exact: true }).inputValue()).toBe("5060");
     expect(await dialog.getByLabel("Type", { exact: true }).textContent()).toBe("SIP");
     expect(await dialog.getByLabel("Auth type", { exact: true }).textContent()).toBe("Outbound");
+    expect(await dialog.getByRole("radio", { name: /^Username and secret/ }).isChecked()).toBe(true);
     for (const name of ["Registration", "Rewrite contact", "Trust RPID", "Send RPID"]) {
       expect(await dialog.getByRole("switch", { name }).getAttribute("aria-checked")).toBe("false");
     }
@@ -75,6 +76,8 @@ test(
       type: "iax",
       host: "sip.telnyx.com",
       port: 4569,
+      authMode: "credentials",
+      providerAddresses: [],
       username: "acme",
       secret: "s3cret-password",
       fromDomain: "acme.example.com",
@@ -109,6 +112,84 @@ test(
 );
 
 test(
+  "authentication as a choice: IP-authenticated trunks send no credentials, only the provider's addresses",
+  async () => {
+    const page = await trunksPage();
+    const dialog = await openDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("Carrier IP");
+    await dialog.getByLabel("Host", { exact: true }).fill("sip.carrier.example");
+    // Credentials first: the shared rule (the deploy's) asks for both.
+    await dialog.getByLabel("Username", { exact: true }).fill("acme");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    await dialog
+      .getByText("Secret is required for authentication with credentials (or choose IP authentication)", {
+        exact: true,
+      })
+      .waitFor();
+
+    await dialog.getByRole("radio", { name: /^IP address/ }).check();
+    // No login, no registration: those inputs go; the provider's addresses come.
+    expect(await dialog.getByLabel("Username", { exact: true }).count()).toBe(0);
+    expect(await dialog.getByLabel("Secret", { exact: true }).count()).toBe(0);
+    expect(await dialog.getByRole("switch", { name: "Registration" }).count()).toBe(0);
+    const addresses = dialog.getByLabel("Provider addresses", { exact: true });
+    await addresses.fill("203.0.113.10\n300.1.1.1");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    await dialog
+      .getByText('"300.1.1.1" is not an IP address, a network (203.0.113.0/24) or a host name', { exact: true })
+      .waitFor();
+    expect(await addresses.getAttribute("aria-invalid")).toBe("true");
+
+    await addresses.fill("203.0.113.10\n198.51.100.0/24, sip.carrier.example");
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/trunks") && r.method() === "POST");
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    expect((await sent).postDataJSON()).toMatchObject({
+      name: "Carrier IP",
+      authMode: "ip",
+      providerAddresses: ["203.0.113.10", "198.51.100.0/24", "sip.carrier.example"],
+    });
+    await toasts(page).getByText("Trunk created", { exact: true }).waitFor();
+    const created = card(page, "Carrier IP");
+    await created.getByText("IP-authenticated", { exact: true }).waitFor();
+    await created.getByText("From 203.0.113.10, 198.51.100.0/24, sip.carrier.example", { exact: true }).waitFor();
+    expect((await listTrunks()).find((t) => t.name === "Carrier IP")).toMatchObject({
+      authMode: "ip",
+      username: null,
+      hasSecret: false,
+      registrationEnabled: false,
+    });
+
+    // Reopened, the form is back to credentials with no addresses.
+    const again = await openDialog(page);
+    expect(await again.getByRole("radio", { name: /^Username and secret/ }).isChecked()).toBe(true);
+    await again.getByRole("radio", { name: /^IP address/ }).check();
+    expect(await again.getByLabel("Provider addresses", { exact: true }).inputValue()).toBe("");
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "a trunk name FreePBX cannot hold is refused under the field, as the deploy would refuse it",
+  async () => {
+    const before = (await listTrunks()).length;
+    const page = await trunksPage();
+    const dialog = await openDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("Telnyx [main]");
+    await dialog.getByLabel("Host", { exact: true }).fill("sip example.com");
+    await dialog.getByRole("radio", { name: /^IP address/ }).check();
+    await dialog.getByRole("button", { name: "Create Trunk" }).click();
+    await dialog
+      .getByText("Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - (at most 50 characters)", {
+        exact: true,
+      })
+      .waitFor();
+    await dialog.getByText("Host must be a host name or an IP address", { exact: true }).waitFor();
+    expect((await listTrunks()).length).toBe(before);
+  },
+  TEST_TIMEOUT,
+);
+
+test(
   "an empty port is left out of the body and the card shows the host alone; 'registered' is not destructive",
   async () => {
     await h.apiJson("POST", "/api/trunks", {
@@ -126,6 +207,7 @@ test(
     await dialog.getByLabel("Name", { exact: true }).fill("No port");
     await dialog.getByLabel("Host", { exact: true }).fill("noport.example.com");
     await dialog.getByLabel("Port", { exact: true }).fill("");
+    await dialog.getByRole("radio", { name: /^IP address/ }).check();
     const sent = page.waitForRequest((r) => r.url().endsWith("/api/trunks") && r.method() === "POST");
     await dialog.getByRole("button", { name: "Create Trunk" }).click();
     expect("port" in (await sent).postDataJSON()).toBe(false);
@@ -160,6 +242,7 @@ test(
     await dialog.getByLabel("Name", { exact: true }).fill("Telnyx");
     await dialog.getByLabel("Host", { exact: true }).fill("other.example.com");
     await dialog.getByLabel("Port", { exact: true }).fill("5060");
+    await dialog.getByRole("radio", { name: /^IP address/ }).check();
     await dialog.getByRole("button", { name: "Create Trunk" }).click();
     await dialog.getByText("Name already in use", { exact: true }).waitFor();
     await toasts(page).getByText("Failed to create trunk.", { exact: true }).waitFor();

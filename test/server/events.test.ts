@@ -182,12 +182,30 @@ const FIXTURES: Record<string, Fixture> = {
     return { after: jobEnded };
   },
   "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
+  // Apply needs the plan it applies (its fingerprint).
+  "POST /api/deploy/apply": async () => {
+    await extension();
+    const plan = (await s.call("POST", "/api/deploy/plan", { target: "extensions" })).json;
+    return { body: { target: "extensions", fingerprint: plan.fingerprint, resolutions: {} }, after: jobEnded };
+  },
   "POST /api/deploy/all": async () => ({ after: jobEnded }),
   "POST /api/sync/extensions/import": async () => {
     await pbx.query("INSERT INTO users (extension, name) VALUES ('4901', 'From the PBX')");
     return { body: { mode: "selected", extensions: ["4901"] }, after: jobEnded };
   },
   "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" }, after: jobEnded }),
+  // A deployment's backup (issue 11 item 8) is rolled back: the newest one, nothing newer is in its way.
+  "POST /api/deploy/history/:id/rollback": async () => {
+    await extension();
+    await s.call("POST", "/api/deploy/extensions");
+    await jobEnded();
+    const runs = (await s.call("GET", "/api/deploy/history")).json as {
+      backup: { id: number; restorable: boolean } | null;
+    }[];
+    const backup = runs.find((r) => r.backup?.restorable)?.backup;
+    if (!backup) throw new Error("no restorable backup after a deployment");
+    return { path: `/api/deploy/history/${backup.id}/rollback`, body: {}, after: jobEnded };
+  },
   // A deployment over SSH is cancelled while it connects (its own later events drain before the next write).
   "POST /api/jobs/:id/cancel": async () => {
     await extension();

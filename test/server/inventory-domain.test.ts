@@ -130,6 +130,8 @@ describe("domain errors and events", () => {
       type: "sip",
       host: "sip.example.com",
       port: 5060,
+      authMode: "ip",
+      providerAddresses: [],
       username: null,
       secret: null,
       fromDomain: null,

@@ -62,8 +62,12 @@ describe("extensions", () => {
     expect((await s.refused("extensions", () => ext("1001", { secret: "1234" }), 400)).fields?.secret).toContain(
       "at least 12",
     );
-    expect((await s.refused("extensions", () => ext("1001", { name: "x".repeat(101) }), 400)).fields?.name).toContain(
-      "at most 100",
+    // FreePBX holds 50 characters of a name: the API refuses what the deploy would.
+    expect((await s.refused("extensions", () => ext("1001", { name: "x".repeat(51) }), 400)).fields?.name).toBe(
+      "Name must be at most 50 characters",
+    );
+    expect((await s.refused("extensions", () => ext("1001", { secret: "with a space 123" }), 400)).fields?.secret).toBe(
+      "Secret may not contain spaces, ';', '[' or ']'",
     );
   });
 
@@ -140,7 +144,53 @@ describe("trunks", () => {
     expect(JSON.stringify((await s.call("GET", "/api/trunks")).json)).not.toContain("trunk-secret");
   });
 
+  test("authentication: credentials or IP; left out, it follows whether credentials were given", async () => {
+    const withCreds = await trunk("Creds", { username: "u1", secret: "trunk-secret-1", registrationEnabled: true });
+    expect(withCreds.json).toMatchObject({
+      authMode: "credentials",
+      username: "u1",
+      hasSecret: true,
+      providerAddresses: [],
+    });
+    const bare = await trunk("Bare");
+    expect(bare.json).toMatchObject({ authMode: "ip", username: null, hasSecret: false, registrationEnabled: false });
+    // IP authentication keeps no credentials and never registers, whatever the body carried.
+    const ip = await trunk("Ip", {
+      authMode: "ip",
+      username: "ignored",
+      secret: "ignored-secret",
+      registrationEnabled: true,
+      providerAddresses: ["203.0.113.10", "198.51.100.0/24", "198.51.100.0/24", "sip.provider.example", "2001:db8::1"],
+    });
+    expect(ip.json).toMatchObject({
+      authMode: "ip",
+      username: null,
+      hasSecret: false,
+      registrationEnabled: false,
+      providerAddresses: ["203.0.113.10", "198.51.100.0/24", "sip.provider.example", "2001:db8::1"],
+    });
+    const missing = await s.refused("trunks", () => trunk("T", { authMode: "credentials", username: "u" }), 400);
+    expect(missing.fields?.secret).toBe(
+      "Secret is required for authentication with credentials (or choose IP authentication)",
+    );
+    const badAddress = await s.refused(
+      "trunks",
+      () => trunk("T", { authMode: "ip", providerAddresses: ["10.0.0.1", "300.1.1.1"] }),
+      400,
+    );
+    expect(badAddress.fields?.["providerAddresses.1"]).toBe(
+      '"300.1.1.1" is not an IP address, a network (203.0.113.0/24) or a host name',
+    );
+    expect((await s.refused("trunks", () => trunk("T", { authMode: "open" }), 400)).fields?.authMode).toBe(
+      "Authentication must be credentials or ip",
+    );
+  });
+
   test("validation and duplicates", async () => {
+    expect((await s.refused("trunks", () => trunk("T", { host: "sip example.com" }), 400)).fields?.host).toBe(
+      "Host must be a host name or an IP address",
+    );
+    expect((await s.refused("trunks", () => trunk("T[1]"), 400)).fields?.name).toContain("Trunk name may only contain");
     expect((await s.refused("trunks", () => trunk("T", { type: "pjsip" }), 400)).fields?.type).toBe(
       "Type must be sip, iax or dahdi",
     );
@@ -191,10 +241,23 @@ describe("inbound routes", () => {
       description: "Sales",
       didNumber: "4420",
       trunkId: t.json.id,
-      destination: "sales",
+      destination: "400",
       destinationType: "queue",
     });
     expect(one.json.trunkId).toBe(t.json.id);
+    // A queue or IVR typed by name is refused here, not at deploy time: FreePBX routes to numbers.
+    const byName = await s.refused(
+      "inbound_routes",
+      () =>
+        s.call("POST", "/api/inbound-routes", {
+          description: "IVR",
+          didNumber: "4421",
+          destination: "Main IVR",
+          destinationType: "ivr",
+        }),
+      400,
+    );
+    expect(byName.fields?.destination).toContain("the IVR's number in FreePBX");
   });
 
   test("validation, unknown trunk and duplicate DID", async () => {

@@ -140,7 +140,9 @@ describe("deploy as a job", () => {
     );
     expect(steps).toEqual([
       "running null",
-      "running null",
+      // The job plans first (ADR 0025), then knows its total.
+      "running Reading the PBX through the FreePBX API (plan)",
+      "running Reading the PBX through the FreePBX API (plan)",
       "running 1001 - User 1001",
       "result 1001 - User 1001 1/2",
       "running 1002 - User 1002",
@@ -331,6 +333,8 @@ describe("a console stopped mid-job", () => {
       for (const n of ["3001", "3002"]) await other.call("POST", "/api/extensions", { extension: n, name: "Stop" });
       fake.state.delayMs = 150;
       const id = (await other.call("POST", "/api/deploy/extensions")).json.jobId as number;
+      // Past the plan (ADR 0025), at its first item.
+      while (other.app.jobs.get(id).current !== "3001 - Stop") await Bun.sleep(5);
       other.app.jobs.close(); // what SIGTERM's shutdown does (app.stop)
       expect(other.app.jobs.get(id)).toMatchObject({ state: "interrupted", error: INTERRUPTED });
       await other.app.jobs.idle();

@@ -12,8 +12,8 @@ import { extensions, inboundRoutes, pttGroups } from "../../src/db/schema";
 import { loadConfig } from "../../src/server/config";
 import { Invalid } from "../../src/server/domain/errors";
 import { CredentialStore } from "../../src/server/integrations/credentials";
+import { deployTarget } from "../../src/server/pbx/apply";
 import { compareExtensions, compareTrunks } from "../../src/server/pbx/compare";
-import { deployTarget } from "../../src/server/pbx/deploy";
 import { importExtensions, importTrunks } from "../../src/server/pbx/import";
 import { pbxStatus } from "../../src/server/pbx/status";
 import { SecretBox } from "../../src/server/secret-box";
@@ -55,6 +55,9 @@ afterEach(() => {
   db.$client.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Objects made in FreePBX are conflicts (ADR 0025): these tests adopt them, as a user would in the review. */
+const ADOPT = { mode: "direct", adoptConflicts: true } as const;
 
 async function onPbx(n: string, name: string) {
   await fake.state.backend.addExtension(quickCreateExtension({ extensionId: n, name, email: "", vmEnable: false }));
@@ -148,7 +151,7 @@ describe("deploy through the FreePBX API writes only what changed (ADR 0023)", (
       .values({ extension: "1001", name: "Alice Smith", voicemail: false, secret: d.box.seal("pbx-secret-1001") })
       .run();
     const from = fake.calls.length;
-    const res = await deployTarget(d, "extensions");
+    const res = await deployTarget(d, "extensions", undefined, ADOPT);
     expect(res.results[0]).toMatchObject({ status: "success", via: "graphql" });
     expect(res.results[0]?.message).toBe("Extension 1001 updated through the FreePBX API (name)");
     // No umEnable (FreePBX would drop the User Manager user on false), no email, no unchanged secret.
@@ -201,7 +204,7 @@ describe("deploy through the FreePBX API writes only what changed (ADR 0023)", (
     db.insert(inboundRoutes)
       .values({ description: "Main line", didNumber: "5551234567", destination: "1002", destinationType: "extension" })
       .run();
-    const res = await deployTarget(d, "all");
+    const res = await deployTarget(d, "all", undefined, ADOPT);
     expect(res.inboundRoutes.results[0]).toMatchObject({ status: "success", via: "graphql" });
     expect(fake.state.backend.inboundRoutes).toEqual([
       {

@@ -5,8 +5,9 @@
  * other byte that moves fails the test.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { deployTarget } from "../../src/server/pbx/apply";
 import { astdbLines, cliArg } from "../../src/server/pbx/astdb";
-import { type DeployTarget, deployTarget } from "../../src/server/pbx/deploy";
+import type { DeployTarget } from "../../src/server/pbx/deploy";
 import { UnsafeValueError } from "../../src/server/pbx/sql";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { emptyFreepbx, GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
@@ -43,8 +44,12 @@ afterEach(async () => {
   await s?.stop();
 });
 
-/** Deploys through the domain function (the HTTP routes start a job around the same call). */
-const deploy = async (target: DeployTarget): Promise<any> => deployTarget(s.app, target as "all");
+/**
+ * Deploys through the domain function (the HTTP routes start a job around the same call), adopting the
+ * GUI-made objects (conflicts, ADR 0025) as a user resolving them in the review would.
+ */
+const deploy = async (target: DeployTarget): Promise<any> =>
+  deployTarget(s.app, target as "all", undefined, { mode: "direct", adoptConflicts: true });
 
 const CONSOLE = {
   name: "Alice Console",

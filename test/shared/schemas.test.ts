@@ -18,13 +18,14 @@ const trunk = { name: "Telnyx", type: "sip", host: "sip.telnyx.com" };
 describe("length limits of the inventory and AI fields", () => {
   const cases: [string, z.ZodType, Record<string, unknown>, string, number][] = [
     ["extension number", s.extensionSchema, ext, "extension", 10],
-    ["extension name", s.extensionSchema, ext, "name", 100],
+    // FreePBX's devices.description / users.name hold 50 (the deploy's limit, one rule).
+    ["extension name", s.extensionSchema, ext, "name", 50],
     ["extension position", s.extensionSchema, ext, "position", 100],
     ["extension personal phone", s.extensionSchema, ext, "personalPhone", 20],
     ["extension secret", s.extensionSchema, ext, "secret", 255],
     ["trunk name", s.trunkSchema, trunk, "name", 50],
     ["trunk host", s.trunkSchema, trunk, "host", 255],
-    ["trunk username", s.trunkSchema, trunk, "username", 100],
+    ["trunk username", s.trunkSchema, { ...trunk, secret: "s3cret-s3cret" }, "username", 100],
     ["trunk from user", s.trunkSchema, trunk, "fromUser", 100],
     ["trunk contact user", s.trunkSchema, trunk, "contactUser", 100],
     [
@@ -32,7 +33,7 @@ describe("length limits of the inventory and AI fields", () => {
       s.inboundRouteSchema,
       { description: "d", destination: "1001", destinationType: "extension" },
       "description",
-      100,
+      80,
     ],
     [
       "inbound DID",
@@ -41,22 +42,21 @@ describe("length limits of the inventory and AI fields", () => {
       "didNumber",
       20,
     ],
-    [
-      "inbound destination",
-      s.inboundRouteSchema,
-      { description: "d", destination: "1001", destinationType: "extension" },
-      "destination",
-      100,
-    ],
-    ["outbound name", s.outboundRouteSchema, { name: "o", dialPatterns: ["9X."], trunkId: 1 }, "name", 50],
+    ["outbound name", s.outboundRouteSchema, { name: "o", dialPatterns: ["9X."], trunkId: 1 }, "name", 40],
     ["PTT name", s.pttGroupSchema, { name: "p", extension: "8000", members: ["1001"] }, "name", 50],
     ["PTT extension", s.pttGroupSchema, { name: "p", extension: "8000", members: ["1001"] }, "extension", 10],
   ];
   for (const [label, schema, base, field, max] of cases) {
     test(`${label}: ${max} accepted, ${max + 1} refused`, () => {
-      const fill = field === "extension" || field === "didNumber" || field === "personalPhone" ? "1" : "a";
-      expect(errorFor(schema, { ...base, [field]: fill.repeat(max) }, field)).toBeUndefined();
-      expect(errorFor(schema, { ...base, [field]: fill.repeat(max + 1) }, field)).toMatch(`at most ${max}`);
+      const fill =
+        field === "extension" || field === "didNumber" || field === "personalPhone"
+          ? "1"
+          : field === "host"
+            ? "a."
+            : "a";
+      const value = (n: number) => fill.repeat(n).slice(0, n);
+      expect(errorFor(schema, { ...base, [field]: value(max) }, field)).toBeUndefined();
+      expect(errorFor(schema, { ...base, [field]: value(max + 1) }, field)).toMatch(`at most ${max}`);
     });
   }
 });
@@ -64,7 +64,7 @@ describe("length limits of the inventory and AI fields", () => {
 describe("enums and validation rules", () => {
   test("trunk type is sip, iax or dahdi; authType defaults to outbound", () => {
     expect(errorFor(s.trunkSchema, { ...trunk, type: "pjsip" }, "type")).toBe("Type must be sip, iax or dahdi");
-    expect(s.trunkSchema.parse(trunk).authType).toBe("outbound");
+    expect(s.trunkSchema.parse({ ...trunk, username: "u", secret: "s" }).authType).toBe("outbound");
     expect(errorFor(s.trunkSchema, { ...trunk, authType: "any" }, "authType")).toBeDefined();
   });
 

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { inboundRoutes, outboundRoutes, trunks } from "../../db/schema";
-import type { Trunk, trunkSchema } from "../../shared/inventory";
+import { type Trunk, trunkAuthModeOf, type trunkSchema } from "../../shared/inventory";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound } from "../domain/errors";
 
@@ -29,13 +29,26 @@ export function listTrunks(deps: Pick<Deps, "db">): Trunk[] {
   return deps.db.select().from(trunks).orderBy(trunks.name).all().map(toTrunk);
 }
 
-/** Creates a trunk; its secret is stored sealed (`sip-secrets.ts`). */
+/**
+ * Creates a trunk; its secret is stored sealed (`sip-secrets.ts`). An IP-authenticated trunk keeps
+ * no credentials and does not register (whatever the body carried): the provider is trusted by its
+ * addresses; a trunk with credentials keeps no provider addresses.
+ */
 export function createTrunk(deps: Pick<Deps, "db" | "events" | "box">, input: TrunkInput): Trunk {
   const clash = deps.db.select({ id: trunks.id }).from(trunks).where(eq(trunks.name, input.name)).get();
   if (clash) throw new Conflict(`A trunk named ${input.name} already exists`, { name: "Name already in use" });
+  const authMode = trunkAuthModeOf(input);
+  const credentials = authMode === "credentials";
   const row = deps.db
     .insert(trunks)
-    .values({ ...input, secret: deps.box.seal(input.secret) })
+    .values({
+      ...input,
+      authMode,
+      username: credentials ? input.username : null,
+      secret: credentials ? deps.box.seal(input.secret) : null,
+      registrationEnabled: credentials && input.registrationEnabled,
+      providerAddresses: credentials ? [] : [...new Set(input.providerAddresses)],
+    })
     .returning()
     .get();
   deps.events.publish({ type: "trunks-updated", data: { id: row.id, action: "created" } });

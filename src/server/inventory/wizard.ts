@@ -46,7 +46,8 @@ export function deployWizard(deps: Pick<Deps, "db" | "events" | "box">, input: W
       if (existing) result.existing.trunk = existing.name;
       else {
         const name = host.slice(0, 50);
-        tx.insert(trunks).values({ name, type: "sip", host, port: 5060, registrationEnabled: true }).run();
+        // No credentials: the provider is trusted by its address (IP authentication, no registration).
+        tx.insert(trunks).values({ name, type: "sip", host, port: 5060, authMode: "ip" }).run();
         result.created.trunk = name;
       }
     }

@@ -12,9 +12,12 @@ import type {
   ImportResult,
   ImportTrunksInput,
 } from "../../shared/pbx";
+import type { ApplyRequest, DeployPlan } from "../../shared/plan";
 import type { Deps } from "../domain/deps";
-import { type DeployDeps, type DeployTarget, deployPaths, deployTarget } from "../pbx/deploy";
+import { deployTarget } from "../pbx/apply";
+import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy";
 import { importExtensions, importTrunks } from "../pbx/import";
+import { planPath, planTarget } from "../pbx/plan";
 import { pbxReadPath } from "../pbx/read";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 
@@ -41,6 +44,35 @@ const deployOk = (a: DeployResponse | DeployAllResponse) => {
 export const importDetail = (a: ImportResult) => `${a.created} created, ${a.updated} updated, ${a.failed} failed`;
 
 type JobDeps = DeployDeps & Pick<Deps, "now">;
+
+/**
+ * Starts applying the plan the user reviewed (ADR 0025): the plan is made again here; when its
+ * fingerprint is not the reviewed one, no job starts and the new plan comes back (the route's 409).
+ * The job re-plans once more in the session it writes with and writes exactly that plan.
+ */
+export async function startApplyJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  input: ApplyRequest,
+): Promise<JobStarted | { stale: DeployPlan }> {
+  planPath(deps);
+  const plan = await planTarget(deps, input.target);
+  if (plan.wire.fingerprint !== input.fingerprint) return { stale: plan.wire };
+  const { target, fingerprint, resolutions } = input;
+  const jobId = jobs.start<DeployResponse | DeployAllResponse>(owner, {
+    kind: "deploy",
+    target,
+    deadlineMs: DEPLOY_JOB_DEADLINE_MS,
+    auditAction: jobAuditAction("deploy", target),
+    run: (progress) => {
+      const opts = { mode: "review" as const, fingerprint, resolutions };
+      return target === "all" ? deployTarget(deps, "all", progress, opts) : deployTarget(deps, target, progress, opts);
+    },
+    outcome: (summary) => ({ ok: deployOk(summary), detail: deployDetail(summary) }),
+  });
+  return { jobId };
+}
 
 /** Starts deploying a target; `Invalid` at once when no way to the PBX is configured, 409 while a job runs. */
 export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, target: DeployTarget): JobStarted {

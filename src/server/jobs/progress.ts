@@ -1,4 +1,4 @@
-import type { JobItemResult } from "../../shared/jobs";
+import type { JobItemResult, JobTarget } from "../../shared/jobs";
 
 /**
  * What long work (a deployment, a sync import) reports while it runs as a job, and how it learns that
@@ -6,6 +6,8 @@ import type { JobItemResult } from "../../shared/jobs";
  * Stopping happens only between items (docs/decisions/0024): an item that started finishes.
  */
 export interface JobProgress {
+  /** The job this work runs in (set by the runner): a deployment's backup names it (docs/decisions/0026). */
+  readonly job?: { id: number; startedBy: string; target: JobTarget };
   /** How many items the job goes through (once known). */
   total(n: number): void;
   /** The step or object being worked on now ("Connecting to the PBX host", "Extension 1001 (Alice)"). */

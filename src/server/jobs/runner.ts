@@ -52,10 +52,11 @@ const CONSOLE_STOPPING = "the console is stopping";
 
 /** "deploy.extensions" for a deployment, "sync.trunks.import" for an import: the starting route's action. */
 export const jobAuditAction = (kind: JobKind, target: JobTarget) =>
-  kind === "deploy" ? `deploy.${target}` : `sync.${target}.import`;
+  kind === "rollback" ? "deploy.rollback" : kind === "deploy" ? `deploy.${target}` : `sync.${target}.import`;
 
 const hhmm = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
-const noun = (kind: JobKind) => (kind === "deploy" ? "A deployment" : "An import");
+const noun = (kind: JobKind) =>
+  kind === "deploy" ? "A deployment" : kind === "rollback" ? "A roll back" : "An import";
 
 interface Active {
   id: number;
@@ -182,6 +183,7 @@ export class JobRunner {
 
   private async execute<S extends JobSummary>(active: Active, owner: JobOwner, spec: JobSpec<S>): Promise<void> {
     const progress: JobProgress = {
+      job: { id: active.id, startedBy: owner.username, target: spec.target },
       total: (n) => {
         this.write(active, { total: n });
         this.publish(active.row, active.done);

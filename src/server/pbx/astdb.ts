@@ -180,3 +180,129 @@ export const ASTDB_WRITE_COMMAND = [
   "done",
   'printf "%s" "$n"',
 ].join("\n");
+
+/** An extension's AstDB tree that a delete removes (Core's delDevice / delUser): `DEVICE/<n>`, `AMPUSER/<n>`. */
+export interface AstdbTree {
+  /** CW: the extension's call-waiting key `CW/<n>` (a deploy adds it; a roll back removes it again). */
+  family: "DEVICE" | "AMPUSER" | "CW";
+  /** The extension number. */
+  key: string;
+}
+
+/** The stdin lines of `ASTDB_DELTREE_COMMAND`: family and extension number, allow-listed, tab-separated. */
+export function astdbTreeLines(trees: AstdbTree[]): string {
+  return trees
+    .map((t) => {
+      if (!["DEVICE", "AMPUSER", "CW"].includes(t.family) || !NUMBER.test(t.key))
+        throw new UnsafeValueError(`not an AstDB tree the console deletes: ${t.family}/${t.key}`);
+      return `${t.family}\t${t.key}\n`;
+    })
+    .join("");
+}
+
+/**
+ * The one fixed command that deletes AstDB trees (ADR 0025): reads `FAMILY<TAB>number` lines from stdin
+ * and runs `asterisk -rx "database deltree FAMILY number"` per line (an absent tree is fine). Stops at the
+ * first failure with Asterisk's answer on stderr; prints the number of trees handled.
+ */
+export const ASTDB_DELTREE_COMMAND = [
+  "n=0",
+  "while IFS='\t' read -r family key; do",
+  '  out=$(asterisk -rx "database deltree $family $key" 2>&1)',
+  '  case $out in *"entries removed"*|*"do not exist"*) n=$((n+1)) ;; *) printf "database deltree %s %s: %s\\n" "$family" "$key" "$out" >&2; exit 1 ;; esac',
+  "done",
+  'printf "%s" "$n"',
+].join("\n");
+
+/** Lists the families the console writes, one `asterisk -rx` each; fails when Asterisk does not answer. */
+export const ASTDB_SHOW_FAMILIES_COMMAND = [
+  "for f in DEVICE AMPUSER CW; do",
+  '  out=$(asterisk -rx "database show $f" 2>&1)',
+  '  case $out in *"results found"*) printf "%s\n" "$out" ;; *) printf "%s\n" "$out" >&2; exit 1 ;; esac',
+  "done",
+].join("\n");
+
+/** Lists the DEVICE family (one call): which extensions have their `DEVICE/<n>/dial` entry. */
+export const ASTDB_SHOW_DEVICES_COMMAND = "asterisk -rx 'database show DEVICE'";
+
+/** The extension numbers with a `/DEVICE/<n>/dial` entry in `database show DEVICE` output. */
+export function devicesWithDial(output: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of output.split("\n")) {
+    const m = line.match(/^\/DEVICE\/(\d{1,20})\/dial\s*:/);
+    if (m) out.add(m[1] as string);
+  }
+  return out;
+}
+
+/**
+ * The one fixed command that lists AstDB trees (a backup before an apply, issue 11 item 8): reads the
+ * `FAMILY<TAB>number` lines of `astdbTreeLines` from stdin and prints `asterisk -rx "database show FAMILY
+ * number"` for each. Stops at the first failure with Asterisk's answer on stderr.
+ */
+export const ASTDB_SHOW_TREES_COMMAND = [
+  "while IFS='\t' read -r family key; do",
+  '  out=$(asterisk -rx "database show $family $key" 2>&1)',
+  '  case $out in *"results found"*) printf "%s\\n" "$out" ;; *) printf "database show %s %s: %s\\n" "$family" "$key" "$out" >&2; exit 1 ;; esac',
+  "done",
+].join("\n");
+
+/** An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`. */
+const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
+
+/**
+ * `database show` output → path and printed value. Asterisk prints `%-50s: %-25s` (main/db.c), so a value
+ * shorter than 25 characters is padded with spaces: such a value (`exact: false`) is read again with
+ * `database get`, which prints it as it is.
+ */
+export function parseAstdbShow(output: string): { path: string; value: string; exact: boolean }[] {
+  const out: { path: string; value: string; exact: boolean }[] = [];
+  for (const line of output.split("\n")) {
+    const m = line.match(/^(\/\S+?)\s*: (.*)$/);
+    if (!m || !RESTORABLE_PATH.test(m[1] as string)) continue;
+    const value = m[2] as string;
+    out.push({ path: m[1] as string, value, exact: !value.endsWith(" ") });
+  }
+  return out;
+}
+
+/** Splits a restorable path into family and key; `UnsafeValueError` for anything else. */
+export function astdbPath(path: string): { family: string; key: string } {
+  const m = path.match(RESTORABLE_PATH);
+  if (!m) throw new UnsafeValueError(`not an AstDB key the console restores: ${path}`);
+  return { family: m[1] as string, key: m[2] as string };
+}
+
+/** The stdin lines of `ASTDB_GET_COMMAND`: family and CLI-quoted key, tab-separated. */
+export function astdbGetLines(paths: string[]): string {
+  return paths
+    .map((p) => {
+      const { family, key } = astdbPath(p);
+      return `${family}\t${cliArg(key)}\n`;
+    })
+    .join("");
+}
+
+/**
+ * The one fixed command that reads AstDB values exactly: for each stdin line, `asterisk -rx "database get
+ * FAMILY KEY"`, printed as one line (`Value: …` or Asterisk's "not found"), in order.
+ */
+export const ASTDB_GET_COMMAND = [
+  "while IFS='\t' read -r family key; do",
+  '  out=$(asterisk -rx "database get $family $key" 2>&1)',
+  '  case $out in *"Value: "*|*"not found"*) printf "%s\\n" "$out" ;; *) printf "database get %s %s: %s\\n" "$family" "$key" "$out" >&2; exit 1 ;; esac',
+  "done",
+].join("\n");
+
+/**
+ * The stdin lines of `ASTDB_WRITE_COMMAND` that restore backed-up entries exactly (mode `set`): the key is
+ * CLI-quoted too, since a restored key may be any key an administrator's modules wrote under the extension.
+ */
+export function astdbRestoreLines(entries: Record<string, string>): string {
+  return Object.entries(entries)
+    .map(([path, value]) => {
+      const { family, key } = astdbPath(path);
+      return `set\t${family}\t${cliArg(key)}\t${cliArg(value)}\n`;
+    })
+    .join("");
+}

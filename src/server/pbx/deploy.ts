@@ -4,17 +4,11 @@
  * the reason and the batch is retried without it, so nothing is half-written.
  * Then `fwconsole reload`. Without SSH, extensions and inbound routes go
  * through the FreePBX GraphQL API; the results say which path each item took.
+ * What is written is decided by the plan (apply.ts, ADR 0025); these are its writers.
  */
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../db/schema";
-import type {
-  DeployAllResponse,
-  DeployGroupResult,
-  DeployItemResult,
-  DeployKind,
-  DeployResponse,
-  ReloadResult,
-} from "../../shared/pbx";
+import type { DeployItemResult, ReloadResult } from "../../shared/pbx";
 import { deadline, ServiceError } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
@@ -22,10 +16,9 @@ import { type ClientDeps, clients } from "../integrations/outside";
 import { withOpenSecret } from "../inventory/sip-secrets";
 import { type JobProgress, notReached } from "../jobs/progress";
 import { type AstdbEntry, astdbEntries, extensionRowsSql, parseExtensionRows } from "./astdb";
-import { type ItemKind, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
-import { inventory, type Selection } from "./generate";
-import { deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
-import { type PbxRemote, withPbxHost } from "./host";
+import { MISSING_TRUNK_MARK, type SqlItem } from "./entities";
+import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
+import type { PbxRemote } from "./host";
 import { buildScript } from "./script";
 import { UnsafeValueError } from "./sql";
 
@@ -41,7 +34,7 @@ export interface DeployOutcome {
   reload: ReloadResult | null;
 }
 
-const result = (
+export const itemResult = (
   item: Pick<SqlItem, "kind" | "key" | "label">,
   status: DeployItemResult["status"],
   message: string,
@@ -57,78 +50,91 @@ const result = (
   via,
 });
 
-function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult {
-  const mine = results.filter((r) => r.kind === kind);
-  return {
-    deployed: mine.filter((r) => r.status === "success").length,
-    failed: mine.filter((r) => r.status === "failed").length,
-    results: mine,
-  };
-}
-
 function explain(message: string, script: string, line: number | null): string {
   const text = line ? (script.split("\n")[line - 1] ?? "") : "";
   if (text.includes(MISSING_TRUNK_MARK)) return "The route's trunk is not on the PBX yet: deploy the trunk first";
   return message;
 }
 
-function deployOverSsh(deps: DeployDeps, items: SqlItem[], progress?: JobProgress): Promise<DeployOutcome> {
-  progress?.item("Connecting to the PBX host");
-  return withPbxHost(
-    deps,
-    async (remote) => {
-      const results: DeployItemResult[] = [];
-      let pending = [...items];
-      while (pending.length > 0) {
-        // Cancel and deadline act before the transaction (all or nothing) or before the reload (ADR 0024).
-        const stop = progress?.stopped();
-        if (stop) {
-          for (const item of pending) results.push(result(item, "failed", notReached(stop), null));
-          break;
-        }
-        progress?.item(`Writing ${pending.length} item(s) in one transaction`);
-        const script = buildScript(pending);
-        const run = await remote.runScript(script);
-        if (run.ok) {
-          for (const item of pending) results.push(result(item, "success", "Written to the FreePBX database", "ssh"));
-          break;
-        }
-        const index = run.line === null ? undefined : script.lineToItem.get(run.line);
-        if (index === undefined) {
-          // Not attributable to one item (e.g. access denied): the whole batch rolled back.
-          for (const item of pending) results.push(result(item, "failed", run.message, "ssh"));
-          pending = [];
-          break;
-        }
-        const bad = pending[index] as SqlItem;
-        results.push(result(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
-        pending = pending.filter((_, i) => i !== index);
-      }
-      await completeExtensions(remote, results);
-      for (const r of results) progress?.result(r);
-      const wrote = results.some((r) => r.status === "success");
-      let reload: ReloadResult | null = null;
-      const stop = wrote ? progress?.stopped() : null;
-      if (stop) for (const r of results) if (r.status === "success") r.message += `; not reloaded (${stop})`;
-      if (wrote && !stop) {
-        progress?.item("Reloading FreePBX (fwconsole reload)");
-        const r = await remote.reload();
-        reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000) };
-        if (!r.ok) {
-          for (const res of results) {
-            if (res.status === "success") {
-              res.status = "failed";
-              res.message = `Saved in the FreePBX database, but fwconsole reload failed (exit ${r.exitCode}): ${r.output.split("\n").at(-1) ?? ""}`;
-            }
-          }
-        } else {
-          await updateTrunkStatus(deps, remote, results);
-        }
-      }
-      return { results, reload };
-    },
-    { operation: "Deploying to the PBX host" },
+/** What an apply (ADR 0025) does inside the write: right after the transaction committed, before AstDB and the reload. */
+export interface WriteHooks {
+  /** `results`: every item's result so far (success = its rows are committed); may change messages and statuses. */
+  afterCommit?: (results: DeployItemResult[]) => Promise<void>;
+}
+
+/**
+ * Writes the items over an open session: one transaction (an item MariaDB names as failing is reported
+ * and the batch retried without it), then the extensions' AstDB, then the reload.
+ */
+export async function writeOverSsh(
+  deps: DeployDeps,
+  remote: PbxRemote,
+  items: SqlItem[],
+  progress?: JobProgress,
+  hooks: WriteHooks = {},
+): Promise<DeployOutcome> {
+  const results: DeployItemResult[] = [];
+  let pending = [...items];
+  while (pending.length > 0) {
+    // Cancel and deadline act before the transaction (all or nothing) or before the reload (ADR 0024).
+    const stop = progress?.stopped();
+    if (stop) {
+      for (const item of pending) results.push(itemResult(item, "failed", notReached(stop), null));
+      break;
+    }
+    progress?.item(`Writing ${pending.length} item(s) in one transaction`);
+    const script = buildScript(pending);
+    const run = await remote.runScript(script);
+    if (run.ok) {
+      for (const item of pending)
+        results.push(
+          itemResult(
+            item,
+            "success",
+            item.delete ? "Deleted from the FreePBX database" : "Written to the FreePBX database",
+            "ssh",
+          ),
+        );
+      break;
+    }
+    const index = run.line === null ? undefined : script.lineToItem.get(run.line);
+    if (index === undefined) {
+      // Not attributable to one item (e.g. access denied): the whole batch rolled back.
+      for (const item of pending) results.push(itemResult(item, "failed", run.message, "ssh"));
+      pending = [];
+      break;
+    }
+    const bad = pending[index] as SqlItem;
+    results.push(itemResult(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
+    pending = pending.filter((_, i) => i !== index);
+  }
+  await hooks.afterCommit?.(results);
+  const deleted = new Set(items.filter((i) => i.delete).map((i) => `${i.kind}:${i.key}`));
+  await completeExtensions(
+    remote,
+    results.filter((r) => !deleted.has(`${r.kind}:${r.name}`)),
   );
+  for (const r of results) progress?.result(r);
+  const wrote = results.some((r) => r.status === "success");
+  let reload: ReloadResult | null = null;
+  const stop = wrote ? progress?.stopped() : null;
+  if (stop) for (const r of results) if (r.status === "success") r.message += `; not reloaded (${stop})`;
+  if (wrote && !stop) {
+    progress?.item("Reloading FreePBX (fwconsole reload)");
+    const r = await remote.reload();
+    reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000), reason: r.reason };
+    if (!r.ok) {
+      for (const res of results) {
+        if (res.status === "success") {
+          res.status = "failed";
+          res.message = `Saved in the FreePBX database, but fwconsole reload failed (exit ${r.exitCode}): ${r.reason}`;
+        }
+      }
+    } else {
+      await updateTrunkStatus(deps, remote, results);
+    }
+  }
+  return { results, reload };
 }
 
 /**
@@ -167,7 +173,20 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
       fail(r, err.message);
     }
   }
-  const out = await remote.writeAstdb(entries).catch((err: unknown) => {
+  // Only what differs from AstDB as it is (one `database show` per family, ADR 0025): re-deploying many
+  // extensions puts the few keys that changed, not every key with an `asterisk -rx` each.
+  const current = await remote.astdbFamilies().catch(() => null);
+  const needed = current
+    ? entries
+        .filter((e) => {
+          const now = current.get(`/${e.family}/${e.key}`);
+          if (now === undefined) return true;
+          // The listing pads values with spaces: a value that itself ends in a space is always put.
+          return e.mode === "set" && (e.value.endsWith(" ") || now.replace(/ +$/, "") !== e.value);
+        })
+        .map((e) => ({ ...e, mode: "set" as const }))
+    : entries;
+  const out = await remote.writeAstdb(needed).catch((err: unknown) => {
     if (!(err instanceof ServiceError)) throw err;
     return { ok: false as const, message: err.message };
   });
@@ -191,7 +210,13 @@ async function updateTrunkStatus(deps: Pick<Deps, "db" | "events">, remote: PbxR
   deps.events.publish({ type: "trunks-updated", data: { source: "deploy" } });
 }
 
-async function deployOverGraphql(deps: DeployDeps, items: SqlItem[], progress?: JobProgress): Promise<DeployOutcome> {
+/** Writes the items through the FreePBX API, one at a time, then reloads (`afterCommit` once every item is done). */
+export async function deployOverGraphql(
+  deps: DeployDeps,
+  items: SqlItem[],
+  progress?: JobProgress,
+  hooks: WriteHooks = {},
+): Promise<DeployOutcome> {
   const client = clients.freepbx(
     deps,
     undefined,
@@ -201,18 +226,20 @@ async function deployOverGraphql(deps: DeployDeps, items: SqlItem[], progress?: 
   for (const item of items) {
     const stop = progress?.stopped();
     if (stop) {
-      const skipped = result(item, "failed", notReached(stop), null);
+      const skipped = itemResult(item, "failed", notReached(stop), null);
       results.push(skipped);
       progress?.result(skipped);
       continue;
     }
     progress?.item(item.label);
     try {
-      if (item.kind === "extension") {
+      if (item.delete && (item.kind === "extension" || item.kind === "inboundRoute")) {
+        results.push(itemResult(item, "success", await deleteGql(client, item.kind, item.key), "graphql"));
+      } else if (item.kind === "extension") {
         const row = deps.db.select().from(extensions).where(eq(extensions.extension, item.key)).get();
         if (!row) throw new ServiceError("FreePBX", "The extension was deleted meanwhile");
         const opened = withOpenSecret(deps.box, row);
-        results.push(result(item, "success", await deployExtensionGql(client, opened), "graphql"));
+        results.push(itemResult(item, "success", await deployExtensionGql(client, opened), "graphql"));
       } else if (item.kind === "inboundRoute") {
         const row = deps.db
           .select()
@@ -220,18 +247,24 @@ async function deployOverGraphql(deps: DeployDeps, items: SqlItem[], progress?: 
           .all()
           .find((r) => (r.didNumber ?? "") === item.key);
         if (!row) throw new ServiceError("FreePBX", "The route was deleted meanwhile");
-        results.push(result(item, "success", await deployInboundGql(client, row), "graphql"));
+        results.push(itemResult(item, "success", await deployInboundGql(client, row), "graphql"));
       } else {
         results.push(
-          result(item, "failed", "FreePBX's API cannot write this: configure the PBX host (SSH) in API Settings", null),
+          itemResult(
+            item,
+            "failed",
+            "FreePBX's API cannot write this: configure the PBX host (SSH) in API Settings",
+            null,
+          ),
         );
       }
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
-      results.push(result(item, "failed", err.message, "graphql"));
+      results.push(itemResult(item, "failed", err.message, "graphql"));
     }
     progress?.result(results.at(-1) as DeployItemResult);
   }
+  await hooks.afterCommit?.(results);
   let reload: ReloadResult | null = null;
   const wrote = results.some((r) => r.status === "success");
   const stop = wrote ? progress?.stopped() : null;
@@ -242,7 +275,7 @@ async function deployOverGraphql(deps: DeployDeps, items: SqlItem[], progress?: 
       ok: false,
       output: err.message,
     }));
-    reload = { ok: r.ok, via: "graphql", exitCode: null, output: r.output };
+    reload = { ok: r.ok, via: "graphql", exitCode: null, output: r.output, reason: r.ok ? null : r.output };
   }
   return { results, reload };
 }
@@ -259,63 +292,5 @@ export function deployPaths(deps: Pick<DeployDeps, "credentials">): { ssh: boole
   return { ssh, graphql };
 }
 
-/** Deploys the selected kinds; refused items (values FreePBX cannot hold) fail without touching the PBX. */
-export async function deploy(deps: DeployDeps, select: Selection, progress?: JobProgress): Promise<DeployOutcome> {
-  const { ssh } = deployPaths(deps);
-  const inv = inventory(deps.db, deps.box, select);
-  const refused = inv.refused.map((r) => result({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null));
-  progress?.total(inv.items.length + refused.length);
-  for (const r of refused) progress?.result(r);
-  if (inv.items.length === 0) return { results: refused, reload: null };
-  try {
-    const outcome = ssh
-      ? await deployOverSsh(deps, inv.items, progress)
-      : await deployOverGraphql(deps, inv.items, progress);
-    return { results: [...outcome.results, ...refused], reload: outcome.reload };
-  } catch (err) {
-    if (!(err instanceof ServiceError)) throw err;
-    // Could not reach the PBX at all: every item failed with that reason, nothing was written.
-    const failed = inv.items.map((i) => result(i, "failed", err.message, ssh ? "ssh" : "graphql"));
-    return { results: [...failed, ...refused], reload: null };
-  }
-}
-
-/** What the deploy routes name: one kind, or everything but PTT groups. */
+/** What the deploy routes name: one kind, or everything but PTT groups (the same as a plan's target). */
 export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
-
-const TARGET_KINDS = {
-  trunks: "trunk",
-  extensions: "extension",
-  "ptt-groups": "pttGroup",
-} as const satisfies Record<Exclude<DeployTarget, "all">, ItemKind>;
-const ALL_KINDS: ItemKind[] = ["trunk", "extension", "outboundRoute", "inboundRoute"];
-
-/**
- * Deploys a target, tells every console that the PBX changed (`sync-status`),
- * and answers with the results grouped by kind.
- */
-export async function deployTarget(deps: DeployDeps, target: "all", progress?: JobProgress): Promise<DeployAllResponse>;
-export async function deployTarget(
-  deps: DeployDeps,
-  target: Exclude<DeployTarget, "all">,
-  progress?: JobProgress,
-): Promise<DeployResponse>;
-export async function deployTarget(
-  deps: DeployDeps,
-  target: DeployTarget,
-  progress?: JobProgress,
-): Promise<DeployAllResponse | DeployResponse> {
-  const kinds = target === "all" ? ALL_KINDS : [TARGET_KINDS[target]];
-  const outcome = await deploy(deps, Object.fromEntries(kinds.map((k) => [k, true])), progress);
-  deps.events.publish({ type: "sync-status", data: { deploy: target, reload: outcome.reload?.ok ?? null } });
-  if (target === "all") {
-    return {
-      trunks: group(outcome.results, "trunk"),
-      extensions: group(outcome.results, "extension"),
-      outboundRoutes: group(outcome.results, "outboundRoute"),
-      inboundRoutes: group(outcome.results, "inboundRoute"),
-      reload: outcome.reload,
-    };
-  }
-  return { ...group(outcome.results, TARGET_KINDS[target]), reload: outcome.reload };
-}

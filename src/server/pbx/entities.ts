@@ -30,7 +30,7 @@ import {
   trunkObject,
   type Value,
 } from "./ownership";
-import { int, str } from "./sql";
+import { int, str, UnsafeValueError } from "./sql";
 
 export {
   destinationString,
@@ -49,6 +49,8 @@ export interface SqlItem {
   key: string;
   label: string;
   statements: string[];
+  /** The item deletes the object (a managed object removed in the console, ADR 0025). */
+  delete?: true;
 }
 
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
@@ -174,6 +176,12 @@ function listStatements(l: OwnedList): string[] {
   }
 }
 
+/** A recorded PBX id (trunkid, route_id): digits only. */
+export function pbxInt(id: string): number {
+  if (!/^\d{1,9}$/.test(id)) throw new UnsafeValueError(`not a FreePBX id: ${JSON.stringify(id)}`);
+  return Number(id);
+}
+
 /** Finds (or allocates) the object's PBX id and sets the "new object" flag. */
 function identityStatements(o: PbxObject): string[] {
   const id = o.identity;
@@ -186,16 +194,23 @@ function identityStatements(o: PbxObject): string[] {
     case "trunk":
       return [
         // Keep the trunk's id when it exists (routes point at it); else the next one after the highest.
-        `SET @tid = (SELECT trunkid FROM trunks WHERE name = ${str(id.name)} ORDER BY trunkid LIMIT 1);`,
+        // A trunk the console manages is found by its recorded trunkid (a rename keeps it, ADR 0025).
+        id.pbxId !== undefined
+          ? `SET @tid = (SELECT trunkid FROM trunks WHERE trunkid = ${int(pbxInt(id.pbxId))});`
+          : `SET @tid = (SELECT trunkid FROM trunks WHERE name = ${str(id.name)} ORDER BY trunkid LIMIT 1);`,
         `SET ${NEW} = (@tid IS NULL);`,
         "SET @tid = COALESCE(@tid, (SELECT COALESCE(MAX(trunkid), 0) + 1 FROM trunks));",
       ];
     case "outboundRoute":
       return [
-        `SET @rtid = (SELECT trunkid FROM trunks WHERE name = ${str(id.trunkName)} ORDER BY trunkid LIMIT 1);`,
+        id.trunkPbxId !== undefined
+          ? `SET @rtid = (SELECT trunkid FROM trunks WHERE trunkid = ${int(pbxInt(id.trunkPbxId))});`
+          : `SET @rtid = (SELECT trunkid FROM trunks WHERE name = ${str(id.trunkName)} ORDER BY trunkid LIMIT 1);`,
         // Aborts the transaction (error 1242, a two-row subquery) when the trunk is not on the PBX yet.
         `SET @trunk_check = (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE @rtid IS NULL); -- ${MISSING_TRUNK_MARK}`,
-        `SET @rid = (SELECT route_id FROM outbound_routes WHERE name = ${str(id.name)} ORDER BY route_id LIMIT 1);`,
+        id.pbxId !== undefined
+          ? `SET @rid = (SELECT route_id FROM outbound_routes WHERE route_id = ${int(pbxInt(id.pbxId))});`
+          : `SET @rid = (SELECT route_id FROM outbound_routes WHERE name = ${str(id.name)} ORDER BY route_id LIMIT 1);`,
         `SET ${NEW} = (@rid IS NULL);`,
       ];
   }

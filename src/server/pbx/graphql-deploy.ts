@@ -15,6 +15,8 @@ const UPDATE_EXTENSION =
 const REMOVE_ROUTE =
   "mutation ($input: removeInboundRouteInput!) { removeInboundRoute(input: $input) { status message } }";
 const ADD_ROUTE = "mutation ($input: addInboundRouteInput!) { addInboundRoute(input: $input) { status message } }";
+const DELETE_EXTENSION =
+  "mutation ($input: deleteExtensionInput!) { deleteExtension(input: $input) { status message } }";
 const DO_RELOAD = "mutation { doreload(input: {}) { status message transaction_id } }";
 const API_STATUS = "query ($id: ID!) { fetchApiStatus(txnId: $id) { status message details } }";
 
@@ -156,4 +158,18 @@ export async function reloadGql(
     ok: false,
     output: `Reload ${txn} still processing after ${Math.round(timeoutMs / 1000)} s (FreePBX issue #1112); run fwconsole reload on the PBX`,
   };
+}
+
+/** Deletes a managed extension or inbound route through the API (ADR 0025: only after the review). */
+export async function deleteGql(
+  client: FreePbxClient,
+  kind: "extension" | "inboundRoute",
+  key: string,
+): Promise<string> {
+  if (kind === "extension") {
+    await client.gql(DELETE_EXTENSION, { input: { extensionId: key } });
+    return `Extension ${key} deleted through the FreePBX API`;
+  }
+  await client.gql(REMOVE_ROUTE, { input: { id: `${key}/` } });
+  return `Inbound route ${key || "(any DID)"} deleted through the FreePBX API`;
 }

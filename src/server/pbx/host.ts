@@ -9,7 +9,23 @@ import { ServiceError } from "../clients/http";
 import { SshSession, type SshSettings } from "../clients/ssh";
 import type { Deps } from "../domain/deps";
 import { sshSettings } from "../integrations/outside";
-import { ASTDB_WRITE_COMMAND, type AstdbEntry, astdbLines } from "./astdb";
+import {
+  ASTDB_DELTREE_COMMAND,
+  ASTDB_GET_COMMAND,
+  ASTDB_SHOW_DEVICES_COMMAND,
+  ASTDB_SHOW_FAMILIES_COMMAND,
+  ASTDB_SHOW_TREES_COMMAND,
+  ASTDB_WRITE_COMMAND,
+  type AstdbEntry,
+  type AstdbTree,
+  astdbGetLines,
+  astdbLines,
+  astdbRestoreLines,
+  astdbTreeLines,
+  devicesWithDial,
+  parseAstdbShow,
+} from "./astdb";
+import { reloadFailureReason } from "./reload";
 import type { Script } from "./script";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
@@ -127,14 +143,68 @@ export class PbxRemote {
       .map((l) => l.split("\t").map((c) => (c === "NULL" ? null : Buffer.from(c, "hex").toString("utf8"))));
   }
 
+  /**
+   * Like `selectHex`, but the values stay HEX (byte-exact whatever the column holds, for a backup that
+   * is written back with UNHEX); NULL stays null. Runs every statement of `sql` (several SELECTs).
+   */
+  async selectHexRaw(sql: string): Promise<(string | null)[][]> {
+    const out = await this.ssh.exec(this.mysql("--batch --skip-column-names"), { stdin: sql, timeoutMs: 60_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Reading the FreePBX database failed: ${(out.stderr || out.stdout).trim()}`);
+    return out.stdout
+      .split("\n")
+      .filter((l) => l.length > 0)
+      .map((l) => l.split("\t").map((c) => (c === "NULL" ? null : c)));
+  }
+
+  /** `database show FAMILY number` for each tree (one fixed command), as Asterisk printed it. */
+  async astdbShowTrees(trees: AstdbTree[]): Promise<string> {
+    if (trees.length === 0) return "";
+    const out = await this.ssh.exec(ASTDB_SHOW_TREES_COMMAND, { stdin: astdbTreeLines(trees), timeoutMs: 120_000 });
+    if (out.code !== 0) {
+      const text = `${out.stderr}${out.stdout}`.trim();
+      throw new ServiceError("PBX host", text.split("\n").at(-1) || `database show exited with ${out.code}`);
+    }
+    return out.stdout;
+  }
+
+  /** `database get` of each path (`/AMPUSER/1001/cidname`), exactly as stored; null when absent. */
+  async astdbGet(paths: string[]): Promise<(string | null)[]> {
+    if (paths.length === 0) return [];
+    const out = await this.ssh.exec(ASTDB_GET_COMMAND, { stdin: astdbGetLines(paths), timeoutMs: 120_000 });
+    const lines = out.stdout.split("\n");
+    if (out.code !== 0 || lines.length < paths.length) {
+      const text = `${out.stderr}${out.stdout}`.trim();
+      throw new ServiceError("PBX host", text.split("\n").at(-1) || `database get exited with ${out.code}`);
+    }
+    return paths.map((_, i) => {
+      const line = lines[i] as string;
+      return line.startsWith("Value: ") ? line.slice("Value: ".length) : null;
+    });
+  }
+
+  /** Puts backed-up AstDB entries back exactly (`/FAMILY/key` → value), through `ASTDB_WRITE_COMMAND`. */
+  async restoreAstdb(entries: Record<string, string>): Promise<{ ok: true } | { ok: false; message: string }> {
+    if (Object.keys(entries).length === 0) return { ok: true };
+    const out = await this.ssh.exec(ASTDB_WRITE_COMMAND, { stdin: astdbRestoreLines(entries), timeoutMs: 120_000 });
+    if (out.code !== 0) {
+      const text = `${out.stderr}${out.stdout}`.trim();
+      return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
+    }
+    return { ok: true };
+  }
+
   async needReload(): Promise<boolean> {
     const rows = await this.selectHex("SELECT HEX(value) FROM admin WHERE variable = 'need_reload';");
     return rows[0]?.[0] === "true";
   }
 
-  async reload(): Promise<{ ok: boolean; exitCode: number | null; output: string }> {
+  /** `fwconsole reload`: its whole output (stdout, then stderr) and, when it failed, the reason read from it. */
+  async reload(): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
     const out = await this.ssh.exec("fwconsole reload", { timeoutMs: 300_000 });
-    return { ok: out.code === 0, exitCode: out.code, output: `${out.stdout}${out.stderr}`.trim() };
+    const output = [out.stdout.trim(), out.stderr.trim()].filter(Boolean).join("\n");
+    const ok = out.code === 0;
+    return { ok, exitCode: out.code, output, reason: ok ? null : reloadFailureReason(output, out.code) };
   }
 
   /**
@@ -149,6 +219,45 @@ export class PbxRemote {
       return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
     }
     return { ok: true, put: Number(out.stdout.trim()) || 0 };
+  }
+
+  /**
+   * Deletes extensions' AstDB trees (`DEVICE/<n>`, `AMPUSER/<n>`) with `asterisk -rx "database deltree …"`,
+   * through one fixed command reading allow-listed lines from stdin (ADR 0025).
+   */
+  async deleteAstdbTrees(trees: AstdbTree[]): Promise<{ ok: true } | { ok: false; message: string }> {
+    if (trees.length === 0) return { ok: true };
+    const out = await this.ssh.exec(ASTDB_DELTREE_COMMAND, { stdin: astdbTreeLines(trees), timeoutMs: 120_000 });
+    if (out.code !== 0) {
+      const text = `${out.stderr}${out.stdout}`.trim();
+      return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
+    }
+    return { ok: true };
+  }
+
+  /**
+   * The console's AstDB families (DEVICE, AMPUSER, CW) in one command: path → value as listed (Asterisk
+   * pads values with spaces to 25 characters). Throws when Asterisk does not answer.
+   */
+  async astdbFamilies(): Promise<Map<string, string>> {
+    const map = new Map<string, string>();
+    for (const e of await this.astdbFamilyEntries()) map.set(e.path, e.value);
+    return map;
+  }
+
+  /** The same three families as parsed entries (`exact: false` for a value Asterisk padded). */
+  async astdbFamilyEntries(): Promise<ReturnType<typeof parseAstdbShow>> {
+    const out = await this.ssh.exec(ASTDB_SHOW_FAMILIES_COMMAND, { timeoutMs: 120_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
+    return parseAstdbShow(out.stdout);
+  }
+
+  /** The extensions that have their `DEVICE/<n>/dial` AstDB entry; null when Asterisk does not answer. */
+  async astdbDevices(): Promise<Set<string> | null> {
+    const out = await this.ssh.exec(ASTDB_SHOW_DEVICES_COMMAND, { timeoutMs: 60_000 });
+    if (out.code !== 0 || !/results found/.test(out.stdout)) return null;
+    return devicesWithDial(out.stdout);
   }
 
   /** `fwconsole trunks --list --json`: trunkid (number or string), tech, channelid, disabled. */

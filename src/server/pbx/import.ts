@@ -11,6 +11,7 @@ import type { ImportExtensionsInput, ImportResult, ImportTrunksInput } from "../
 import type { Deps } from "../domain/deps";
 import { numberOwner, numberTakenMessage } from "../inventory/numbers";
 import { type JobProgress, notReached } from "../jobs/progress";
+import { recordManaged } from "./managed";
 import { type PbxReadDeps, readPbxExtensions, readPbxTrunks } from "./read";
 
 const emptyResult = (): ImportResult => ({ created: 0, updated: 0, failed: 0, errors: [] });
@@ -37,7 +38,7 @@ async function stopHere(result: ImportResult, left: number, progress?: JobProgre
  * one dial plan.
  */
 export async function importExtensions(
-  deps: PbxReadDeps & Pick<Deps, "db" | "events" | "box">,
+  deps: PbxReadDeps & Pick<Deps, "db" | "events" | "box" | "now">,
   input: ImportExtensionsInput,
   progress?: JobProgress,
 ): Promise<ImportResult> {
@@ -67,15 +68,26 @@ export async function importExtensions(
       continue;
     }
     const values = { name, voicemail: p.voicemail, ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}) };
+    const consoleId =
+      owner?.kind === "extension"
+        ? deps.db.update(extensions).set(values).where(eq(extensions.extension, p.extension)).returning().get()?.id
+        : deps.db
+            .insert(extensions)
+            .values({ extension: p.extension, ...values })
+            .returning()
+            .get().id;
+    // The console now manages the extension it imported (ADR 0025).
+    recordManaged(deps.db, deps.now(), {
+      kind: "extension",
+      key: p.extension,
+      pbxId: null,
+      consoleId: consoleId ?? null,
+      origin: "import",
+    });
     if (owner?.kind === "extension") {
-      deps.db.update(extensions).set(values).where(eq(extensions.extension, p.extension)).run();
       result.updated++;
       progress?.result({ label, status: "success", message: "Updated" });
     } else {
-      deps.db
-        .insert(extensions)
-        .values({ extension: p.extension, ...values })
-        .run();
       result.created++;
       progress?.result({ label, status: "success", message: "Created" });
     }
@@ -90,7 +102,7 @@ const trunkType = (tech: string): "sip" | "iax" | "dahdi" =>
 
 /** Imports the PBX's trunks (all, or the selected names); read over SSH only. */
 export async function importTrunks(
-  deps: Pick<Deps, "db" | "events" | "credentials" | "box">,
+  deps: Pick<Deps, "db" | "events" | "credentials" | "box" | "now">,
   input: ImportTrunksInput,
   progress?: JobProgress,
 ): Promise<ImportResult> {
@@ -112,18 +124,30 @@ export async function importTrunks(
       port: p.port,
       username: p.username,
       ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}),
+      authMode: p.username && p.secret ? ("credentials" as const) : ("ip" as const),
       type: trunkType(p.tech),
     };
     const existing = deps.db.select().from(trunks).where(eq(trunks.name, p.name)).get();
-    if (existing) {
-      deps.db.update(trunks).set(values).where(eq(trunks.id, existing.id)).run();
-      result.updated++;
-      progress?.result({ label, status: "success", message: "Updated" });
-    } else {
+    if (existing) deps.db.update(trunks).set(values).where(eq(trunks.id, existing.id)).run();
+    const consoleId =
+      existing?.id ??
       deps.db
         .insert(trunks)
         .values({ name: p.name, ...values })
-        .run();
+        .returning()
+        .get().id;
+    // The console now manages the trunk it imported, by its trunkid (ADR 0025).
+    recordManaged(deps.db, deps.now(), {
+      kind: "trunk",
+      key: p.name,
+      pbxId: p.trunkid,
+      consoleId,
+      origin: "import",
+    });
+    if (existing) {
+      result.updated++;
+      progress?.result({ label, status: "success", message: "Updated" });
+    } else {
       result.created++;
       progress?.result({ label, status: "success", message: "Created" });
     }

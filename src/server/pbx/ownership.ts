@@ -10,7 +10,22 @@
  * carry) throws UnsafeValueError here, before any SQL exists.
  */
 import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
-import { dialPattern, extensionNumber, fits, UnsafeValueError } from "./sql";
+import {
+  configTokenProblem,
+  controlProblem,
+  destinationProblem,
+  destinationString as destinationText,
+  extensionRules,
+  inboundRules,
+  memberProblem,
+  outboundRules,
+  pbxProblem,
+  providerAddressProblem,
+  pttRules,
+  trunkNameProblem,
+  trunkRules,
+} from "../../shared/inventory";
+import { dialPattern, must, UnsafeValueError } from "./sql";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
 export type TrunkRow = typeof trunks.$inferSelect;
@@ -38,6 +53,8 @@ export interface Conditional {
   update: string;
   insert: Value;
   text: string;
+  /** The value the update leaves, from the current one (what the plan compares; ADR 0025). */
+  result: (current: string | null) => string;
 }
 
 export const isExpr = (v: unknown): v is Expr =>
@@ -92,8 +109,10 @@ export interface OwnedList {
  */
 export type Identity =
   | { kind: "number"; column: string; value: string }
-  | { kind: "trunk"; name: string }
-  | { kind: "outboundRoute"; name: string; trunkName: string };
+  /** `pbxId`: the trunkid the console recorded for it (ADR 0025): found by id, so a rename keeps the object. */
+  | { kind: "trunk"; name: string; pbxId?: string }
+  /** `pbxId`: the recorded route_id; `trunkPbxId`: the recorded trunkid of the route's trunk. */
+  | { kind: "outboundRoute"; name: string; trunkName: string; pbxId?: string; trunkPbxId?: string };
 
 export interface PbxObject {
   kind: ItemKind;
@@ -106,29 +125,21 @@ export interface PbxObject {
   lists: OwnedList[];
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-const CONTROL = /[\x00-\x1f\x7f]/;
+// The rules of what FreePBX can hold are the shared ones (src/shared/inventory.ts): the forms refuse the same values.
 /** Text that ends up in Asterisk config files (callerid, section names): no control characters. */
 export function configText(value: string, what: string): string {
-  if (CONTROL.test(value)) throw new UnsafeValueError(`${what} contains a control character (e.g. a newline)`);
+  must(controlProblem(value, what));
   return value;
 }
 /** Values written as `key=value` into pjsip.conf: no whitespace, `;` (comment) or brackets. */
 function configToken(value: string | null, what: string): string {
-  if (!value) return "";
-  if (!/^[\x21-\x7e]+$/.test(value) || /[;[\]]/.test(value)) {
-    throw new UnsafeValueError(`${what} may not contain spaces, ';', '[' or ']'`);
-  }
-  return value;
+  must(configTokenProblem(value, what));
+  return value ?? "";
 }
-const TRUNK_NAME_RE = /^[A-Za-z0-9 ._@()+-]{1,50}$/;
 export function trunkName(name: string): string {
-  if (!TRUNK_NAME_RE.test(name)) {
-    throw new UnsafeValueError("Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - for FreePBX");
-  }
+  must(trunkNameProblem(name));
   return name;
 }
-const HOST_RE = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,253}[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const yesNo = (b: boolean) => (b ? "yes" : "no");
 
 /** The session variables the generated SQL sets (trusted expressions). */
@@ -207,16 +218,17 @@ function extensionKeywordDefaults(n: string): [string, string][] {
  * destinations, codecs, max_contacts, transport…) is FreePBX's.
  */
 export function extensionObject(e: ExtensionRow): PbxObject {
-  const n = extensionNumber(e.extension);
-  const name = configText(e.name, "Name");
-  fits(name, 50, "Name");
+  must(pbxProblem(extensionRules, e));
+  const n = e.extension;
+  const name = e.name;
   const voicemail: Conditional = e.voicemail
     ? {
         update: "IF(voicemail IS NULL OR voicemail IN ('', 'novm'), 'default', voicemail)",
         insert: "default",
         text: "enabled (the existing voicemail context, else 'default')",
+        result: (current) => (current === null || current === "" || current === "novm" ? "default" : current),
       }
-    : { update: "'novm'", insert: "novm", text: "novm" };
+    : { update: "'novm'", insert: "novm", text: "novm", result: () => "novm" };
   const owned: [string, string][] = [["callerid", `${name} <${n}>`]];
   if (e.secret) owned.push(["secret", configToken(e.secret, "Secret")]);
   return {
@@ -270,13 +282,34 @@ export function extensionObject(e: ExtensionRow): PbxObject {
  * sendrpid. Outbound CID, max channels, dial prefix, codecs, qualify, transport… are FreePBX's.
  */
 export function trunkObject(t: TrunkRow): PbxObject {
-  const name = trunkName(t.name);
+  must(pbxProblem(trunkRules, t));
+  const name = t.name;
   if (t.type !== "sip")
     throw new UnsafeValueError(
       `Only SIP (PJSIP) trunks are deployed; ${t.type.toUpperCase()} trunks are set up in FreePBX`,
     );
-  if (!HOST_RE.test(t.host)) throw new UnsafeValueError("Host must be a host name or an IP address");
+  for (const a of t.providerAddresses) must(providerAddressProblem(a));
   const username = configToken(t.username, "Username");
+  // Credentials: username/secret, the chosen authentication, registration when on. IP authentication
+  // (issue 11): no credentials, no registration, the endpoint matched by the provider's addresses.
+  const auth: [string, string][] =
+    t.authMode === "ip"
+      ? [
+          ["username", ""],
+          ["auth_username", ""],
+          ["secret", ""],
+          ["authentication", "off"],
+          ["registration", "none"],
+          ["identify_by", "ip"],
+          ["match", (t.providerAddresses.length ? t.providerAddresses : [t.host]).join(",")],
+        ]
+      : [
+          ["username", username],
+          ["auth_username", username],
+          ["secret", configToken(t.secret, "Secret")],
+          ["authentication", t.authType],
+          ["registration", t.registrationEnabled ? "send" : "none"],
+        ];
   return {
     kind: "trunk",
     key: t.name,
@@ -310,11 +343,7 @@ export function trunkObject(t: TrunkRow): PbxObject {
           ["trunk_name", name],
           ["sip_server", t.host],
           ["sip_server_port", String(t.port ?? 5060)],
-          ["username", username],
-          ["auth_username", username],
-          ["secret", configToken(t.secret, "Secret")],
-          ["authentication", t.authType],
-          ["registration", t.registrationEnabled ? "send" : "none"],
+          ...auth,
           ["from_domain", configToken(t.fromDomain, "From domain")],
           ["from_user", configToken(t.fromUser, "From user")],
           ["contact_user", configToken(t.contactUser, "Contact user")],
@@ -363,26 +392,15 @@ export function trunkObject(t: TrunkRow): PbxObject {
 
 /** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
 export function destinationString(type: InboundRow["destinationType"], destination: string): string {
-  const d = extensionNumber(destination, "Destination");
-  switch (type) {
-    case "extension":
-      return `from-did-direct,${d},1`;
-    case "voicemail":
-      return `ext-local,vmu${d},1`;
-    case "queue":
-      return `ext-queues,${d},1`;
-    case "ivr":
-      return `ivr-${d},s,1`;
-  }
+  must(destinationProblem(type, destination));
+  return destinationText(type, destination);
 }
 
 /** Inbound route (DID, any caller ID). Owned: destination and description; privacy, music, alert info… are FreePBX's. */
 export function inboundObject(r: InboundRow): PbxObject {
+  must(pbxProblem(inboundRules, r));
   const did = r.didNumber ?? "";
-  if (!/^\+?\d{0,20}$/.test(did)) throw new UnsafeValueError("DID must be digits (optionally with a leading +)");
-  fits(r.description, 80, "Description");
-  const dest = destinationString(r.destinationType, r.destination);
-  fits(dest, 50, "Destination");
+  const dest = destinationText(r.destinationType, r.destination);
   return {
     kind: "inboundRoute",
     key: did,
@@ -422,8 +440,8 @@ export function inboundObject(r: InboundRow): PbxObject {
  * emergency flag, password, music and its place in the route order are FreePBX's.
  */
 export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): PbxObject {
-  const name = configText(r.name, "Name");
-  fits(name, 40, "Route name");
+  must(pbxProblem(outboundRules, r));
+  const name = r.name;
   if (!trunk) throw new UnsafeValueError("The route's trunk no longer exists");
   const patterns = [...new Set(r.dialPatterns.map(dialPattern))];
   if (patterns.length === 0) throw new UnsafeValueError("A route needs at least one dial pattern");
@@ -492,10 +510,11 @@ export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): Pbx
  * and volume are FreePBX's.
  */
 export function pttObject(g: PttRow): PbxObject {
-  const number = extensionNumber(g.extension, "Group number");
-  const name = configText(g.name, "Name");
-  fits(name, 255, "Name");
-  const members = [...new Set(g.members.map((m) => extensionNumber(m, "Member")))];
+  must(pbxProblem(pttRules, g));
+  const number = g.extension;
+  const name = g.name;
+  for (const m of g.members) must(memberProblem(m));
+  const members = [...new Set(g.members)];
   const parent = { page_number: number };
   return {
     kind: "pttGroup",

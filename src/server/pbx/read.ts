@@ -24,6 +24,8 @@ export interface PbxTrunk {
   port: number | null;
   username: string | null;
   secret: string | null;
+  /** FreePBX's trunkid (recorded when the trunk is imported: the console then manages it by id, ADR 0025). */
+  trunkid: string | null;
 }
 
 const EXTENSIONS_SQL = `SELECT HEX(d.id), HEX(u.name), HEX(u.voicemail), HEX(s.data)
@@ -35,7 +37,7 @@ ORDER BY d.id;`;
 
 const kw = (alias: string, keyword: string) =>
   `LEFT JOIN pjsip ${alias} ON ${alias}.id = CAST(t.trunkid AS CHAR) AND ${alias}.keyword = '${keyword}'`;
-const TRUNKS_SQL = `SELECT HEX(t.name), HEX(t.tech), HEX(h.data), HEX(p.data), HEX(u.data), HEX(s.data)
+const TRUNKS_SQL = `SELECT HEX(t.name), HEX(t.tech), HEX(h.data), HEX(p.data), HEX(u.data), HEX(s.data), HEX(CAST(t.trunkid AS CHAR))
 FROM trunks t
 ${kw("h", "sip_server")}
 ${kw("p", "sip_server_port")}
@@ -113,13 +115,14 @@ export async function readPbxTrunks(deps: Pick<Deps, "credentials">): Promise<{ 
   });
   return {
     via: "ssh",
-    rows: rows.map(([name, tech, host, port, username, secret]) => ({
+    rows: rows.map(([name, tech, host, port, username, secret, trunkid]) => ({
       name: name ?? "",
       tech: tech ?? "",
       host: host || null,
       port: port && /^\d+$/.test(port) ? Number(port) : null,
       username: username || null,
       secret: secret || null,
+      trunkid: trunkid ?? null,
     })),
   };
 }

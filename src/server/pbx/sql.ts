@@ -3,7 +3,9 @@
  * string literal (or a validated integer); every identifier-like value
  * (extension numbers, dial patterns, trunk ids) is allow-listed first. No
  * user text is ever spliced any other way (FreePBX's 2025 CVEs were SQLi).
+ * The rules of what FreePBX can hold are the shared ones (src/shared/inventory.ts).
  */
+import { dialPatternProblem, lengthProblem, numberProblem } from "../../shared/inventory";
 
 export class UnsafeValueError extends Error {}
 
@@ -43,25 +45,23 @@ export function int(value: number): string {
   return String(value);
 }
 
-const EXTENSION_RE = /^\d{1,20}$/;
-/** FreePBX keeps only these characters in dial patterns (digits, * # + - . [ ] and the X N Z wildcards). */
-const PATTERN_RE = /^[0-9*#+\-.[\]xXnNzZ]{1,60}$/;
+/** Throws the shared rule's message (src/shared/inventory.ts: the forms refuse the same values with it). */
+export function must(problem: string | null): void {
+  if (problem) throw new UnsafeValueError(problem);
+}
 
 export function extensionNumber(value: string, what = "Extension number"): string {
-  if (!EXTENSION_RE.test(value)) throw new UnsafeValueError(`${what} must be digits only: ${JSON.stringify(value)}`);
+  must(numberProblem(value, what));
   return value;
 }
 
 export function dialPattern(value: string): string {
   const p = value.toUpperCase();
-  if (!PATTERN_RE.test(p))
-    throw new UnsafeValueError(`Dial pattern has characters FreePBX does not allow: ${JSON.stringify(value)}`);
+  must(dialPatternProblem(p));
   return p;
 }
 
 /** FreePBX's column limits; a value that does not fit is refused rather than cut. */
 export function fits(value: string | null | undefined, max: number, what: string): void {
-  if (value && [...value].length > max) {
-    throw new UnsafeValueError(`${what} is longer than FreePBX's ${max} characters`);
-  }
+  must(lengthProblem(value, max, what));
 }

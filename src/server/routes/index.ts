@@ -10,6 +10,7 @@ import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
 import { credentialRoutes } from "./credentials";
+import { deployHistoryRoutes } from "./deploy-history";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
 import { jobRoutes } from "./jobs";
@@ -42,6 +43,7 @@ export const apiRoutes: RouteDef[] = [
   ...credentialRoutes,
   ...telnyxRoutes,
   ...pbxRoutes,
+  ...deployHistoryRoutes,
   ...jobRoutes,
   ...backupRoutes,
   ...userRoutes,

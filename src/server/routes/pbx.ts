@@ -1,9 +1,11 @@
 import { importExtensionsSchema, importTrunksSchema } from "../../shared/pbx";
+import { applyRequestSchema, type DeployPlan, planRequestSchema, STALE_PLAN_MESSAGE } from "../../shared/plan";
 import { type RouteDef, route } from "../context";
 import { json } from "../http";
-import { startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
+import { startApplyJob, startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
 import { compareExtensions, compareTrunks } from "../pbx/compare";
 import { generateConfig } from "../pbx/generate";
+import { planTarget } from "../pbx/plan";
 import { pbxStatus } from "../pbx/status";
 import { ownerOf } from "./jobs";
 
@@ -14,6 +16,14 @@ import { ownerOf } from "./jobs";
 const jobStarted = (answer: unknown) => {
   const id = (answer as { jobId?: unknown } | undefined)?.jobId;
   return typeof id === "number" ? `job ${id} started` : undefined;
+};
+
+/** The audit's line on a plan: its counts. */
+const planCounts = (answer: unknown) => {
+  const c = (answer as DeployPlan | undefined)?.counts;
+  return c
+    ? `${c.create} create, ${c.update} update, ${c.delete} delete, ${c.conflict} conflict, ${c.unchanged} unchanged`
+    : undefined;
 };
 
 /** Deploy and import answer 202 `{ jobId }` at once; the work runs as a job (ADR 0024). */
@@ -37,8 +47,33 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
+    path: "/api/deploy/plan",
+    summary:
+      "What deploying a target would do on the live PBX, per object (create, update field by field, delete, conflict, unchanged), with the plan's fingerprint",
+    body: planRequestSchema,
+    storesNothing: "Reads the PBX and compares it with the console; nothing is written",
+    audit: { action: "deploy.plan", detail: planCounts },
+    handler: async ({ app, body }) => json((await planTarget(app, body.target)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/deploy/apply",
+    summary:
+      "Start a job that applies the reviewed plan (its fingerprint) with the conflicts' resolutions (202 with the job id); 409 with the new plan when the PBX or the console changed since",
+    body: applyRequestSchema,
+    publishes: ["job-updated", "sync-status", "trunks-updated"],
+    audit: { action: "deploy.apply", detail: jobStarted },
+    handler: async (ctx) => {
+      const started = await startApplyJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body);
+      if ("stale" in started) return json({ error: { message: STALE_PLAN_MESSAGE }, plan: started.stale }, 409);
+      return json(started, ACCEPTED);
+    },
+  }),
+  route({
+    method: "POST",
     path: "/api/deploy/trunks",
-    summary: "Start a job that writes the trunks to the PBX and reloads it (202 with the job id; 409 while a job runs)",
+    summary:
+      "Without a review (API clients): start a job that plans and writes the trunks' creates and updates (conflicts not written, no deletes) and reloads (202; 409 while a job runs)",
     publishes: ["job-updated", "sync-status", "trunks-updated"],
     audit: { action: "deploy.trunks", detail: jobStarted },
     handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "trunks"), ACCEPTED),

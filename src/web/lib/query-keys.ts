@@ -33,6 +33,8 @@ export const queryKeys = {
   extensionsComparison: ["/api/sync/extensions/compare"],
   trunksComparison: ["/api/sync/trunks/compare"],
   pbxStatus: ["/api/deploy/status"],
+  /** Deployments and roll backs with their backups (features/deployment/history-api.ts). */
+  deployHistory: ["/api/deploy/history"],
   generatedConfig: ["/api/config/generate"],
   vpsStatus: ["/api/vps/status"],
 
@@ -88,7 +90,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "sessions-updated": [queryKeys.sessions],
   "audit-updated": [queryKeys.audit],
   // A job started, moved on one item or ended: its progress and the recent list (coalesced refetches).
-  "job-updated": [queryKeys.jobs],
+  "job-updated": [queryKeys.jobs, queryKeys.deployHistory],
   // Requiring two-factor sign-in may hold this user to the enrolment screen (/me says so).
   "settings-updated": [queryKeys.securitySettings, queryKeys.me],
 };

@@ -6,18 +6,13 @@ import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
-import { useRefreshAfterDeploy, useStartDeploy } from "@/features/deployment/api";
+import { useRefreshAfterDeploy } from "@/features/deployment/api";
 import { DeployCountCard } from "@/features/deployment/deploy-count-card";
-import {
-  type DeployRun,
-  type DeployTarget,
-  failureToast,
-  jobRun,
-  runToast,
-  TARGET_TEXT,
-} from "@/features/deployment/model";
+import { DeployHistoryCard } from "@/features/deployment/history-card";
+import { type DeployRun, type DeployTarget, jobRun, runToast, TARGET_TEXT } from "@/features/deployment/model";
 import { PbxStatusCard } from "@/features/deployment/pbx-status-card";
 import { ResultsPanel } from "@/features/deployment/results-panel";
+import { ReviewDialog } from "@/features/deployment/review-dialog";
 import { extensionsQuery } from "@/features/extensions/api";
 import { useShownJob } from "@/features/jobs/api";
 import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
@@ -53,21 +48,11 @@ export function DeploymentPage() {
         variant: "destructive",
       });
   });
-  const start = useStartDeploy();
-  const deploy = {
-    mutate: (target: DeployTarget) =>
-      start.mutate(target, {
-        onSuccess: ({ jobId }) => {
-          setRun(null);
-          shown.started(jobId);
-        },
-        // 409 while a job runs names it; 400 when no way to the PBX is configured.
-        onError: (err) => toast(failureToast(target, err)),
-      }),
-  };
-  const pending = start.isPending || shown.running;
-  const busy = (target: DeployTarget) =>
-    (start.isPending && start.variables === target) || (shown.running && shown.job?.target === target);
+  // Every deploy button opens the review of its plan (ADR 0025); Apply there starts the job shown here.
+  const [review, setReview] = useState<DeployTarget | null>(null);
+  const deploy = { mutate: (target: DeployTarget) => setReview(target) };
+  const pending = review !== null || shown.running;
+  const busy = (target: DeployTarget) => review === target || (shown.running && shown.job?.target === target);
 
   return (
     <>
@@ -131,8 +116,17 @@ export function DeploymentPage() {
               </CardContent>
             </Card>
           </Can>
+          <ReviewDialog
+            target={review}
+            onOpenChange={(open) => !open && setReview(null)}
+            onStarted={(jobId) => {
+              setRun(null);
+              shown.started(jobId);
+            }}
+          />
           {shown.job && <JobProgressCard job={shown.job} />}
           <ResultsPanel run={run} />
+          <DeployHistoryCard />
         </div>
         {/* On narrow screens the PBX status comes first: it says whether deploying can work at all. */}
         <div className="order-first lg:order-none">

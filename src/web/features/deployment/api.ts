@@ -1,8 +1,11 @@
 /** Deployment: how the console reaches the PBX (and its reload flag), and starting a deployment job. */
-import { queryOptions, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useStartJob } from "@/features/jobs/api";
+import { ApiError, sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
+import type { ApiErrorBody } from "../../../shared/api";
 import type { PbxStatus } from "../../../shared/pbx";
+import type { ApplyRequest, DeployPlan, PlanTarget, StalePlanAnswer } from "../../../shared/plan";
 import type { DeployTarget } from "./model";
 
 export const pbxStatusQuery = () =>
@@ -20,4 +23,25 @@ export function useRefreshAfterDeploy() {
   return () => {
     for (const queryKey of [queryKeys.trunks, queryKeys.pbxStatus]) void client.invalidateQueries({ queryKey });
   };
+}
+
+/**
+ * The plan of a target (ADR 0025): what deploying it would do on the live PBX, per object. Reading the
+ * PBX takes a moment; nothing is written.
+ */
+export const usePlan = () =>
+  useMutation<DeployPlan, Error, PlanTarget>({
+    mutationFn: (target) => sendJson<DeployPlan>("POST", "/api/deploy/plan", { target }),
+  });
+
+/**
+ * Applies the reviewed plan: starts the deploy job (202 `{ jobId }`). A 409 either names a running job
+ * or says the PBX or the console changed since the plan and carries the new one (`stalePlanOf`).
+ */
+export const useApplyPlan = () => useStartJob((body: ApplyRequest) => ({ path: "/api/deploy/apply", body }));
+
+/** The new plan a 409 "changed since this plan" carries; undefined for any other error. */
+export function stalePlanOf(err: unknown): DeployPlan | undefined {
+  if (!(err instanceof ApiError) || err.status !== 409) return undefined;
+  return (err.body as (ApiErrorBody & Partial<StalePlanAnswer>) | null)?.plan;
 }

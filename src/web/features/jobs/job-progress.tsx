@@ -7,6 +7,7 @@ import { Progress } from "@/components/ui/progress";
 import { toast } from "@/components/ui/use-toast";
 import { errorText } from "@/lib/error-text";
 import type { Job, JobState } from "../../../shared/jobs";
+import type { ReloadResult } from "../../../shared/pbx";
 import { useCancelJob } from "./api";
 
 const STATE: Record<JobState, { text: string; variant: "default" | "success" | "destructive" | "warning" }> = {
@@ -31,6 +32,44 @@ export function finalText(job: Job): string {
   if (job.state === "cancelled") return `Stopped (${job.error ?? "cancelled"}): ${counts}.`;
   if (job.state === "interrupted") return `Interrupted: the console stopped while this ran (${counts}).`;
   return job.error ? `Failed: ${job.error} (${counts}).` : `Finished with failures: ${counts}.`;
+}
+
+/** The FreePBX reload a deployment (or rollback) ended with, if its summary has one. */
+const reloadOf = (job: Job): ReloadResult | null => {
+  const summary = job.summary as { reload?: ReloadResult | null } | null;
+  return summary && typeof summary === "object" && summary.reload ? summary.reload : null;
+};
+
+/** The reload's outcome: failed with its reason (read from fwconsole's output), and the whole output. */
+function ReloadOutcome({ reload }: { reload: ReloadResult }) {
+  return (
+    <div className="grid gap-1 text-sm" data-testid="job-reload" data-ok={reload.ok}>
+      <p className="flex items-start gap-2">
+        {reload.ok ? (
+          <CircleCheck className="mt-0.5 size-4 shrink-0 text-success" aria-hidden />
+        ) : (
+          <CircleX className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
+        )}
+        <span className="font-medium">FreePBX reload</span>
+        <span className="min-w-0 break-words text-muted-foreground" data-testid="job-reload-text">
+          {reload.ok
+            ? "applied"
+            : `failed${reload.exitCode !== null ? ` (exit ${reload.exitCode})` : ""}: ${reload.reason ?? reload.output.split("\n").at(-1) ?? ""}`}
+        </span>
+      </p>
+      {reload.output && (
+        <details open={!reload.ok}>
+          <summary className="cursor-pointer text-muted-foreground">Reload output</summary>
+          <pre
+            className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-muted/40 p-2 font-mono text-xs"
+            data-testid="job-reload-output"
+          >
+            {reload.output}
+          </pre>
+        </details>
+      )}
+    </div>
+  );
 }
 
 /**
@@ -98,6 +137,7 @@ export function JobProgressCard({ job }: { job: Job }) {
             ))}
           </ul>
         )}
+        {!running && reloadOf(job) && <ReloadOutcome reload={reloadOf(job) as ReloadResult} />}
         {!running && (
           <p className="font-medium text-sm" role="status" data-testid="job-final">
             {finalText(job)}

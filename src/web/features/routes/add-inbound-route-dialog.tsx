@@ -25,9 +25,10 @@ const ANY_TRUNK = "any";
 
 const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; placeholder: string }> = {
   extension: { label: "Extension", placeholder: "1001" },
-  ivr: { label: "IVR", placeholder: "Main IVR" },
+  // FreePBX routes to numbers (shared DESTINATION_HINTS): an IVR's or a queue's number, never its name.
+  ivr: { label: "IVR", placeholder: "IVR number, e.g. 1" },
   voicemail: { label: "Voicemail", placeholder: "1001" },
-  queue: { label: "Queue", placeholder: "Sales" },
+  queue: { label: "Queue", placeholder: "Queue number, e.g. 400" },
 };
 const DESTINATION_OPTIONS = destinationTypes.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
 

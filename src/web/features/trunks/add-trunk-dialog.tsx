@@ -1,25 +1,28 @@
-import type { ReactNode } from "react";
-import { Controller } from "react-hook-form";
+import { type ReactNode, useState } from "react";
+import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { ControlledSelect, SwitchField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/utils";
-import { trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/inventory";
+import { type TrunkAuthMode, trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/inventory";
 import { type NewTrunk, useCreateTrunk } from "./api";
 
 type TrunkInput = z.input<typeof trunkSchema>;
 type TrunkOutput = z.output<typeof trunkSchema>;
 
-/** A new trunk: port 5060, outbound authentication, every switch off. */
+/** A new trunk: port 5060, authentication with credentials (outbound), every switch off. */
 const DEFAULTS: TrunkInput = {
   name: "",
   type: "sip",
   host: "",
   port: 5060,
+  authMode: "credentials",
   username: "",
   secret: "",
+  providerAddresses: [],
   fromDomain: "",
   fromUser: "",
   contactUser: "",
@@ -35,8 +38,10 @@ const FIELDS = [
   "type",
   "host",
   "port",
+  "authMode",
   "username",
   "secret",
+  "providerAddresses",
   "fromDomain",
   "fromUser",
   "contactUser",
@@ -47,8 +52,12 @@ const FIELDS = [
   "sendRpid",
 ] as const;
 
+const REGISTRATION = {
+  name: "registrationEnabled",
+  label: "Registration",
+  description: "Register with the provider",
+} as const;
 const SWITCHES = [
-  { name: "registrationEnabled", label: "Registration", description: "Register with the provider" },
   { name: "rewriteContact", label: "Rewrite contact", description: "Fix the Contact header behind NAT" },
   { name: "trustRpid", label: "Trust RPID", description: "Accept the caller ID the provider sends" },
   { name: "sendRpid", label: "Send RPID", description: "Send our caller ID to the provider" },
@@ -61,6 +70,53 @@ const AUTH_LABELS: Record<(typeof trunkAuthTypes)[number], string> = {
   both: "Both",
 };
 const AUTH_OPTIONS = trunkAuthTypes.map((t) => ({ value: t, label: AUTH_LABELS[t] }));
+
+/** The two ways a provider and the PBX trust each other (FreePBX: authentication/registration vs none + match). */
+const AUTH_MODES: { value: TrunkAuthMode; label: string; description: string }[] = [
+  {
+    value: "credentials",
+    label: "Username and secret",
+    description: "The provider gave you a login: the PBX authenticates with it, and registers when Registration is on.",
+  },
+  {
+    value: "ip",
+    label: "IP address",
+    description:
+      "The provider trusts your PBX's address: no login and no registration; its calls are recognised by its addresses.",
+  },
+];
+
+/** Addresses typed one per line (or separated by commas or spaces). */
+const addressList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+/** The provider's addresses: the text as typed, the list in the form. */
+function AddressesInput({
+  value,
+  onChange,
+  ...control
+}: {
+  value: string[] | undefined;
+  onChange: (v: string[]) => void;
+  id: string;
+  "aria-invalid": boolean;
+  "aria-describedby"?: string;
+}) {
+  const [text, setText] = useState(() => (value ?? []).join("\n"));
+  // A reset (the dialog reopened with its defaults) empties the list: follow it.
+  if ((value ?? []).length === 0 && addressList(text).length > 0) setText("");
+  return (
+    <Textarea
+      {...control}
+      rows={3}
+      placeholder={"203.0.113.10\n198.51.100.0/24"}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        onChange(addressList(e.target.value));
+      }}
+    />
+  );
+}
 
 /** Empty means "no port" (absent from the body); anything else is read as a number for the schema to judge. */
 const portValue = (v: unknown) => (v === "" || v == null ? undefined : Number(v));
@@ -89,6 +145,11 @@ export function AddTrunkDialog() {
   const { form } = dialog;
   const { errors } = form.formState;
   const create = useCreateTrunk(dialog.saved);
+  const authMode = useWatch({ control: form.control, name: "authMode" }) ?? "credentials";
+  const addressError =
+    errors.providerAddresses?.message ??
+    (Array.isArray(errors.providerAddresses) ? errors.providerAddresses.find((e) => e?.message)?.message : undefined);
+  const switches = authMode === "credentials" ? [REGISTRATION, ...SWITCHES] : SWITCHES;
 
   return (
     <FormDialog
@@ -130,22 +191,76 @@ export function AddTrunkDialog() {
         </FormField>
       </Section>
 
-      <Section title="Authentication" columns={3}>
-        <FormField label="Username" error={errors.username?.message}>
-          {(control) => <Input {...control} autoComplete="off" {...form.register("username")} />}
-        </FormField>
-        <FormField label="Secret" error={errors.secret?.message}>
-          {(control) => <Input {...control} type="password" autoComplete="new-password" {...form.register("secret")} />}
-        </FormField>
-        <ControlledSelect
-          control={form.control}
-          name="authType"
-          label="Auth type"
-          error={errors.authType?.message}
-          options={AUTH_OPTIONS}
-          fallback="outbound"
-        />
-      </Section>
+      <fieldset className="grid gap-2" aria-describedby="trunk-auth-mode-help">
+        <legend className="mb-1 font-medium text-muted-foreground text-xs uppercase tracking-wide">
+          Authentication
+        </legend>
+        <div role="radiogroup" aria-label="Authentication" className="grid gap-2 sm:grid-cols-2">
+          {AUTH_MODES.map((m) => (
+            <label
+              key={m.value}
+              className={cn(
+                "flex cursor-pointer items-start gap-3 rounded-md border p-3 text-sm",
+                authMode === m.value && "border-primary bg-primary/5",
+              )}
+            >
+              <input
+                type="radio"
+                value={m.value}
+                className="mt-1 accent-primary"
+                aria-describedby={`trunk-auth-${m.value}`}
+                {...form.register("authMode")}
+              />
+              <span className="grid gap-1">
+                <span className="font-medium">{m.label}</span>
+                <span id={`trunk-auth-${m.value}`} className="text-muted-foreground text-xs">
+                  {m.description}
+                </span>
+              </span>
+            </label>
+          ))}
+        </div>
+        <p id="trunk-auth-mode-help" className="sr-only">
+          Choose how the provider and the PBX trust each other.
+        </p>
+      </fieldset>
+
+      {authMode === "credentials" ? (
+        <Section title="Credentials" columns={3}>
+          <FormField label="Username" error={errors.username?.message}>
+            {(control) => <Input {...control} autoComplete="off" {...form.register("username")} />}
+          </FormField>
+          <FormField label="Secret" error={errors.secret?.message}>
+            {(control) => (
+              <Input {...control} type="password" autoComplete="new-password" {...form.register("secret")} />
+            )}
+          </FormField>
+          <ControlledSelect
+            control={form.control}
+            name="authType"
+            label="Auth type"
+            error={errors.authType?.message}
+            options={AUTH_OPTIONS}
+            fallback="outbound"
+          />
+        </Section>
+      ) : (
+        <Section title="Provider addresses" columns={2}>
+          <FormField label="Provider addresses" error={addressError}>
+            {(control) => (
+              <Controller
+                control={form.control}
+                name="providerAddresses"
+                render={({ field }) => <AddressesInput {...control} value={field.value} onChange={field.onChange} />}
+              />
+            )}
+          </FormField>
+          <p className="text-muted-foreground text-sm">
+            The addresses the provider's calls come from: IP addresses, networks (198.51.100.0/24) or host names, one
+            per line. Left empty, calls are matched by the host above.
+          </p>
+        </Section>
+      )}
 
       <Section title="Advanced" columns={3}>
         <FormField label="From domain" error={errors.fromDomain?.message}>
@@ -160,7 +275,7 @@ export function AddTrunkDialog() {
       </Section>
 
       <div className="grid gap-3 sm:grid-cols-2">
-        {SWITCHES.map((s) => (
+        {switches.map((s) => (
           <Controller
             key={s.name}
             control={form.control}

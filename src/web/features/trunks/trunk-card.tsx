@@ -18,8 +18,16 @@ export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deletin
             <Server className="size-4 shrink-0" aria-hidden />
             <span className="truncate font-mono">{address}</span>
           </span>
+          {trunk.authMode === "ip" && trunk.providerAddresses.length > 0 && (
+            <p className="truncate font-mono text-muted-foreground text-xs" title={trunk.providerAddresses.join(", ")}>
+              From {trunk.providerAddresses.join(", ")}
+            </p>
+          )}
           <div className="flex flex-wrap items-center gap-2">
             <Badge variant="secondary">{trunk.type.toUpperCase()}</Badge>
+            <Badge variant="outline" data-testid="trunk-auth">
+              {trunk.authMode === "ip" ? "IP-authenticated" : trunk.registrationEnabled ? "Registers" : "Credentials"}
+            </Badge>
             <Badge variant={trunk.status === "registered" ? "default" : "destructive"}>{trunk.status}</Badge>
           </div>
         </CardContent>

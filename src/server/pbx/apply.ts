@@ -1,0 +1,330 @@
+/**
+ * Applying a plan (issue 11 items 1, 2, 5; ADR 0025). The apply re-plans in the session it writes with
+ * and writes exactly what the plan says:
+ * - creates and updates (owned keys only, ownership.ts), and conflicts the user adopted;
+ * - deletes of managed objects removed in the console: their FreePBX rows (deletes.ts) and an
+ *   extension's AstDB trees;
+ * - nothing for unchanged objects and conflicts the user skipped (or left unresolved);
+ * then records what the console manages (`pbx_objects`) as it goes, and reloads.
+ *
+ * Two modes:
+ * - `review` (the web, `POST /api/deploy/apply`): the fingerprint the user reviewed must still be the
+ *   plan's, else nothing is written ("changed since this plan").
+ * - `direct` (`POST /api/deploy/<target>` for API clients, without a review): creates and updates only;
+ *   a conflict is not written (failed, "review the plan to adopt it") unless the caller adopts every
+ *   conflict (tests of merging into GUI-made objects); deletes never happen without a review.
+ */
+import type {
+  DeployAllResponse,
+  DeployGroupResult,
+  DeployItemResult,
+  DeployKind,
+  DeployResponse,
+} from "../../shared/pbx";
+import { type PlanTarget, type Resolution, STALE_PLAN_MESSAGE } from "../../shared/plan";
+import { ServiceError } from "../clients/http";
+import type { Deps } from "../domain/deps";
+import { Conflict } from "../domain/errors";
+import { type ClientDeps, clients } from "../integrations/outside";
+import type { JobProgress } from "../jobs/progress";
+import { backupBeforeApply, deletedObject } from "./backups";
+import { deleteItem } from "./deletes";
+import {
+  type DeployDeps,
+  type DeployOutcome,
+  deployOverGraphql,
+  itemResult,
+  type WriteHooks,
+  writeOverSsh,
+} from "./deploy";
+import { objectItem, type SqlItem } from "./entities";
+import { type PbxRemote, withPbxHost } from "./host";
+import { forgetManaged, recordManaged } from "./managed";
+import { consoleObjects, type Plan, type PlanEntry, planOverGraphql, planOverSsh, planPath } from "./plan";
+
+export type ApplyDeps = DeployDeps & ClientDeps & Pick<Deps, "now">;
+
+export interface ApplyOptions {
+  mode: "review" | "direct";
+  /** review: the plan the user confirmed. */
+  fingerprint?: string;
+  /** `<kind>:<key>` → adopt | skip; a conflict without one is skipped. */
+  resolutions?: Record<string, Resolution>;
+  /** direct: adopt every conflict (merging into objects made in FreePBX without a review). */
+  adoptConflicts?: boolean;
+}
+
+const KIND_NAME: Record<DeployKind, string> = {
+  extension: "Extension",
+  trunk: "Trunk",
+  outboundRoute: "Outbound route",
+  inboundRoute: "Inbound route",
+  pttGroup: "PTT group",
+};
+
+/** What the plan's entries become: the items to write, and the results known without writing. */
+interface Selected {
+  writes: PlanEntry[];
+  deletes: PlanEntry[];
+  known: DeployItemResult[];
+}
+
+function select(plan: Plan, opts: ApplyOptions): Selected {
+  const out: Selected = { writes: [], deletes: [], known: [] };
+  const via = plan.wire.via;
+  for (const r of plan.wire.refused)
+    out.known.push(itemResult({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null));
+  for (const e of plan.entries) {
+    const { action, kind, key, label } = e.item;
+    switch (action) {
+      case "create":
+      case "update":
+        out.writes.push(e);
+        break;
+      case "delete":
+        if (opts.mode === "review") out.deletes.push(e);
+        break;
+      case "conflict": {
+        const adopt = opts.mode === "review" ? opts.resolutions?.[e.item.id] === "adopt" : opts.adoptConflicts;
+        if (adopt) out.writes.push(e);
+        else if (opts.mode === "direct")
+          out.known.push({
+            ...itemResult(
+              { kind, key, label },
+              "failed",
+              `Not written: ${KIND_NAME[kind]} ${key} is on the PBX but the console does not manage it; review the plan (POST /api/deploy/plan) to adopt or skip it`,
+              null,
+            ),
+            action,
+          });
+        break;
+      }
+      case "unchanged":
+        if (opts.mode === "direct")
+          out.known.push({
+            ...itemResult(
+              { kind, key, label },
+              "success",
+              `${KIND_NAME[kind]} ${key} is already up to date on the PBX`,
+              via,
+            ),
+            action,
+          });
+        break;
+    }
+  }
+  return out;
+}
+
+function sqlItems(sel: Selected): SqlItem[] {
+  const writes = sel.writes.map((e) => objectItem((e.desired as NonNullable<PlanEntry["desired"]>).object));
+  const deletes = sel.deletes.map((e) => ({
+    ...deleteItem({ kind: e.item.kind, key: e.item.key, label: e.item.label, pbxId: e.item.pbxId }),
+    delete: true as const,
+  }));
+  return [...writes, ...deletes];
+}
+
+const idOf = (kind: string, key: string) => `${kind}:${key}`;
+
+/** What the backup before the write covers (backups.ts): the objects written and the ones deleted. */
+const backupObjects = (sel: Selected) => [
+  ...sel.writes.map((e) => (e.desired as NonNullable<PlanEntry["desired"]>).object),
+  ...sel.deletes.map((e) =>
+    deletedObject({ kind: e.item.kind, key: e.item.key, label: e.item.label, pbxId: e.item.pbxId }),
+  ),
+];
+
+/**
+ * After the transaction: the ownership records of what was written (new trunks' and routes' ids read
+ * back), the deleted extensions' AstDB trees, the deleted objects' records gone.
+ */
+function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): WriteHooks["afterCommit"] {
+  return async (results) => {
+    const ok = new Map(results.filter((r) => r.status === "success").map((r) => [idOf(r.kind, r.name), r]));
+    const all = new Map(results.map((r) => [idOf(r.kind, r.name), r]));
+    const written = sel.writes.filter((e) => ok.has(e.item.id));
+    const deleted = sel.deletes.filter((e) => ok.has(e.item.id));
+    for (const e of [...sel.writes, ...sel.deletes]) {
+      const r = all.get(e.item.id);
+      if (r) r.action = e.item.action;
+    }
+    // New trunks and routes: their ids, as the transaction allocated them.
+    const ids = new Map<string, string>();
+    const fresh = written.filter(
+      (e) => e.item.pbxId === null && (e.item.kind === "trunk" || e.item.kind === "outboundRoute"),
+    );
+    if (remote && fresh.length) {
+      const hex = (s: string) => Buffer.from(s, "utf8").toString("hex");
+      const names = (kind: string) =>
+        fresh
+          .filter((e) => e.item.kind === kind)
+          .map((e) => `X'${hex(e.item.key)}'`)
+          .join(", ");
+      const sql = [
+        names("trunk") &&
+          `SELECT HEX('trunk'), HEX(name), HEX(CAST(MIN(trunkid) AS CHAR)) FROM trunks WHERE name IN (${names("trunk")}) GROUP BY name;`,
+        names("outboundRoute") &&
+          `SELECT HEX('outboundRoute'), HEX(name), HEX(CAST(MIN(route_id) AS CHAR)) FROM outbound_routes WHERE name IN (${names("outboundRoute")}) GROUP BY name;`,
+      ]
+        .filter(Boolean)
+        .join("\n");
+      const rows = await remote.selectHex(sql).catch(() => []);
+      for (const [kind, name, id] of rows) if (kind && name && id) ids.set(idOf(kind, name), id);
+    }
+    const now = deps.now();
+    for (const e of written) {
+      const d = e.desired as NonNullable<PlanEntry["desired"]>;
+      recordManaged(deps.db, now, {
+        kind: e.item.kind,
+        key: e.item.key,
+        pbxId: e.item.pbxId ?? ids.get(e.item.id) ?? null,
+        consoleId: d.consoleId,
+        origin: e.item.action === "conflict" ? "adopt" : "deploy",
+        previousKey: e.record?.key,
+      });
+    }
+    const trees = deleted
+      .filter((e) => e.item.kind === "extension")
+      .flatMap((e) => [
+        { family: "DEVICE" as const, key: e.item.key },
+        { family: "AMPUSER" as const, key: e.item.key },
+        { family: "CW" as const, key: e.item.key },
+      ]);
+    if (remote && trees.length) {
+      const out = await remote.deleteAstdbTrees(trees).catch((err: unknown) => {
+        if (!(err instanceof ServiceError)) throw err;
+        return { ok: false as const, message: err.message };
+      });
+      for (const e of deleted.filter((x) => x.item.kind === "extension")) {
+        const r = all.get(e.item.id) as DeployItemResult;
+        if (out.ok) r.message = "Deleted from the FreePBX database and Asterisk's database (AstDB)";
+        else {
+          r.status = "failed";
+          r.message = `Deleted from the FreePBX database, but its AstDB entries were not removed: ${out.message}`;
+        }
+      }
+    }
+    for (const e of deleted) forgetManaged(deps.db, e.item.kind, (e.record?.key ?? e.item.key) as string);
+  };
+}
+
+function checkFingerprint(plan: Plan, opts: ApplyOptions): void {
+  if (opts.mode === "review" && plan.wire.fingerprint !== opts.fingerprint) throw new Conflict(STALE_PLAN_MESSAGE);
+}
+
+/** A target's results when the PBX could not be reached at all: every console object failed with the reason. */
+function unreachable(deps: ApplyDeps, target: PlanTarget, err: ServiceError, via: "ssh" | "graphql"): DeployOutcome {
+  const { desired, refused } = consoleObjects(deps, target);
+  const results = [
+    ...desired.map((d) => itemResult(d.object, "failed", err.message, via)),
+    ...refused.map((r) => itemResult({ kind: r.kind, key: r.key, label: r.key }, "failed", r.reason, null)),
+  ];
+  return { results, reload: null };
+}
+
+/**
+ * Applies a target's plan. Review mode: `Conflict` (409) with "changed since this plan" when the PBX or
+ * the console changed since the plan the user confirmed (nothing is written). An unreachable PBX: every
+ * item failed with the reason, nothing written.
+ */
+export async function applyTarget(
+  deps: ApplyDeps,
+  target: PlanTarget,
+  opts: ApplyOptions,
+  progress?: JobProgress,
+): Promise<DeployOutcome> {
+  const via = planPath(deps);
+  const report = (sel: Selected) => {
+    progress?.total(sel.writes.length + sel.deletes.length + sel.known.length);
+    for (const r of sel.known) progress?.result(r);
+  };
+  try {
+    if (via === "ssh") {
+      progress?.item("Connecting to the PBX host");
+      return await withPbxHost(
+        deps,
+        async (remote) => {
+          progress?.item("Reading the PBX (plan)");
+          const plan = await planOverSsh(deps, remote, target);
+          checkFingerprint(plan, opts);
+          const sel = select(plan, opts);
+          report(sel);
+          const items = sqlItems(sel);
+          if (items.length === 0) return { results: sel.known, reload: null };
+          // Issue 11 item 8 (helper B): the backup of every row the plan can touch, before any write (ADR 0026).
+          await backupBeforeApply(deps, remote, backupObjects(sel), {
+            jobId: progress?.job?.id ?? null,
+            createdBy: progress?.job?.startedBy ?? "console",
+            target,
+          });
+          const outcome = await writeOverSsh(deps, remote, items, progress, {
+            afterCommit: afterCommit(deps, sel, remote),
+          });
+          return { results: [...outcome.results, ...sel.known], reload: outcome.reload };
+        },
+        { operation: "Deploying to the PBX host" },
+      );
+    }
+    progress?.item("Reading the PBX through the FreePBX API (plan)");
+    const plan = await planOverGraphql(deps, clients.freepbx(deps), target);
+    checkFingerprint(plan, opts);
+    const sel = select(plan, opts);
+    report(sel);
+    const items = sqlItems(sel);
+    if (items.length === 0) return { results: sel.known, reload: null };
+    const outcome = await deployOverGraphql(deps, items, progress, { afterCommit: afterCommit(deps, sel, null) });
+    return { results: [...outcome.results, ...sel.known], reload: outcome.reload };
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    // Could not reach (or read) the PBX: nothing was written.
+    return unreachable(deps, target, err, via);
+  }
+}
+
+function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult {
+  const mine = results.filter((r) => r.kind === kind);
+  return {
+    deployed: mine.filter((r) => r.status === "success").length,
+    failed: mine.filter((r) => r.status === "failed").length,
+    results: mine,
+  };
+}
+
+const TARGET_KIND = { trunks: "trunk", extensions: "extension", "ptt-groups": "pttGroup" } as const;
+
+/**
+ * Applies a target and answers with the results grouped by kind (the job's summary); tells every console
+ * that the PBX changed (`sync-status`).
+ */
+export async function deployTarget(
+  deps: ApplyDeps,
+  target: "all",
+  progress?: JobProgress,
+  opts?: ApplyOptions,
+): Promise<DeployAllResponse>;
+export async function deployTarget(
+  deps: ApplyDeps,
+  target: Exclude<PlanTarget, "all">,
+  progress?: JobProgress,
+  opts?: ApplyOptions,
+): Promise<DeployResponse>;
+export async function deployTarget(
+  deps: ApplyDeps,
+  target: PlanTarget,
+  progress?: JobProgress,
+  opts: ApplyOptions = { mode: "direct" },
+): Promise<DeployAllResponse | DeployResponse> {
+  const outcome = await applyTarget(deps, target, opts, progress);
+  deps.events.publish({ type: "sync-status", data: { deploy: target, reload: outcome.reload?.ok ?? null } });
+  if (target === "all") {
+    return {
+      trunks: group(outcome.results, "trunk"),
+      extensions: group(outcome.results, "extension"),
+      outboundRoutes: group(outcome.results, "outboundRoute"),
+      inboundRoutes: group(outcome.results, "inboundRoute"),
+      reload: outcome.reload,
+    };
+  }
+  return { ...group(outcome.results, TARGET_KIND[target]), reload: outcome.reload };
+}

@@ -1,0 +1,66 @@
+/**
+ * Deleting a managed object from FreePBX's tables (issue 11 item 5, ADR 0025): only objects the console
+ * manages (`pbx_objects`), only after the review, found by their recorded PBX id (trunkid, route_id) or
+ * number. The rows FreePBX's own delete removes for that object; an extension's AstDB trees are deleted
+ * after the transaction (host.ts `deleteAstdbTrees`). Nothing of another object is touched.
+ */
+import { pbxInt, type SqlItem } from "./entities";
+import type { ItemKind } from "./ownership";
+import { extensionNumber, str } from "./sql";
+
+export interface DeleteTarget {
+  kind: ItemKind;
+  key: string;
+  label: string;
+  /** trunkid / route_id for trunks and outbound routes. */
+  pbxId: string | null;
+}
+
+function statements(t: DeleteTarget): string[] {
+  switch (t.kind) {
+    case "extension": {
+      const n = str(extensionNumber(t.key));
+      return [
+        `DELETE FROM devices WHERE id = ${n};`,
+        `DELETE FROM users WHERE extension = ${n};`,
+        `DELETE FROM sip WHERE id = ${n};`,
+      ];
+    }
+    case "trunk": {
+      if (t.pbxId === null) throw new Error(`trunk ${t.key}: no recorded trunkid to delete`);
+      const id = pbxInt(t.pbxId);
+      return [
+        `DELETE FROM trunks WHERE trunkid = ${id};`,
+        `DELETE FROM pjsip WHERE id = ${str(String(id))};`,
+        // FreePBX's trunk delete also takes it out of every route's trunk list.
+        `DELETE FROM outbound_route_trunks WHERE trunk_id = ${id};`,
+      ];
+    }
+    case "outboundRoute": {
+      if (t.pbxId === null) throw new Error(`route ${t.key}: no recorded route_id to delete`);
+      const id = pbxInt(t.pbxId);
+      return [
+        `DELETE FROM outbound_routes WHERE route_id = ${id};`,
+        `DELETE FROM outbound_route_patterns WHERE route_id = ${id};`,
+        `DELETE FROM outbound_route_trunks WHERE route_id = ${id};`,
+        `DELETE FROM outbound_route_sequence WHERE route_id = ${id};`,
+      ];
+    }
+    case "inboundRoute": {
+      if (!/^\+?\d{0,20}$/.test(t.key)) throw new Error(`not a DID: ${t.key}`);
+      return [`DELETE FROM incoming WHERE extension = ${str(t.key)} AND (cidnum = '' OR cidnum IS NULL);`];
+    }
+    case "pttGroup": {
+      const n = str(extensionNumber(t.key, "Group number"));
+      return [
+        `DELETE FROM paging_config WHERE page_group = ${n};`,
+        `DELETE FROM paging_groups WHERE page_number = ${n};`,
+      ];
+    }
+  }
+}
+
+/** The statements that delete one managed object's FreePBX rows. */
+export function deleteItem(t: DeleteTarget): SqlItem {
+  return { kind: t.kind, key: t.key, label: t.label, statements: statements(t) };
+}

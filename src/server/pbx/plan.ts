@@ -1,0 +1,709 @@
+/**
+ * The plan (issue 11 item 2, ADR 0025): what deploying a target would do to the live PBX, per object,
+ * before anything is written. The live PBX is read in one go (SSH + mysql: one SELECT script over the
+ * tables the target touches, plus `database show DEVICE` for extensions' AstDB; or the FreePBX API for
+ * extensions and inbound routes), compared with the console's desired objects (`ownership.ts`), and with
+ * the ownership records (`managed.ts`):
+ *
+ * - a console object with a record: `update` (owned fields that differ, from → to) or `unchanged`;
+ *   trunks and outbound routes are found by their recorded PBX id, so a rename is an update;
+ * - a console object without a record: `create` when nothing on the PBX has its number/name, else
+ *   `conflict` (the user adopts it, then it is an update, or skips it);
+ * - a record without a console object: `delete` (the console removed it).
+ *
+ * The fingerprint is an HMAC of every item's action, PBX id and raw (unmasked) from/to values: the live
+ * state of the touched rows' owned fields and the console's desired state. Apply re-plans and needs the
+ * same fingerprint.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { asc, desc } from "drizzle-orm";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
+import type { DeployKind } from "../../shared/pbx";
+import {
+  type DeployPlan,
+  emptyCounts,
+  type FieldChange,
+  type PlanAction,
+  type PlanItem,
+  type PlanRefused,
+  type PlanTarget,
+  planItemId,
+} from "../../shared/plan";
+import { byNumber } from "../../shared/sort";
+import type { FreePbxClient } from "../clients/freepbx";
+import type { Deps } from "../domain/deps";
+import { Invalid } from "../domain/errors";
+import { type ClientDeps, clients } from "../integrations/outside";
+import { withOpenSecret } from "../inventory/sip-secrets";
+import { type PbxRemote, withPbxHost } from "./host";
+import { type ManagedRecord, managedOf } from "./managed";
+import {
+  destinationString,
+  EMPTY_OR_NULL,
+  type ExtensionRow,
+  extensionObject,
+  type InboundRow,
+  type ItemKind,
+  inboundObject,
+  isExpr,
+  type OwnedRow,
+  outboundObject,
+  type PbxObject,
+  pttObject,
+  ROUTE_ID,
+  TRUNK_ID,
+  type TrunkRow,
+  trunkObject,
+  type Value,
+} from "./ownership";
+import { UnsafeValueError } from "./sql";
+
+export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
+
+const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
+  trunks: ["trunk"],
+  extensions: ["extension"],
+  "ptt-groups": ["pttGroup"],
+  // "all" is everything but PTT groups (as the Deploy All button always did).
+  all: ["trunk", "extension", "outboundRoute", "inboundRoute"],
+};
+export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
+const KIND_ORDER: ItemKind[] = ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup"];
+/** Through the FreePBX API only these kinds can be read and written. */
+const GRAPHQL_KINDS: ItemKind[] = ["extension", "inboundRoute"];
+
+// ---------- the console's side ----------
+
+/** A console object as FreePBX rows, with the console row it comes from. */
+export interface Desired {
+  object: PbxObject;
+  consoleId: number;
+  /** The console row (secrets opened): the FreePBX API path writes from it. */
+  row: ExtensionRow | InboundRow | TrunkRow | Record<string, unknown>;
+}
+
+function desiredObjects(
+  deps: Pick<Deps, "db" | "box">,
+  kinds: ItemKind[],
+  records: ManagedRecord[],
+): { desired: Desired[]; refused: PlanRefused[] } {
+  const desired: Desired[] = [];
+  const refused: PlanRefused[] = [];
+  const add = <T extends { id: number }>(
+    kind: ItemKind,
+    rows: T[],
+    key: (r: T) => string,
+    build: (r: T) => PbxObject,
+  ) => {
+    for (const r of rows) {
+      try {
+        desired.push({ object: build(r), consoleId: r.id, row: r as unknown as Desired["row"] });
+      } catch (err) {
+        if (!(err instanceof UnsafeValueError)) throw err;
+        refused.push({ kind, key: key(r), reason: err.message });
+      }
+    }
+  };
+  const { db, box } = deps;
+  const allTrunks = db
+    .select()
+    .from(trunks)
+    .orderBy(asc(trunks.id))
+    .all()
+    .map((t) => withOpenSecret(box, t));
+  const trunkRecord = (consoleId: number) => records.find((r) => r.kind === "trunk" && r.consoleId === consoleId);
+  if (kinds.includes("trunk")) add("trunk", allTrunks, (t) => t.name, trunkObject);
+  if (kinds.includes("extension")) {
+    const rows = db
+      .select()
+      .from(extensions)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension))
+      .map((e) => withOpenSecret(box, e));
+    add("extension", rows, (e) => e.extension, extensionObject);
+  }
+  if (kinds.includes("outboundRoute")) {
+    const rows = db
+      .select()
+      .from(outboundRoutes)
+      .orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id))
+      .all();
+    add(
+      "outboundRoute",
+      rows,
+      (r) => r.name,
+      (r) => {
+        const trunk = allTrunks.find((t) => t.id === r.trunkId);
+        const o = outboundObject(r, trunk);
+        const tid = trunk ? trunkRecord(trunk.id)?.pbxId : null;
+        if (tid && o.identity.kind === "outboundRoute") o.identity = { ...o.identity, trunkPbxId: tid };
+        return o;
+      },
+    );
+  }
+  if (kinds.includes("inboundRoute"))
+    add(
+      "inboundRoute",
+      db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
+      (r) => r.didNumber ?? "",
+      inboundObject,
+    );
+  if (kinds.includes("pttGroup")) {
+    const rows = db
+      .select()
+      .from(pttGroups)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension));
+    add("pttGroup", rows, (g) => g.extension, pttObject);
+  }
+  return { desired, refused };
+}
+
+// ---------- the PBX's side (SSH) ----------
+
+type LiveRow = Record<string, string | null>;
+
+/** The owned fields of the target's objects as they are on the PBX, indexed. */
+export interface LiveDb {
+  tables: Record<string, LiveRow[]>;
+  /** `sip` / `pjsip`: id → keyword → data. */
+  keywords: Record<"sip" | "pjsip", Map<string, Map<string, string>>>;
+  /** Extensions with a DEVICE/<n>/dial AstDB entry; null when unknown (not read, or Asterisk did not answer). */
+  astdb: Set<string> | null;
+  index: Map<string, Map<string, LiveRow>>;
+}
+
+/** Per table: the columns the plan reads (match columns and owned columns of ownership.ts). */
+const TABLE_COLUMNS: Record<string, string[]> = {
+  devices: ["id", "description"],
+  users: ["extension", "name", "voicemail"],
+  trunks: ["trunkid", "name", "channelid"],
+  outbound_routes: ["route_id", "name"],
+  outbound_route_patterns: ["route_id", "match_pattern_pass"],
+  outbound_route_trunks: ["route_id", "trunk_id", "seq"],
+  outbound_route_sequence: ["route_id"],
+  incoming: ["extension", "cidnum", "destination", "description"],
+  paging_config: ["page_group", "description", "duplex"],
+  paging_groups: ["page_number", "ext"],
+};
+const KIND_TABLES: Record<ItemKind, string[]> = {
+  extension: ["devices", "users"],
+  trunk: ["trunks"],
+  outboundRoute: [
+    "trunks",
+    "outbound_routes",
+    "outbound_route_patterns",
+    "outbound_route_trunks",
+    "outbound_route_sequence",
+  ],
+  inboundRoute: ["incoming"],
+  pttGroup: ["paging_config", "paging_groups"],
+};
+
+function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
+  const tables = [...new Set(kinds.flatMap((k) => KIND_TABLES[k]))];
+  const out = tables.map(
+    (t) =>
+      `SELECT HEX(${`'${t}'`}), ${(TABLE_COLUMNS[t] as string[]).map((c) => `HEX(CAST(\`${c}\` AS CHAR))`).join(", ")} FROM \`${t}\`;`,
+  );
+  if (kinds.includes("extension")) {
+    const list = sipKeywords.map((k) => `'${k.replace(/[^a-z_]/g, "")}'`).join(", ");
+    out.push(`SELECT HEX('sip'), HEX(id), HEX(keyword), HEX(data) FROM sip WHERE keyword IN (${list});`);
+  }
+  if (kinds.includes("trunk")) out.push("SELECT HEX('pjsip'), HEX(id), HEX(keyword), HEX(data) FROM pjsip;");
+  return out.join("\n");
+}
+
+function emptyLive(): LiveDb {
+  return { tables: {}, keywords: { sip: new Map(), pjsip: new Map() }, astdb: null, index: new Map() };
+}
+
+/** Reads the owned fields of every object of these kinds on the PBX (one mysql call, one asterisk call). */
+export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: Desired[]): Promise<LiveDb> {
+  const sipKeywords = new Set(["callerid", "secret"]);
+  for (const d of desired)
+    for (const k of d.object.keywords) if (k.table === "sip") for (const [kw] of k.owned) sipKeywords.add(kw);
+  const rows = await remote.selectHex(liveSql(kinds, [...sipKeywords]));
+  const live = emptyLive();
+  for (const r of rows) {
+    const [tag, ...values] = r;
+    if (tag === "sip" || tag === "pjsip") {
+      const [id, keyword, data] = values as [string, string, string | null];
+      const map = live.keywords[tag];
+      const forId = map.get(id) ?? new Map<string, string>();
+      forId.set(keyword, data ?? "");
+      map.set(id, forId);
+      continue;
+    }
+    const cols = TABLE_COLUMNS[tag ?? ""];
+    if (!cols) continue;
+    const row: LiveRow = {};
+    cols.forEach((c, i) => {
+      row[c] = values[i] ?? null;
+    });
+    const list = live.tables[tag as string] ?? [];
+    list.push(row);
+    live.tables[tag as string] = list;
+  }
+  if (kinds.includes("extension")) live.astdb = await remote.astdbDevices().catch(() => null);
+  return live;
+}
+
+/** The row of `table` whose `cols` equal `values` (the first one, as FreePBX would find it). */
+function find(live: LiveDb, table: string, cols: string[], values: (string | null)[]): LiveRow | undefined {
+  const name = `${table}|${cols.join(",")}`;
+  let idx = live.index.get(name);
+  if (!idx) {
+    idx = new Map();
+    for (const r of live.tables[table] ?? []) {
+      const k = JSON.stringify(cols.map((c) => (r[c] === null ? "" : r[c])));
+      if (!idx.has(k)) idx.set(k, r);
+    }
+    live.index.set(name, idx);
+  }
+  return idx.get(JSON.stringify(values.map((v) => v ?? "")));
+}
+
+/** The ids an object's trusted expressions stand for (trunkid, route_id, the route's trunk). */
+interface Ids {
+  tid?: string;
+  rid?: string;
+  rtid?: string;
+}
+
+function resolve(v: Value | typeof EMPTY_OR_NULL, ids: Ids): string | null | undefined {
+  if (v === EMPTY_OR_NULL) return "";
+  if (isExpr(v)) {
+    if (v.sql === TRUNK_ID.sql || v.sql === "CAST(@tid AS CHAR)") return ids.tid;
+    if (v.sql === ROUTE_ID.sql) return ids.rid;
+    return undefined;
+  }
+  return v === null ? null : String(v);
+}
+
+function liveRowOf(live: LiveDb, row: OwnedRow, ids: Ids): LiveRow | undefined {
+  const cols = Object.keys(row.match);
+  const values = Object.values(row.match).map((v) => resolve(v, ids));
+  if (values.some((v) => v === undefined)) return undefined;
+  return find(live, row.table, cols, values as (string | null)[]);
+}
+
+const SECRET_FIELD = /secret|password/;
+const listText = (xs: string[]) => (xs.length ? xs.join(", ") : null);
+
+/** The owned fields whose PBX value differs from the console's (raw values; masked later). */
+function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] {
+  const out: FieldChange[] = [];
+  const push = (field: string, from: string | null, to: string | null) => {
+    if (from !== to) out.push({ field, from, to, ...(SECRET_FIELD.test(field) ? { secret: true } : {}) });
+  };
+  for (const row of o.rows) {
+    const current = liveRowOf(live, row, ids);
+    for (const [col, v] of Object.entries(row.owned)) {
+      const from = current ? (current[col] ?? null) : null;
+      let to: string | null;
+      if (typeof v === "object" && v !== null && "result" in v) to = v.result(from);
+      else if (isExpr(v)) continue;
+      else to = v === null ? null : String(v);
+      push(`${row.table}.${col}`, from, to);
+    }
+  }
+  for (const k of o.keywords) {
+    const id = resolve(k.id, ids);
+    const current = id ? live.keywords[k.table].get(id) : undefined;
+    for (const [kw, v] of k.owned) push(`${k.table}.${kw}`, current?.get(kw) ?? null, v);
+  }
+  for (const l of o.lists) {
+    const parentCol = Object.keys(l.parent)[0] as string;
+    const parentId = resolve(Object.values(l.parent)[0] as Value, ids);
+    const entries = parentId ? (live.tables[l.table] ?? []).filter((r) => r[parentCol] === parentId) : [];
+    switch (l.policy) {
+      case "exact": {
+        const col = l.key[0] as string;
+        const now = entries.map((e) => e[col] ?? "").sort();
+        const want = l.entries.map((e) => String(e[col])).sort();
+        if (now.join("\n") !== want.join("\n")) push(l.table, listText(now), listText(want));
+        break;
+      }
+      case "add": {
+        const col = l.key[0] as string;
+        const now = entries.map((e) => e[col] ?? "");
+        const missing = l.entries.map((e) => String(e[col])).filter((x) => !now.includes(x));
+        if (missing.length) push(l.table, listText(now), listText([...now, ...missing]));
+        break;
+      }
+      case "first": {
+        const trunkName = (id: string | null | undefined) =>
+          id ? (find(live, "trunks", ["trunkid"], [id])?.name ?? `trunk ${id}`) : null;
+        const first = entries.find((e) => e.seq === "0")?.trunk_id ?? null;
+        const identity = o.identity.kind === "outboundRoute" ? o.identity : null;
+        const same = ids.rtid !== undefined ? first === ids.rtid : trunkName(first) === identity?.trunkName;
+        if (!same) push(`${l.table} (first trunk)`, trunkName(first), identity?.trunkName ?? null);
+        break;
+      }
+      case "ensure":
+        if (entries.length === 0) push(l.table, null, "last");
+        break;
+    }
+  }
+  return out;
+}
+
+// ---------- matching the console, the records and the PBX ----------
+
+/** One planned object, with what apply needs (never sent as is: `item` is the wire view). */
+export interface PlanEntry {
+  item: PlanItem;
+  /** Unmasked changes (the fingerprint's input). */
+  raw: FieldChange[];
+  /** The console's object (create, update, conflict, unchanged), its identity carrying the PBX id when known. */
+  desired?: Desired;
+  record?: ManagedRecord;
+  /** The PBX id an adopted conflict has (recorded when it is adopted). */
+  foundPbxId?: string | null;
+}
+
+export interface Plan {
+  wire: DeployPlan;
+  entries: PlanEntry[];
+}
+
+interface Matched {
+  kind: ItemKind;
+  desired?: Desired;
+  record?: ManagedRecord;
+}
+
+/** Pairs console objects with their records: trunks and routes by console row first (a rename), else by key. */
+function match(desired: Desired[], records: ManagedRecord[], kinds: ItemKind[]): Matched[] {
+  const used = new Set<number>();
+  const out: Matched[] = [];
+  const byKey = new Map(records.map((r) => [`${r.kind}:${r.key}`, r]));
+  const byRow = new Map<string, ManagedRecord>();
+  for (const r of records)
+    if (r.consoleId !== null && !byRow.has(`${r.kind}:${r.consoleId}`)) byRow.set(`${r.kind}:${r.consoleId}`, r);
+  const free = (r: ManagedRecord | undefined) => (r && !used.has(r.id) ? r : undefined);
+  for (const d of desired) {
+    const kind = d.object.kind;
+    const renamable = kind === "trunk" || kind === "outboundRoute";
+    const record =
+      (renamable ? free(byRow.get(`${kind}:${d.consoleId}`)) : undefined) ?? free(byKey.get(`${kind}:${d.object.key}`));
+    if (record) used.add(record.id);
+    out.push({ kind, desired: d, record });
+  }
+  for (const r of records) if (kinds.includes(r.kind) && !used.has(r.id)) out.push({ kind: r.kind, record: r });
+  return out;
+}
+
+function mask(c: FieldChange): FieldChange {
+  if (!c.secret) return c;
+  return { ...c, from: c.from === null ? null : "••••••", to: c.to === null ? null : "••••••" };
+}
+
+const CONFLICT_NOTE =
+  "On the PBX with the same number or name, but not managed by the console (made in FreePBX, or deployed before the console recorded what it manages): adopt it to let the console update it, or skip it";
+
+function entry(
+  kind: ItemKind,
+  key: string,
+  label: string,
+  action: PlanAction,
+  raw: FieldChange[],
+  pbxId: string | null,
+  extra: Partial<PlanEntry> & { note?: string } = {},
+): PlanEntry {
+  const { note, ...rest } = extra;
+  return {
+    item: {
+      id: planItemId(kind as DeployKind, key),
+      kind: kind as DeployKind,
+      key,
+      label,
+      action,
+      pbxId,
+      changes: raw.map(mask),
+      ...(note ? { note } : {}),
+    },
+    raw,
+    ...rest,
+  };
+}
+
+/** Plans one matched object against the PBX read over SSH. */
+function planSsh(m: Matched, live: LiveDb): PlanEntry {
+  const { desired: d, record } = m;
+  if (!d) {
+    const r = record as ManagedRecord;
+    return entry(r.kind, r.key, r.key, "delete", [], r.pbxId, {
+      record: r,
+      note:
+        r.kind === "extension"
+          ? "Removed in the console: its FreePBX rows and AstDB entries are deleted"
+          : "Removed in the console: its FreePBX rows are deleted",
+    });
+  }
+  const o = d.object;
+  const ids: Ids = {};
+  let exists = false;
+  let pbxId: string | null = null;
+  let note: string | undefined;
+  if (o.identity.kind === "trunk") {
+    const byId = record?.pbxId ? find(live, "trunks", ["trunkid"], [record.pbxId]) : undefined;
+    const byName = find(live, "trunks", ["name"], [o.identity.name]);
+    const hit = record ? (record.pbxId ? byId : byName) : byName;
+    if (hit) {
+      exists = true;
+      pbxId = hit.trunkid ?? null;
+      ids.tid = pbxId ?? undefined;
+      if (record && hit.name !== o.identity.name) note = `Renamed from ${hit.name} (trunkid ${pbxId})`;
+    }
+  } else if (o.identity.kind === "outboundRoute") {
+    const byId = record?.pbxId ? find(live, "outbound_routes", ["route_id"], [record.pbxId]) : undefined;
+    const byName = find(live, "outbound_routes", ["name"], [o.identity.name]);
+    const hit = record ? (record.pbxId ? byId : byName) : byName;
+    if (hit) {
+      exists = true;
+      pbxId = hit.route_id ?? null;
+      ids.rid = pbxId ?? undefined;
+      if (record && hit.name !== o.identity.name) note = `Renamed from ${hit.name} (route_id ${pbxId})`;
+    }
+    const tid = o.identity.trunkPbxId;
+    if (tid && find(live, "trunks", ["trunkid"], [tid])) ids.rtid = tid;
+  } else {
+    exists = o.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
+  }
+  const raw = diffObject(o, live, ids);
+  if (o.kind === "extension" && exists && live.astdb && !live.astdb.has(o.key))
+    raw.push({ field: "astdb", from: null, to: "DEVICE/AMPUSER entries" });
+  if (!exists) {
+    if (record) note = "Managed by the console but no longer on the PBX: it is created again";
+    return entry(o.kind, o.key, o.label, "create", raw, null, { desired: withPbxId(d, null), record, note });
+  }
+  if (!record)
+    return entry(o.kind, o.key, o.label, "conflict", raw, pbxId, {
+      desired: withPbxId(d, pbxId),
+      foundPbxId: pbxId,
+      note: raw.length === 0 ? `${CONFLICT_NOTE}. It already has the console's values.` : CONFLICT_NOTE,
+    });
+  return entry(o.kind, o.key, o.label, raw.length ? "update" : "unchanged", raw, pbxId, {
+    desired: withPbxId(d, pbxId),
+    record,
+    note,
+  });
+}
+
+/** The console object with the PBX id it is written by (a managed trunk/route keeps its id through a rename). */
+function withPbxId(d: Desired, pbxId: string | null): Desired {
+  const o = d.object;
+  if (!pbxId || (o.identity.kind !== "trunk" && o.identity.kind !== "outboundRoute")) return d;
+  return { ...d, object: { ...o, identity: { ...o.identity, pbxId } } };
+}
+
+// ---------- the FreePBX API's side ----------
+
+interface GqlLive {
+  extensions: Map<string, { name: string | null; voicemail: boolean; secret: string | null }>;
+  inbound: Map<string, { description: string | null; destination: string | null }>;
+}
+
+async function readGql(client: FreePbxClient, kinds: ItemKind[]): Promise<GqlLive> {
+  const live: GqlLive = { extensions: new Map(), inbound: new Map() };
+  if (kinds.includes("extension")) {
+    const data = await client.gql<{
+      fetchAllExtensions: {
+        extension:
+          | {
+              extensionId: string;
+              user: { name: string | null; voicemail: string | null; extPassword: string | null } | null;
+            }[]
+          | null;
+      } | null;
+    }>("query { fetchAllExtensions { status message extension { extensionId user { name voicemail extPassword } } } }");
+    for (const e of data.fetchAllExtensions?.extension ?? [])
+      live.extensions.set(e.extensionId, {
+        name: e.user?.name ?? null,
+        voicemail: Boolean(e.user?.voicemail) && e.user?.voicemail !== "novm",
+        secret: e.user?.extPassword ?? null,
+      });
+  }
+  if (kinds.includes("inboundRoute")) {
+    const data = await client.gql<{
+      allInboundRoutes: {
+        inboundRoutes:
+          | {
+              extension: string;
+              cidnum: string | null;
+              description: string | null;
+              destinationConnection: string | null;
+            }[]
+          | null;
+      } | null;
+    }>("query { allInboundRoutes { inboundRoutes { extension cidnum description destinationConnection } } }");
+    for (const r of data.allInboundRoutes?.inboundRoutes ?? [])
+      if (!r.cidnum)
+        live.inbound.set(r.extension ?? "", { description: r.description, destination: r.destinationConnection });
+  }
+  return live;
+}
+
+const onOff = (b: boolean) => (b ? "enabled" : "novm");
+
+function planGql(m: Matched, live: GqlLive): PlanEntry {
+  const { desired: d, record } = m;
+  if (!d) {
+    const r = record as ManagedRecord;
+    return entry(r.kind, r.key, r.key, "delete", [], null, {
+      record: r,
+      note: "Removed in the console: deleted through the FreePBX API",
+    });
+  }
+  const o = d.object;
+  const raw: FieldChange[] = [];
+  const push = (field: string, from: string | null, to: string | null) => {
+    if (from !== to) raw.push({ field, from, to, ...(SECRET_FIELD.test(field) ? { secret: true } : {}) });
+  };
+  let exists = false;
+  if (o.kind === "extension") {
+    const e = d.row as ExtensionRow;
+    const now = live.extensions.get(o.key);
+    exists = Boolean(now);
+    push("name", now?.name ?? null, e.name);
+    push("voicemail", now ? onOff(now.voicemail) : null, onOff(e.voicemail));
+    if (e.secret) push("secret", now?.secret ?? null, e.secret);
+  } else {
+    const r = d.row as InboundRow;
+    const now = live.inbound.get(o.key);
+    exists = Boolean(now);
+    push("description", now?.description ?? null, r.description);
+    const to = destinationString(r.destinationType, r.destination);
+    // The API shows a destination only as its label ("Extensions: 1002 Bob"): an extension is recognised.
+    const known =
+      r.destinationType === "extension" && now?.destination?.match(/^Extensions: (\d+)\b/)?.[1] === r.destination;
+    if (!known) push("destination", now?.destination ?? null, to);
+  }
+  if (!exists) return entry(o.kind, o.key, o.label, "create", raw, null, { desired: d, record });
+  if (!record)
+    return entry(o.kind, o.key, o.label, "conflict", raw, null, { desired: d, foundPbxId: null, note: CONFLICT_NOTE });
+  return entry(o.kind, o.key, o.label, raw.length ? "update" : "unchanged", raw, null, { desired: d, record });
+}
+
+// ---------- the plan ----------
+
+/** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
+const FINGERPRINT_KEY = randomBytes(32);
+
+function fingerprint(target: PlanTarget, via: string, entries: PlanEntry[], refused: PlanRefused[]): string {
+  const h = createHmac("sha256", FINGERPRINT_KEY);
+  h.update(JSON.stringify([target, via, refused]));
+  for (const e of entries)
+    h.update(
+      JSON.stringify([
+        e.item.id,
+        e.item.action,
+        e.item.pbxId,
+        e.item.note ?? "",
+        e.raw.map((c) => [c.field, c.from, c.to]),
+      ]),
+    );
+  return h.digest("hex");
+}
+
+const ORDER: Record<PlanAction, number> = { create: 0, update: 0, conflict: 0, unchanged: 0, delete: 1 };
+
+function assemble(
+  deps: Pick<Deps, "now">,
+  target: PlanTarget,
+  via: "ssh" | "graphql",
+  entries: PlanEntry[],
+  refused: PlanRefused[],
+): Plan {
+  // Writes in dependency order (trunks before the routes that use them); deletes after, routes before trunks.
+  entries.sort((a, b) => {
+    const byAction = ORDER[a.item.action] - ORDER[b.item.action];
+    if (byAction) return byAction;
+    const ka = KIND_ORDER.indexOf(a.item.kind);
+    const kb = KIND_ORDER.indexOf(b.item.kind);
+    return a.item.action === "delete" ? kb - ka : ka - kb;
+  });
+  const counts = emptyCounts();
+  for (const e of entries) counts[e.item.action]++;
+  return {
+    wire: {
+      target,
+      via,
+      fingerprint: fingerprint(target, via, entries, refused),
+      items: entries.map((e) => e.item),
+      refused,
+      counts,
+      readAt: new Date(deps.now()).toISOString(),
+    },
+    entries,
+  };
+}
+
+/** Which way the plan reads (and apply writes): SSH when configured, else the FreePBX API; `Invalid` with neither. */
+export function planPath(deps: Pick<Deps, "credentials">): "ssh" | "graphql" {
+  if (deps.credentials.isConfigured("ssh")) return "ssh";
+  if (deps.credentials.isConfigured("freepbx")) return "graphql";
+  throw new Invalid(
+    "No way to reach the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
+  );
+}
+
+/** The plan of a target over an open SSH session (apply re-plans in the session it writes with). */
+export async function planOverSsh(
+  deps: Pick<Deps, "db" | "box" | "now">,
+  remote: PbxRemote,
+  target: PlanTarget,
+): Promise<Plan> {
+  const kinds = kindsOf(target);
+  const records = managedOf(deps.db, kinds);
+  const { desired, refused } = desiredObjects(deps, kinds, records);
+  const live = await readLive(remote, kinds, desired);
+  const entries = match(desired, records, kinds).map((m) => planSsh(m, live));
+  return assemble(deps, target, "ssh", entries, refused);
+}
+
+/** The plan of a target through the FreePBX API (extensions and inbound routes; the rest is refused). */
+export async function planOverGraphql(deps: PlanDeps, client: FreePbxClient, target: PlanTarget): Promise<Plan> {
+  const kinds = kindsOf(target);
+  const records = managedOf(deps.db, kinds);
+  const { desired, refused } = desiredObjects(deps, kinds, records);
+  const readable = kinds.filter((k) => GRAPHQL_KINDS.includes(k));
+  const live = await readGql(client, readable);
+  const entries: PlanEntry[] = [];
+  for (const m of match(desired, records, kinds)) {
+    if (!GRAPHQL_KINDS.includes(m.kind)) {
+      if (m.desired)
+        refused.push({
+          kind: m.kind as DeployKind,
+          key: m.desired.object.key,
+          reason: "FreePBX's API cannot write this: configure the PBX host (SSH) in API Settings",
+        });
+      continue;
+    }
+    entries.push(planGql(m, live));
+  }
+  return assemble(deps, target, "graphql", entries, refused);
+}
+
+/**
+ * The plan of a target: reads the live PBX (SSH, else the FreePBX API) and compares. An unreachable PBX
+ * is a `ServiceError` (502) with the reason; no way configured is `Invalid` (400).
+ */
+export async function planTarget(deps: PlanDeps, target: PlanTarget): Promise<Plan> {
+  const via = planPath(deps);
+  if (via === "ssh") {
+    return withPbxHost(deps, (remote) => planOverSsh(deps, remote, target), {
+      operation: "Reading the PBX for the plan",
+      deadlineMs: 120_000,
+    });
+  }
+  return planOverGraphql(deps, clients.freepbx(deps), target);
+}
+
+/** The console's objects of a target (and the ones it cannot deploy), without reading the PBX. */
+export function consoleObjects(deps: Pick<Deps, "db" | "box">, target: PlanTarget) {
+  const kinds = kindsOf(target);
+  return desiredObjects(deps, kinds, managedOf(deps.db, kinds));
+}

@@ -1,0 +1,102 @@
+/**
+ * Plan, then apply (issue 11 items 1, 2, 5; ADR 0025): what a deployment would do to the live PBX, per
+ * object, before anything is written. `POST /api/deploy/plan` answers a `DeployPlan`; `POST /api/deploy/apply`
+ * applies exactly that plan (its fingerprint) with the user's conflict resolutions.
+ */
+import { z } from "zod";
+import type { DeployKind } from "./pbx";
+
+export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as const;
+export type PlanTarget = (typeof PLAN_TARGETS)[number];
+
+/**
+ * - create: not on the PBX; the console writes it (with FreePBX's form defaults) and then manages it.
+ * - update: the console manages it; the owned fields listed change.
+ * - delete: the console manages it but it was removed in the console; its FreePBX rows (and AstDB) go.
+ * - conflict: on the PBX with the same number/name, not managed by the console: adopt or skip.
+ * - unchanged: managed, and every owned field already has the console's value.
+ */
+export const PLAN_ACTIONS = ["create", "update", "delete", "conflict", "unchanged"] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+/** One console-owned field (ownership.ts): its value on the PBX and the console's. Secrets are masked. */
+export interface FieldChange {
+  /** Where FreePBX keeps it: `devices.description`, `sip.secret`, `pjsip.sip_server`, `outbound_route_patterns`… */
+  field: string;
+  /** null: absent on the PBX. */
+  from: string | null;
+  /** null: removed. */
+  to: string | null;
+  /** A secret: `from`/`to` are masked ("••••••"), only the fact that it changes is shown. */
+  secret?: boolean;
+}
+
+export interface PlanItem {
+  /** `<kind>:<key>`: the key of a resolution. */
+  id: string;
+  kind: DeployKind;
+  /** Extension number, trunk name, route name, DID or group number. */
+  key: string;
+  label: string;
+  action: PlanAction;
+  /** The object's PBX-side id (trunkid, route_id) when it has one and it is known. */
+  pbxId: string | null;
+  /** update / conflict (what adopting changes) / create (the values written); empty otherwise. */
+  changes: FieldChange[];
+  /** Why: the conflict's explanation, a rename ("renamed from …"), a delete's scope. */
+  note?: string;
+}
+
+/** An object the console holds but cannot deploy (a value FreePBX cannot hold, or no way to write it). */
+export interface PlanRefused {
+  kind: DeployKind;
+  key: string;
+  reason: string;
+}
+
+export type PlanCounts = Record<PlanAction, number>;
+
+export interface DeployPlan {
+  target: PlanTarget;
+  /** How the PBX was read (and will be written). */
+  via: "ssh" | "graphql";
+  /** A hash of the live state of the touched rows and of the console's desired state: apply needs the same. */
+  fingerprint: string;
+  items: PlanItem[];
+  refused: PlanRefused[];
+  counts: PlanCounts;
+  /** When the PBX was read (ISO 8601). */
+  readAt: string;
+}
+
+export const planRequestSchema = z.object({
+  target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+});
+export type PlanRequest = z.output<typeof planRequestSchema>;
+
+export const RESOLUTIONS = ["adopt", "skip"] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+export const applyRequestSchema = z.object({
+  target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+  fingerprint: z
+    .string({ error: "The plan's fingerprint is required" })
+    .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint"),
+  /** `"<kind>:<key>"` → adopt or skip, for conflicts; a conflict without one is skipped. */
+  resolutions: z
+    .record(z.string().max(200), z.enum(RESOLUTIONS, { error: "A resolution is adopt or skip" }))
+    .default({}),
+});
+export type ApplyRequest = z.output<typeof applyRequestSchema>;
+
+/** 409 of apply when the PBX or the console changed since the plan: the message and the new plan. */
+export interface StalePlanAnswer {
+  error: { message: string };
+  plan: DeployPlan;
+}
+
+export const STALE_PLAN_MESSAGE = "The PBX or the console changed since this plan: review the new plan";
+
+export const planItemId = (kind: DeployKind, key: string) => `${kind}:${key}`;
+
+export const emptyCounts = (): PlanCounts => ({ create: 0, update: 0, delete: 0, conflict: 0, unchanged: 0 });
