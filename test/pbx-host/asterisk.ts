@@ -12,6 +12,7 @@
  *   database deltree FAMILY [KEY]   → "<n> database entries removed."
  *   database show [FAMILY [KEY]]    → "/F/k   : v" lines and "<n> results found."
  *   pjsip show registrations        → "No objects found."
+ *   voicemail reload                → "Reloading voicemail configuration..."
  *   core show version               → "Asterisk 21.4.1 …"
  *
  * Every call is logged to <root>/asterisk.log as one JSON line {"argv":[…],"time":"…"} first. When
@@ -107,6 +108,8 @@ function command(line: string): string {
     }
   }
   if (line.trim() === "pjsip show registrations") return "No objects found.\n\n";
+  // app_voicemail.c handle_voicemail_reload; the stand-in only logs the call (voicemail.conf is the test's file).
+  if (line.trim() === "voicemail reload") return "Reloading voicemail configuration...\n";
   if (line.trim() === "core show version")
     return "Asterisk 21.4.1 built by pbx-host stand-in on a x86_64 running Linux\n";
   return `No such command '${line}' (type 'core show help ${w0 ?? ""}' for other possible commands)\n`;

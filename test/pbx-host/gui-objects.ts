@@ -16,8 +16,10 @@
  *   at seq 0 and Failover at seq 1).
  * - inbound route DID 5551234567 (privacyman 1, mohclass "jazz", alertinfo, delay_answer 2).
  * - page group 7000 "Floor GUI" (force_page 1, announcement 3, volume 5) with members 1001, 1099.
+ * - voicemail.conf (`GUI_VOICEMAIL_CONF`): 1001's mailbox in [sales] with a PIN, e-mail, pager and options the
+ *   console does not own; another extension's mailbox in [default]; a mailbox 1001 of another team in [other].
  */
-import type { PbxHost } from "./pbx-host";
+import { type PbxHost, STOCK_VOICEMAIL_CONF } from "./pbx-host";
 
 export const GUI = {
   extension: "1001",
@@ -140,8 +142,33 @@ async function keywords(pbx: PbxHost, table: "sip" | "pjsip", id: string, pairs:
     await pbx.query(`INSERT INTO ${table} (id, keyword, data, flags) VALUES (?, ?, ?, ?)`, [id, k, v, flags++]);
 }
 
+/**
+ * voicemail.conf as FreePBX's Voicemail module left it after GUI edits: settings, zone messages, a comment
+ * an administrator wrote, mailboxes in three contexts (a name with non-ASCII characters: bytes must survive).
+ */
+export const GUI_VOICEMAIL_CONF = [
+  "[general]",
+  "#include vm_general.inc",
+  "#include vm_email.inc",
+  "[zonemessages]",
+  "eastern=America/New_York|'vm-received' Q 'digits/at' IMp",
+  "",
+  "[default]",
+  "1099 => 4321,Someone Else,someone@example.com,,attach=yes|saycid=yes|envelope=no|delete=no",
+  "; kept by the administrator: the lobby phone's box",
+  "1100 => 1100,Lobby,,,attach=no|saycid=no|envelope=no|delete=no",
+  "",
+  "[sales]",
+  "1001 => 837261,Alice GUI,alice@example.com,alice-pager@example.com,attach=yes|saycid=yes|envelope=yes|delete=no|tz=eastern",
+  "",
+  "[other]",
+  "1001 => 9999,Other Team Müller,,,attach=no",
+  "",
+].join("\n");
+
 /** Loads the GUI-made objects above into the test PBX (its tables should be empty). */
 export async function seedGuiObjects(pbx: PbxHost): Promise<void> {
+  pbx.setVoicemailConf(GUI_VOICEMAIL_CONF);
   const n = GUI.extension;
   await pbx.query(
     "INSERT INTO devices (id, tech, dial, devicetype, user, description, emergency_cid, hint_override) VALUES (?, 'pjsip', ?, 'fixed', ?, 'Alice GUI', '5559110', NULL)",
@@ -220,8 +247,9 @@ export async function snapshot(pbx: PbxHost): Promise<Snapshot> {
   return out;
 }
 
-/** Empties every FreePBX table the console writes and clears need_reload. */
+/** Empties every FreePBX table the console writes, puts back a fresh install's voicemail.conf, clears need_reload. */
 export async function emptyFreepbx(pbx: PbxHost): Promise<void> {
+  pbx.setVoicemailConf(STOCK_VOICEMAIL_CONF);
   for (const t of FREEPBX_TABLES) await pbx.query(`DELETE FROM ${t}`);
   await pbx.query("UPDATE admin SET value = 'false' WHERE variable = 'need_reload'");
 }

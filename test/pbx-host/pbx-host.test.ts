@@ -92,8 +92,15 @@ describe("MariaDB", () => {
       "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name",
       ["asterisk"],
     );
-    expect(rows.map((r) => r.name).sort()).toEqual(expected);
+    // Plus FreePBX's Advanced Settings table, which the host adds (ASTETCDIR: where voicemail.conf is).
+    expect(rows.map((r) => r.name).sort()).toEqual([...expected, "freepbx_settings"].sort());
     expect(await needReload(pbx)).toBe("false");
+  });
+
+  test("ASTETCDIR names the directory of the host's voicemail.conf, a fresh install's one", async () => {
+    const [row] = await pbx.query("SELECT value FROM freepbx_settings WHERE keyword = 'ASTETCDIR'");
+    expect(`${row?.value}/voicemail.conf`).toBe(pbx.voicemailConfPath);
+    expect(pbx.voicemailConf().toString()).toContain("[default]");
   });
 
   test("query() round-trips quotes, backslashes, newline, tab and emoji; NULL stays null", async () => {

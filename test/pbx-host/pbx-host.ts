@@ -106,6 +106,12 @@ export interface PbxHost {
   astdb(): Record<string, string>;
   /** Replaces the stand-in's AstDB. */
   setAstdb(entries: Record<string, string>): void;
+  /** `<root>/etc/asterisk/voicemail.conf` (FreePBX's ASTETCDIR of this host is `<root>/etc/asterisk`). */
+  voicemailConfPath: string;
+  /** voicemail.conf's bytes. */
+  voicemailConf(): Buffer;
+  /** Replaces voicemail.conf (its mode stays). */
+  setVoicemailConf(content: string | Uint8Array): void;
   /** Makes every `asterisk -rx` fail like a stopped Asterisk (true), or answer again (false). */
   setAsteriskDown(down: boolean): void;
   /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
@@ -158,6 +164,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     asteriskLog: join(root, "asterisk.log"),
     astdb: join(root, "astdb.json"),
     asteriskDown: join(root, "asterisk.down"),
+    voicemailConf: join(dir.etc, "asterisk", "voicemail.conf"),
   };
 
   let mysqld: Subprocess | undefined;
@@ -257,6 +264,22 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     const schemaPath = opts.schemaPath ?? join(HERE, "../fixtures/freepbx/schema.sql");
     const l = await admin([DB_NAME], Bun.file(schemaPath));
     if (l.code !== 0) throw new Error(`loading ${schemaPath} failed: ${l.stderr}`);
+    // FreePBX's Advanced Settings table (only the directory settings): ASTETCDIR points at this host's
+    // etc/asterisk, so voicemail.conf is found the way FreePBX's Voicemail module finds it.
+    const settings = new TextEncoder().encode(
+      [
+        "CREATE TABLE freepbx_settings (keyword VARCHAR(50) NOT NULL DEFAULT '', value VARCHAR(255) DEFAULT NULL,",
+        "  name VARCHAR(80) DEFAULT NULL, level TINYINT(1) DEFAULT 0, description TEXT, type VARCHAR(25) DEFAULT NULL,",
+        "  options TEXT, defaultval VARCHAR(255) DEFAULT NULL, readonly TINYINT(1) DEFAULT 0, hidden TINYINT(1) DEFAULT 0,",
+        "  category VARCHAR(50) DEFAULT NULL, module VARCHAR(25) DEFAULT NULL, emptyok TINYINT(1) DEFAULT 1,",
+        "  sortorder INT(11) DEFAULT 0, PRIMARY KEY (keyword));",
+        `INSERT INTO freepbx_settings (keyword, value, name, defaultval, category) VALUES
+          ('ASTETCDIR', ${sqlQuote(join(dir.etc, "asterisk"))}, 'Asterisk etc Dir', '/etc/asterisk', 'Directory Layout'),
+          ('ASTSPOOLDIR', ${sqlQuote(join(root, "spool"))}, 'Asterisk Spool Dir', '/var/spool/asterisk', 'Directory Layout');`,
+      ].join("\n"),
+    );
+    const st = await admin([DB_NAME], settings);
+    if (st.code !== 0) throw new Error(`creating freepbx_settings failed: ${st.stderr}`);
 
     sql = new SQL({
       adapter: "mysql",
@@ -401,6 +424,8 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     );
     writeFileSync(file.asteriskLog, "");
     writeFileSync(file.astdb, "{}");
+    mkdirSync(join(dir.etc, "asterisk"), { recursive: true });
+    writeFileSync(file.voicemailConf, STOCK_VOICEMAIL_CONF, { mode: 0o664 });
   }
 
   try {
@@ -470,6 +495,9 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     clearAsteriskCalls: () => writeFileSync(file.asteriskLog, ""),
     astdb: () => JSON.parse(readText(file.astdb) || "{}") as Record<string, string>,
     setAstdb: (entries) => writeFileSync(file.astdb, JSON.stringify(entries)),
+    voicemailConfPath: file.voicemailConf,
+    voicemailConf: () => readFileSync(file.voicemailConf),
+    setVoicemailConf: (content) => writeFileSync(file.voicemailConf, content),
     setAsteriskDown: (down) => {
       if (down) writeFileSync(file.asteriskDown, "");
       else rmSync(file.asteriskDown, { force: true });
@@ -697,6 +725,21 @@ function cfgQuote(s: string): string {
 function cnfQuote(s: string): string {
   return `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
+
+/** An SQL string literal (test set-up only: paths of this host). */
+function sqlQuote(s: string): string {
+  return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+/** voicemail.conf as a fresh FreePBX install has it: settings included from files, an empty [default]. */
+export const STOCK_VOICEMAIL_CONF = [
+  "[general]",
+  "#include vm_general.inc",
+  "#include vm_email.inc",
+  "[default]",
+  "",
+  "",
+].join("\n");
 
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;

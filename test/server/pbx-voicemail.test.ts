@@ -1,0 +1,276 @@
+/**
+ * Voicemail mailboxes over SSH (issue 11 item 4, ADR 0023) against the REAL test PBX (test/pbx-host: real
+ * MariaDB and OpenSSH; voicemail.conf in the host's ASTETCDIR) preloaded with GUI-made objects, among them
+ * a voicemail.conf whose mailboxes carry PINs, e-mails and options the console does not own.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { withPbxHost } from "../../src/server/pbx/host";
+import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot } from "../../src/server/pbx/voicemail";
+import type { DeployHistoryEntry } from "../../src/shared/deploy-history";
+import type { DeployPlan, PlanItem } from "../../src/shared/plan";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { emptyFreepbx, GUI_VOICEMAIL_CONF, seedGuiObjects } from "../pbx-host/gui-objects";
+import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+
+setDefaultTimeout(90_000);
+let pbx: PbxHost;
+beforeAll(async () => {
+  pbx = await startPbxHost();
+}, 60_000);
+afterAll(async () => {
+  await pbx?.stop();
+});
+
+let s: TestServer;
+beforeEach(async () => {
+  await emptyFreepbx(pbx);
+  await seedGuiObjects(pbx);
+  pbx.setReloadFailure(null);
+  pbx.setAsteriskDown(false);
+  pbx.setAstdb({});
+  pbx.clearAsteriskCalls();
+  s = await startTestServer({
+    PBX_SSH_HOST: pbx.ssh.host,
+    PBX_SSH_PORT: String(pbx.ssh.port),
+    PBX_SSH_USER: pbx.ssh.username,
+    PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
+    PBX_FREEPBX_CONF: pbx.freepbxConfPath,
+  });
+  await s.setup();
+});
+afterEach(async () => {
+  await s?.stop();
+});
+
+const conf = () => pbx.voicemailConf().toString("latin1");
+const GUI_CONF = Buffer.from(GUI_VOICEMAIL_CONF, "utf8").toString("latin1");
+/** GUI_CONF with `line` inserted right after the line `after`. */
+const withLine = (base: string, after: string, line: string) => {
+  const lines = base.split("\n");
+  const i = lines.indexOf(after);
+  if (i < 0) throw new Error(`no line ${after}`);
+  lines.splice(i + 1, 0, line);
+  return lines.join("\n");
+};
+const LOBBY = "1100 => 1100,Lobby,,,attach=no|saycid=no|envelope=no|delete=no";
+const newLine = (ext: string, name: string) => `${ext} => ${ext},${name},,,attach=no|saycid=no|envelope=no|delete=no`;
+
+async function plan(): Promise<DeployPlan> {
+  const res = await s.call("POST", "/api/deploy/plan", { target: "extensions" });
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+async function apply(p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) {
+  const res = await s.call("POST", "/api/deploy/apply", { target: p.target, fingerprint: p.fingerprint, resolutions });
+  expect(res.status, res.text).toBe(202);
+  await s.app.jobs.idle();
+  const job = (await s.call("GET", `/api/jobs/${res.json.jobId}`)).json;
+  expect(job.state, JSON.stringify(job.results)).toBe("succeeded");
+  return job;
+}
+const item = (p: DeployPlan, id: string): PlanItem => {
+  const found = p.items.find((i) => i.id === id);
+  if (!found) throw new Error(`${id} is not in the plan`);
+  return found;
+};
+const mailboxChange = (i: PlanItem) => i.changes.find((c) => c.field === "voicemail mailbox");
+async function addExtension(body: Record<string, unknown>) {
+  const r = await s.call("POST", "/api/extensions", body);
+  expect(r.status, r.text).toBe(201);
+  return r.json as { id: number };
+}
+/** The console has no extension update route (the forms create and delete): tests change the row itself. */
+const setConsole = (ext: string, column: "name" | "voicemail", value: string | number) =>
+  s.db.$client.query(`UPDATE extensions SET ${column} = ? WHERE extension = ?`).run(value, ext);
+const voicemailReloads = () => pbx.asteriskCalls().filter((c) => c.argv.includes("voicemail reload"));
+
+describe("mailboxes on deploy", () => {
+  test("a new extension with voicemail gets exactly one mailbox line (the plan lists it), with FreePBX's quick-create options and its number as PIN; re-deploy and rename change nothing", async () => {
+    const mode = statSync(pbx.voicemailConfPath).mode & 0o777;
+    // A comma (the field separator) and a semicolon (a comment) cannot be in a mailbox name: dropped, as FreePBX does.
+    await addExtension({ extension: "2001", name: "Dora, Sales; Team", voicemail: true });
+    await addExtension({ extension: "2002", name: "No Voicemail" });
+    const p = await plan();
+    expect(item(p, "extension:2001").action).toBe("create");
+    expect(mailboxChange(item(p, "extension:2001"))).toEqual({
+      field: "voicemail mailbox",
+      from: "absent",
+      to: "created in [default]",
+    });
+    expect(mailboxChange(item(p, "extension:2002"))).toBeUndefined();
+    const job = await apply(p);
+    expect(job.results.find((r: { label: string }) => r.label.startsWith("2001")).message).toContain(
+      "voicemail mailbox created in [default]",
+    );
+    // Exactly one new line, after the last mailbox of [default]; every other byte as it was.
+    const expected = withLine(GUI_CONF, LOBBY, newLine("2001", "Dora Sales Team"));
+    expect(conf()).toBe(expected);
+    expect(statSync(pbx.voicemailConfPath).mode & 0o777).toBe(mode);
+    expect(voicemailReloads().length).toBe(1);
+    // Asterisk re-read it before FreePBX's reload.
+    const reload = pbx.fwconsoleCalls().find((c) => c.argv[0] === "reload");
+    expect(Date.parse(reload?.time ?? "")).toBeGreaterThanOrEqual(Date.parse(voicemailReloads()[0]?.time ?? ""));
+
+    // Nothing left to do: unchanged, and the file is not written again.
+    const again = await plan();
+    expect(item(again, "extension:2001").action).toBe("unchanged");
+    // A rename: the mailbox's name is the administrator's once it exists.
+    setConsole("2001", "name", "Dora Renamed");
+    const renamed = await plan();
+    expect(mailboxChange(item(renamed, "extension:2001"))).toBeUndefined();
+    pbx.clearAsteriskCalls();
+    await apply(renamed);
+    expect(conf()).toBe(expected);
+    expect(voicemailReloads()).toEqual([]);
+  });
+
+  test("an existing GUI mailbox stays byte-identical through adopt, re-deploy and rename; its other-team namesake too", async () => {
+    await addExtension({ extension: "1001", name: "Alice Console", voicemail: true });
+    const p = await plan();
+    expect(item(p, "extension:1001").action).toBe("conflict");
+    // Its users row names [sales], which has its mailbox: nothing to create.
+    expect(mailboxChange(item(p, "extension:1001"))).toBeUndefined();
+    await apply(p, { "extension:1001": "adopt" });
+    expect(conf()).toBe(GUI_CONF);
+    await apply(await plan());
+    setConsole("1001", "name", "Alice Renamed");
+    await apply(await plan());
+    expect(conf()).toBe(GUI_CONF);
+    expect((await pbx.query("SELECT name, voicemail FROM users WHERE extension = '1001'"))[0]).toEqual({
+      name: "Alice Renamed",
+      voicemail: "sales",
+    });
+  });
+
+  test("voicemail turned off in the console keeps the mailbox (and its messages); on again finds it", async () => {
+    await addExtension({ extension: "2001", name: "Dora", voicemail: true });
+    await apply(await plan());
+    const withDora = conf();
+    expect(withDora).toContain(newLine("2001", "Dora"));
+    setConsole("2001", "voicemail", 0);
+    await apply(await plan());
+    expect((await pbx.query("SELECT voicemail FROM users WHERE extension = '2001'"))[0]?.voicemail).toBe("novm");
+    expect(conf()).toBe(withDora);
+    setConsole("2001", "voicemail", 1);
+    const on = await plan();
+    expect(mailboxChange(item(on, "extension:2001"))).toBeUndefined();
+    await apply(on);
+    expect(conf()).toBe(withDora);
+  });
+
+  test("a context voicemail.conf lacks is added at the end, as FreePBX's addMailbox does", async () => {
+    await pbx.query("UPDATE users SET voicemail = 'support' WHERE extension = '1001'");
+    await addExtension({ extension: "1001", name: "Alice Console", voicemail: true });
+    const p = await plan();
+    expect(mailboxChange(item(p, "extension:1001"))).toEqual({
+      field: "voicemail mailbox",
+      from: "absent in [support] (present in [sales], [other])",
+      to: "created in [support]",
+    });
+    await apply(p, { "extension:1001": "adopt" });
+    expect(conf()).toBe(`${GUI_CONF}[support]\n${newLine("1001", "Alice Console")}\n`);
+  });
+
+  test("hostile names are refused with the shared validator's message; a stored one never reaches voicemail.conf", async () => {
+    const hostile = "Eve\n[general]\nattach=yes";
+    const r = await s.call("POST", "/api/extensions", { extension: "2003", name: hostile, voicemail: true });
+    expect(r.status).toBe(400);
+    expect(r.json.error.fields.name).toBe("Name contains a control character (e.g. a newline)");
+    // Stored before the rule existed: the plan refuses it with the same message; nothing is written.
+    await addExtension({ extension: "2003", name: "Eve", voicemail: true });
+    s.db.$client.query("UPDATE extensions SET name = ? WHERE extension = '2003'").run(hostile);
+    const p = await plan();
+    expect(p.refused).toEqual([
+      { kind: "extension", key: "2003", reason: "Name contains a control character (e.g. a newline)" },
+    ]);
+    expect(conf()).toBe(GUI_CONF);
+  });
+});
+
+describe("deletes and roll back", () => {
+  test("deleting a managed extension removes only its mailbox line (its context's), recorded messages stay", async () => {
+    const dora = await addExtension({ extension: "2001", name: "Dora", voicemail: true });
+    const alice = await addExtension({ extension: "1001", name: "Alice Console", voicemail: true });
+    await apply(await plan(), { "extension:1001": "adopt" });
+    const spool = join(pbx.root, "spool", "voicemail", "default", "2001", "INBOX");
+    mkdirSync(spool, { recursive: true });
+    writeFileSync(join(spool, "msg0000.txt"), "[message]\norigmailbox=2001\n");
+
+    expect((await s.call("DELETE", `/api/extensions/${dora.id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/extensions/${alice.id}`)).status).toBe(204);
+    const p = await plan();
+    expect(item(p, "extension:2001").action).toBe("delete");
+    expect(item(p, "extension:2001").note).toContain("voicemail mailbox line");
+    const job = await apply(p);
+    expect(job.results.find((x: { label: string }) => x.label === "2001").message).toContain(
+      "voicemail mailbox line removed",
+    );
+    // 1001's [sales] line went (its users row named [sales]); the other team's 1001 in [other] stays.
+    const expected = GUI_CONF.split("\n")
+      .filter((l) => !l.startsWith("1001 => 837261"))
+      .join("\n");
+    expect(conf()).toBe(expected);
+    expect(existsSync(join(spool, "msg0000.txt"))).toBe(true);
+  });
+
+  test("a roll back puts voicemail.conf's lines back exactly: created ones go, deleted ones return in place", async () => {
+    const dora = await addExtension({ extension: "2001", name: "Dora", voicemail: true });
+    await apply(await plan());
+    const afterCreate = conf();
+    expect(afterCreate).not.toBe(GUI_CONF);
+
+    // Roll back the deletion: the line comes back where it was.
+    expect((await s.call("DELETE", `/api/extensions/${dora.id}`)).status).toBe(204);
+    await apply(await plan());
+    expect(conf()).toBe(GUI_CONF);
+    const history = async (): Promise<DeployHistoryEntry[]> => (await s.call("GET", "/api/deploy/history")).json;
+    const rollback = async (id: number) => {
+      const r = await s.call("POST", `/api/deploy/history/${id}/rollback`, {});
+      expect(r.status, r.text).toBe(202);
+      await s.app.jobs.idle();
+      const job = s.app.jobs.get(r.json.jobId);
+      expect(job.state, JSON.stringify(job.results)).toBe("succeeded");
+    };
+    const [deletion, creation] = await history();
+    await rollback(deletion?.backup?.id as number);
+    expect(conf()).toBe(afterCreate);
+    // Roll back the creation: the file is what the GUI left, byte for byte.
+    await rollback(creation?.backup?.id as number);
+    expect(conf()).toBe(GUI_CONF);
+  });
+});
+
+describe("the file edit", () => {
+  test("the write is a compare-and-swap: a file changed since it was read is left alone", async () => {
+    const out = await withPbxHost(s.app, async (remote) => {
+      const { path, content } = await remote.readVoicemailConf();
+      expect(path).toBe(pbx.voicemailConfPath);
+      expect(content).toBe(GUI_CONF);
+      // Someone saves in FreePBX's GUI meanwhile.
+      pbx.setVoicemailConf(`${GUI_VOICEMAIL_CONF}; edited in the GUI\n`);
+      return remote.writeVoicemailConf(path, sha256Of(content as string), "[default]\n");
+    });
+    expect(out).toEqual({ ok: false, message: expect.stringContaining("changed while the console was editing it") });
+    expect(conf()).toBe(`${GUI_CONF}; edited in the GUI\n`);
+  });
+
+  test("lines are bytes: a latin1 line, CRLF endings, block comments and other contexts survive an edit and its undo", () => {
+    const text = Buffer.concat([
+      Buffer.from("[general]\r\nformat=wav\r\n;--\r\n[default]\r\n2001 => 1,commented,,,\r\n--;\r\n[default]\r\n"),
+      Buffer.from([0x31, 0x30, 0x39, 0x39, 0x20, 0x3d, 0x3e, 0x20, 0x31, 0x2c, 0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72]),
+      Buffer.from("\r\n[other]\r\n2001 => 5,Other,,,\r\n"),
+    ]).toString("latin1");
+    const edit = editVoicemail(text, [{ ext: "2001", context: "default", name: "Dora" }], []);
+    expect(edit.created).toEqual(["2001"]);
+    const lines = edit.content.split("\n");
+    // After 1099's line (the commented-out 2001 is not a mailbox), nothing else moved.
+    expect(lines[8]).toBe(newLine("2001", "Dora"));
+    expect(lines.filter((_, i) => i !== 8).join("\n")).toBe(text);
+    const snap = voicemailSnapshot("/x/voicemail.conf", text, ["2001"]);
+    expect(restoreVoicemail(edit.content, snap)).toBe(text);
+    // Removing 2001 from [default] leaves [other]'s 2001.
+    expect(editVoicemail(edit.content, [], [{ ext: "2001", context: "default" }]).content).toBe(text);
+  });
+});
