@@ -20,13 +20,7 @@ const PLAN_TARGET_MS = 2000;
 const APPLY_TARGET_MS = 10_000;
 
 const pbx = await startPbxHost();
-const s = await startTestServer({
-  PBX_SSH_HOST: pbx.ssh.host,
-  PBX_SSH_PORT: String(pbx.ssh.port),
-  PBX_SSH_USER: pbx.ssh.username,
-  PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
-  PBX_FREEPBX_CONF: pbx.freepbxConfPath,
-});
+const s = await startTestServer(pbx.consoleEnv());
 await s.setup();
 
 // The console's 5,000 extensions, the same on the PBX (written by the console's own SQL), all managed.

@@ -80,6 +80,8 @@ export interface CompareResponse<Row> {
 export interface ImportResult {
   created: number;
   updated: number;
+  /** Objects the console already held as the PBX has them (not written; adopted when not yet managed). */
+  unchanged?: number;
   failed: number;
   errors?: string[];
 }

@@ -1,10 +1,11 @@
 /**
  * Plan, then apply (issue 11 items 1, 2, 5; ADR 0025): what a deployment would do to the live PBX, per
  * object, before anything is written. `POST /api/deploy/plan` answers a `DeployPlan`; `POST /api/deploy/apply`
- * applies exactly that plan (its fingerprint) with the user's conflict resolutions.
+ * applies exactly that plan (its fingerprint) with the user's conflict resolutions. The Sync import has its
+ * own plan (`ImportPlan`, below): what importing PBX objects does in the console.
  */
 import { z } from "zod";
-import type { DeployKind } from "./pbx";
+import { type DeployKind, importExtensionsSchema, importTrunksSchema } from "./pbx";
 
 export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as const;
 export type PlanTarget = (typeof PLAN_TARGETS)[number];
@@ -100,3 +101,79 @@ export const STALE_PLAN_MESSAGE = "The PBX or the console changed since this pla
 export const planItemId = (kind: DeployKind, key: string) => `${kind}:${key}`;
 
 export const emptyCounts = (): PlanCounts => ({ create: 0, update: 0, delete: 0, conflict: 0, unchanged: 0 });
+
+// ---------- Sync import: the review before importing from the PBX (ADR 0025, "Sync import") ----------
+
+/**
+ * What importing one PBX object does in the console:
+ * - create: a new console object with the listed values;
+ * - update: the console object's fields change, each from → to;
+ * - unchanged: the console already holds the PBX's values;
+ * - refused: the console cannot hold it (the reason: a value the console's validator refuses, a number a PTT
+ *   group holds, not on the PBX any more).
+ */
+export const IMPORT_ACTIONS = ["create", "update", "unchanged", "refused"] as const;
+export type ImportAction = (typeof IMPORT_ACTIONS)[number];
+export type ImportCounts = Record<ImportAction, number>;
+
+export const IMPORT_KINDS = ["extensions", "trunks"] as const;
+export type ImportKind = (typeof IMPORT_KINDS)[number];
+
+export interface ImportPlanItem {
+  /** `<kind>:<key>`. */
+  id: string;
+  kind: "extension" | "trunk";
+  /** Extension number or trunk name (as on the PBX). */
+  key: string;
+  label: string;
+  action: ImportAction;
+  /** The console's fields (`name`, `voicemail`, `host`…): create lists the values, update the ones that change. Secrets masked. */
+  changes: FieldChange[];
+  /** The console starts managing this PBX object (a `pbx_objects` record with origin `import`); false: it already does. */
+  adopt: boolean;
+  /** The console row it updates (update, unchanged). */
+  consoleId: number | null;
+  /** FreePBX's trunkid (trunks). */
+  pbxId: string | null;
+  /** refused: why. */
+  reason?: string;
+  note?: string;
+}
+
+export interface ImportPlan {
+  kind: ImportKind;
+  mode: "all" | "selected";
+  /** How the PBX was read. */
+  via: "ssh" | "graphql";
+  /** A hash of the PBX rows read and the console rows concerned: the import needs the same. */
+  fingerprint: string;
+  items: ImportPlanItem[];
+  counts: ImportCounts;
+  /** How many objects the console starts managing. */
+  adopts: number;
+  /** When the PBX was read (ISO 8601). */
+  readAt: string;
+}
+
+export const emptyImportCounts = (): ImportCounts => ({ create: 0, update: 0, unchanged: 0, refused: 0 });
+
+const importFingerprint = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint")
+  .optional()
+  .describe(
+    "The fingerprint of the plan the user reviewed (POST /api/sync/<kind>/plan). When given and the PBX or the console changed since, the answer is 409 with the new plan and nothing is imported; when left out (API clients), the import runs without a review.",
+  );
+
+/** POST /api/sync/extensions/import: the selection, and the reviewed plan's fingerprint (optional). */
+export const importExtensionsRequestSchema = importExtensionsSchema.extend({ fingerprint: importFingerprint });
+export type ImportExtensionsRequest = z.output<typeof importExtensionsRequestSchema>;
+/** POST /api/sync/trunks/import. */
+export const importTrunksRequestSchema = importTrunksSchema.extend({ fingerprint: importFingerprint });
+export type ImportTrunksRequest = z.output<typeof importTrunksRequestSchema>;
+
+/** 409 of an import when the PBX or the console changed since the reviewed plan (STALE_PLAN_MESSAGE). */
+export interface StaleImportPlanAnswer {
+  error: { message: string };
+  plan: ImportPlan;
+}

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
-import { type Harness, startHarness } from "./harness";
+import { type Harness, startHarness, waitEnabled } from "./harness";
 import { toasts } from "./locators";
 
 // Every comparison is an SSH round trip (~0.3–1 s).
@@ -52,6 +52,26 @@ const checkbox = (page: Page, key: string) => page.getByRole("checkbox", { name:
 const importSelected = (page: Page, n: number) =>
   page.getByRole("button", { name: `Import Selected (${n})`, exact: true });
 
+/** The review every import opens (ADR 0025 "Sync import"). */
+const reviewDialog = (page: Page, kind = "extensions") =>
+  page.getByRole("dialog", { name: `Review: import ${kind}`, exact: true });
+const importButton = (page: Page, kind = "extensions") =>
+  reviewDialog(page, kind).getByRole("button", { name: /^Import \(/ });
+const planItem = (page: Page, label: string, kind = "extensions") =>
+  reviewDialog(page, kind).getByRole("listitem", { name: label, exact: true });
+
+/** Waits for the plan in the open review, confirms it and checks the import's request; the dialog closes. */
+async function confirmImport(page: Page, kind: "extensions" | "trunks", body: Record<string, unknown>) {
+  await reviewDialog(page, kind).getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/sync/${kind}/import`));
+  await waitEnabled(importButton(page, kind));
+  await importButton(page, kind).click();
+  const request = (await sent).postDataJSON();
+  expect(request).toMatchObject(body);
+  expect(request.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  await reviewDialog(page, kind).waitFor({ state: "hidden", timeout: SLOW.timeout });
+}
+
 async function syncPage(): Promise<Page> {
   const page = await h.signedInPage("/sync");
   await page.getByRole("heading", { level: 1, name: "Sync Configuration" }).waitFor();
@@ -89,13 +109,14 @@ describe("Sync: extensions", () => {
     expect(await importSelected(page, 0).isDisabled()).toBe(true);
 
     await checkbox(page, "2001").click();
-    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/extensions/import"));
+    const planned = page.waitForRequest((r) => r.url().endsWith("/api/sync/extensions/plan"));
     await importSelected(page, 1).click();
-    expect((await sent).postDataJSON()).toEqual({ extensions: ["2001"], mode: "selected" });
+    expect((await planned).postDataJSON()).toEqual({ extensions: ["2001"], mode: "selected" });
+    await confirmImport(page, "extensions", { extensions: ["2001"], mode: "selected" });
 
     const toast = toasts(page);
     await toast.getByText("Extensions Imported", { exact: true }).waitFor(SLOW);
-    await toast.getByText("Created: 1, Updated: 0, Failed: 0", { exact: true }).waitFor();
+    await toast.getByText("Created: 1, Updated: 0, Unchanged: 0, Failed: 0", { exact: true }).waitFor();
     await importSelected(page, 0).waitFor(); // selection cleared
     await statusOf(page, "2001", "Synced"); // comparison refetched
     expect(await cells(row(page, "2001"))).toEqual(["2001", "Lobby", "Lobby", "Synced"]);
@@ -117,10 +138,10 @@ describe("Sync: extensions", () => {
   test("Import All updates every row from the PBX; nothing is left to select", async () => {
     const page = await syncPage();
     await statusOf(page, "1002", "Needs Sync");
-    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/extensions/import"));
     await page.getByRole("button", { name: "Import All", exact: true }).click();
-    expect((await sent).postDataJSON()).toEqual({ extensions: [], mode: "all" });
-    await toasts(page).getByText("Created: 0, Updated: 3, Failed: 0", { exact: true }).waitFor(SLOW);
+    await confirmImport(page, "extensions", { extensions: [], mode: "all" });
+    // 1001 and 2001 already match: not written again.
+    await toasts(page).getByText("Created: 0, Updated: 1, Unchanged: 2, Failed: 0", { exact: true }).waitFor(SLOW);
     await statusOf(page, "1002", "Synced");
     expect(await cells(row(page, "1002"))).toEqual(["1002", "Bob Smith", "Bob Smith", "Synced"]);
     expect(await table(page).getByRole("checkbox", { name: "Select all rows that need importing" }).isDisabled()).toBe(
@@ -143,6 +164,7 @@ describe("Sync: extensions", () => {
     // Imported through the first page's UI: the second page follows.
     await checkbox(first, "2002").click();
     await importSelected(first, 1).click();
+    await confirmImport(first, "extensions", { extensions: ["2002"], mode: "selected" });
     await toasts(first).getByText("Extensions Imported", { exact: true }).waitFor(SLOW);
     await statusOf(second, "2002", "Synced");
     expect(await toasts(second).getByText("Extensions Imported").count()).toBe(0);
@@ -154,7 +176,7 @@ describe("Sync: extensions", () => {
     await extensionsPage.getByText("Warehouse").first().waitFor(SLOW);
   });
 
-  test("a failed import: 'Import Failed' with the server's message, or the fallback text", async () => {
+  test("a failed import: the server's message in the review, or the fallback text; the review stays for a retry", async () => {
     await pbxOnlyExtension("2004", "Garage");
     const page = await syncPage();
     await statusOf(page, "2004", "Not in Dashboard");
@@ -167,15 +189,82 @@ describe("Sync: extensions", () => {
     );
     await checkbox(page, "2004").click();
     await importSelected(page, 1).click();
-    const toast = toasts(page);
-    await toast.getByText("Import Failed", { exact: true }).waitFor();
-    await toast.getByText("Cannot reach 127.0.0.1:22: connection refused", { exact: true }).waitFor();
-    await importSelected(page, 1).waitFor(); // the selection stays for a retry
+    const dialog = reviewDialog(page);
+    await dialog.getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+    await waitEnabled(importButton(page));
+    await importButton(page).click();
+    await dialog
+      .getByRole("alert")
+      .getByText("Cannot reach 127.0.0.1:22: connection refused", { exact: true })
+      .waitFor();
 
     await page.unroute("**/api/sync/extensions/import");
     await page.route("**/api/sync/extensions/import", (route) => route.abort("connectionreset"));
+    await importButton(page).click();
+    await dialog.getByRole("alert").getByText("Failed to import extensions from the PBX", { exact: true }).waitFor();
+    await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await importSelected(page, 1).waitFor(); // the selection stays for a retry
+  });
+
+  test("the review lists the plan; a stale plan says so and shows the new one; Import runs to success", async () => {
+    await pbx.query("UPDATE users SET name = 'Alice B' WHERE extension = '1001'");
+    await pbxOnlyExtension("2005", "Storage");
+    await pbxOnlyExtension("2006", "Bad\tName"); // a tab: the console's validator refuses it
+    const page = await syncPage();
+    await statusOf(page, "2006", "Not in Dashboard");
+    for (const key of ["1001", "2005", "2006"]) await checkbox(page, key).click();
+    await importSelected(page, 3).click();
+
+    const dialog = reviewDialog(page);
+    await dialog.getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+    expect(await dialog.getByTestId("count-create").textContent()).toBe("1 to create");
+    expect(await dialog.getByTestId("count-update").textContent()).toBe("1 to update");
+    expect(await dialog.getByTestId("count-refused").textContent()).toBe("1 cannot import");
+    expect(await dialog.getByTestId("count-unchanged").textContent()).toBe("0 unchanged");
+    expect(await dialog.getByTestId("count-adopt").textContent()).toBe("1 becomes managed");
+    const create = dialog.getByRole("region", { name: "Create" });
+    expect(await create.getByRole("listitem", { name: "Extension 2005 - Storage" }).count()).toBe(1);
+    expect(await planItem(page, "Extension 2005 - Storage").getByTestId("field-change").allTextContents()).toEqual([
+      "namenoneStorage",
+      "voicemailnoneoff",
+      "secret(secret) changes",
+    ]);
+    expect(await planItem(page, "Extension 2005 - Storage").getByText("Becomes managed").count()).toBe(1);
+    const update = dialog.getByRole("region", { name: "Update" });
+    expect(await update.getByTestId("field-change").allTextContents()).toEqual(["nameAliceAlice B"]);
+    const refused = dialog.getByRole("region", { name: "Cannot import" });
+    await refused.getByText("2006: Name contains a control character (e.g. a newline)", { exact: true }).waitFor();
+    expect(await importButton(page).textContent()).toBe("Import (2 extensions)");
+
+    // Changed on the PBX while the review is open: Import says so and shows the new plan; nothing imported.
+    await pbx.query("UPDATE users SET name = 'Storage Room' WHERE extension = '2005'");
+    await importButton(page).click();
+    await dialog.getByTestId("stale-plan").waitFor(SLOW);
+    await planItem(page, "Extension 2005 - Storage Room").waitFor();
+    const list = async () =>
+      (await h.apiJson<{ extension: string }[]>("GET", "/api/extensions")).map((e) => e.extension);
+    expect(await list()).not.toContain("2005");
+
+    // The new plan imports: the job runs to success (the refused one is its failed item).
+    await waitEnabled(importButton(page));
+    await importButton(page).click();
+    await dialog.waitFor({ state: "hidden", timeout: SLOW.timeout });
+    await toasts(page).getByText("Created: 1, Updated: 1, Unchanged: 0, Failed: 1", { exact: true }).waitFor(SLOW);
+    await statusOf(page, "2005", "Synced");
+    await statusOf(page, "1001", "Synced");
+    expect(await cells(row(page, "2005"))).toEqual(["2005", "Storage Room", "Storage Room", "Synced"]);
+    await page.getByRole("status").getByText("2006: Name contains a control character (e.g. a newline)").waitFor();
+
+    // Only what imports cleanly: the job succeeds.
+    await pbxOnlyExtension("2007", "Annex");
+    await page.getByRole("button", { name: "Refresh", exact: true }).click();
+    await statusOf(page, "2007", "Not in Dashboard");
+    await checkbox(page, "2007").click();
     await importSelected(page, 1).click();
-    await toast.getByText("Failed to import extensions from the PBX", { exact: true }).waitFor();
+    await confirmImport(page, "extensions", { extensions: ["2007"], mode: "selected" });
+    await page.getByTestId("job-progress").and(page.locator('[data-state="succeeded"]')).waitFor(SLOW);
+    await toasts(page).getByText("Created: 1, Updated: 0, Unchanged: 0, Failed: 0", { exact: true }).waitFor(SLOW);
   });
 });
 
@@ -201,11 +290,14 @@ describe("Sync: trunks", () => {
     expect(await page.getByTestId("dashboard-count").textContent()).toBe("0");
 
     await checkbox(page, "Backup").click();
-    const sent = page.waitForRequest((r) => r.url().endsWith("/api/sync/trunks/import"));
     await importSelected(page, 1).click();
-    expect((await sent).postDataJSON()).toEqual({ trunks: ["Backup"], mode: "selected" });
+    await reviewDialog(page, "trunks").getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+    expect(await planItem(page, "Trunk Backup", "trunks").getByTestId("field-change").allTextContents()).toContain(
+      "hostnonesip.backup.net",
+    );
+    await confirmImport(page, "trunks", { trunks: ["Backup"], mode: "selected" });
     await toasts(page).getByText("Trunks Imported", { exact: true }).waitFor(SLOW);
-    await toasts(page).getByText("Created: 1, Updated: 0, Failed: 0", { exact: true }).waitFor();
+    await toasts(page).getByText("Created: 1, Updated: 0, Unchanged: 0, Failed: 0", { exact: true }).waitFor();
     await statusOf(page, "Backup", "Synced");
     expect(await cells(row(page, "Backup"))).toEqual(["Backup", "sip.backup.net", "sip.backup.net", "Synced"]);
     const [trunk] = await h.apiJson<{ name: string; host: string; port: number }[]>("GET", "/api/trunks");

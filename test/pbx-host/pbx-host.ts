@@ -92,6 +92,8 @@ export interface PbxHost {
   binDir: string;
   /** Runs one SQL statement as freepbxuser on `asterisk` over TCP (Bun.SQL); `?` placeholders bound from params. */
   query(sql: string, params?: unknown[]): Promise<QueryRows>;
+  /** The console's environment for this host: its SSH settings and FreePBX config file path. */
+  consoleEnv(): Record<string, string>;
   /** Runs a whole script with the real MariaDB command-line client, as an administrator pasting it would. */
   runScript(script: string): { code: number | null; err: string };
   /** Calls of the fwconsole stand-in so far, oldest first. */
@@ -463,6 +465,15 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     freepbxConfPath: file.freepbxConf,
     binDir: dir.bin,
     query: (text, params = []) => db.unsafe(text, params as any[]) as Promise<QueryRows>,
+    consoleEnv(this: PbxHost) {
+      return {
+        PBX_SSH_HOST: this.ssh.host,
+        PBX_SSH_PORT: String(this.ssh.port),
+        PBX_SSH_USER: this.ssh.username,
+        PBX_SSH_PRIVATE_KEY: this.ssh.privateKey,
+        PBX_FREEPBX_CONF: this.freepbxConfPath,
+      };
+    },
     runScript(script) {
       const r = Bun.spawnSync(
         [

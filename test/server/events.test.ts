@@ -34,11 +34,7 @@ beforeAll(async () => {
     OPENAI_API_KEY: OPENAI_DEFAULT_KEY,
     OPENAI_WEBHOOK_SECRET: webhookSecret,
     OPENAI_PROJECT_ID: "proj_events",
-    PBX_SSH_HOST: pbx.ssh.host,
-    PBX_SSH_PORT: String(pbx.ssh.port),
-    PBX_SSH_USER: pbx.ssh.username,
-    PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
-    PBX_FREEPBX_CONF: pbx.freepbxConfPath,
+    ...pbx.consoleEnv(),
   });
   // Every event the hub sends to the open consoles, whichever module published it.
   const hub = s.app.events;

@@ -22,13 +22,7 @@ afterAll(async () => {
 });
 
 let s: TestServer;
-const sshEnv = () => ({
-  PBX_SSH_HOST: pbx.ssh.host,
-  PBX_SSH_PORT: String(pbx.ssh.port),
-  PBX_SSH_USER: pbx.ssh.username,
-  PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
-  PBX_FREEPBX_CONF: pbx.freepbxConfPath,
-});
+const sshEnv = () => pbx.consoleEnv();
 
 /** AstDB as FreePBX left it for the GUI's extension 1001 (a value with a trailing space must survive too). */
 const GUI_ASTDB = {

@@ -31,13 +31,7 @@ beforeEach(async () => {
   pbx.setAsteriskDown(false);
   pbx.setAstdb({});
   pbx.clearAsteriskCalls();
-  s = await startTestServer({
-    PBX_SSH_HOST: pbx.ssh.host,
-    PBX_SSH_PORT: String(pbx.ssh.port),
-    PBX_SSH_USER: pbx.ssh.username,
-    PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
-    PBX_FREEPBX_CONF: pbx.freepbxConfPath,
-  });
+  s = await startTestServer(pbx.consoleEnv());
   await s.setup();
 });
 afterEach(async () => {

@@ -26,13 +26,7 @@ beforeEach(async () => {
 });
 
 let s: TestServer;
-const sshEnv = () => ({
-  PBX_SSH_HOST: pbx.ssh.host,
-  PBX_SSH_PORT: String(pbx.ssh.port),
-  PBX_SSH_USER: pbx.ssh.username,
-  PBX_SSH_PRIVATE_KEY: pbx.ssh.privateKey,
-  PBX_FREEPBX_CONF: pbx.freepbxConfPath,
-});
+const sshEnv = () => pbx.consoleEnv();
 async function server(env: Record<string, string> = sshEnv()) {
   s = await startTestServer(env);
   await s.setup();
@@ -246,7 +240,8 @@ describe("deployment over SSH", () => {
     const imp = await job("/api/sync/extensions/import", { extensions: ["2001"], mode: "selected" });
     expect(imp.json).toMatchObject({ created: 1, updated: 0, failed: 0 });
     const all = await job("/api/sync/extensions/import", { extensions: [], mode: "all" });
-    expect(all.json).toMatchObject({ created: 0, updated: 2, failed: 0 });
+    // 2001 was just imported: unchanged (not written again); 1001 takes the PBX's name.
+    expect(all.json).toMatchObject({ created: 0, updated: 1, unchanged: 1, failed: 0 });
     const after = await s.call("GET", "/api/sync/extensions/compare");
     expect(after.json.comparison.every((r: any) => r.inDashboard && !r.needsSync)).toBe(true);
     const lobby = s.db.$client

@@ -4,21 +4,23 @@
  */
 
 import type { JobStarted } from "../../shared/jobs";
+import type { DeployAllResponse, DeployGroupResult, DeployResponse, ImportResult } from "../../shared/pbx";
 import type {
-  DeployAllResponse,
-  DeployGroupResult,
-  DeployResponse,
-  ImportExtensionsInput,
-  ImportResult,
-  ImportTrunksInput,
-} from "../../shared/pbx";
-import type { ApplyRequest, DeployPlan } from "../../shared/plan";
+  ApplyRequest,
+  DeployPlan,
+  ImportExtensionsRequest,
+  ImportKind,
+  ImportPlan,
+  ImportTrunksRequest,
+} from "../../shared/plan";
 import type { Deps } from "../domain/deps";
 import { deployTarget } from "../pbx/apply";
 import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy";
 import { importExtensions, importTrunks } from "../pbx/import";
 import { planPath, planTarget } from "../pbx/plan";
 import { pbxReadPath } from "../pbx/read";
+import { syncImportPlan } from "../pbx/sync-plan";
+import type { JobProgress } from "./progress";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 
 /** A deployment's overall deadline: after it, the job stops after its current item (failed, "deadline exceeded"). */
@@ -41,7 +43,8 @@ const deployOk = (a: DeployResponse | DeployAllResponse) => {
   return groups.every((g) => g.failed === 0) && (a.reload === null || a.reload.ok);
 };
 
-export const importDetail = (a: ImportResult) => `${a.created} created, ${a.updated} updated, ${a.failed} failed`;
+export const importDetail = (a: ImportResult) =>
+  `${a.created} created, ${a.updated} updated, ${a.failed} failed${a.unchanged ? `, ${a.unchanged} unchanged` : ""}`;
 
 type JobDeps = DeployDeps & Pick<Deps, "now">;
 
@@ -88,40 +91,63 @@ export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, 
   return { jobId };
 }
 
-/** Starts importing the PBX's extensions; `Invalid` at once when the PBX cannot be read. */
-export function startImportExtensionsJob(
+/**
+ * Checks a reviewed import plan before its job starts (ADR 0025 "Sync import"): the plan is made again;
+ * when its fingerprint is not the reviewed one, no job starts and the new plan comes back (the route's
+ * 409). Without a fingerprint (API clients) the import runs without a review.
+ */
+async function staleImportPlan(
   deps: JobDeps,
+  kind: ImportKind,
+  input: ImportExtensionsRequest | ImportTrunksRequest,
+): Promise<ImportPlan | null> {
+  if (input.fingerprint === undefined) return null;
+  const plan = await syncImportPlan(deps, kind, input);
+  return plan.wire.fingerprint === input.fingerprint ? null : plan.wire;
+}
+
+function startImportJob(
   jobs: JobRunner,
   owner: JobOwner,
-  input: ImportExtensionsInput,
+  kind: ImportKind,
+  run: (progress: JobProgress) => Promise<ImportResult>,
 ): JobStarted {
-  pbxReadPath(deps, "extensions");
   const jobId = jobs.start(owner, {
     kind: "import",
-    target: "extensions",
+    target: kind,
     deadlineMs: IMPORT_JOB_DEADLINE_MS,
-    auditAction: jobAuditAction("import", "extensions"),
-    run: (progress) => importExtensions(deps, input, progress),
+    auditAction: jobAuditAction("import", kind),
+    run,
     outcome: (summary) => ({ ok: summary.failed === 0, detail: importDetail(summary) }),
   });
   return { jobId };
 }
 
-/** Starts importing the PBX's trunks (SSH only); `Invalid` at once without SSH. */
-export function startImportTrunksJob(
+/**
+ * Starts importing the PBX's extensions; `Invalid` at once when the PBX cannot be read; the new plan
+ * (`stale`) when a reviewed plan's fingerprint no longer matches.
+ */
+export async function startImportExtensionsJob(
   deps: JobDeps,
   jobs: JobRunner,
   owner: JobOwner,
-  input: ImportTrunksInput,
-): JobStarted {
+  input: ImportExtensionsRequest,
+): Promise<JobStarted | { stale: ImportPlan }> {
+  pbxReadPath(deps, "extensions");
+  const stale = await staleImportPlan(deps, "extensions", input);
+  if (stale) return { stale };
+  return startImportJob(jobs, owner, "extensions", (progress) => importExtensions(deps, input, progress));
+}
+
+/** Starts importing the PBX's trunks (SSH only); `Invalid` at once without SSH; `stale` as for extensions. */
+export async function startImportTrunksJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  input: ImportTrunksRequest,
+): Promise<JobStarted | { stale: ImportPlan }> {
   pbxReadPath(deps, "trunks");
-  const jobId = jobs.start(owner, {
-    kind: "import",
-    target: "trunks",
-    deadlineMs: IMPORT_JOB_DEADLINE_MS,
-    auditAction: jobAuditAction("import", "trunks"),
-    run: (progress) => importTrunks(deps, input, progress),
-    outcome: (summary) => ({ ok: summary.failed === 0, detail: importDetail(summary) }),
-  });
-  return { jobId };
+  const stale = await staleImportPlan(deps, "trunks", input);
+  if (stale) return { stale };
+  return startImportJob(jobs, owner, "trunks", (progress) => importTrunks(deps, input, progress));
 }

@@ -28,6 +28,7 @@ import { type PbxRemote, withPbxHost } from "./host";
 import { EMPTY_OR_NULL, type ItemKind, isExpr, type PbxObject, ROUTE_ID, TRUNK_ID, type Value } from "./ownership";
 import { SESSION_SETUP } from "./script";
 import { str, UnsafeValueError } from "./sql";
+import { restoreVoicemail, sha256Of, type VoicemailSnapshot, voicemailSnapshot } from "./voicemail";
 
 /** Every FreePBX table an apply writes (and so a backup may hold). */
 export const BACKUP_TABLES = [
@@ -80,6 +81,11 @@ interface StoredRows {
   version: 1;
   objects: ObjectScope[];
   tables: TableRows[];
+  /**
+   * The extensions' mailbox lines of voicemail.conf (voicemail.ts; absent in backups made before it, or
+   * without extensions); `snapshot` null with `error` when the file could not be read.
+   */
+  voicemail?: { snapshot: VoicemailSnapshot | null; error: string | null };
 }
 
 /** `config_backups.astdb`: the trees and their entries (null with `error` when Asterisk did not answer). */
@@ -340,6 +346,8 @@ export async function backupBeforeApply(
     objects: scopes,
     tables: tables.map((t) => ({ table: t, columns: columns.get(t) as string[], rows: rowsOf.get(t) ?? [] })),
   };
+  const voicemail = await readVoicemail(remote, scopes);
+  if (voicemail) stored.voicemail = voicemail;
   const astdb = await readAstdb(remote, scopes);
   const row = deps.db
     .insert(configBackups)
@@ -355,6 +363,38 @@ export async function backupBeforeApply(
     .returning({ id: configBackups.id })
     .get();
   return row.id;
+}
+
+/** The extensions' mailbox lines of voicemail.conf (none when there are no extensions or no file). */
+async function readVoicemail(remote: PbxRemote, scopes: ObjectScope[]): Promise<StoredRows["voicemail"] | null> {
+  const numbers = scopes.map((s) => s.extension).filter((n): n is string => n !== null);
+  if (!numbers.length) return null;
+  try {
+    const { path, content } = await remote.readVoicemailConf();
+    if (content === null) return null;
+    return { snapshot: voicemailSnapshot(path, content, numbers), error: null };
+  } catch (err) {
+    if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
+    return { snapshot: null, error: err.message };
+  }
+}
+
+/** Puts the backed-up mailbox lines back (one compare-and-swap write, then `voicemail reload`); the failure, or null. */
+async function restoreVoicemailLines(remote: PbxRemote, snap: VoicemailSnapshot): Promise<string | null> {
+  try {
+    const { path, content } = await remote.readVoicemailConf();
+    if (path !== snap.path) return `voicemail.conf is now ${path}, the backup has ${snap.path}`;
+    if (content === null) return `${path} does not exist`;
+    const restored = restoreVoicemail(content, snap);
+    if (restored === content) return null;
+    const out = await remote.writeVoicemailConf(path, sha256Of(content), restored);
+    if (!out.ok) return out.message;
+    await remote.voicemailReload().catch(() => null);
+    return null;
+  } catch (err) {
+    if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
+    return err.message;
+  }
 }
 
 /** From this many extensions on, a backup reads whole AstDB families rather than each extension's trees. */
@@ -648,6 +688,20 @@ export async function rollbackBackup(
               for (const l of extLabels)
                 astdbFailed.set(l, `Asterisk's database (AstDB) was not restored: ${put.message}`);
           }
+        }
+        const vm = stored.voicemail;
+        if (vm) {
+          const extLabels = stored.objects.filter((o) => o.extension !== null).map((o) => o.label);
+          let why = `it was not backed up (${vm.error}): left as it is`;
+          if (vm.snapshot) {
+            progress?.item("Restoring voicemail mailboxes (voicemail.conf)");
+            why = (await restoreVoicemailLines(remote, vm.snapshot)) ?? "";
+          }
+          if (why)
+            for (const l of extLabels) {
+              const text = `voicemail.conf was not restored: ${why}`;
+              astdbFailed.set(l, astdbFailed.has(l) ? `${astdbFailed.get(l)}; ${text}` : text);
+            }
         }
         progress?.item("Reloading FreePBX (fwconsole reload)");
         const r = await remote.reload();

@@ -15,12 +15,13 @@ import { Invalid } from "../domain/errors";
 import { type ClientDeps, clients } from "../integrations/outside";
 import { withOpenSecret } from "../inventory/sip-secrets";
 import { type JobProgress, notReached } from "../jobs/progress";
-import { type AstdbEntry, astdbEntries, extensionRowsSql, parseExtensionRows } from "./astdb";
+import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "./astdb";
 import { MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import type { PbxRemote } from "./host";
 import { buildScript } from "./script";
 import { UnsafeValueError } from "./sql";
+import { completeVoicemail, contextsBeforeDelete } from "./voicemail";
 
 /** What a deployment uses: the console's rows, the event hub, and what the FreePBX API client needs. */
 export type DeployDeps = ClientDeps & Pick<Deps, "db" | "events" | "box">;
@@ -74,6 +75,11 @@ export async function writeOverSsh(
   hooks: WriteHooks = {},
 ): Promise<DeployOutcome> {
   const results: DeployItemResult[] = [];
+  // Deleted extensions' voicemail contexts, read while their users rows still exist (voicemail.ts).
+  const vmContexts = await contextsBeforeDelete(
+    remote,
+    items.filter((i) => i.delete && i.kind === "extension").map((i) => i.key),
+  );
   let pending = [...items];
   while (pending.length > 0) {
     // Cancel and deadline act before the transaction (all or nothing) or before the reload (ADR 0024).
@@ -110,9 +116,15 @@ export async function writeOverSsh(
   }
   await hooks.afterCommit?.(results);
   const deleted = new Set(items.filter((i) => i.delete).map((i) => `${i.kind}:${i.key}`));
-  await completeExtensions(
+  const kept = results.filter((r) => !deleted.has(`${r.kind}:${r.name}`));
+  const rows = await completeExtensions(remote, kept);
+  // Voicemail mailboxes in voicemail.conf (ADR 0023): created for voicemail on, removed for deleted extensions.
+  await completeVoicemail(
     remote,
-    results.filter((r) => !deleted.has(`${r.kind}:${r.name}`)),
+    kept,
+    rows,
+    results.filter((r) => deleted.has(`${r.kind}:${r.name}`)),
+    vmContexts,
   );
   for (const r of results) progress?.result(r);
   const wrote = results.some((r) => r.status === "success");
@@ -142,9 +154,9 @@ export async function writeOverSsh(
  * rows as they now are on the PBX. An extension whose AstDB could not be written is failed
  * with the reason (its rows stay merged: running the deploy again completes it).
  */
-async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]) {
+async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]): Promise<ExtensionRows[]> {
   const done = results.filter((r) => r.kind === "extension" && r.status === "success");
-  if (!done.length) return;
+  if (!done.length) return [];
   const fail = (r: DeployItemResult, why: string) => {
     r.status = "failed";
     r.message = `Saved in the FreePBX database, but Asterisk's database (AstDB) was not written: ${why}`;
@@ -155,7 +167,7 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     for (const r of done) fail(r, err.message);
-    return;
+    return [];
   }
   const entries: AstdbEntry[] = [];
   const written: DeployItemResult[] = [];
@@ -192,6 +204,7 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
   });
   if (!out.ok) for (const r of written) fail(r, out.message);
   else for (const r of written) r.message = "Written to the FreePBX database and Asterisk's database (AstDB)";
+  return rows;
 }
 
 /** Trunk status becomes what the PBX reports: Asterisk's registration state, else enabled/disabled from fwconsole. */

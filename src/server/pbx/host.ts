@@ -27,6 +27,15 @@ import {
 } from "./astdb";
 import { reloadFailureReason } from "./reload";
 import type { Script } from "./script";
+import {
+  DEFAULT_ASTETCDIR,
+  parseVoicemailRead,
+  VOICEMAIL_READ_COMMAND,
+  VOICEMAIL_RELOAD_COMMAND,
+  VOICEMAIL_WRITE_COMMAND,
+  voicemailReadInput,
+  voicemailWriteInput,
+} from "./voicemail";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
 const SAFE_PATH = /^\/[A-Za-z0-9._/-]+$/;
@@ -283,6 +292,58 @@ export class PbxRemote {
       if (m) states.set(m[1] as string, (m[2] as string).toLowerCase());
     }
     return states;
+  }
+
+  private etcDir: string | null = null;
+
+  /**
+   * voicemail.conf's path: FreePBX's ASTETCDIR setting (`freepbx_settings`, Advanced Settings "Asterisk etc
+   * Dir"; the Voicemail module finds the file the same way), `/etc/asterisk` when it is not set. Read once per
+   * session.
+   */
+  async voicemailConfPath(): Promise<string> {
+    if (this.etcDir === null) {
+      const rows = await this.selectHex("SELECT HEX(value) FROM freepbx_settings WHERE keyword = 'ASTETCDIR';");
+      const dir = (rows[0]?.[0] ?? "").replace(/\/+$/, "") || DEFAULT_ASTETCDIR;
+      if (!SAFE_PATH.test(dir) || dir.includes(".."))
+        throw new ServiceError("PBX host", "FreePBX's ASTETCDIR is not a plain directory path");
+      this.etcDir = dir;
+    }
+    return `${this.etcDir}/voicemail.conf`;
+  }
+
+  /** voicemail.conf as bytes (a binary string), or null when the file does not exist (ADR 0023). */
+  async readVoicemailConf(): Promise<{ path: string; content: string | null }> {
+    const path = await this.voicemailConfPath();
+    const out = await this.ssh.exec(VOICEMAIL_READ_COMMAND, { stdin: voicemailReadInput(path), timeoutMs: 30_000 });
+    if (out.code !== 0)
+      throw new ServiceError(
+        "PBX host",
+        `Cannot read ${path}: ${(out.stderr || out.stdout).trim() || `exit ${out.code}`}`,
+      );
+    return { path, content: parseVoicemailRead(out.stdout) };
+  }
+
+  /** Replaces voicemail.conf if it still has `expectedSha256` (atomic, owner and mode kept); else nothing is written. */
+  async writeVoicemailConf(
+    path: string,
+    expectedSha256: string,
+    content: string,
+  ): Promise<{ ok: true } | { ok: false; message: string }> {
+    const out = await this.ssh.exec(VOICEMAIL_WRITE_COMMAND, {
+      stdin: voicemailWriteInput(path, expectedSha256, content),
+      timeoutMs: 30_000,
+    });
+    if (out.code === 0 && out.stdout.trim() === "written") return { ok: true };
+    return { ok: false, message: (out.stderr || out.stdout).trim().split("\n").at(-1) || `exit ${out.code}` };
+  }
+
+  /** `asterisk -rx "voicemail reload"`: Asterisk re-reads voicemail.conf. */
+  async voicemailReload(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const out = await this.ssh.exec(VOICEMAIL_RELOAD_COMMAND, { timeoutMs: 30_000 });
+    const text = `${out.stdout}${out.stderr}`.trim();
+    if (out.code === 0 && /Reloading voicemail/i.test(text)) return { ok: true };
+    return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
   }
 
   /** Drops the connection at once: every command still running fails (used when a deadline passes). */

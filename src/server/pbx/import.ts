@@ -1,26 +1,33 @@
 /**
- * Sync import: rows read from the live PBX become console rows. A row with the
- * same extension number / trunk name is updated; a new one is created. A row
- * the console cannot hold is a failed item with the reason, never a partial
- * write, and the rest of the import goes on. SIP secrets read from the PBX are
- * stored sealed.
+ * Sync import: rows read from the live PBX become console rows, exactly as the import's plan says
+ * (`sync-plan.ts`: the same decisions the review shows). A created or updated object is written with the
+ * PBX's values; an unchanged one is not written; a refused one is a failed item with the reason, never a
+ * partial write, and the rest of the import goes on. Every imported object becomes managed by the console
+ * (`pbx_objects`, origin `import`). SIP secrets read from the PBX are stored sealed.
+ *
+ * With the fingerprint of a reviewed plan, the job plans again from its own read of the PBX and, when the
+ * PBX or the console changed since, stops before writing anything (`Conflict`, "changed since this plan").
  */
 import { eq } from "drizzle-orm";
 import { extensions, trunks } from "../../db/schema";
-import type { ImportExtensionsInput, ImportResult, ImportTrunksInput } from "../../shared/pbx";
+import type { ImportResult } from "../../shared/pbx";
+import {
+  type ImportExtensionsRequest,
+  type ImportKind,
+  type ImportTrunksRequest,
+  STALE_PLAN_MESSAGE,
+} from "../../shared/plan";
 import type { Deps } from "../domain/deps";
-import { numberOwner, numberTakenMessage } from "../inventory/numbers";
+import { Conflict } from "../domain/errors";
 import { type JobProgress, notReached } from "../jobs/progress";
 import { recordManaged } from "./managed";
-import { type PbxReadDeps, readPbxExtensions, readPbxTrunks } from "./read";
+import type { PbxReadDeps } from "./read";
+import { assembleImportPlan, type ImportEntry, readForImport } from "./sync-plan";
 
+type ImportDeps = PbxReadDeps & Pick<Deps, "db" | "events" | "box" | "now">;
+
+/** `unchanged` appears once an object is unchanged (the summary's shape before reviews stays as it was). */
 const emptyResult = (): ImportResult => ({ created: 0, updated: 0, failed: 0, errors: [] });
-
-function failed(result: ImportResult, reason: string, progress?: JobProgress, label = "") {
-  result.failed++;
-  result.errors?.push(reason);
-  progress?.result({ label, status: "failed", message: reason });
-}
 
 /** Between items of an import job: stop (the rest is not imported and the summary says so), else go on. */
 async function stopHere(result: ImportResult, left: number, progress?: JobProgress): Promise<boolean> {
@@ -32,127 +39,91 @@ async function stopHere(result: ImportResult, left: number, progress?: JobProgre
   return why !== null;
 }
 
-/**
- * Imports the PBX's extensions (all, or the selected numbers). A number that a
- * PTT group holds in the console is refused: extensions and PTT groups share
- * one dial plan.
- */
-export async function importExtensions(
-  deps: PbxReadDeps & Pick<Deps, "db" | "events" | "box" | "now">,
-  input: ImportExtensionsInput,
-  progress?: JobProgress,
-): Promise<ImportResult> {
-  progress?.item("Reading the PBX's extensions");
-  const pbx = await readPbxExtensions(deps);
-  const wanted = input.mode === "all" ? pbx.rows : pbx.rows.filter((r) => input.extensions.includes(r.extension));
-  const result = emptyResult();
-  progress?.total(wanted.length);
-  for (const [i, p] of wanted.entries()) {
-    if (await stopHere(result, wanted.length - i, progress)) break;
-    const name = (p.name ?? "").trim() || `Extension ${p.extension}`;
-    const label = `${p.extension} - ${name}`;
-    progress?.item(label);
-    if (!/^\d{1,10}$/.test(p.extension) || name.length > 100) {
-      failed(
-        result,
-        `${p.extension}: does not fit the console's limits (10 digits, 100-character name)`,
-        progress,
-        label,
-      );
-      continue;
-    }
-    const owner = numberOwner(deps.db, p.extension);
-    const clash = owner?.kind === "ptt-group" ? numberTakenMessage(deps.db, p.extension, "extension") : null;
-    if (clash) {
-      failed(result, clash, progress, label);
-      continue;
-    }
-    const values = { name, voicemail: p.voicemail, ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}) };
-    const consoleId =
-      owner?.kind === "extension"
-        ? deps.db.update(extensions).set(values).where(eq(extensions.extension, p.extension)).returning().get()?.id
-        : deps.db
-            .insert(extensions)
-            .values({ extension: p.extension, ...values })
-            .returning()
-            .get().id;
-    // The console now manages the extension it imported (ADR 0025).
-    recordManaged(deps.db, deps.now(), {
-      kind: "extension",
-      key: p.extension,
-      pbxId: null,
-      consoleId: consoleId ?? null,
-      origin: "import",
-    });
-    if (owner?.kind === "extension") {
-      result.updated++;
-      progress?.result({ label, status: "success", message: "Updated" });
-    } else {
-      result.created++;
-      progress?.result({ label, status: "success", message: "Created" });
-    }
-  }
-  if (result.created || result.updated) deps.events.publish({ type: "extensions-updated", data: { source: "sync" } });
-  deps.events.publish({ type: "sync-status", data: { import: "extensions", ...result } });
-  return result;
-}
-
-const trunkType = (tech: string): "sip" | "iax" | "dahdi" =>
-  tech === "iax2" ? "iax" : tech === "dahdi" ? "dahdi" : "sip";
-
-/** Imports the PBX's trunks (all, or the selected names); read over SSH only. */
-export async function importTrunks(
-  deps: Pick<Deps, "db" | "events" | "credentials" | "box" | "now">,
-  input: ImportTrunksInput,
-  progress?: JobProgress,
-): Promise<ImportResult> {
-  progress?.item("Reading the PBX's trunks");
-  const pbx = await readPbxTrunks(deps);
-  const wanted = input.mode === "all" ? pbx.rows : pbx.rows.filter((r) => input.trunks.includes(r.name));
-  const result = emptyResult();
-  progress?.total(wanted.length);
-  for (const [i, p] of wanted.entries()) {
-    if (await stopHere(result, wanted.length - i, progress)) break;
-    const label = p.name || "(no name)";
-    progress?.item(label);
-    if (!p.name || p.name.length > 50 || !p.host) {
-      failed(result, `${p.name || "(no name)"}: needs a name of at most 50 characters and a host`, progress, label);
-      continue;
-    }
-    const values = {
-      host: p.host,
-      port: p.port,
-      username: p.username,
-      ...(p.secret ? { secret: deps.box.seal(p.secret) } : {}),
-      authMode: p.username && p.secret ? ("credentials" as const) : ("ip" as const),
-      type: trunkType(p.tech),
-    };
-    const existing = deps.db.select().from(trunks).where(eq(trunks.name, p.name)).get();
-    if (existing) deps.db.update(trunks).set(values).where(eq(trunks.id, existing.id)).run();
-    const consoleId =
-      existing?.id ??
-      deps.db
-        .insert(trunks)
-        .values({ name: p.name, ...values })
+/** Writes one planned entry into the console and records that the console manages the PBX object. */
+function write(deps: ImportDeps, e: ImportEntry): void {
+  const { db, box } = deps;
+  let consoleId = e.item.consoleId;
+  if (e.kind === "extension" && e.values) {
+    const { secret, ...rest } = e.values;
+    const values = { ...rest, ...(secret ? { secret: box.seal(secret) } : {}) };
+    if (e.item.action === "update" && consoleId !== null)
+      db.update(extensions).set(values).where(eq(extensions.id, consoleId)).run();
+    if (e.item.action === "create")
+      consoleId = db
+        .insert(extensions)
+        .values({ extension: e.item.key, ...values })
         .returning()
         .get().id;
-    // The console now manages the trunk it imported, by its trunkid (ADR 0025).
-    recordManaged(deps.db, deps.now(), {
-      kind: "trunk",
-      key: p.name,
-      pbxId: p.trunkid,
-      consoleId,
-      origin: "import",
-    });
-    if (existing) {
-      result.updated++;
-      progress?.result({ label, status: "success", message: "Updated" });
-    } else {
-      result.created++;
-      progress?.result({ label, status: "success", message: "Created" });
-    }
   }
-  if (result.created || result.updated) deps.events.publish({ type: "trunks-updated", data: { source: "sync" } });
-  deps.events.publish({ type: "sync-status", data: { import: "trunks", ...result } });
+  if (e.kind === "trunk" && e.values) {
+    const { secret, ...rest } = e.values;
+    const values = { ...rest, ...(secret ? { secret: box.seal(secret) } : {}) };
+    if (e.item.action === "update" && consoleId !== null)
+      db.update(trunks).set(values).where(eq(trunks.id, consoleId)).run();
+    if (e.item.action === "create") consoleId = db.insert(trunks).values(values).returning().get().id;
+  }
+  // The console now manages what it imported (ADR 0025); a trunk by its trunkid, so a rename stays the same object.
+  recordManaged(db, deps.now(), {
+    kind: e.kind,
+    key: e.item.key,
+    pbxId: e.item.pbxId,
+    consoleId,
+    origin: "import",
+    previousKey: e.record?.key,
+  });
+}
+
+const DONE = { create: "Created", update: "Updated", unchanged: "Unchanged" } as const;
+
+/**
+ * Imports the PBX's extensions or trunks (all, or the selected keys) as the plan says. `Conflict` (nothing
+ * written) when a reviewed plan's fingerprint is given and no longer matches.
+ */
+async function importKind(
+  deps: ImportDeps,
+  kind: ImportKind,
+  input: ImportExtensionsRequest | ImportTrunksRequest,
+  progress?: JobProgress,
+): Promise<ImportResult> {
+  progress?.item(`Reading the PBX's ${kind}`);
+  const plan = assembleImportPlan(deps, kind, await readForImport(deps, kind), input);
+  if (input.fingerprint !== undefined && plan.wire.fingerprint !== input.fingerprint)
+    throw new Conflict(STALE_PLAN_MESSAGE);
+  const result = emptyResult();
+  const { entries } = plan;
+  progress?.total(entries.length);
+  for (const [i, e] of entries.entries()) {
+    if (await stopHere(result, entries.length - i, progress)) break;
+    const label = e.item.label;
+    progress?.item(label);
+    if (e.item.action === "refused") {
+      const reason = e.item.reason ?? "Cannot be imported";
+      result.failed++;
+      result.errors?.push(reason);
+      progress?.result({ label, status: "failed", message: reason });
+      continue;
+    }
+    if (e.item.action !== "unchanged" || e.item.adopt) write(deps, e);
+    if (e.item.action === "create") result.created++;
+    else if (e.item.action === "update") result.updated++;
+    else result.unchanged = (result.unchanged ?? 0) + 1;
+    const message =
+      e.item.action === "unchanged" && e.item.adopt ? "Unchanged; now managed by the console" : DONE[e.item.action];
+    progress?.result({ label, status: "success", message });
+  }
+  if (result.created || result.updated)
+    deps.events.publish({
+      type: kind === "extensions" ? "extensions-updated" : "trunks-updated",
+      data: { source: "sync" },
+    });
+  deps.events.publish({ type: "sync-status", data: { import: kind, ...result } });
   return result;
 }
+
+/** Imports the PBX's extensions (all, or the selected numbers). */
+export const importExtensions = (deps: ImportDeps, input: ImportExtensionsRequest, progress?: JobProgress) =>
+  importKind(deps, "extensions", input, progress);
+
+/** Imports the PBX's trunks (all, or the selected names); read over SSH only. */
+export const importTrunks = (deps: ImportDeps, input: ImportTrunksRequest, progress?: JobProgress) =>
+  importKind(deps, "trunks", input, progress);

@@ -215,7 +215,9 @@ function extensionKeywordDefaults(n: string): [string, string][] {
  * Extension (a PJSIP device + its user). Owned: the name (device description, user name,
  * callerid), voicemail on/off (keeping the voicemail context an administrator chose), the
  * SIP secret. Everything else (ring time, outbound CID, follow-me and no-answer
- * destinations, codecs, max_contacts, transport…) is FreePBX's.
+ * destinations, codecs, max_contacts, transport…) is FreePBX's. With voicemail on, the console
+ * also owns that a mailbox exists in voicemail.conf in the context `users.voicemail` ends up with
+ * (and its name when it creates it): voicemail.ts, after the SQL (ADR 0023).
  */
 export function extensionObject(e: ExtensionRow): PbxObject {
   must(pbxProblem(extensionRules, e));

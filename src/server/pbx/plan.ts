@@ -57,6 +57,7 @@ import {
   type Value,
 } from "./ownership";
 import { UnsafeValueError } from "./sql";
+import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "./voicemail";
 
 export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
 
@@ -170,6 +171,8 @@ export interface LiveDb {
   keywords: Record<"sip" | "pjsip", Map<string, Map<string, string>>>;
   /** Extensions with a DEVICE/<n>/dial AstDB entry; null when unknown (not read, or Asterisk did not answer). */
   astdb: Set<string> | null;
+  /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
+  voicemail: ConfLine[] | null;
   index: Map<string, Map<string, LiveRow>>;
 }
 
@@ -215,7 +218,13 @@ function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
 }
 
 function emptyLive(): LiveDb {
-  return { tables: {}, keywords: { sip: new Map(), pjsip: new Map() }, astdb: null, index: new Map() };
+  return {
+    tables: {},
+    keywords: { sip: new Map(), pjsip: new Map() },
+    astdb: null,
+    voicemail: null,
+    index: new Map(),
+  };
 }
 
 /** Reads the owned fields of every object of these kinds on the PBX (one mysql call, one asterisk call). */
@@ -245,7 +254,11 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     list.push(row);
     live.tables[tag as string] = list;
   }
-  if (kinds.includes("extension")) live.astdb = await remote.astdbDevices().catch(() => null);
+  if (kinds.includes("extension")) {
+    live.astdb = await remote.astdbDevices().catch(() => null);
+    const vm = await remote.readVoicemailConf().catch(() => null);
+    live.voicemail = vm?.content != null ? parseVoicemailConf(vm.content) : null;
+  }
   return live;
 }
 
@@ -438,7 +451,7 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
       record: r,
       note:
         r.kind === "extension"
-          ? "Removed in the console: its FreePBX rows and AstDB entries are deleted"
+          ? "Removed in the console: its FreePBX rows, AstDB entries and voicemail mailbox line are deleted (recorded messages stay in the spool folder)"
           : "Removed in the console: its FreePBX rows are deleted",
     });
   }
@@ -475,6 +488,8 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
   const raw = diffObject(o, live, ids);
   if (o.kind === "extension" && exists && live.astdb && !live.astdb.has(o.key))
     raw.push({ field: "astdb", from: null, to: "DEVICE/AMPUSER entries" });
+  const mailbox = o.kind === "extension" ? mailboxChange(o, live) : null;
+  if (mailbox) raw.push(mailbox);
   if (!exists) {
     if (record) note = "Managed by the console but no longer on the PBX: it is created again";
     return entry(o.kind, o.key, o.label, "create", raw, null, { desired: withPbxId(d, null), record, note });
@@ -490,6 +505,28 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
     record,
     note,
   });
+}
+
+/**
+ * An extension with voicemail on whose mailbox is not in voicemail.conf (in the context its users row will
+ * name): "voicemail mailbox: absent → created" (ADR 0023). Nothing when voicemail.conf could not be read.
+ */
+function mailboxChange(o: PbxObject, live: LiveDb): FieldChange | null {
+  if (!live.voicemail) return null;
+  const users = o.rows.find((r) => r.table === "users");
+  const vm = users?.owned.voicemail;
+  if (!users || typeof vm !== "object" || vm === null || !("result" in vm)) return null;
+  const current = liveRowOf(live, users, {});
+  const context = vm.result(current ? (current.voicemail ?? null) : null);
+  if (!context || context === "novm" || hasMailbox(live.voicemail, o.key, context)) return null;
+  const elsewhere = mailboxContexts(live.voicemail, o.key);
+  return {
+    field: "voicemail mailbox",
+    from: elsewhere.length
+      ? `absent in [${context}] (present in ${elsewhere.map((c) => `[${c}]`).join(", ")})`
+      : "absent",
+    to: `created in [${context}]`,
+  };
 }
 
 /** The console object with the PBX id it is written by (a managed trunk/route keeps its id through a rename). */

@@ -1,5 +1,14 @@
+import type { JobStarted } from "../../shared/jobs";
 import { importExtensionsSchema, importTrunksSchema } from "../../shared/pbx";
-import { applyRequestSchema, type DeployPlan, planRequestSchema, STALE_PLAN_MESSAGE } from "../../shared/plan";
+import {
+  applyRequestSchema,
+  type DeployPlan,
+  type ImportPlan,
+  importExtensionsRequestSchema,
+  importTrunksRequestSchema,
+  planRequestSchema,
+  STALE_PLAN_MESSAGE,
+} from "../../shared/plan";
 import { type RouteDef, route } from "../context";
 import { json } from "../http";
 import { startApplyJob, startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
@@ -7,6 +16,7 @@ import { compareExtensions, compareTrunks } from "../pbx/compare";
 import { generateConfig } from "../pbx/generate";
 import { planTarget } from "../pbx/plan";
 import { pbxStatus } from "../pbx/status";
+import { syncImportPlan } from "../pbx/sync-plan";
 import { ownerOf } from "./jobs";
 
 /**
@@ -26,8 +36,20 @@ const planCounts = (answer: unknown) => {
     : undefined;
 };
 
+/** The audit's line on an import plan: its counts. */
+const importPlanCounts = (answer: unknown) => {
+  const c = (answer as ImportPlan | undefined)?.counts;
+  return c ? `${c.create} create, ${c.update} update, ${c.unchanged} unchanged, ${c.refused} refused` : undefined;
+};
+
 /** Deploy and import answer 202 `{ jobId }` at once; the work runs as a job (ADR 0024). */
 const ACCEPTED = 202;
+
+/** An import's answer: 202 with the job, or 409 with the new plan when the reviewed one is stale. */
+const staleOr = (started: JobStarted | { stale: ImportPlan }) =>
+  "stale" in started
+    ? json({ error: { message: STALE_PLAN_MESSAGE }, plan: started.stale }, 409)
+    : json(started, ACCEPTED);
 
 /** The Config Generator, Deployment and Sync screens: the console against the live PBX. */
 export const pbxRoutes: RouteDef[] = [
@@ -118,20 +140,42 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
-    path: "/api/sync/extensions/import",
-    summary: "Start a job that imports the PBX's extensions (all or the selected numbers) into the console (202)",
+    path: "/api/sync/extensions/plan",
+    summary:
+      "What importing the PBX's extensions (all or the selected numbers) would do in the console, per extension (create, update field by field, unchanged, refused with the reason; whether the console starts managing it), with the plan's fingerprint",
     body: importExtensionsSchema,
+    storesNothing: "Reads the PBX and compares it with the console; nothing is written",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "extensions", body)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/trunks/plan",
+    summary:
+      "What importing the PBX's trunks (all or the selected names) would do in the console, per trunk, with the plan's fingerprint (SSH)",
+    body: importTrunksSchema,
+    storesNothing: "Reads the PBX and compares it with the console; nothing is written",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "trunks", body)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/extensions/import",
+    summary:
+      "Start a job that imports the PBX's extensions (all or the selected numbers) into the console (202). With the reviewed plan's `fingerprint`: 409 with the new plan when the PBX or the console changed since (nothing imported); without it, no review",
+    body: importExtensionsRequestSchema,
     publishes: ["job-updated", "extensions-updated", "sync-status"],
     audit: { action: "sync.extensions.import", detail: jobStarted },
-    handler: (ctx) => json(startImportExtensionsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body), ACCEPTED),
+    handler: async (ctx) => staleOr(await startImportExtensionsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body)),
   }),
   route({
     method: "POST",
     path: "/api/sync/trunks/import",
-    summary: "Start a job that imports the PBX's trunks (all or the selected names) into the console (SSH; 202)",
-    body: importTrunksSchema,
+    summary:
+      "Start a job that imports the PBX's trunks (all or the selected names) into the console (SSH; 202). With the reviewed plan's `fingerprint`: 409 with the new plan when it changed since",
+    body: importTrunksRequestSchema,
     publishes: ["job-updated", "trunks-updated", "sync-status"],
     audit: { action: "sync.trunks.import", detail: jobStarted },
-    handler: (ctx) => json(startImportTrunksJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body), ACCEPTED),
+    handler: async (ctx) => staleOr(await startImportTrunksJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body)),
   }),
 ];

@@ -1,9 +1,9 @@
 /** Deployment: how the console reaches the PBX (and its reload flag), and starting a deployment job. */
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useStartJob } from "@/features/jobs/api";
-import { ApiError, sendJson } from "@/lib/api";
+import { stalePlanOf as staleAnswerPlan } from "@/features/review/stale-plan";
+import { sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
-import type { ApiErrorBody } from "../../../shared/api";
 import type { PbxStatus } from "../../../shared/pbx";
 import type { ApplyRequest, DeployPlan, PlanTarget, StalePlanAnswer } from "../../../shared/plan";
 import type { DeployTarget } from "./model";
@@ -41,7 +41,4 @@ export const usePlan = () =>
 export const useApplyPlan = () => useStartJob((body: ApplyRequest) => ({ path: "/api/deploy/apply", body }));
 
 /** The new plan a 409 "changed since this plan" carries; undefined for any other error. */
-export function stalePlanOf(err: unknown): DeployPlan | undefined {
-  if (!(err instanceof ApiError) || err.status !== 409) return undefined;
-  return (err.body as (ApiErrorBody & Partial<StalePlanAnswer>) | null)?.plan;
-}
+export const stalePlanOf = (err: unknown): DeployPlan | undefined => staleAnswerPlan<StalePlanAnswer["plan"]>(err);

@@ -1,12 +1,15 @@
 /**
  * The Sync screen's reads and imports: the PBX compared with the console's own
- * list, per kind (extensions or trunks).
+ * list, per kind (extensions or trunks); an import's plan, then the import of that plan.
  */
-import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { useStartJob } from "@/features/jobs/api";
+import { stalePlanOf } from "@/features/review/stale-plan";
+import { sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
 import type { CompareResponse } from "../../../shared/pbx";
+import type { ImportPlan } from "../../../shared/plan";
 
 export type SyncKind = "extensions" | "trunks";
 
@@ -40,15 +43,31 @@ export function useRefetchComparisonOnListChange(kind: SyncKind) {
   }, [list.data, client, kind]);
 }
 
+/** The body of a plan or an import: the selection under the kind's name (`extensions` / `trunks`). */
+const selection = (kind: SyncKind, req: ImportRequest) => ({ [kind]: req.keys, mode: req.mode });
+
 /**
- * Starts importing every row that needs it, or the selected ones, from the PBX: a job (ADR 0024) that
- * answers at once with its id; a job already running answers 409 naming it.
+ * The plan of an import (ADR 0025 "Sync import"): what importing the selection would do in the console,
+ * per PBX object. Reading the PBX takes a moment; nothing is written.
+ */
+export const useImportPlan = (kind: SyncKind) =>
+  useMutation<ImportPlan, Error, ImportRequest>({
+    mutationFn: (req) => sendJson<ImportPlan>("POST", `/api/sync/${kind}/plan`, selection(kind, req)),
+  });
+
+/**
+ * Imports exactly the reviewed plan (its fingerprint): a job (ADR 0024) that answers at once with its id.
+ * A 409 either names a running job or says the PBX or the console changed since the plan and carries the
+ * new one (`staleImportPlanOf`).
  */
 export const useStartImport = (kind: SyncKind) =>
-  useStartJob((req: ImportRequest) => ({
+  useStartJob((req: ImportRequest & { fingerprint: string }) => ({
     path: `/api/sync/${kind}/import`,
-    body: { [kind]: req.keys, mode: req.mode },
+    body: { ...selection(kind, req), fingerprint: req.fingerprint },
   }));
+
+/** The new plan a 409 "changed since this plan" carries; undefined for any other error. */
+export const staleImportPlanOf = (err: unknown) => stalePlanOf<ImportPlan>(err);
 
 /** After an import: the console's list, then the comparison (reusing a read already in flight). */
 export function useRefreshAfterImport(kind: SyncKind) {

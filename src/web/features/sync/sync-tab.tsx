@@ -12,15 +12,10 @@ import { useCan } from "@/hooks/use-role";
 import { serverMessage } from "@/lib/error-text";
 import type { Job } from "../../../shared/jobs";
 import type { ImportResult } from "../../../shared/pbx";
-import {
-  comparisonQuery,
-  type ImportRequest,
-  useRefetchComparisonOnListChange,
-  useRefreshAfterImport,
-  useStartImport,
-} from "./api";
+import { comparisonQuery, type ImportRequest, useRefetchComparisonOnListChange, useRefreshAfterImport } from "./api";
 import { ComparisonTable } from "./comparison-table";
 import { isSelectable, type SyncConfig } from "./config";
+import { ImportReviewDialog } from "./import-review-dialog";
 import { PbxUnavailable } from "./pbx-unavailable";
 
 interface Row {
@@ -70,22 +65,14 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
       setSelected(new Set());
       toast({
         title: job.state === "cancelled" ? "Import Cancelled" : config.importedTitle,
-        description: `Created: ${result.created}, Updated: ${result.updated}, Failed: ${result.failed}`,
+        description: `Created: ${result.created}, Updated: ${result.updated}, Unchanged: ${result.unchanged ?? 0}, Failed: ${result.failed}`,
       });
     },
     (job) => job.target === config.kind,
   );
-  const start = useStartImport(config.kind);
+  // Every import is reviewed first (ADR 0025): the buttons open the plan of their selection.
+  const [review, setReview] = useState<ImportRequest | null>(null);
   const [mode, setMode] = useState<ImportRequest["mode"] | null>(null);
-  const startImport = (req: ImportRequest) => {
-    setMode(req.mode);
-    start.mutate(req, {
-      onSuccess: ({ jobId }) => shown.started(jobId),
-      // 409 while a job runs names it.
-      onError: (err) =>
-        toast({ title: "Import Failed", description: failureText(err, config.failedText), variant: "destructive" }),
-    });
-  };
 
   const toggle = (key: string, on: boolean) =>
     setSelected((s) => {
@@ -95,7 +82,7 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
       return next;
     });
 
-  const busy = start.isPending || shown.running;
+  const busy = shown.running;
   const failed = compare.isError;
 
   return (
@@ -120,14 +107,14 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
                 <Button
                   variant="outline"
                   disabled={busy || failed || rows.length === 0}
-                  onClick={() => startImport({ mode: "all", keys: [] })}
+                  onClick={() => setReview({ mode: "all", keys: [] })}
                 >
                   {busy && mode === "all" ? <LoaderCircle className="animate-spin" /> : <Download />}
                   Import All
                 </Button>
                 <Button
                   disabled={busy || failed || chosen.length === 0}
-                  onClick={() => startImport({ mode: "selected", keys: chosen })}
+                  onClick={() => setReview({ mode: "selected", keys: chosen })}
                 >
                   {busy && mode === "selected" ? <LoaderCircle className="animate-spin" /> : <ListChecks />}
                   Import Selected ({chosen.length})
@@ -137,6 +124,16 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
           </div>
         </CardContent>
       </Card>
+      <ImportReviewDialog
+        kind={config.kind}
+        request={review}
+        failedText={config.failedText}
+        onOpenChange={(open) => !open && setReview(null)}
+        onStarted={(jobId, started) => {
+          setMode(started);
+          shown.started(jobId);
+        }}
+      />
       {!canImport && <RoleNotice cannot={`import ${config.kind} from the PBX`} />}
       {shown.job && <JobProgressCard job={shown.job} />}
 
