@@ -11,9 +11,9 @@ import {
   type BadgeVariant,
   KIND_TEXT,
   PlanCounts,
+  PlanGroups,
   PlanItemRow,
   PlanReading,
-  PlanSection,
   ReviewFrame,
   StalePlanNotice,
 } from "@/features/review/plan-parts";
@@ -28,8 +28,13 @@ const TARGET_TITLE: Record<PlanTarget, string> = {
   all: "all configurations",
 };
 
-const GROUPS: { action: PlanAction; title: string; variant: BadgeVariant }[] = [
-  { action: "conflict", title: "Conflicts", variant: "warning" },
+const GROUPS: { action: PlanAction; title: string; variant: BadgeVariant; hint?: string }[] = [
+  {
+    action: "conflict",
+    title: "Conflicts",
+    variant: "warning",
+    hint: "On the PBX with the same number or name, but not managed by the console. Adopt lets the console update it from now on; Skip leaves it as it is.",
+  },
   { action: "create", title: "Create", variant: "success" },
   { action: "update", title: "Update", variant: "default" },
   { action: "delete", title: "Delete", variant: "destructive" },
@@ -194,31 +199,18 @@ export function ReviewDialog({
               </ul>
             </section>
           )}
-          {GROUPS.map((g) => {
-            const items = plan.items.filter((i) => i.action === g.action);
-            if (!items.length) return null;
-            return (
-              <PlanSection
-                key={g.action}
-                title={g.title}
-                count={items.length}
-                collapsed={g.action === "unchanged"}
-                hint={
-                  g.action === "conflict" &&
-                  "On the PBX with the same number or name, but not managed by the console. Adopt lets the console update it from now on; Skip leaves it as it is."
-                }
-              >
-                {items.map((i) => (
-                  <ItemRow
-                    key={i.id}
-                    item={i}
-                    choice={choiceOf(i.id)}
-                    onChoose={(r) => setChoices((c) => ({ ...c, [i.id]: r }))}
-                  />
-                ))}
-              </PlanSection>
-            );
-          })}
+          <PlanGroups
+            groups={GROUPS}
+            items={plan.items}
+            renderItem={(i) => (
+              <ItemRow
+                key={i.id}
+                item={i}
+                choice={choiceOf(i.id)}
+                onChoose={(r) => setChoices((c) => ({ ...c, [i.id]: r }))}
+              />
+            )}
+          />
           {plan.items.length === 0 && plan.refused.length === 0 && (
             <p className="text-muted-foreground text-sm">Nothing to deploy.</p>
           )}

@@ -159,6 +159,40 @@ export function PlanSection({
 }
 
 /** "The PBX or the console changed since this plan": shown above the new plan after a 409. */
+/**
+ * The plan's items as one section per action, in the groups' order (an "unchanged" section starts folded;
+ * a group may carry a hint under its title).
+ */
+export function PlanGroups<A extends string, I extends { id: string; action: A }>({
+  groups,
+  items,
+  renderItem,
+}: {
+  groups: readonly { action: A; title: string; hint?: string }[];
+  items: readonly I[];
+  renderItem: (item: I) => ReactNode;
+}) {
+  return (
+    <>
+      {groups.map((g) => {
+        const mine = items.filter((i) => i.action === g.action);
+        if (!mine.length) return null;
+        return (
+          <PlanSection
+            key={g.action}
+            title={g.title}
+            count={mine.length}
+            collapsed={g.action === "unchanged"}
+            hint={g.hint}
+          >
+            {mine.map(renderItem)}
+          </PlanSection>
+        );
+      })}
+    </>
+  );
+}
+
 export function StalePlanNotice({ children }: { children: ReactNode }) {
   return (
     <p

@@ -12,9 +12,9 @@ import { Button } from "@/components/ui/button";
 import {
   type BadgeVariant,
   PlanCounts,
+  PlanGroups,
   PlanItemRow,
   PlanReading,
-  PlanSection,
   ReviewFrame,
   StalePlanNotice,
 } from "@/features/review/plan-parts";
@@ -22,10 +22,15 @@ import { serverMessage } from "@/lib/error-text";
 import type { ImportAction, ImportPlan, ImportPlanItem } from "../../../shared/plan";
 import { type ImportRequest, type SyncKind, staleImportPlanOf, useImportPlan, useStartImport } from "./api";
 
-const GROUPS: { action: ImportAction; title: string; variant: BadgeVariant }[] = [
+const GROUPS: { action: ImportAction; title: string; variant: BadgeVariant; hint?: string }[] = [
   { action: "create", title: "Create", variant: "success" },
   { action: "update", title: "Update", variant: "default" },
-  { action: "refused", title: "Cannot import", variant: "destructive" },
+  {
+    action: "refused",
+    title: "Cannot import",
+    variant: "destructive",
+    hint: "The console cannot hold these as they are on the PBX: change them in FreePBX, or leave them out.",
+  },
   { action: "unchanged", title: "Unchanged", variant: "outline" },
 ];
 
@@ -149,26 +154,7 @@ export function ImportReviewDialog({
               </li>
             }
           />
-          {GROUPS.map((g) => {
-            const items = plan.items.filter((i) => i.action === g.action);
-            if (!items.length) return null;
-            return (
-              <PlanSection
-                key={g.action}
-                title={g.title}
-                count={items.length}
-                collapsed={g.action === "unchanged"}
-                hint={
-                  g.action === "refused" &&
-                  "The console cannot hold these as they are on the PBX: change them in FreePBX, or leave them out."
-                }
-              >
-                {items.map((i) => (
-                  <ItemRow key={i.id} item={i} />
-                ))}
-              </PlanSection>
-            );
-          })}
+          <PlanGroups groups={GROUPS} items={plan.items} renderItem={(i) => <ItemRow key={i.id} item={i} />} />
           {plan.items.length === 0 && <p className="text-muted-foreground text-sm">Nothing to import.</p>}
         </div>
       )}
