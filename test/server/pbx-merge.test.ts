@@ -208,6 +208,27 @@ describe("merge into GUI-made objects over SSH", () => {
   });
 });
 
+describe("a failing write", () => {
+  test("MariaDB's error text that quotes a SIP secret is passed on with the secret redacted", async () => {
+    const secret = "quoted-secret-7f3a9c21";
+    // A trigger (as a FreePBX module or an administrator might add) whose error quotes the row's value.
+    await pbx.query(
+      "CREATE TRIGGER echo_secret BEFORE INSERT ON sip FOR EACH ROW BEGIN DECLARE msg VARCHAR(255); IF NEW.keyword = 'secret' THEN SET msg = CONCAT('refused value ', NEW.data); SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg; END IF; END",
+    );
+    try {
+      await s.call("POST", "/api/extensions", { extension: "1401", name: "Echo", secret });
+      const res = await deploy("extensions");
+      expect(res.failed).toBe(1);
+      const message = res.results[0].message as string;
+      expect(message).toContain("refused value");
+      expect(message).not.toContain(secret);
+      expect(JSON.stringify(res)).not.toContain(secret);
+    } finally {
+      await pbx.query("DROP TRIGGER IF EXISTS echo_secret");
+    }
+  });
+});
+
 describe("the Config Generator's script", () => {
   test("run by hand on a PBX with those objects it merges like deploy; run twice it changes nothing", async () => {
     await seedGuiObjects(pbx);

@@ -15,6 +15,7 @@ import { Invalid } from "../domain/errors";
 import { type ClientDeps, clients } from "../integrations/outside";
 import { withOpenSecret } from "../inventory/sip-secrets";
 import { type JobProgress, notReached } from "../jobs/progress";
+import { redact } from "../redact";
 import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "./astdb";
 import { MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
@@ -103,15 +104,20 @@ export async function writeOverSsh(
         );
       break;
     }
+    // MariaDB may quote the failing statement, and with it a SIP secret: never passed on.
+    const message = redact(
+      run.message,
+      pending.flatMap((i) => i.secrets ?? []),
+    );
     const index = run.line === null ? undefined : script.lineToItem.get(run.line);
     if (index === undefined) {
       // Not attributable to one item (e.g. access denied): the whole batch rolled back.
-      for (const item of pending) results.push(itemResult(item, "failed", run.message, "ssh"));
+      for (const item of pending) results.push(itemResult(item, "failed", message, "ssh"));
       pending = [];
       break;
     }
     const bad = pending[index] as SqlItem;
-    results.push(itemResult(bad, "failed", `${explain(run.message, script.text, run.line)} (rolled back)`, "ssh"));
+    results.push(itemResult(bad, "failed", `${explain(message, script.text, run.line)} (rolled back)`, "ssh"));
     pending = pending.filter((_, i) => i !== index);
   }
   await hooks.afterCommit?.(results);

@@ -51,6 +51,8 @@ export interface SqlItem {
   statements: string[];
   /** The item deletes the object (a managed object removed in the console, ADR 0025). */
   delete?: true;
+  /** The secrets its statements carry (SIP secrets): redacted from any error text that quotes them. */
+  secrets?: string[];
 }
 
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
@@ -225,7 +227,8 @@ export function objectItem(o: PbxObject): SqlItem {
   }
   for (const k of o.keywords) statements.push(...keywordStatements(k));
   for (const l of o.lists) statements.push(...listStatements(l));
-  return { kind: o.kind, key: o.key, label: o.label, statements };
+  const secrets = o.keywords.flatMap((k) => k.owned.filter(([kw, v]) => kw === "secret" && v !== "").map(([, v]) => v));
+  return { kind: o.kind, key: o.key, label: o.label, statements, ...(secrets.length ? { secrets } : {}) };
 }
 
 export const extensionItem = (e: ExtensionRow) => objectItem(extensionObject(e));
