@@ -5,7 +5,12 @@
 // stops a job after its current item.
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { FREEPBX_TEST_CLIENT, type MemoryFreePbxBackend, startFakeFreePbx } from "../fakes/freepbx";
+import {
+  FREEPBX_TEST_CLIENT,
+  type MemoryFreePbxBackend,
+  quickCreateExtension,
+  startFakeFreePbx,
+} from "../fakes/freepbx";
 import { type Harness, startHarness, waitEnabled } from "./harness";
 import { toasts } from "./locators";
 import { applyReview, reviewDialog } from "./review";
@@ -102,13 +107,19 @@ describe("a deployment job", () => {
       // The buttons wait while it runs.
       expect(await deploy.isDisabled()).toBe(true);
 
-      // A second job, from the Sync screen: the 409 names the running one.
+      // A second job, from the Sync screen: the 409 names the running one. (An extension made in FreePBX
+      // gives the import something to do; its review is read while the deployment runs.)
+      await fake.state.backend.addExtension(quickCreateExtension({ extensionId: "1003", name: "Carol", email: "" }));
       const sync = await h.signedInPage("/sync");
       const importAll = sync.getByRole("button", { name: "Import All", exact: true });
       await sync.getByRole("table", { name: "Extension comparison" }).waitFor({ timeout: 20_000 });
       await importAll.click();
-      await toasts(sync).getByText("Import Failed", { exact: true }).waitFor();
-      const refusal = await toasts(sync)
+      const review = sync.getByRole("dialog", { name: "Review: import extensions", exact: true });
+      const confirmImport = review.getByRole("button", { name: /^Import \(1 extension\)/ });
+      await waitEnabled(confirmImport);
+      await confirmImport.click();
+      const refusal = await review
+        .getByRole("alert")
         .getByText(/^A deployment \(started by admin at \d\d:\d\d\) is running/)
         .textContent();
       expect(refusal).toMatch(/^A deployment \(started by admin at \d\d:\d\d\) is running: wait for it or cancel it$/);
