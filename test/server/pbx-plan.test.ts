@@ -3,55 +3,17 @@
  * MariaDB over REAL SSH (test/pbx-host) preloaded with GUI-made FreePBX objects that carry settings the
  * console does not model.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { DeployPlan, PlanItem } from "../../src/shared/plan";
-import { startTestServer, type TestServer } from "../helpers/server";
-import { emptyFreepbx, GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
-import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+import { applyPlan, consoleOnPbx, type PlanTarget, planItem, planOf } from "../pbx-host/console-on-pbx";
+import { GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
 
 setDefaultTimeout(60_000);
-let pbx: PbxHost;
-beforeAll(async () => {
-  pbx = await startPbxHost();
-}, 60_000);
-afterAll(async () => {
-  await pbx?.stop();
-});
+const { pbx, s } = consoleOnPbx({});
 
-let s: TestServer;
-beforeEach(async () => {
-  await emptyFreepbx(pbx);
-  pbx.setReloadFailure(null);
-  pbx.setAsteriskDown(false);
-  pbx.setAstdb({});
-  s = await startTestServer(pbx.consoleEnv());
-  await s.setup();
-});
-afterEach(async () => {
-  await s?.stop();
-});
-
-type Target = "trunks" | "extensions" | "ptt-groups" | "all";
-
-async function plan(target: Target): Promise<DeployPlan> {
-  const res = await s.call("POST", "/api/deploy/plan", { target });
-  expect(res.status, res.text).toBe(200);
-  return res.json;
-}
-
-/** Applies a plan and waits for its job; answers the job (its summary and results). */
-async function apply(p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) {
-  const res = await s.call("POST", "/api/deploy/apply", { target: p.target, fingerprint: p.fingerprint, resolutions });
-  expect(res.status, res.text).toBe(202);
-  await s.app.jobs.idle();
-  return (await s.call("GET", `/api/jobs/${res.json.jobId}`)).json;
-}
-
-const item = (p: DeployPlan, id: string): PlanItem => {
-  const found = p.items.find((i) => i.id === id);
-  if (!found) throw new Error(`${id} is not in the plan: ${p.items.map((i) => i.id).join(", ")}`);
-  return found;
-};
+const plan = (target: PlanTarget) => planOf(s, target);
+const apply = (p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) => applyPlan(s, p, resolutions);
+const item = planItem;
 const actions = (p: DeployPlan) => Object.fromEntries(p.items.map((i) => [i.id, i.action]));
 const fields = (i: PlanItem) => i.changes.map((c) => c.field).sort();
 const records = () =>

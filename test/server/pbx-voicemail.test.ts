@@ -3,40 +3,18 @@
  * MariaDB and OpenSSH; voicemail.conf in the host's ASTETCDIR) preloaded with GUI-made objects, among them
  * a voicemail.conf whose mailboxes carry PINs, e-mails and options the console does not own.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withPbxHost } from "../../src/server/pbx/host";
 import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot } from "../../src/server/pbx/voicemail";
 import type { DeployHistoryEntry } from "../../src/shared/deploy-history";
 import type { DeployPlan, PlanItem } from "../../src/shared/plan";
-import { startTestServer, type TestServer } from "../helpers/server";
-import { emptyFreepbx, GUI_VOICEMAIL_CONF, seedGuiObjects } from "../pbx-host/gui-objects";
-import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+import { applyPlan, consoleOnPbx, planItem, planOf } from "../pbx-host/console-on-pbx";
+import { GUI_VOICEMAIL_CONF } from "../pbx-host/gui-objects";
 
 setDefaultTimeout(90_000);
-let pbx: PbxHost;
-beforeAll(async () => {
-  pbx = await startPbxHost();
-}, 60_000);
-afterAll(async () => {
-  await pbx?.stop();
-});
-
-let s: TestServer;
-beforeEach(async () => {
-  await emptyFreepbx(pbx);
-  await seedGuiObjects(pbx);
-  pbx.setReloadFailure(null);
-  pbx.setAsteriskDown(false);
-  pbx.setAstdb({});
-  pbx.clearAsteriskCalls();
-  s = await startTestServer(pbx.consoleEnv());
-  await s.setup();
-});
-afterEach(async () => {
-  await s?.stop();
-});
+const { pbx, s } = consoleOnPbx({ seedGui: true });
 
 const conf = () => pbx.voicemailConf().toString("latin1");
 const GUI_CONF = Buffer.from(GUI_VOICEMAIL_CONF, "utf8").toString("latin1");
@@ -51,24 +29,13 @@ const withLine = (base: string, after: string, line: string) => {
 const LOBBY = "1100 => 1100,Lobby,,,attach=no|saycid=no|envelope=no|delete=no";
 const newLine = (ext: string, name: string) => `${ext} => ${ext},${name},,,attach=no|saycid=no|envelope=no|delete=no`;
 
-async function plan(): Promise<DeployPlan> {
-  const res = await s.call("POST", "/api/deploy/plan", { target: "extensions" });
-  expect(res.status, res.text).toBe(200);
-  return res.json;
-}
+const plan = () => planOf(s, "extensions");
 async function apply(p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) {
-  const res = await s.call("POST", "/api/deploy/apply", { target: p.target, fingerprint: p.fingerprint, resolutions });
-  expect(res.status, res.text).toBe(202);
-  await s.app.jobs.idle();
-  const job = (await s.call("GET", `/api/jobs/${res.json.jobId}`)).json;
+  const job = await applyPlan(s, p, resolutions);
   expect(job.state, JSON.stringify(job.results)).toBe("succeeded");
   return job;
 }
-const item = (p: DeployPlan, id: string): PlanItem => {
-  const found = p.items.find((i) => i.id === id);
-  if (!found) throw new Error(`${id} is not in the plan`);
-  return found;
-};
+const item = planItem;
 const mailboxChange = (i: PlanItem) => i.changes.find((c) => c.field === "voicemail mailbox");
 async function addExtension(body: Record<string, unknown>) {
   const r = await s.call("POST", "/api/extensions", body);

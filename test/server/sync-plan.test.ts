@@ -5,32 +5,14 @@
  * whether the console starts managing it); the import with the plan's fingerprint does exactly that, or
  * answers 409 with the new plan when the PBX or the console changed since.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { importExtensions } from "../../src/server/pbx/import";
 import type { ImportPlan, ImportPlanItem } from "../../src/shared/plan";
-import { startTestServer, type TestServer } from "../helpers/server";
-import { emptyFreepbx, GUI, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
-import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
+import { consoleOnPbx } from "../pbx-host/console-on-pbx";
+import { GUI, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
 
 setDefaultTimeout(60_000);
-let pbx: PbxHost;
-beforeAll(async () => {
-  pbx = await startPbxHost();
-}, 60_000);
-afterAll(async () => {
-  await pbx?.stop();
-});
-
-let s: TestServer;
-beforeEach(async () => {
-  await emptyFreepbx(pbx);
-  pbx.setReloadFailure(null);
-  s = await startTestServer(pbx.consoleEnv());
-  await s.setup();
-});
-afterEach(async () => {
-  await s?.stop();
-});
+const { pbx, s } = consoleOnPbx({});
 
 const STALE = "The PBX or the console changed since this plan: review the new plan";
 /** A name the console refuses (it ends up in Asterisk's config files). */
