@@ -10,6 +10,7 @@ import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
 import { startBackupSchedule } from "./backup/snapshot";
+import { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import { type AppContext, type RequestContext, requiredRole } from "./context";
 import {
@@ -27,6 +28,7 @@ import {
 import { CredentialStore } from "./integrations/credentials";
 import { HostMetricsReader } from "./integrations/host-metrics";
 import { JobRunner } from "./jobs/runner";
+import { LiveMonitor } from "./live/monitor";
 import { logRequest } from "./log";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
@@ -86,6 +88,7 @@ export function createApp(opts: AppOptions) {
   const now = opts.now ?? Date.now;
   const hub = new Hub();
   const box = SecretBox.open(opts.config.dataDir);
+  const credentials = new CredentialStore(opts.db, box, opts.config.env, now);
   const app: AppContext = {
     db: opts.db,
     config: opts.config,
@@ -96,7 +99,7 @@ export function createApp(opts: AppOptions) {
     version: opts.version,
     box,
     events: hub,
-    credentials: new CredentialStore(opts.db, box, opts.config.env, now),
+    credentials,
     hostMetrics: new HostMetricsReader(),
     setupCode: SetupCode.prepare(opts.config.dataDir, {
       // Reachable beyond this machine: bound beyond loopback, or named publicly (behind a reverse proxy).
@@ -105,6 +108,10 @@ export function createApp(opts: AppOptions) {
     }),
     // Marks a job left `running` by a stopped console as interrupted.
     jobs: new JobRunner({ db: opts.db, events: hub, now }),
+    // Connects once started (below), when AMI settings or /etc/asterisk/manager.conf say where.
+    live: new LiveMonitor({ db: opts.db, events: hub, now, config: opts.config, credentials }),
+    // Opens its small pool on first use, from API Settings / CDR_DATABASE_URL or /etc/freepbx.conf.
+    cdr: new CdrSource({ db: opts.db, config: opts.config, credentials }),
   };
   const router = new ApiRouter(apiRoutes);
   const log = opts.config.logRequests ? logRequest : () => {};
@@ -299,6 +306,7 @@ export function createApp(opts: AppOptions) {
   sweeper.unref?.();
   // The daily backup into DATA_DIR/backups (BACKUP_KEEP; the first one a day after start).
   const stopBackups = startBackupSchedule(app);
+  app.live.start();
 
   return {
     server,
@@ -308,6 +316,8 @@ export function createApp(opts: AppOptions) {
       clearInterval(sweeper);
       stopBackups();
       app.jobs.close();
+      await app.live.stop();
+      await app.cdr.close();
       await server.stop(force);
     },
   };

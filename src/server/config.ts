@@ -53,6 +53,8 @@ const envSchema = z
     PBX_TELNYX_URL: z.url("must be a URL").optional(),
     PBX_TINYMDM_URL: z.url("must be a URL").optional(),
     PBX_OPENAI_URL: z.url("must be a URL").optional(),
+    ASTERISK_MANAGER_CONF: z.string().trim().regex(/^\/[^\0]*$/, "must be an absolute path").optional(),
+    FREEPBX_CONF: z.string().trim().regex(/^\/[^\0]*$/, "must be an absolute path").optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.TLS_CERT) !== Boolean(env.TLS_KEY)) {
@@ -82,6 +84,11 @@ export interface Config {
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
   /** Base URLs of the outside services (overridable for proxies and tests). */
   endpoints: { hostinger: string; telnyx: string; tinymdm: string; openai: string };
+  /**
+   * The PBX host's own files the live views read when the Asterisk manager or the call records database
+   * are not configured in API Settings (the console runs on the PBX host): ASTERISK_MANAGER_CONF, FREEPBX_CONF.
+   */
+  pbxFiles: { managerConf: string; freepbxConf: string };
   /** The raw environment, for credential overrides (HOSTINGER_API_KEY, …). */
   env: Record<string, string | undefined>;
 }
@@ -132,6 +139,10 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
     backupKeep: e.BACKUP_KEEP ? Number(e.BACKUP_KEEP) : 7,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS ? Number(e.AUDIT_RETENTION_DAYS) : 365,
     sip: { host: e.SIP_SERVER_HOST || serverAddress, port: sipPort, transport: e.SIP_TRANSPORT ?? "udp" },
+    pbxFiles: {
+      managerConf: e.ASTERISK_MANAGER_CONF || "/etc/asterisk/manager.conf",
+      freepbxConf: e.FREEPBX_CONF || "/etc/freepbx.conf",
+    },
     endpoints: {
       hostinger: trimSlash(e.PBX_HOSTINGER_URL ?? "https://developers.hostinger.com"),
       telnyx: trimSlash(e.PBX_TELNYX_URL ?? "https://api.telnyx.com/v2"),

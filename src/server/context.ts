@@ -7,12 +7,14 @@ import type { WsEventType } from "../shared/ws-events";
 import type { SessionStore } from "./accounts/sessions";
 import type { SetupCode } from "./accounts/setup-code";
 import type { LoginThrottle } from "./accounts/throttle";
+import type { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import type { Deps } from "./domain/deps";
 import { Unauthenticated } from "./domain/errors";
 import type { CredentialStore } from "./integrations/credentials";
 import type { HostMetricsReader } from "./integrations/host-metrics";
 import type { JobRunner } from "./jobs/runner";
+import type { LiveMonitor } from "./live/monitor";
 import type { SecretBox } from "./secret-box";
 import type { Hub } from "./ws";
 
@@ -33,6 +35,10 @@ export interface AppContext extends Deps {
   setupCode: SetupCode;
   /** Long work (deployments, sync imports) runs here, one job at a time, outside any request (ADR 0024). */
   jobs: JobRunner;
+  /** The live PBX: the one AMI connection and what it says (registrations, calls, attacks; ADR 0027). */
+  live: LiveMonitor;
+  /** The call history: FreePBX's call records, read-only (ADR 0027). */
+  cdr: CdrSource;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {

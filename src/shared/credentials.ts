@@ -5,7 +5,17 @@
  */
 import { z } from "zod";
 
-export const serviceTypes = ["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh"] as const;
+export const serviceTypes = [
+  "hostinger",
+  "freepbx",
+  "tinymdm",
+  "telnyx",
+  "openai",
+  "dialer",
+  "ssh",
+  "ami",
+  "cdr",
+] as const;
 export type ServiceType = (typeof serviceTypes)[number];
 
 /** The name a service's stored record gets when the settings screen sends none. */
@@ -17,6 +27,8 @@ export const SERVICE_NAMES: Record<ServiceType, string> = {
   openai: "OpenAI API",
   dialer: "Web Dialer Push",
   ssh: "PBX Host (SSH)",
+  ami: "Asterisk Manager (AMI)",
+  cdr: "Call Records Database",
 };
 
 /** Every field a service has; `secret` ones are encrypted at rest and never returned. */
@@ -72,6 +84,23 @@ export const SERVICE_FIELDS: Record<ServiceType, FieldSpec[]> = {
     { name: "password", label: "Password", secret: true, env: "PBX_SSH_PASSWORD", required: false },
     { name: "hostKeyFingerprint", label: "Host key (SHA256)", secret: false, env: "PBX_SSH_HOST_KEY", required: false },
     { name: "freepbxConf", label: "FreePBX config file", secret: false, env: "PBX_FREEPBX_CONF", required: false },
+  ],
+  // Both default to the PBX host's own files when not configured (/etc/asterisk/manager.conf,
+  // /etc/freepbx.conf): the console runs on the PBX host. ADR 0027.
+  ami: [
+    { name: "host", label: "Host", secret: false, env: "AMI_HOST", required: true, destination: true },
+    { name: "port", label: "Port", secret: false, env: "AMI_PORT", required: false, destination: true },
+    { name: "username", label: "Username", secret: false, env: "AMI_USERNAME", required: true },
+    { name: "secret", label: "Secret", secret: true, env: "AMI_SECRET", required: true },
+  ],
+  cdr: [
+    {
+      name: "databaseUrl",
+      label: "Database URL (mysql://user:password@host:3306/asteriskcdrdb)",
+      secret: true,
+      env: "CDR_DATABASE_URL",
+      required: true,
+    },
   ],
 };
 
@@ -236,7 +265,64 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
     /** Clears the pinned host key so the next successful test pins the new one. */
     resetHostKey: z.boolean().optional(),
   }),
+  z.object({
+    type: z.literal("ami"),
+    name: text(100),
+    host: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
+      .optional(),
+    port: z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional(),
+    username: z
+      .string()
+      .trim()
+      .max(80)
+      .regex(/^$|^[A-Za-z0-9._@-]+$/, "Letters, digits, . _ @ - only")
+      .optional(),
+    // AMI frames are lines: a line break in the secret would inject a header.
+    secret: z
+      .string()
+      .max(255)
+      .regex(/^[^\r\n]*$/, "The secret cannot contain a line break")
+      .optional(),
+  }),
+  z.object({
+    type: z.literal("cdr"),
+    name: text(100),
+    databaseUrl: z
+      .string()
+      .trim()
+      .max(1000)
+      .refine((v) => v === "" || cdrDatabaseUrl(v) !== null, "Enter a URL such as mysql://user:password@127.0.0.1:3306/asteriskcdrdb")
+      .optional(),
+  }),
 ]);
+
+/** A `mysql://` or `mariadb://` URL with a user and a database name, or null. */
+export function cdrDatabaseUrl(
+  value: string,
+): { host: string; port: number; user: string; password: string; database: string } | null {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "mysql:" && u.protocol !== "mariadb:") return null;
+  const database = decodeURIComponent(u.pathname.replace(/^\//, ""));
+  if (!u.username || !/^[A-Za-z0-9_$]{1,64}$/.test(database) || !u.hostname) return null;
+  const port = u.port ? Number(u.port) : 3306;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return null;
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ""),
+    port,
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database,
+  };
+}
 
 export type SaveCredentialInput = z.input<typeof saveCredentialSchema>;
 /** A save/test body after parsing (trimmed). */

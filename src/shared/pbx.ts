@@ -49,9 +49,22 @@ export interface DeployAllResponse {
 }
 
 /** GET /api/deploy/status: which paths are configured and FreePBX's "reload needed" flag. */
+/**
+ * Whether a way to the PBX works, not only whether it is configured: `connected` (SSH: this status was
+ * read over it; the FreePBX API: its last Test Connection succeeded), `failed` (with the reason),
+ * `untested` (configured, never tested since it was saved) or `not-configured`.
+ */
+export interface PbxPathState {
+  state: "connected" | "failed" | "untested" | "not-configured";
+  message: string | null;
+}
+
 export interface PbxStatus {
+  /** SSH is configured. */
   ssh: boolean;
+  /** The FreePBX API is configured. */
   graphql: boolean;
+  paths: { ssh: PbxPathState; graphql: PbxPathState };
   needReload: boolean | null;
   message: string | null;
 }

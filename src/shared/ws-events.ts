@@ -34,6 +34,17 @@ export const wsEventTypes = [
   "audit-updated",
   /** A job (deployment, sync import) started, moved on one item, or ended; data: `JobEvent` (src/shared/jobs.ts). */
   "job-updated",
+  /**
+   * The live PBX (AMI, ADR 0027), each coalesced server-side: registrations, device states or trunk
+   * registrations changed (or the AMI connection came or went)…
+   */
+  "pbx-status-updated",
+  /** …a call started, changed state or ended (GET /api/calls/active)… */
+  "calls-updated",
+  /** …a call ended, so its record is in the call history (published a few seconds later)… */
+  "call-history-updated",
+  /** …failed SIP sign-ins were seen (GET /api/pbx/security). */
+  "pbx-security-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

@@ -2,9 +2,11 @@
 import { createRootRoute, createRoute, createRouter } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { AuthGate } from "./features/auth/auth-gate";
+import { ActiveCallsPage } from "./pages/active-calls";
 import { AiAssistantsPage } from "./pages/ai-assistants";
 import { AiRoutingPage } from "./pages/ai-routing";
 import { AuditPage } from "./pages/audit";
+import { CallHistoryPage } from "./pages/call-history";
 import { CallTranscriptsPage } from "./pages/call-transcripts";
 import { ConfigGeneratorPage } from "./pages/config-generator";
 import { DashboardPage } from "./pages/dashboard";
@@ -13,6 +15,7 @@ import { ExtensionsPage } from "./pages/extensions";
 import { InboundRoutesPage } from "./pages/inbound-routes";
 import { NotFoundPage } from "./pages/not-found";
 import { OutboundRoutesPage } from "./pages/outbound-routes";
+import { PbxSecurityPage } from "./pages/pbx-security";
 import { PttGroupsPage } from "./pages/ptt-groups";
 import { SangomaTalkPage } from "./pages/sangoma-talk";
 import { SettingsPage } from "./pages/settings";
@@ -46,6 +49,9 @@ export const routeTree = rootRoute.addChildren([
   page("/telnyx", TelnyxPage),
   page("/users", UsersPage),
   page("/audit", AuditPage),
+  page("/calls", ActiveCallsPage),
+  page("/call-history", CallHistoryPage),
+  page("/pbx-security", PbxSecurityPage),
   page("/ai-assistants", AiAssistantsPage),
   page("/call-transcripts", CallTranscriptsPage),
   page("/ai-routing", AiRoutingPage),

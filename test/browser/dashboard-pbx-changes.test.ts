@@ -30,13 +30,18 @@ async function dashboard(status: PbxStatus): Promise<{ page: Page; answered: Pro
   return { page, answered };
 }
 
+const PATHS: PbxStatus["paths"] = {
+  ssh: { state: "connected", message: null },
+  graphql: { state: "not-configured", message: null },
+};
+
 const notice = (page: Page) => page.getByRole("status", { name: "Unapplied PBX changes" });
 
 describe("unapplied PBX changes", () => {
   test(
     "FreePBX's reload flag set: the notice says what it means and how to apply them",
     async () => {
-      const { page } = await dashboard({ ssh: true, graphql: false, needReload: true, message: null });
+      const { page } = await dashboard({ ssh: true, graphql: false, paths: PATHS, needReload: true, message: null });
       const n = notice(page);
       await n.waitFor();
       expect(await n.textContent()).toContain("FreePBX has changes that are not applied yet.");
@@ -52,10 +57,11 @@ describe("unapplied PBX changes", () => {
     "up to date, or unknown (no SSH): no notice",
     async () => {
       for (const status of [
-        { ssh: true, graphql: false, needReload: false, message: null },
+        { ssh: true, graphql: false, paths: PATHS, needReload: false, message: null },
         {
           ssh: false,
           graphql: false,
+          paths: { ...PATHS, ssh: { state: "not-configured", message: null } },
           needReload: null,
           message: "Configure the PBX host (SSH) or the FreePBX API in API Settings.",
         },

@@ -125,7 +125,8 @@ describe("server cards", () => {
       await open(page);
       await card(page, "Disk Usage").getByText("20%", { exact: true }).waitFor();
       await page.getByTestId("vps-notice").getByText("Hosting provider API: 401 Unauthorized").waitFor();
-      expect(await page.getByText("Not configured").count()).toBe(0);
+      // (In the server cards: the live PBX cards below may say the manager interface is not configured.)
+      expect(await page.getByRole("region", { name: "Server" }).getByText("Not configured").count()).toBe(0);
     },
     TEST_TIMEOUT,
   );
@@ -156,7 +157,7 @@ describe("server cards", () => {
       } else {
         // Real numbers (this host's /proc, or the hosting API): bars, never "Not configured".
         await card(page, "CPU Usage").getByRole("progressbar").waitFor();
-        expect(await page.getByText("Not configured").count()).toBe(0);
+        expect(await page.getByRole("region", { name: "Server" }).getByText("Not configured").count()).toBe(0);
         if (real.source === "host") await card(page, "CPU Usage").getByText("from this host").waitFor();
         if (real.message) await page.getByTestId("vps-notice").getByText(real.message).waitFor();
       }
@@ -169,7 +170,7 @@ describe("counts", () => {
   const count = (page: Page, name: string) => card(page, name).getByTestId("count-value");
 
   test(
-    "Active Calls is always 0, a loading count shows '...'",
+    "Active Calls says Unknown with the reason while AMI is not configured, a loading count shows '...'",
     async () => {
       const page = await dashboard();
       let release = () => {};
@@ -182,7 +183,12 @@ describe("counts", () => {
       });
       await open(page);
       await card(page, "Active Calls").getByText("In progress").waitFor();
-      expect(await count(page, "Active Calls").textContent()).toBe("0");
+      const live = await h.apiJson<{ connected: boolean; reason: string }>("GET", "/api/pbx/status");
+      expect(live.connected).toBe(false);
+      await count(page, "Active Calls").getByText("Unknown", { exact: true }).waitFor();
+      await card(page, "Active Calls").getByText(live.reason, { exact: true }).waitFor();
+      // Never an invented registration figure either.
+      await card(page, "Extensions").getByText("Live status unknown", { exact: true }).waitFor();
       await count(page, "Trunks").getByText("...", { exact: true }).waitFor();
       release();
       await count(page, "Trunks").getByText("0", { exact: true }).waitFor();
@@ -226,7 +232,7 @@ describe("counts", () => {
       await count(page, "Inbound Routes").getByText("1", { exact: true }).waitFor(poll);
       await count(page, "PTT Groups").getByText("1", { exact: true }).waitFor(poll);
       expect(await count(page, "AI Assistants").textContent()).toBe("0");
-      expect(await count(page, "Active Calls").textContent()).toBe("0");
+      expect(await count(page, "Active Calls").textContent()).toBe("Unknown");
       expect(listCalls.length).toBeGreaterThanOrEqual(2);
     },
     TEST_TIMEOUT,

@@ -62,7 +62,8 @@ describe("Deployment", () => {
     for (const name of ["Deploy Trunks", "Deploy Extensions", "Deploy PTT Groups", "Deploy All Configurations"]) {
       expect(await button(page, name).isDisabled()).toBe(true);
     }
-    expect(await page.getByTestId("path-ssh").textContent()).toBe("Configured");
+    // The status was read over SSH just now: the path works, not only "configured".
+    expect(await page.getByTestId("path-ssh").textContent()).toBe("Connected");
     expect(await page.getByTestId("path-graphql").textContent()).toBe("Not configured");
     expect(await page.getByTestId("reload-state").textContent()).toBe("Up to date");
     expect(await results(page).count()).toBe(0);

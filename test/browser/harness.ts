@@ -64,6 +64,9 @@ export async function startHarness(opts: HarnessOptions = {}) {
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       LOG_LEVEL: "silent",
+      // The PBX host's own files are absent unless the test gives them (see test/helpers/server.ts).
+      ASTERISK_MANAGER_CONF: join(dataDir, "absent-manager.conf"),
+      FREEPBX_CONF: join(dataDir, "absent-freepbx.conf"),
       ...opts.env,
     },
     stdout: "ignore",

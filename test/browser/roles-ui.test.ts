@@ -208,6 +208,15 @@ const SCREENS: Screen[] = [
     viewerNotice:
       "Your role (viewer) cannot create or delete SIP connections, generate credentials or route phone numbers.",
   },
+  // The live PBX: no manager interface (AMI) or call records database here, so each says why.
+  { link: "Active Calls", heading: "Active Calls", ready: (p) => p.getByTestId("calls-unknown"), writes: () => [] },
+  {
+    link: "Call History",
+    heading: "Call History",
+    ready: (p) => p.getByTestId("history-unavailable"),
+    writes: () => [],
+  },
+  { link: "PBX Security", heading: "PBX Security", ready: (p) => p.getByTestId("security-unknown"), writes: () => [] },
   {
     link: "AI Assistants",
     heading: "AI Assistants",

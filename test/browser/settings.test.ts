@@ -56,7 +56,7 @@ describe("API Settings", () => {
       const titles = await page
         .locator("[data-service]")
         .evaluateAll((els) => els.map((e) => e.getAttribute("data-service")));
-      expect(titles).toEqual(["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh"]);
+      expect(titles).toEqual(["hostinger", "freepbx", "tinymdm", "telnyx", "openai", "dialer", "ssh", "ami", "cdr"]);
       for (const title of ["Hostinger VPS API", "FreePBX GraphQL API", "TinyMDM API"]) {
         expect(await badge(card(page, title)).textContent()).toBe("Not Configured");
       }

@@ -119,6 +119,20 @@ describe("SyncSocket reconnects", () => {
     expect(s.timers.at(-1)?.ms).toBe(1000);
   });
 
+  test("a reconnect refetches every key an event can make stale (events sent while down were missed)", () => {
+    s.client.start();
+    s.last().open();
+    expect(s.invalidated).toEqual([]); // the first open: the queries are fresh anyway
+    s.last().drop();
+    s.fire();
+    s.last().open();
+    const keys = s.invalidated.map((k) => k.join("/"));
+    expect(keys).toContain("/api/pbx/status");
+    expect(keys).toContain("/api/calls/active");
+    expect(keys).toContain("/api/extensions");
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
   test("a close for an ended session (4001) stops for good and reports it; no reconnect", () => {
     FakeSocket.instances = [];
     const timers: unknown[] = [];

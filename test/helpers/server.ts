@@ -14,7 +14,9 @@ export const ADMIN = { username: "admin", password: "correct horse battery" };
  */
 export async function startTestServer(env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "pbx-test-"));
-  const config = loadConfig({ PORT: "0", DATA_DIR: dir, LOG_LEVEL: "silent", ...env }, false);
+  // The PBX host's own files are absent unless a test gives them: a machine that has /etc/asterisk does not leak in.
+  const absent = { ASTERISK_MANAGER_CONF: `${dir}/absent-manager.conf`, FREEPBX_CONF: `${dir}/absent-freepbx.conf` };
+  const config = loadConfig({ PORT: "0", DATA_DIR: dir, LOG_LEVEL: "silent", ...absent, ...env }, false);
   const dbFile = join(dir, "pbx-console.db");
   const db: Db = openDatabase(dbFile);
   let offset = 0;

@@ -30,10 +30,13 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { SQL, type Subprocess } from "bun";
+import { CDR_COLUMNS, type CdrRow, cdrTsvLine, insertCdrRows } from "./cdr-calls";
 
 export interface PbxHostOptions {
   /** SQL loaded into `asterisk` after creating it. Default: schema.sql next to this file (copy of the FreePBX fixture). */
   schemaPath?: string;
+  /** SQL loaded into `asteriskcdrdb` (the call records). Default: test/fixtures/freepbx/cdr.sql. */
+  cdrSchemaPath?: string;
   /** Version `fwconsole --version` reports. Default "17.0.19". */
   freepbxVersion?: string;
   /**
@@ -118,11 +121,38 @@ export interface PbxHost {
   setAsteriskDown(down: boolean): void;
   /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
   setReloadFailure(message: string | null): void;
+  /**
+   * FreePBX's call records database `asteriskcdrdb` (table `cdr`, test/fixtures/freepbx/cdr.sql) on the same
+   * server; `freepbxuser` has ALL on it, as the `asterisk` database user has on a real FreePBX.
+   */
+  cdr: {
+    database: "asteriskcdrdb";
+    /** `mysql://freepbxuser:…@127.0.0.1:<port>/asteriskcdrdb`: the console's CDR_DATABASE_URL for this host. */
+    url: string;
+    /** Multi-row INSERTs (1,000 rows a statement, parameters). Returns the rows written. */
+    insert(rows: Iterable<CdrRow>): Promise<number>;
+    /** Bulk load: a TSV file and `LOAD DATA LOCAL INFILE` as root (a million rows in seconds). Returns the rows. */
+    load(rows: Iterable<CdrRow>): Promise<number>;
+    /** Runs one statement on `asteriskcdrdb` as freepbxuser (`?` placeholders bound from params). */
+    query(sql: string, params?: unknown[]): Promise<QueryRows>;
+    /** `CHECKSUM TABLE cdr` and the row count: changes whenever a row is written. */
+    checksum(): Promise<string>;
+    /** Empties `cdr`. */
+    clear(): Promise<void>;
+  };
+  /** Runs SQL as root over the socket with the real client (e.g. a database or view for one test); throws on failure. */
+  adminScript(sql: string): Promise<void>;
+  /**
+   * Stops MariaDB (true), like a stopped or crashed server, or starts it again (false) on the same port with
+   * the same data. Resolves once it is down, or once it accepts logins again.
+   */
+  setMysqlDown(down: boolean): Promise<void>;
   /** Stops both servers (SIGTERM, then SIGKILL after 5 s) and removes the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
 
 const DB_NAME = "asterisk";
+const CDR_DB_NAME = "asteriskcdrdb";
 const DB_USER = "freepbxuser";
 const HERE = import.meta.dir;
 
@@ -172,6 +202,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   let mysqld: Subprocess | undefined;
   let sshd: Subprocess | undefined;
   let sql: SQL | undefined;
+  let cdrSql: SQL | undefined;
   const entry = { procs: () => [mysqld, sshd].filter((p): p is Subprocess => !!p), root, keep };
   live.add(entry);
   installExitHook();
@@ -181,7 +212,12 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   let mysqlPort = 0;
   let sshPort = 0;
 
-  const admin = (args: string[], stdin?: Uint8Array | ReturnType<typeof Bun.file>, pw = rootPassword) =>
+  const admin = (
+    args: string[],
+    stdin?: Uint8Array | ReturnType<typeof Bun.file>,
+    pw = rootPassword,
+    timeoutMs = Math.max(1000, deadline - Date.now()),
+  ) =>
     run(
       [
         bins.client,
@@ -192,7 +228,31 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
         "--default-character-set=utf8mb4",
         ...args,
       ],
-      { stdin, env: { MYSQL_PWD: pw }, timeoutMs: Math.max(1000, deadline - Date.now()) },
+      { stdin, env: { MYSQL_PWD: pw }, timeoutMs },
+    );
+
+  /** mariadbd on `mysqlPort` over the host's data dir (start-up and `setMysqlDown(false)`). */
+  const spawnMysqld = () =>
+    Bun.spawn(
+      [
+        bins.mariadbd,
+        "--no-defaults",
+        `--datadir=${dir.data}`,
+        `--socket=${file.socket}`,
+        `--port=${mysqlPort}`,
+        "--bind-address=127.0.0.1",
+        `--pid-file=${file.mysqlPid}`,
+        `--log-error=${file.mysqlErr}`,
+        `--tmpdir=${dir.tmp}`,
+        "--skip-name-resolve",
+        "--character-set-server=utf8mb4",
+        "--collation-server=utf8mb4_general_ci",
+        "--innodb-buffer-pool-size=32M",
+        "--innodb-flush-log-at-trx-commit=2",
+        "--max-connections=100",
+        ...(isRoot ? [`--user=${username}`] : []),
+      ],
+      { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
     );
 
   async function startMysql() {
@@ -213,27 +273,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     }
     for (let attempt = 1; ; attempt++) {
       mysqlPort = await freePort();
-      mysqld = Bun.spawn(
-        [
-          bins.mariadbd,
-          "--no-defaults",
-          `--datadir=${dir.data}`,
-          `--socket=${file.socket}`,
-          `--port=${mysqlPort}`,
-          "--bind-address=127.0.0.1",
-          `--pid-file=${file.mysqlPid}`,
-          `--log-error=${file.mysqlErr}`,
-          `--tmpdir=${dir.tmp}`,
-          "--skip-name-resolve",
-          "--character-set-server=utf8mb4",
-          "--collation-server=utf8mb4_general_ci",
-          "--innodb-buffer-pool-size=32M",
-          "--innodb-flush-log-at-trx-commit=2",
-          "--max-connections=100",
-          ...(isRoot ? [`--user=${username}`] : []),
-        ],
-        { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
-      );
+      mysqld = spawnMysqld();
       const proc = mysqld;
       const ready = await waitFor(deadline, async () => {
         if (proc.exitCode !== null || proc.signalCode) return "exited";
@@ -250,7 +290,8 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       );
     }
 
-    // Real grants: root only on the socket with a password, freepbxuser on asterisk.* from localhost and 127.0.0.1.
+    // Real grants: root only on the socket with a password, freepbxuser on asterisk.* and asteriskcdrdb.* (as
+    // FreePBX's installer grants its database user both) from localhost and 127.0.0.1.
     const setup = [
       "DELETE FROM mysql.global_priv WHERE User = '' OR (User = 'root' AND Host <> 'localhost');",
       "FLUSH PRIVILEGES;",
@@ -260,12 +301,18 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       `CREATE USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';`,
       `GRANT ALL PRIVILEGES ON ${DB_NAME}.* TO '${DB_USER}'@'localhost';`,
       `GRANT ALL PRIVILEGES ON ${DB_NAME}.* TO '${DB_USER}'@'127.0.0.1';`,
+      `CREATE DATABASE ${CDR_DB_NAME} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;`,
+      `GRANT ALL PRIVILEGES ON ${CDR_DB_NAME}.* TO '${DB_USER}'@'localhost';`,
+      `GRANT ALL PRIVILEGES ON ${CDR_DB_NAME}.* TO '${DB_USER}'@'127.0.0.1';`,
     ].join("\n");
     const s = await admin([], new TextEncoder().encode(setup), "");
     if (s.code !== 0) throw new Error(`MariaDB set-up failed: ${s.stderr}`);
     const schemaPath = opts.schemaPath ?? join(HERE, "../fixtures/freepbx/schema.sql");
     const l = await admin([DB_NAME], Bun.file(schemaPath));
     if (l.code !== 0) throw new Error(`loading ${schemaPath} failed: ${l.stderr}`);
+    const cdrSchemaPath = opts.cdrSchemaPath ?? join(HERE, "../fixtures/freepbx/cdr.sql");
+    const c = await admin([CDR_DB_NAME], Bun.file(cdrSchemaPath));
+    if (c.code !== 0) throw new Error(`loading ${cdrSchemaPath} failed: ${c.stderr}`);
     // FreePBX's Advanced Settings table (only the directory settings): ASTETCDIR points at this host's
     // etc/asterisk, so voicemail.conf is found the way FreePBX's Voicemail module finds it.
     const settings = new TextEncoder().encode(
@@ -361,6 +408,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     if (stopped) return;
     stopped = true;
     await sql?.close({ timeout: 1 }).catch(() => {});
+    await cdrSql?.close({ timeout: 1 }).catch(() => {});
     await Promise.all([sshd && terminate(sshd, 5000, true), mysqld && terminate(mysqld, 5000, false)]);
     live.delete(entry);
     if (!keep) rmSync(root, { recursive: true, force: true });
@@ -442,6 +490,22 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
 
   const hostPublicKey = readFileSync(`${file.hostKey}.pub`, "utf8").trim();
   const db = sql as SQL;
+  const cdrQuery = (text: string, params: unknown[] = []) => {
+    cdrSql ??= new SQL({
+      adapter: "mysql",
+      hostname: "127.0.0.1",
+      port: mysqlPort,
+      username: DB_USER,
+      password,
+      database: CDR_DB_NAME,
+      max: 4,
+    });
+    return cdrSql.unsafe(text, params as any[]) as Promise<QueryRows>;
+  };
+  const adminScript = async (script: string, timeoutMs = 600_000) => {
+    const r = await admin([], new TextEncoder().encode(script), rootPassword, timeoutMs);
+    if (r.code !== 0) throw new Error(`admin SQL failed (exit ${r.code}): ${r.stderr.trim()}`);
+  };
   return {
     root,
     mysql: {
@@ -516,6 +580,64 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     setReloadFailure: (message) => {
       if (message === null) rmSync(file.failReload, { force: true });
       else writeFileSync(file.failReload, message);
+    },
+    cdr: {
+      database: CDR_DB_NAME,
+      url: `mysql://${DB_USER}:${password}@127.0.0.1:${mysqlPort}/${CDR_DB_NAME}`,
+      insert: (rows) => insertCdrRows(cdrQuery, "cdr", rows),
+      async load(rows) {
+        const path = join(dir.tmp, `cdr-load-${Date.now()}.tsv`);
+        const writer = Bun.file(path).writer();
+        let count = 0;
+        for (const row of rows) {
+          writer.write(cdrTsvLine(row));
+          count++;
+        }
+        await writer.end();
+        try {
+          const r = await admin(
+            [
+              "--local-infile=1",
+              CDR_DB_NAME,
+              "-e",
+              `LOAD DATA LOCAL INFILE ${sqlQuote(path)} INTO TABLE cdr CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\n' (${CDR_COLUMNS.join(", ")})`,
+            ],
+            undefined,
+            rootPassword,
+            600_000,
+          );
+          if (r.code !== 0) throw new Error(`LOAD DATA failed (exit ${r.code}): ${r.stderr.trim()}`);
+        } finally {
+          rmSync(path, { force: true });
+        }
+        return count;
+      },
+      query: cdrQuery,
+      async checksum() {
+        const [sum] = await cdrQuery("CHECKSUM TABLE cdr");
+        const [count] = await cdrQuery("SELECT COUNT(*) AS n FROM cdr");
+        return `${sum?.Checksum}/${count?.n}`;
+      },
+      async clear() {
+        await cdrQuery("DELETE FROM cdr");
+      },
+    },
+    adminScript: (script) => adminScript(script),
+    async setMysqlDown(down) {
+      if (down) {
+        if (mysqld && mysqld.exitCode === null && !mysqld.signalCode) await terminate(mysqld, 5000, false);
+        return;
+      }
+      if (mysqld && mysqld.exitCode === null && !mysqld.signalCode) return;
+      const proc = spawnMysqld();
+      mysqld = proc;
+      const ready = await waitFor(Date.now() + 30_000, async () => {
+        if (proc.exitCode !== null || proc.signalCode) return "exited";
+        const r = await admin(["-e", "SELECT 1"], undefined, rootPassword, 5000);
+        return r.code === 0 ? "ready" : undefined;
+      });
+      if (ready !== "ready")
+        throw new Error(`mariadbd did not start again (${ready ?? "timeout"}): ${tail(readText(file.mysqlErr))}`);
     },
     stop,
   };

@@ -5,6 +5,7 @@ import { totp } from "../../src/server/accounts/totp";
 import type { RouteDef } from "../../src/server/context";
 import { apiRoutes } from "../../src/server/routes";
 import type { WsEvent } from "../../src/shared/ws-events";
+import { startFakeAmi } from "../fakes/ami";
 import { HOSTINGER_DEFAULT_TOKEN, makeHostingerVm, startFakeHostinger } from "../fakes/hostinger";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
 import { makeTelnyxPhoneNumber, startFakeTelnyx, TELNYX_DEFAULT_KEY } from "../fakes/telnyx";
@@ -16,6 +17,12 @@ setDefaultTimeout(60_000);
 const hostinger = await startFakeHostinger();
 const telnyx = await startFakeTelnyx();
 const openai = await startFakeOpenAi();
+// The live PBX (hang-up) needs a connected AMI: the fake, with two registered phones.
+const ami = await startFakeAmi({ secret: "events-ami-secret" });
+for (const ext of ["1001", "1002"]) {
+  ami.addEndpoint(ext, { kind: "extension" });
+  ami.register(ext, { uri: `sip:${ext}@192.0.2.10:5060`, viaAddr: "192.0.2.10:5060" });
+}
 const webhookSecret = generateWebhookSecret();
 let pbx: PbxHost;
 let s: TestServer;
@@ -35,6 +42,10 @@ beforeAll(async () => {
     OPENAI_WEBHOOK_SECRET: webhookSecret,
     OPENAI_PROJECT_ID: "proj_events",
     ...pbx.consoleEnv(),
+    AMI_HOST: ami.host,
+    AMI_PORT: String(ami.port),
+    AMI_USERNAME: "admin",
+    AMI_SECRET: "events-ami-secret",
   });
   // Every event the hub sends to the open consoles, whichever module published it.
   const hub = s.app.events;
@@ -43,10 +54,12 @@ beforeAll(async () => {
     published.push(event);
     send(event);
   };
+  // Connected (and its connect events gone by) before the walk starts.
+  await until(() => s.app.live.status().connected);
 }, 120_000);
 afterAll(async () => {
   await s?.stop();
-  await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), pbx?.stop()]);
+  await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), ami.stop(), pbx?.stop()]);
 });
 
 /**
@@ -59,6 +72,14 @@ type Fixture = () => Promise<Call>;
 
 let seq = 0;
 const next = () => ++seq;
+/** Polls until `fn` is true (the live PBX follows AMI events). */
+const until = async (fn: () => boolean, timeoutMs = 10_000) => {
+  const end = Date.now() + timeoutMs;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await Bun.sleep(10);
+  }
+};
 /** Deploy and import run as jobs (ADR 0024): their events come until the job ends. */
 const jobEnded = () => s.app.jobs.idle();
 const created = async (path: string, body: unknown) => {
@@ -207,6 +228,15 @@ const FIXTURES: Record<string, Fixture> = {
     await extension();
     const started = await s.call("POST", "/api/deploy/extensions");
     return { path: `/api/jobs/${started.json.jobId}/cancel`, body: {} };
+  },
+  "POST /api/calls/hangup": async () => {
+    const call = ami.startCall({ from: "1001", to: "1002" });
+    await until(() => s.app.live.activeCalls().calls.some((c) => c.id === call.linkedid));
+    // The hang-up ends the call: its list, the count in the status, then (a few seconds later) the history.
+    return {
+      body: { channel: call.channels[0] },
+      after: () => until(() => published.some((e) => e.type === "call-history-updated")),
+    };
   },
   "POST /api/credentials": async () => ({ body: { type: "tinymdm", publicKey: "pub-walk", secretKey: "sec-walk" } }),
   "POST /api/credentials/test": async () => ({ body: { type: "hostinger" } }),

@@ -69,6 +69,7 @@ describe("nothing configured", () => {
     expect(await pbxStatus(d)).toEqual({
       ssh: false,
       graphql: false,
+      paths: { ssh: { state: "not-configured", message: null }, graphql: { state: "not-configured", message: null } },
       needReload: null,
       message: "Configure the PBX host (SSH) or the FreePBX API in API Settings.",
     });
@@ -78,6 +79,29 @@ describe("nothing configured", () => {
     await expect(importTrunks(d, { mode: "all", trunks: [] })).rejects.toBeInstanceOf(Invalid);
     await expect(deployTarget(d, "all")).rejects.toThrow("No way to reach the PBX");
     expect(events).toEqual([]);
+  });
+});
+
+describe("the PBX status says whether a way works, not only whether it is configured", () => {
+  test("the FreePBX API: untested, then failed with the reason, then connected", async () => {
+    const d = deps(graphqlEnv());
+    expect((await pbxStatus(d)).paths.graphql).toEqual({ state: "untested", message: null });
+    d.credentials.recordTest("freepbx", { success: false, message: "401 Unauthorized: invalid client" });
+    expect((await pbxStatus(d)).paths.graphql).toEqual({
+      state: "failed",
+      message: "401 Unauthorized: invalid client",
+    });
+    d.credentials.recordTest("freepbx", { success: true, message: "Connected" });
+    expect((await pbxStatus(d)).paths.graphql).toEqual({ state: "connected", message: null });
+  });
+
+  test("SSH that cannot be reached is failed with the reason, never 'configured'", async () => {
+    const d = deps({ PBX_SSH_HOST: "127.0.0.1", PBX_SSH_PORT: "1", PBX_SSH_USER: "root", PBX_SSH_PASSWORD: "x" });
+    const status = await pbxStatus(d);
+    expect(status.ssh).toBe(true);
+    expect(status.paths.ssh.state).toBe("failed");
+    expect(status.paths.ssh.message).toBe(status.message);
+    expect(status.message).toMatch(/refused|connect/i);
   });
 });
 

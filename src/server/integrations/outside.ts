@@ -3,6 +3,7 @@
  * the Test Connection of each service. Routes never build clients themselves.
  */
 import type { ServiceType, TestResult } from "../../shared/credentials";
+import { testCdrConnection } from "../clients/cdr-db";
 import { DialerClient } from "../clients/dialer";
 import { FreePbxClient } from "../clients/freepbx";
 import { HostingerClient } from "../clients/hostinger";
@@ -13,6 +14,7 @@ import { TelnyxClient } from "../clients/telnyx";
 import { TinyMdmClient } from "../clients/tinymdm";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
+import { amiSettingsFromValues, testAmiConnection } from "../live/ami-settings";
 import type { Values } from "./credentials";
 
 /** What building a client needs: the endpoints, the credentials and the clock (request signing, tokens). */
@@ -26,6 +28,8 @@ const LABEL: Record<ServiceType, string> = {
   openai: "OpenAI",
   dialer: "The web dialer push",
   ssh: "The PBX host SSH connection",
+  ami: "The Asterisk manager interface",
+  cdr: "The call records database",
 };
 
 /** The effective values of a configured service; `Invalid` (400) saying it is not configured otherwise. */
@@ -113,6 +117,10 @@ export async function testService(
       }
       case "ssh":
         return await testSsh(v);
+      case "ami":
+        return ok(await testAmiConnection(amiSettingsFromValues(v), signal));
+      case "cdr":
+        return ok(await testCdrConnection(v.databaseUrl ?? "", signal));
     }
   } catch (err) {
     const message = err instanceof ServiceError ? err.message : `Unexpected error: ${(err as Error).message}`;

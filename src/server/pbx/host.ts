@@ -48,14 +48,17 @@ export interface DbConfig {
   name: string;
 }
 
+/** One `$amp_conf['KEY'] = 'value';` of FreePBX's PHP config (the single-quoted string unescaped), or null. */
+export function ampConfValue(text: string, key: string): string | null {
+  const m = text.match(
+    new RegExp(`\\$amp_conf\\[\\s*['"]${key}['"]\\s*\\]\\s*=\\s*(['"])((?:\\\\.|(?!\\1).)*)\\1\\s*;`),
+  );
+  return m ? (m[2] as string).replace(/\\(['"\\])/g, "$1") : null;
+}
+
 /** Parses `$amp_conf['AMPDBUSER'] = 'x';` lines of FreePBX's PHP config. */
 export function parseFreepbxConf(text: string): DbConfig {
-  const get = (key: string) => {
-    const m = text.match(
-      new RegExp(`\\$amp_conf\\[\\s*['"]${key}['"]\\s*\\]\\s*=\\s*(['"])((?:\\\\.|(?!\\1).)*)\\1\\s*;`),
-    );
-    return m ? (m[2] as string).replace(/\\(['"\\])/g, "$1") : null;
-  };
+  const get = (key: string) => ampConfValue(text, key);
   const cfg = {
     user: get("AMPDBUSER"),
     password: get("AMPDBPASS"),

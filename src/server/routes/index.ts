@@ -9,11 +9,13 @@ import { aiWebhookRoutes } from "./ai-webhook";
 import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
+import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
 import { deployHistoryRoutes } from "./deploy-history";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
 import { jobRoutes } from "./jobs";
+import { liveRoutes } from "./live";
 import { pbxRoutes } from "./pbx";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
@@ -45,6 +47,8 @@ export const apiRoutes: RouteDef[] = [
   ...pbxRoutes,
   ...deployHistoryRoutes,
   ...jobRoutes,
+  ...liveRoutes,
+  ...cdrRoutes,
   ...backupRoutes,
   ...userRoutes,
   ...settingsRoutes,

@@ -37,6 +37,14 @@ export const queryKeys = {
   deployHistory: ["/api/deploy/history"],
   generatedConfig: ["/api/config/generate"],
   vpsStatus: ["/api/vps/status"],
+  /** The live PBX from AMI and the call history from CDR (features/live, features/calls, features/call-history). */
+  pbxLive: ["/api/pbx/status"],
+  activeCalls: ["/api/calls/active"],
+  pbxSecurity: ["/api/pbx/security"],
+  callHistory: ["/api/cdr"],
+  /** Under `callHistory`, so call-history-updated refreshes them all (features/call-history/api.ts). */
+  callHistoryPages: (filterQuery: string) => ["/api/cdr", "pages", filterQuery] as const,
+  callHistoryStats: (filterQuery: string) => ["/api/cdr", "stats", filterQuery] as const,
 
   aiAssistants: ["/api/ai/assistants"],
   aiRoutingRules: ["/api/ai/routing-rules"],
@@ -73,6 +81,10 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "ai-rules-updated": [queryKeys.aiRoutingRules],
   "ai-transcripts-updated": [queryKeys.aiTranscripts],
   "ai-calls-updated": [queryKeys.aiCalls],
+  "pbx-status-updated": [queryKeys.pbxLive],
+  "calls-updated": [queryKeys.activeCalls],
+  "call-history-updated": [queryKeys.callHistory],
+  "pbx-security-updated": [queryKeys.pbxSecurity],
   "api-tokens-updated": [queryKeys.apiTokens],
   // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
   "credentials-updated": [
@@ -80,6 +92,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
     queryKeys.aiSipUri,
     queryKeys.vpsStatus,
     queryKeys.pbxStatus,
+    queryKeys.callHistory,
     queryKeys.telnyxConnections,
     queryKeys.telnyxCredentials,
     queryKeys.telnyxPhoneNumbers,

@@ -43,11 +43,20 @@ export function syncSocketUrl(loc: { protocol: string; host: string }): string {
   return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws?type=sync`;
 }
 
+/** Every key some event makes stale, each once. */
+function allEventKeys(): (readonly string[])[] {
+  const keys = new Map<string, readonly string[]>();
+  for (const list of Object.values(EVENT_QUERY_KEYS)) for (const key of list) keys.set(JSON.stringify(key), key);
+  return [...keys.values()];
+}
+
 export class SyncSocket {
   private socket: WebSocketLike | null = null;
   private timer: unknown = null;
   private attempts = 0;
   private stopped = true;
+  /** A socket has been open before: the next open is a reconnect, after which events may have been missed. */
+  private wasOpen = false;
   private readonly WS: WebSocketCtor;
   private readonly schedule: (fn: () => void, ms: number) => unknown;
   private readonly cancel: (handle: unknown) => void;
@@ -86,6 +95,10 @@ export class SyncSocket {
     this.socket = ws;
     ws.onopen = () => {
       this.attempts = 0;
+      // Events sent while the socket was down are lost, and views such as the live PBX never poll:
+      // refetch everything an event can make stale, once.
+      if (this.wasOpen) for (const key of allEventKeys()) this.opts.invalidate(key);
+      this.wasOpen = true;
     };
     ws.onmessage = (ev) => this.handleMessage(ev.data);
     ws.onclose = (ev) => {

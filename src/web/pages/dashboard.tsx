@@ -2,12 +2,14 @@ import { PageHeader } from "@/components/layout/page-header";
 import { CountCards } from "@/features/dashboard/count-cards";
 import { PbxChangesNotice } from "@/features/dashboard/pbx-changes-notice";
 import { VpsCards } from "@/features/dashboard/vps-cards";
+import { SecurityAlertNotice } from "@/features/pbx-security/alert-notice";
 
 export function DashboardPage() {
   return (
     <>
       <PageHeader title="Dashboard" subtitle="Monitor your VPS and FreePBX system at a glance" />
       <PbxChangesNotice />
+      <SecurityAlertNotice />
       <VpsCards />
       <CountCards />
     </>

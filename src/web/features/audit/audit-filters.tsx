@@ -4,11 +4,12 @@
  * the shared schema's message and left out of the query.
  */
 import { Search, X } from "lucide-react";
-import { useEffect, useId, useState } from "react";
+import { useId, useState } from "react";
 import { SelectField } from "@/components/form-fields";
 import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
+import { useDebounced } from "@/hooks/use-debounced";
 import { AUDIT_OUTCOMES, type AuditFilter, auditFilterSchema } from "../../../shared/audit";
 
 export interface AuditFilterDraft {
@@ -42,15 +43,6 @@ export const ACTION_PREFIXES = [
   "vps.",
   "settings.",
 ] as const;
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}
 
 const TEXT_FIELDS = ["actor", "action", "q"] as const;
 

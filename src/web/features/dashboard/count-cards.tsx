@@ -1,23 +1,41 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio } from "lucide-react";
+import type { ReactNode } from "react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { assistantsQuery } from "@/features/ai/api";
 import { extensionsQuery } from "@/features/extensions/api";
+import { pbxLiveQuery, trunkIsUp, unknownReason } from "@/features/live/api";
 import { pttGroupsQuery } from "@/features/ptt/api";
 import { inboundRoutesQuery } from "@/features/routes/api";
 import { trunksQuery } from "@/features/trunks/api";
 import { POLL_LIST_MS } from "@/lib/constants";
+import { cn } from "@/lib/utils";
+import type { PbxLiveStatus } from "../../../shared/live";
 
 interface CountSpec {
   title: string;
   caption: string;
   icon: LucideIcon;
   list: () => { queryKey: QueryKey };
+  /** What the PBX says right now about these (registered or up of all it knows), under the count. */
+  live?: (status: PbxLiveStatus) => string;
 }
 
 const COUNTS: CountSpec[] = [
-  { title: "Extensions", caption: "Total configured", icon: Phone, list: extensionsQuery },
-  { title: "Trunks", caption: "Active connections", icon: Network, list: trunksQuery },
+  {
+    title: "Extensions",
+    caption: "Total configured",
+    icon: Phone,
+    list: extensionsQuery,
+    live: (s) => `${s.extensions.filter((e) => e.registered).length}/${s.extensions.length} registered`,
+  },
+  {
+    title: "Trunks",
+    caption: "Active connections",
+    icon: Network,
+    list: trunksQuery,
+    live: (s) => `${s.trunks.filter(trunkIsUp).length}/${s.trunks.length} up`,
+  },
   { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, list: inboundRoutesQuery },
   { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, list: pttGroupsQuery },
   { title: "AI Assistants", caption: "AI voice modules", icon: Bot, list: assistantsQuery },
@@ -28,11 +46,16 @@ function CountCard({
   caption,
   icon: Icon,
   value,
+  live,
+  valueTitle,
 }: {
   title: string;
   caption: string;
   icon: LucideIcon;
   value: string;
+  /** A line from the live PBX under the caption. */
+  live?: ReactNode;
+  valueTitle?: string;
 }) {
   return (
     <Card className="gap-2" role="group" aria-label={title} data-testid={`count-${title}`}>
@@ -41,12 +64,34 @@ function CountCard({
         <Icon className="size-4 text-muted-foreground" aria-hidden />
       </CardHeader>
       <CardContent>
-        <div className="font-bold text-2xl tabular-nums" data-testid="count-value">
+        <div className="font-bold text-2xl tabular-nums" data-testid="count-value" title={valueTitle}>
           {value}
         </div>
         <p className="text-muted-foreground text-xs">{caption}</p>
+        {live}
       </CardContent>
     </Card>
+  );
+}
+
+/**
+ * The live PBX line of a card: the figure, "unknown" with the reason while AMI is not connected, or
+ * nothing while the status loads. Never polled: the sync socket's pbx-status-updated refetches it.
+ */
+function LiveLine({ text }: { text: (status: PbxLiveStatus) => string }) {
+  const status = useQuery(pbxLiveQuery());
+  if (status.isPending) return null;
+  const known = status.data?.connected === true;
+  const reason = known ? undefined : unknownReason(status.data, status.error);
+  return (
+    <p
+      className={cn("mt-1 truncate text-xs", known ? "font-medium" : "text-muted-foreground")}
+      data-testid="count-live"
+      data-known={known}
+      title={reason}
+    >
+      {status.data && known ? text(status.data) : "Live status unknown"}
+    </p>
   );
 }
 
@@ -54,7 +99,46 @@ function CountCard({
 function ListCount(spec: CountSpec) {
   const list = useQuery<unknown[]>({ ...spec.list(), refetchInterval: POLL_LIST_MS, refetchOnMount: "always" });
   const value = list.data ? list.data.length.toLocaleString("en-US") : list.isError ? "—" : "...";
-  return <CountCard title={spec.title} caption={spec.caption} icon={spec.icon} value={value} />;
+  return (
+    <CountCard
+      title={spec.title}
+      caption={spec.caption}
+      icon={spec.icon}
+      value={value}
+      live={spec.live && <LiveLine text={spec.live} />}
+    />
+  );
+}
+
+/** Calls in progress from the live PBX (AMI); "Unknown" with the reason while it is not connected. */
+function ActiveCallsCount() {
+  const status = useQuery(pbxLiveQuery());
+  if (status.isPending) return <CountCard title="Active Calls" caption="In progress" icon={PhoneCall} value="..." />;
+  if (status.data?.connected) {
+    return (
+      <CountCard
+        title="Active Calls"
+        caption="In progress"
+        icon={PhoneCall}
+        value={status.data.activeCalls.toLocaleString("en-US")}
+      />
+    );
+  }
+  const reason = unknownReason(status.data, status.error);
+  return (
+    <CountCard
+      title="Active Calls"
+      caption="In progress"
+      icon={PhoneCall}
+      value="Unknown"
+      valueTitle={reason}
+      live={
+        <p className="mt-1 line-clamp-2 text-muted-foreground text-xs" data-testid="count-live" data-known={false}>
+          {reason}
+        </p>
+      }
+    />
+  );
 }
 
 export function CountCards() {
@@ -67,8 +151,7 @@ export function CountCards() {
         {COUNTS.map((spec) => (
           <ListCount key={spec.title} {...spec} />
         ))}
-        {/* No call-state source yet: always 0 until the live PBX state arrives. */}
-        <CountCard title="Active Calls" caption="In progress" icon={PhoneCall} value="0" />
+        <ActiveCallsCount />
       </div>
     </section>
   );

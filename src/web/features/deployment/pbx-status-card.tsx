@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/lib/error-text";
+import type { PbxPathState } from "../../../shared/pbx";
 import { pbxStatusQuery } from "./api";
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
@@ -19,8 +20,23 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-const PathBadge = ({ on }: { on: boolean }) =>
-  on ? <Badge variant="success">Configured</Badge> : <Badge variant="outline">Not configured</Badge>;
+/** Whether the way works, not only whether it is configured: a failed test never shows as fine. */
+function PathBadge({ path }: { path: PbxPathState }) {
+  switch (path.state) {
+    case "connected":
+      return <Badge variant="success">Connected</Badge>;
+    case "failed":
+      return (
+        <Badge variant="destructive" title={path.message ?? undefined}>
+          Not reachable
+        </Badge>
+      );
+    case "untested":
+      return <Badge variant="secondary">Configured (not tested)</Badge>;
+    default:
+      return <Badge variant="outline">Not configured</Badge>;
+  }
+}
 
 function ReloadBadge({ needReload }: { needReload: boolean | null }) {
   if (needReload === true) return <Badge variant="warning">Reload needed</Badge>;
@@ -57,14 +73,19 @@ export function PbxStatusCard() {
           <dl>
             <Row label="SSH (PBX host)">
               <span data-testid="path-ssh">
-                <PathBadge on={s.ssh} />
+                <PathBadge path={s.paths.ssh} />
               </span>
             </Row>
             <Row label="FreePBX GraphQL API">
               <span data-testid="path-graphql">
-                <PathBadge on={s.graphql} />
+                <PathBadge path={s.paths.graphql} />
               </span>
             </Row>
+            {s.paths.graphql.state === "failed" && s.paths.graphql.message && (
+              <p className="py-1 text-destructive text-sm" data-testid="path-graphql-message">
+                Last Test Connection failed: {s.paths.graphql.message}
+              </p>
+            )}
             <Row label="FreePBX reload">
               <span data-testid="reload-state">
                 <ReloadBadge needReload={s.needReload} />

@@ -3,6 +3,7 @@ import { memo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { ExtensionLiveBadge } from "@/features/live/live-badges";
 import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 import { deleteToasts } from "@/lib/mutations";
@@ -33,9 +34,7 @@ export const ExtensionCard = memo(function ExtensionCard({
         <h3 className="truncate font-semibold font-mono text-xl tabular-nums" title={ext.extension}>
           {ext.extension}
         </h3>
-        <Badge variant={ext.status === "available" ? "default" : "secondary"} className="capitalize">
-          {ext.status}
-        </Badge>
+        <ExtensionLiveBadge extension={ext.extension} />
       </div>
       <p className="mt-1 truncate font-medium" title={ext.name}>
         {ext.name}

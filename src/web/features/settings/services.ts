@@ -3,7 +3,18 @@
  * themselves come from SERVICE_FIELDS (shared with the server); this adds only
  * presentation: titles, toast wording and the kind of input per field.
  */
-import { Bot, Cable, type LucideIcon, Network, Send, Server, Smartphone, Terminal } from "lucide-react";
+import {
+  Activity,
+  Bot,
+  Cable,
+  Database,
+  type LucideIcon,
+  Network,
+  Send,
+  Server,
+  Smartphone,
+  Terminal,
+} from "lucide-react";
 import type { ServiceType } from "../../../shared/credentials";
 
 export interface InputSpec {
@@ -99,5 +110,29 @@ export const SERVICES: ServiceMeta[] = [
       privateKey: { multiline: true, placeholder: "-----BEGIN OPENSSH PRIVATE KEY-----" },
       hostKeyFingerprint: { display: true },
     },
+  },
+  {
+    type: "ami",
+    title: "Asterisk Manager (AMI)",
+    description:
+      "Live registrations, calls in progress and failed sign-ins. Blank: read from /etc/asterisk/manager.conf on this host.",
+    icon: Activity,
+    savedText: "Asterisk manager credentials saved successfully",
+    saveFailedText: "Failed to save Asterisk manager credentials",
+    inputs: {
+      host: { placeholder: "e.g. 127.0.0.1" },
+      port: { type: "number", placeholder: "Blank: 5038" },
+      username: { placeholder: "e.g. admin" },
+    },
+  },
+  {
+    type: "cdr",
+    title: "Call Records Database",
+    description:
+      "The call history (read only). Blank: the database in /etc/freepbx.conf on this host (CDRDBNAME, asteriskcdrdb).",
+    icon: Database,
+    savedText: "Call records database saved successfully",
+    saveFailedText: "Failed to save the call records database",
+    inputs: { databaseUrl: { placeholder: "Blank: from /etc/freepbx.conf" } },
   },
 ];

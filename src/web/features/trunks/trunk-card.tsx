@@ -2,6 +2,7 @@ import { Server } from "lucide-react";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { TrunkLiveBadge } from "@/features/live/live-badges";
 import type { Trunk } from "../../../shared/inventory";
 
 export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deleting: boolean; onDelete: () => void }) {
@@ -28,7 +29,7 @@ export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deletin
             <Badge variant="outline" data-testid="trunk-auth">
               {trunk.authMode === "ip" ? "IP-authenticated" : trunk.registrationEnabled ? "Registers" : "Credentials"}
             </Badge>
-            <Badge variant={trunk.status === "registered" ? "default" : "destructive"}>{trunk.status}</Badge>
+            <TrunkLiveBadge name={trunk.name} />
           </div>
         </CardContent>
       </Card>
