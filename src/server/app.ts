@@ -89,6 +89,8 @@ export function createApp(opts: AppOptions) {
   const hub = new Hub();
   const box = SecretBox.open(opts.config.dataDir);
   const credentials = new CredentialStore(opts.db, box, opts.config.env, now);
+  // Opens its small pool on first use, from API Settings / CDR_DATABASE_URL or /etc/freepbx.conf.
+  const cdr = new CdrSource({ db: opts.db, config: opts.config, credentials });
   const app: AppContext = {
     db: opts.db,
     config: opts.config,
@@ -109,9 +111,20 @@ export function createApp(opts: AppOptions) {
     // Marks a job left `running` by a stopped console as interrupted.
     jobs: new JobRunner({ db: opts.db, events: hub, now }),
     // Connects once started (below), when AMI settings or /etc/asterisk/manager.conf say where.
-    live: new LiveMonitor({ db: opts.db, events: hub, now, config: opts.config, credentials }),
-    // Opens its small pool on first use, from API Settings / CDR_DATABASE_URL or /etc/freepbx.conf.
-    cdr: new CdrSource({ db: opts.db, config: opts.config, credentials }),
+    // When it says a call ended, the call history's cached statistics are stale.
+    live: new LiveMonitor({
+      db: opts.db,
+      events: {
+        publish: (event) => {
+          if (event.type === "call-history-updated") cdr.historyChanged();
+          hub.publish(event);
+        },
+      },
+      now,
+      config: opts.config,
+      credentials,
+    }),
+    cdr,
   };
   const router = new ApiRouter(apiRoutes);
   const log = opts.config.logRequests ? logRequest : () => {};

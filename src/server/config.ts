@@ -53,8 +53,16 @@ const envSchema = z
     PBX_TELNYX_URL: z.url("must be a URL").optional(),
     PBX_TINYMDM_URL: z.url("must be a URL").optional(),
     PBX_OPENAI_URL: z.url("must be a URL").optional(),
-    ASTERISK_MANAGER_CONF: z.string().trim().regex(/^\/[^\0]*$/, "must be an absolute path").optional(),
-    FREEPBX_CONF: z.string().trim().regex(/^\/[^\0]*$/, "must be an absolute path").optional(),
+    ASTERISK_MANAGER_CONF: z
+      .string()
+      .trim()
+      .regex(/^\/[^\0]*$/, "must be an absolute path")
+      .optional(),
+    FREEPBX_CONF: z
+      .string()
+      .trim()
+      .regex(/^\/[^\0]*$/, "must be an absolute path")
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.TLS_CERT) !== Boolean(env.TLS_KEY)) {

@@ -192,6 +192,14 @@ const serviceUrl = (example: string) =>
   ]);
 
 const text = (max: number) => z.string().trim().max(max).optional();
+/** A host of a TCP service (SSH, AMI): a name or an IP address, no scheme, port or path. */
+const hostField = z
+  .string()
+  .trim()
+  .max(255)
+  .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
+  .optional();
+const portField = z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional();
 const secret = (max: number) => z.string().max(max).optional();
 
 /**
@@ -242,13 +250,8 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("ssh"),
     name: text(100),
-    host: z
-      .string()
-      .trim()
-      .max(255)
-      .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
-      .optional(),
-    port: z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional(),
+    host: hostField,
+    port: portField,
     username: z
       .string()
       .trim()
@@ -268,13 +271,8 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("ami"),
     name: text(100),
-    host: z
-      .string()
-      .trim()
-      .max(255)
-      .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
-      .optional(),
-    port: z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional(),
+    host: hostField,
+    port: portField,
     username: z
       .string()
       .trim()
@@ -295,7 +293,10 @@ export const saveCredentialSchema = z.discriminatedUnion("type", [
       .string()
       .trim()
       .max(1000)
-      .refine((v) => v === "" || cdrDatabaseUrl(v) !== null, "Enter a URL such as mysql://user:password@127.0.0.1:3306/asteriskcdrdb")
+      .refine(
+        (v) => v === "" || cdrDatabaseUrl(v) !== null,
+        "Enter a URL such as mysql://user:password@127.0.0.1:3306/asteriskcdrdb",
+      )
       .optional(),
   }),
 ]);

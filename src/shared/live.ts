@@ -57,7 +57,14 @@ export interface ExtensionLive {
   contacts: LiveContact[];
 }
 
-export const TRUNK_REGISTRATIONS = ["registered", "unregistered", "rejected", "failed", "not-registering", "unknown"] as const;
+export const TRUNK_REGISTRATIONS = [
+  "registered",
+  "unregistered",
+  "rejected",
+  "failed",
+  "not-registering",
+  "unknown",
+] as const;
 export type TrunkRegistration = (typeof TRUNK_REGISTRATIONS)[number];
 
 export interface TrunkLive {
@@ -140,7 +147,7 @@ export type HangupRequest = z.infer<typeof hangupRequestSchema>;
 // Attacks: failed SIP sign-ins from AMI security events
 // ---------------------------------------------------------------------------------------------------
 
-/** Failures from one source address within an hour that raise the Dashboard warning. */
+/** A source address with more failures than this within an hour raises the Dashboard warning. */
 export const SECURITY_ALERT_THRESHOLD = 20;
 
 export interface SecuritySource {

@@ -458,6 +458,36 @@ describe("filters", () => {
     expect(local.map((c) => c.id).sort()).toEqual(from.map((c) => c.id).sort());
   });
 
+  test("statistics asked again share one answer until a call ends (historyChanged), then count the new call", async () => {
+    const source = new CdrSource(s.app);
+    const range = { from: "2001-01-01T00:00:00Z", to: "2001-01-03T00:00:00Z" };
+    const when = localDateTime(new Date("2001-01-02T12:00:00Z"));
+    const row = (id: string) =>
+      cdrRow({
+        calldate: when,
+        src: "1001",
+        dst: "1002",
+        uniqueid: id,
+        linkedid: id,
+        disposition: "ANSWERED",
+        billsec: 30,
+        duration: 35,
+      });
+    try {
+      await pbx.cdr.insert([row("2001.1")]);
+      expect((await source.stats(range)).total).toBe(1);
+      await pbx.cdr.insert([row("2001.2")]);
+      // Within 30 s the same question gets the same answer (every open screen asks when a call ends)…
+      expect((await source.stats(range)).total).toBe(1);
+      // …until the live monitor says a call ended.
+      source.historyChanged();
+      expect((await source.stats(range)).total).toBe(2);
+    } finally {
+      await pbx.cdr.query("DELETE FROM cdr WHERE uniqueid IN ('2001.1', '2001.2')");
+      await source.close();
+    }
+  });
+
   test("a filter that discards most calls answers short pages with a cursor (bounded reading); the walk finds them all", async () => {
     // A source that reads at most 50 first-channel legs per page (the console's is 20,000).
     const narrow = new CdrSource(s.app, { pageScanRows: 50 });

@@ -19,6 +19,22 @@ describe("configuration from the environment", () => {
       "TLS_KEY: TLS_CERT and TLS_KEY must be set together",
     );
     expect(() => loadConfig({ LOG_LEVEL: "loud" }, false)).toThrow("LOG_LEVEL");
+    expect(() => loadConfig({ ASTERISK_MANAGER_CONF: "manager.conf" }, false)).toThrow(
+      "ASTERISK_MANAGER_CONF: must be an absolute path",
+    );
+    expect(() => loadConfig({ FREEPBX_CONF: "etc/freepbx.conf" }, false)).toThrow(
+      "FREEPBX_CONF: must be an absolute path",
+    );
+  });
+
+  test("the PBX host's own files default to FreePBX's paths and can be moved", () => {
+    expect(loadConfig({}, true).pbxFiles).toEqual({
+      managerConf: "/etc/asterisk/manager.conf",
+      freepbxConf: "/etc/freepbx.conf",
+    });
+    expect(
+      loadConfig({ ASTERISK_MANAGER_CONF: "/opt/ast/manager.conf", FREEPBX_CONF: "/opt/freepbx.conf" }, true).pbxFiles,
+    ).toEqual({ managerConf: "/opt/ast/manager.conf", freepbxConf: "/opt/freepbx.conf" });
   });
 
   test("TLS, label and address are read", () => {

@@ -322,6 +322,8 @@ export interface CdrSourceOptions {
 export class CdrSource {
   private pool: { key: string; sql: SQL } | null = null;
   private readonly statsCache = new Map<string, { at: number; answer: Promise<CdrStats> }>();
+  /** Bumped when a call ended (the live monitor's `call-history-updated`): cached statistics are stale. */
+  private generation = 0;
   private readonly queryTimeoutMs: number;
   private readonly longQueryTimeoutMs: number;
   private readonly pageScanRows: number;
@@ -403,7 +405,7 @@ export class CdrSource {
    * statement in flight). Failures are not kept.
    */
   stats(query: CdrStatsQuery): Promise<CdrStats> {
-    const key = JSON.stringify([resolveCdrSettings(this.deps), query]);
+    const key = JSON.stringify([this.generation, resolveCdrSettings(this.deps), query]);
     const now = Date.now();
     for (const [k, v] of this.statsCache) if (now - v.at > STATS_CACHE_MS) this.statsCache.delete(k);
     const hit = this.statsCache.get(key);
@@ -413,6 +415,12 @@ export class CdrSource {
     this.statsCache.set(key, { at: now, answer });
     answer.catch(() => this.statsCache.delete(key));
     return answer;
+  }
+
+  /** A call ended and its record is written: the next statistics are computed afresh (and shared again). */
+  historyChanged(): void {
+    this.generation += 1;
+    this.statsCache.clear();
   }
 
   private async computeStats(query: CdrStatsQuery): Promise<CdrStats> {

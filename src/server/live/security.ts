@@ -168,7 +168,7 @@ export class SecurityState {
       lastHour,
       lastDay: this.window((c) => c.lastDay(now), this.total.lastDay(now)),
       perHour,
-      alerts: lastHour.sources.filter((s) => s.failures >= SECURITY_ALERT_THRESHOLD),
+      alerts: lastHour.sources.filter((s) => s.failures > SECURITY_ALERT_THRESHOLD),
     };
   }
 

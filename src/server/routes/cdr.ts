@@ -3,8 +3,8 @@ import { type RouteDef, route } from "../context";
 import { download, json } from "../http";
 
 /**
- * The call history from FreePBX's call records (read-only; ADR 0027). A database that is not configured,
- * down or too slow answers 503 with the reason.
+ * The call history from FreePBX's call records (read-only; ADR 0027). No database configured is a 400
+ * with the reason (no field messages); one that is down or too slow answers 503 with the reason.
  */
 export const cdrRoutes: RouteDef[] = [
   route({

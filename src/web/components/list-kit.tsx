@@ -4,7 +4,7 @@
  * per-card delete button (hidden from a role that cannot delete).
  */
 import type { UseQueryResult } from "@tanstack/react-query";
-import { CircleAlert, LoaderCircle, RotateCw, Trash2 } from "lucide-react";
+import { CircleAlert, Download, LoaderCircle, RotateCw, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { PageHeader } from "@/components/layout/page-header";
@@ -123,6 +123,63 @@ export function DeleteButton({ label, pending, onClick }: { label: string; pendi
       onClick={onClick}
     >
       {pending ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+    </Button>
+  );
+}
+
+/**
+ * Under a cursor-paged list (audit trail, call history): how many are shown, "Load more" while the
+ * server has older ones, and the error of a page that failed to load.
+ */
+export function LoadMoreFooter({
+  shown,
+  noun,
+  hasMore,
+  loadingMore,
+  onLoadMore,
+  error,
+  testId,
+}: {
+  shown: number;
+  /** Singular and plural: ["entry", "entries"]. */
+  noun: [string, string];
+  hasMore: boolean;
+  loadingMore: boolean;
+  onLoadMore: () => void;
+  error: unknown;
+  testId: string;
+}) {
+  return (
+    <>
+      <div className="flex flex-wrap items-center gap-3">
+        <p className="text-muted-foreground text-sm" aria-live="polite" data-testid={testId}>
+          {shown} {shown === 1 ? noun[0] : noun[1]}
+          {hasMore ? " shown, older ones follow" : ""}
+        </p>
+        {hasMore && (
+          <Button type="button" variant="outline" onClick={onLoadMore} disabled={loadingMore}>
+            {loadingMore && <LoaderCircle className="animate-spin" />}
+            Load more
+          </Button>
+        )}
+      </div>
+      {error ? (
+        <p role="alert" className="text-destructive text-sm">
+          Could not load more {noun[1]}: {errorText(error)}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** The header's "Export CSV" download link (the same filter as the list). */
+export function ExportCsvLink({ href }: { href: string }) {
+  return (
+    <Button asChild variant="outline">
+      <a href={href} download>
+        <Download aria-hidden />
+        Export CSV
+      </a>
     </Button>
   );
 }

@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
-import { CircleAlert, Download, LoaderCircle, RotateCw, ScrollText, SearchX, ShieldAlert } from "lucide-react";
+import { CircleAlert, RotateCw, ScrollText, SearchX, ShieldAlert } from "lucide-react";
 import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
-import { CardListSkeleton, ScreenHeader } from "@/components/list-kit";
+import { CardListSkeleton, ExportCsvLink, LoadMoreFooter, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { auditExportUrl } from "@/features/audit/api";
 import { AuditFilters, useAuditFilter } from "@/features/audit/audit-filters";
@@ -79,41 +79,22 @@ function AuditTrail() {
     body = (
       <>
         <AuditTable entries={entries} />
-        <div className="flex flex-wrap items-center gap-3">
-          <p className="text-muted-foreground text-sm" aria-live="polite" data-testid="audit-count">
-            {entries.length} {entries.length === 1 ? "entry" : "entries"}
-            {audit.hasNextPage ? " shown, older ones follow" : ""}
-          </p>
-          {audit.hasNextPage && (
-            <Button type="button" variant="outline" onClick={loadMore} disabled={loadingMore}>
-              {loadingMore && <LoaderCircle className="animate-spin" />}
-              Load more
-            </Button>
-          )}
-        </div>
-        {audit.isError && (
-          <p role="alert" className="text-destructive text-sm">
-            Could not load more entries: {errorText(audit.error)}
-          </p>
-        )}
+        <LoadMoreFooter
+          shown={entries.length}
+          noun={["entry", "entries"]}
+          hasMore={audit.hasNextPage}
+          loadingMore={loadingMore}
+          onLoadMore={loadMore}
+          error={audit.isError ? audit.error : null}
+          testId="audit-count"
+        />
       </>
     );
   }
 
   return (
     <>
-      <ScreenHeader
-        title={TITLE}
-        subtitle={SUBTITLE}
-        action={
-          <Button asChild variant="outline">
-            <a href={auditExportUrl(filter)} download>
-              <Download aria-hidden />
-              Export CSV
-            </a>
-          </Button>
-        }
-      />
+      <ScreenHeader title={TITLE} subtitle={SUBTITLE} action={<ExportCsvLink href={auditExportUrl(filter)} />} />
       <AuditFilters state={filterState} actors={users.data?.map((u) => u.username) ?? []} />
       <div aria-busy={audit.isFetching} className={cn(audit.isPlaceholderData && "opacity-60 transition-opacity")}>
         <div className="grid gap-4">{body}</div>

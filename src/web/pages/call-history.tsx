@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { CircleAlert, DatabaseZap, Download, History, LoaderCircle, RotateCw, SearchX } from "lucide-react";
+import { CircleAlert, DatabaseZap, History, LoaderCircle, RotateCw, SearchX } from "lucide-react";
 import type { ReactNode } from "react";
 import { Can } from "@/components/can";
 import { EmptyState } from "@/components/empty-state";
-import { CardListSkeleton, ScreenHeader } from "@/components/list-kit";
+import { CardListSkeleton, ExportCsvLink, LoadMoreFooter, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { callHistoryExportUrl, callStatsQuery } from "@/features/call-history/api";
 import { CallHistoryFilters, useCallHistoryFilter } from "@/features/call-history/filters";
@@ -119,41 +119,22 @@ export function CallHistoryPage() {
     body = (
       <>
         <HistoryTable calls={calls} />
-        <div className="flex flex-wrap items-center gap-3">
-          <p className="text-muted-foreground text-sm" aria-live="polite" data-testid="history-count">
-            {calls.length} {calls.length === 1 ? "call" : "calls"}
-            {history.hasNextPage ? " shown, older ones follow" : ""}
-          </p>
-          {history.hasNextPage && (
-            <Button type="button" variant="outline" onClick={loadMore} disabled={loadingMore}>
-              {loadingMore && <LoaderCircle className="animate-spin" />}
-              Load more
-            </Button>
-          )}
-        </div>
-        {history.isError && (
-          <p role="alert" className="text-destructive text-sm">
-            Could not load more calls: {errorText(history.error)}
-          </p>
-        )}
+        <LoadMoreFooter
+          shown={calls.length}
+          noun={["call", "calls"]}
+          hasMore={history.hasNextPage}
+          loadingMore={loadingMore}
+          onLoadMore={loadMore}
+          error={history.isError ? history.error : null}
+          testId="history-count"
+        />
       </>
     );
   }
 
   return (
     <>
-      <ScreenHeader
-        title={TITLE}
-        subtitle={SUBTITLE}
-        action={
-          <Button asChild variant="outline">
-            <a href={callHistoryExportUrl(filter)} download>
-              <Download aria-hidden />
-              Export CSV
-            </a>
-          </Button>
-        }
-      />
+      <ScreenHeader title={TITLE} subtitle={SUBTITLE} action={<ExportCsvLink href={callHistoryExportUrl(filter)} />} />
       <CallHistoryFilters state={filterState} trunks={trunks.data?.map((t) => t.name) ?? []} />
       <div aria-busy={stats.isFetching} className={cn(stats.isPlaceholderData && "opacity-60 transition-opacity")}>
         <HistoryStats stats={stats} />
