@@ -275,6 +275,24 @@ describe("events change the state", () => {
       return t?.registration === "registered" && t.reachable === true;
     });
   });
+
+  test("a trunk registration added after login is read again on its first Registry event", async () => {
+    const fake = await fakeAmi();
+    seed(fake);
+    const { monitor } = monitorWith(amiEnv(fake));
+    monitor.start();
+    await connected(monitor);
+    expect(trunk(monitor, "voipms")).toBeUndefined();
+    const from = fake.actions.length;
+    fake.addEndpoint("voipms", { kind: "trunk" });
+    fake.setTrunkRegistration("voipms", "Registered", {
+      serverUri: "sip:chicago.voip.ms",
+      clientUri: "sip:100200@chicago.voip.ms",
+    });
+    await until("the new trunk registered", () => trunk(monitor, "voipms")?.registration === "registered");
+    const reads = fake.actions.slice(from).filter((a) => a.name === "PJSIPShowRegistrationsOutbound");
+    expect(reads).toHaveLength(1);
+  });
 });
 
 describe("active calls", () => {

@@ -162,6 +162,12 @@ export class EndpointState {
         expiresAt: expiresAt(c.regexpire),
       });
     }
+    this.loadRegistrations(registrationList);
+  }
+
+  /** Replaces the outbound registrations with a fresh `PJSIPShowRegistrationsOutbound` list. */
+  loadRegistrations(registrationList: AmiMessage[]): void {
+    this.registrations.clear();
     for (const r of registrationList) {
       const name = r.objectname ?? "";
       if (!ENDPOINT_NAME.test(name) || this.registrations.size >= this.limits.maxEndpoints) continue;
@@ -294,19 +300,34 @@ export class EndpointState {
     });
   }
 
-  /** `Registry` (outbound registration): `Username` is the client URI, `Domain` the server URI. */
-  private registry(e: AmiMessage): boolean {
+  /**
+   * A PJSIP `Registry` event for a registration not read at login (a trunk added since): the caller
+   * reads the registrations again, since the event carries only URIs.
+   */
+  isUnknownRegistry(e: AmiMessage): boolean {
+    if ((e.event ?? "").toLowerCase() !== "registry") return false;
     if (e.channeltype && e.channeltype.toUpperCase() !== "PJSIP") return false;
+    return this.registrationOf(e) === undefined;
+  }
+
+  private registrationOf(e: AmiMessage): Registration | undefined {
     const username = e.username ?? "";
     const domain = e.domain ?? "";
     const all = [...this.registrations.values()];
-    const reg =
+    return (
       all.find((r) => r.clientUri === username && r.serverUri === domain) ??
       all.find((r) => username !== "" && r.clientUri === username) ??
       all.find((r) => r.name === username || r.name === domain) ??
       (all.filter((r) => domain !== "" && r.serverUri === domain).length === 1
         ? all.find((r) => r.serverUri === domain)
-        : undefined);
+        : undefined)
+    );
+  }
+
+  /** `Registry` (outbound registration): `Username` is the client URI, `Domain` the server URI. */
+  private registry(e: AmiMessage): boolean {
+    if (e.channeltype && e.channeltype.toUpperCase() !== "PJSIP") return false;
+    const reg = this.registrationOf(e);
     if (!reg) return false;
     const status = registrationOf(e.status);
     if (reg.status === status) return false;

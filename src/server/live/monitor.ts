@@ -72,6 +72,9 @@ const LISTS = [
   ["CoreShowChannels", "coreshowchannel"],
 ] as const;
 
+/** At most one re-read of the outbound registrations per this (a `Registry` event for one not known). */
+const REGISTRATION_REREAD_MS = 10_000;
+
 const describeSettings = (s: AmiSettings) => `${s.host}:${s.port}`;
 const sentence = (s: string) => s.trim().replace(/\.?$/, ".");
 
@@ -112,6 +115,9 @@ export class LiveMonitor {
   /** Events held while the lists are read (null when not reading). */
   private queue: AmiMessage[] | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A re-read of the outbound registrations is running / when the last one started. */
+  private registrationRead = false;
+  private lastRegistrationRead = Number.NEGATIVE_INFINITY;
   private checkTimer: ReturnType<typeof setInterval> | null = null;
   private started = false;
   private stopped = false;
@@ -390,7 +396,36 @@ export class LiveMonitor {
       if (ended.length) this.historyEvents.request();
       return;
     }
+    if (this.endpoints.isUnknownRegistry(e)) {
+      void this.refreshRegistrations();
+      return;
+    }
     if (this.endpoints.apply(e)) this.statusEvents.request();
+  }
+
+  /**
+   * A trunk registration appeared after login: read the registrations again (one read at a time, at
+   * most one per `REGISTRATION_REREAD_MS`, so a flood of odd `Registry` events costs little).
+   */
+  private async refreshRegistrations(): Promise<void> {
+    const client = this.client;
+    const now = this.deps.now();
+    if (!client || this.registrationRead || now - this.lastRegistrationRead < REGISTRATION_REREAD_MS) return;
+    this.registrationRead = true;
+    this.lastRegistrationRead = now;
+    const generation = this.generation;
+    try {
+      const items = await this.readList(client, "PJSIPShowRegistrationsOutbound");
+      if (generation !== this.generation || this.stopped) return;
+      this.endpoints.loadRegistrations(
+        items.filter((m) => (m.event ?? "").toLowerCase() === "outboundregistrationdetail"),
+      );
+      this.statusEvents.request();
+    } catch {
+      // The next login reads them anyway.
+    } finally {
+      this.registrationRead = false;
+    }
   }
 
   /**
