@@ -164,7 +164,9 @@ describe("Audit screen", () => {
       await rowWith(page, "extension.create", "Late").waitFor();
       release();
       await rowWith(page, "auth.setup").waitFor();
-      expect(olderPageRequests).toBe(2);
+      // The held request and the refetch's; one more when a late coalesced audit-updated (from the bulk
+      // creates) lands meanwhile. What matters is below: every row once.
+      expect(olderPageRequests).toBeGreaterThanOrEqual(2);
       expect(await rows.count()).toBeGreaterThan(AUDIT_PAGE_DEFAULT);
       expect(await page.getByRole("button", { name: "Load more" }).count()).toBe(0);
       // Across the page boundary every bulk extension is listed once: none missing, none twice.
