@@ -175,6 +175,11 @@ export interface PbxSecurity extends AmiConnection {
   perHour: { start: string; failures: number }[];
   /** Sources over the threshold in the last hour: the Dashboard's warning tile. */
   alerts: SecuritySource[];
+  /**
+   * What the console keeps in memory (bounded: past the limits the source that failed longest ago is
+   * dropped, so the windows' totals stay exact and the per-source lists keep the most recent attackers).
+   */
+  tracked: { sources: number; accounts: number; maxSources: number; maxAccounts: number };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -613,6 +613,7 @@ describe("faults", () => {
     // The newest are kept.
     expect(calls.some((c) => c.id === `1700000000.${n - 1}`)).toBe(true);
     expect(monitor.security().lastDay.sources).toHaveLength(50);
+    expect(monitor.security().tracked).toMatchObject({ sources: 50, maxSources: 50 });
     await until("calls-updated", () => count("calls-updated") > base.calls);
     await until("pbx-security-updated", () => count("pbx-security-updated") > base.security);
     expect(count("calls-updated") - base.calls).toBeLessThanOrEqual(3);

@@ -155,7 +155,7 @@ export class SecurityState {
     return true;
   }
 
-  view(now: number): Pick<PbxSecurity, "threshold" | "lastHour" | "lastDay" | "perHour" | "alerts"> {
+  view(now: number): Pick<PbxSecurity, "threshold" | "lastHour" | "lastDay" | "perHour" | "alerts" | "tracked"> {
     this.prune(now);
     const hourStart = Math.floor(now / HOUR) * HOUR;
     const perHour = Array.from({ length: 24 }, (_, i) => {
@@ -169,6 +169,12 @@ export class SecurityState {
       lastDay: this.window((c) => c.lastDay(now), this.total.lastDay(now)),
       perHour,
       alerts: lastHour.sources.filter((s) => s.failures > SECURITY_ALERT_THRESHOLD),
+      tracked: {
+        sources: this.sources.size,
+        accounts: this.accountCount,
+        maxSources: this.limits.maxSources,
+        maxAccounts: this.limits.maxAccounts,
+      },
     };
   }
 
