@@ -6,8 +6,12 @@
  * - from source (`npm run dev`, `npm start`: Bun bundles on demand, with HMR in development), the bundle is
  *   mounted at an unguessable internal path and `/*` fetches it from this same server and adds the headers.
  * app.ts wraps these handlers with the Host allow-list like every other route. ADR 0014.
+ * Built, the HTML is `no-cache`, the hashed assets are cached for a year, and text goes brotli or gzip by
+ * Accept-Encoding, each coding made once in memory with its own ETag. ADR 0028.
  */
 import { basename } from "node:path";
+import { promisify } from "node:util";
+import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from "node:zlib";
 import type { HTMLBundle, Server } from "bun";
 import { fetchOwnPage } from "../clients/own-page";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
@@ -15,8 +19,96 @@ import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
 // biome-ignore lint/suspicious/noExplicitAny: Bun's route value union differs per generic; the caller spreads it into `routes`.
 type RouteTable = Record<string, any>;
 
-const notModified = (req: Request, etag: string | undefined) =>
-  etag !== undefined && req.headers.get("if-none-match") === etag;
+const IMMUTABLE = "public, max-age=31536000, immutable";
+/** A content-hashed name never changes content: Bun names bundle outputs `<name>-<8 characters>.<ext>`. */
+const HASHED_NAME = /-[a-z0-9]{8}\.[a-z0-9]+$/;
+/** Text worth compressing; images and fonts are already compressed and go as they are. */
+const TEXT_TYPE = /^(?:text\/|application\/(?:javascript|json|manifest\+json|xml)|image\/svg\+xml)/i;
+
+type Coding = "br" | "gzip";
+interface Variant {
+  body: Uint8Array<ArrayBuffer>;
+  etag: string;
+  coding?: Coding;
+}
+
+/** The codings the client accepts, most wanted first (brotli before gzip at equal q); `q=0` refuses. */
+export function acceptedCodings(header: string | null): Coding[] {
+  const q = new Map<string, number>();
+  for (const part of (header ?? "").toLowerCase().split(",")) {
+    const [name = "", ...params] = part.split(";").map((s) => s.trim());
+    if (!name) continue;
+    const weight = params.find((p) => p.startsWith("q="));
+    q.set(name, weight === undefined ? 1 : Number(weight.slice(2)) || 0);
+  }
+  const weight = (c: Coding) => q.get(c) ?? (c === "gzip" ? q.get("x-gzip") : undefined) ?? q.get("*") ?? 0;
+  return (["br", "gzip"] as const).filter((c) => weight(c) > 0).sort((a, b) => weight(b) - weight(a));
+}
+
+/** If-None-Match (a list, weak or strong: weak comparison) names this ETag. */
+function notModified(req: Request, etag: string): boolean {
+  const header = req.headers.get("if-none-match");
+  if (!header) return false;
+  return header.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}
+
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCompress);
+
+/** The coding of `id`, or null when it fails or would not be smaller. Both run on the thread pool. */
+async function compressed(id: Variant, coding: Coding): Promise<Variant | null> {
+  try {
+    const out =
+      coding === "br"
+        ? await brotli(id.body, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+              [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: id.body.byteLength,
+            },
+          })
+        : await gzip(id.body, { level: 9 });
+    const body = new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
+    return body.byteLength < id.body.byteLength ? { body, coding, etag: tagged(id.etag, coding) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One embedded file's representations, each made once and kept in memory (ADR 0028): identity and gzip
+ * at the first request (gzip takes ~50 ms for the 1 MB chunk, off the event loop), brotli at quality 11
+ * in the background (~2 s for that chunk: no request waits for it; until it is ready a client that
+ * accepts gzip too gets gzip). A coding that would not be smaller is not offered. ETags differ per coding.
+ */
+function representations(load: () => Promise<Uint8Array<ArrayBuffer>>, bunEtag: string | undefined, text: boolean) {
+  let identity: Promise<Variant> | undefined;
+  let gzipped: Promise<Variant | null> | undefined;
+  let brotlied: Variant | null | undefined; // undefined while it is being made
+  return async (acceptEncoding: string | null): Promise<Variant> => {
+    identity ??= load().then((body) => ({ body, etag: quoted(bunEtag || Bun.hash(body).toString(36)) }));
+    const id = await identity;
+    if (!text) return id;
+    if (!gzipped) {
+      gzipped = compressed(id, "gzip");
+      compressed(id, "br").then((v) => {
+        brotlied = v;
+      });
+    }
+    for (const coding of acceptedCodings(acceptEncoding)) {
+      const variant = coding === "gzip" ? await gzipped : brotlied;
+      if (variant) return variant;
+    }
+    return id;
+  };
+}
+
+/** A strong ETag in quotes (Bun's own are bare). */
+const quoted = (etag: string) => `"${etag.replace(/^W\//, "").replace(/"/g, "")}"`;
+const tagged = (etag: string, coding: Coding) => `${etag.slice(0, -1)}-${coding === "br" ? "br" : "gz"}"`;
 
 function methodNotAllowed(policy: HeaderPolicy): Response {
   const res = new Response("Method not allowed\n", {
@@ -27,28 +119,48 @@ function methodNotAllowed(policy: HeaderPolicy): Response {
   return res;
 }
 
-/** The built page: the HTML and every asset served from the embedded files with our headers. */
+/**
+ * Answers GET/HEAD for one embedded file: the representation the client accepts best, 304 to its own
+ * ETag, HEAD with the same headers and no body. `setHeaders` adds the security and caching headers.
+ */
+function fileHandler(
+  file: { path: string; headers: Record<string, string> },
+  contentType: string,
+  policy: HeaderPolicy,
+  setHeaders: (headers: Headers, req: Request) => void,
+) {
+  const text = TEXT_TYPE.test(contentType);
+  const choose = representations(() => Bun.file(file.path).bytes(), file.headers.etag, text);
+  return async (req: Request) => {
+    if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(policy);
+    const variant = await choose(req.headers.get("accept-encoding"));
+    const headers = new Headers({ "Content-Type": contentType, ETag: variant.etag });
+    if (text) headers.set("Vary", "Accept-Encoding");
+    setHeaders(headers, req);
+    if (notModified(req, variant.etag)) return new Response(null, { status: 304, headers });
+    if (variant.coding) headers.set("Content-Encoding", variant.coding);
+    headers.set("Content-Length", String(variant.body.byteLength));
+    return new Response(req.method === "HEAD" ? null : variant.body, { headers });
+  };
+}
+
+/** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028. */
 function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, policy: HeaderPolicy): RouteTable {
   const routes: RouteTable = {};
   const entry = files.find((f) => f.loader === "html" && f.path === page.index);
-  let html: Uint8Array<ArrayBuffer> | null = null;
-  routes["/*"] = async (req: Request) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(policy);
-    const headers = new Headers({ "Content-Type": entry?.headers["content-type"] ?? "text/html;charset=utf-8" });
-    if (entry?.headers.etag) headers.set("ETag", entry.headers.etag);
-    setPageHeaders(headers, policy, req.headers.get("host"));
-    if (notModified(req, entry?.headers.etag)) return new Response(null, { status: 304, headers });
-    html ??= await Bun.file(page.index).bytes();
-    return new Response(html, { headers });
-  };
+  routes["/*"] = fileHandler(
+    { path: page.index, headers: entry?.headers ?? {} },
+    entry?.headers["content-type"] ?? "text/html;charset=utf-8",
+    policy,
+    (headers, req) => setPageHeaders(headers, policy, req.headers.get("host")), // Cache-Control: no-cache
+  );
   for (const file of files) {
     if (file.path === page.index) continue;
-    routes[`/${basename(file.path)}`] = (req: Request) => {
-      const headers = new Headers({ "Content-Type": file.headers["content-type"], ETag: file.headers.etag });
-      setCommonHeaders(headers, policy);
-      if (notModified(req, file.headers.etag)) return new Response(null, { status: 304, headers });
-      return new Response(Bun.file(file.path), { headers });
-    };
+    const name = basename(file.path);
+    routes[`/${name}`] = fileHandler(file, file.headers["content-type"] ?? "application/octet-stream", policy, (h) => {
+      setCommonHeaders(h, policy);
+      h.set("Cache-Control", HASHED_NAME.test(name) ? IMMUTABLE : "no-cache");
+    });
   }
   return routes;
 }
