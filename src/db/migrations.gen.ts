@@ -12,6 +12,7 @@ import m8 from "../../migrations/0008_audit_and_settings.sql" with { type: "text
 import m9 from "../../migrations/0009_jobs.sql" with { type: "text" };
 import m10 from "../../migrations/0010_pbx_objects_and_backups.sql" with { type: "text" };
 import m11 from "../../migrations/0011_trunk_auth.sql" with { type: "text" };
+import m12 from "../../migrations/0012_table_versions.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -27,4 +28,5 @@ export const migrationSql: Record<string, string> = {
   "0009_jobs": m9,
   "0010_pbx_objects_and_backups": m10,
   "0011_trunk_auth": m11,
+  "0012_table_versions": m12,
 };

@@ -402,3 +402,13 @@ export const configBackups = sqliteTable("config_backups", {
   restoredAt: integer("restored_at", { mode: "timestamp_ms" }),
   restoredBy: text("restored_by"),
 });
+
+/**
+ * A version per table that a list's `ETag` is made of (ADR 0029): SQLite triggers (migration 0012) add
+ * one on every insert, update and delete of the table, whoever writes (the console, the CLI, another
+ * process on the same file). Only the tables a list route declares in `etag` have a row.
+ */
+export const tableVersions = sqliteTable("table_versions", {
+  name: text("name").primaryKey(),
+  version: integer("version").notNull().default(0),
+});

@@ -36,6 +36,7 @@ import { SecretBox } from "./secret-box";
 import { type AuditDraft, auditAfter, auditBefore, auditSpecOf } from "./transport/audit";
 import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
 import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
+import { ListCache } from "./transport/list-cache";
 import { pageRoutes } from "./transport/page";
 import { tlsOptions } from "./transport/tls";
 import { Hub, type SocketData } from "./ws";
@@ -127,6 +128,8 @@ export function createApp(opts: AppOptions) {
     cdr,
   };
   const router = new ApiRouter(apiRoutes);
+  // The lists' ETags and kept bodies (ADR 0029).
+  const lists = new ListCache(opts.db);
   const log = opts.config.logRequests ? logRequest : () => {};
   const policy: HeaderPolicy = { tls: opts.config.tls !== null, dev: process.env.NODE_ENV === "development" };
   const hosts = new HostAllowList(opts.config, now);
@@ -214,6 +217,11 @@ export function createApp(opts: AppOptions) {
         app,
         clientIp,
       };
+      // A list: 304 on a matching If-None-Match, else the body kept for the tables' versions (ADR 0029).
+      if (route.etag && req.method === "GET") {
+        const key = `${user?.role ?? "-"} ${url.pathname}${url.search}`;
+        return await lists.respond(route.etag, key, req.headers.get("if-none-match"), () => route.handler(ctx));
+      }
       return await route.handler(ctx);
     } catch (err) {
       const known = toHttpError(err);

@@ -16,6 +16,7 @@ import type { HostMetricsReader } from "./integrations/host-metrics";
 import type { JobRunner } from "./jobs/runner";
 import type { LiveMonitor } from "./live/monitor";
 import type { SecretBox } from "./secret-box";
+import type { VersionedTable } from "./transport/list-cache";
 import type { Hub } from "./ws";
 
 /** Everything the HTTP layer holds; built once in createApp. Domain functions take the `Deps` part. */
@@ -113,6 +114,12 @@ export interface RouteDef<B = unknown, Q = unknown> {
    * (the backup download).
    */
   audit?: AuditSpec | { skip: string };
+  /**
+   * A GET list whose answer is made only of these tables (and the caller's role): it carries an `ETag`
+   * from their versions, a matching `If-None-Match` is answered 304, and the body is kept per version
+   * (src/server/transport/list-cache.ts, ADR 0029). Never on an answer that depends on the user or carries a secret.
+   */
+  etag?: readonly VersionedTable[];
   handler: (ctx: RequestContext<B, Q>) => Response | Promise<Response>;
 }
 

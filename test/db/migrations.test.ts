@@ -51,6 +51,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "sessions",
       "sign_in_throttle",
       "sip_provider_credentials",
+      "table_versions",
       "trunks",
       "user_totp",
       "users",

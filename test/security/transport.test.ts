@@ -219,6 +219,35 @@ describe("security headers of the built page", () => {
     expect((await fetch(bin.base + js, { headers: { "if-none-match": etag } })).status).toBe(304);
     expect((await bin.call("GET", "/api/auth/me")).headers.get("cache-control")).toBe("no-store");
   });
+
+  test("a list may be kept only privately and revalidated behind the session; a secret is never stored", async () => {
+    expect((await bin.setup()).status).toBe(201);
+    const made = await bin.call("POST", "/api/extensions", {
+      extension: "3001",
+      name: "Desk",
+      email: "",
+      voicemail: false,
+      secret: "",
+    });
+    expect(made.status).toBe(201);
+    const list = await bin.call("GET", "/api/extensions");
+    const tag = list.headers.get("etag") as string;
+    expect(tag).toBeTruthy();
+    expect(list.headers.get("cache-control")).toBe("no-cache, private");
+    expect((await bin.call("GET", "/api/extensions", undefined, { "if-none-match": tag })).status).toBe(304);
+    // Without the session the tag is worth nothing: 401, no ETag, not stored.
+    const anonymous = await bin.call("GET", "/api/extensions", undefined, { cookie: "", "if-none-match": tag });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("etag")).toBeNull();
+    expect(anonymous.headers.get("cache-control")).toBe("no-store");
+    // The answers that carry a SIP secret are never stored and have no ETag.
+    for (const path of [`/api/extensions/${made.json.id}/provisioning`, `/api/extensions/${made.json.id}/qr-code`]) {
+      const res = await bin.call("GET", path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("cache-control"), path).toBe("no-store");
+      expect(res.headers.get("etag"), path).toBeNull();
+    }
+  });
 });
 
 describe("TLS", () => {

@@ -1,7 +1,9 @@
+import type { Statement } from "bun:sqlite";
 import { and, eq, inArray, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { sessions, users } from "../../db/schema";
+import { sessions } from "../../db/schema";
 import type { SessionUser } from "../../shared/auth";
+import type { Role } from "../../shared/users";
 
 /** The session cookie over plain HTTP (loopback, or behind a proxy that terminates TLS). */
 export const SESSION_COOKIE = "pbx_session";
@@ -38,6 +40,22 @@ export interface SessionRow {
   userAgent: string | null;
 }
 
+/** A session and its user, as the per-request lookup reads them (timestamps in ms). */
+interface SessionLookupRow {
+  id: string;
+  userId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  username: string;
+  role: Role;
+  disabled: number;
+}
+
+/** Every request's session check: one prepared statement (the columns of `sessions` and `users` in src/db/schema.ts). */
+const LOOKUP_SQL = `SELECT s.id AS id, s.user_id AS userId, s.created_at AS createdAt, s.last_seen_at AS lastSeenAt,
+  u.username AS username, u.role AS role, u.disabled AS disabled
+  FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`;
+
 /** The open sockets, by session: the hub closes a session's sockets when the session ends. */
 export interface SessionSockets {
   closeSessions(ids: readonly string[]): void;
@@ -50,6 +68,9 @@ export interface SessionSockets {
  * "sign out" from another browser) closes its sockets through `sockets`.
  */
 export class SessionStore {
+  /** Prepared on first use (the store may be built before the tables exist, e.g. by the CLI). */
+  private lookup: Statement<SessionLookupRow, [string]> | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
@@ -78,28 +99,25 @@ export class SessionStore {
   current(token: string | null | undefined): { user: SessionUser; sessionId: string } | null {
     if (!token || token.length > 200) return null;
     const hash = sha256(token);
-    const row = this.db
-      .select({ s: sessions, username: users.username, role: users.role, disabled: users.disabled })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(eq(sessions.tokenHash, hash))
-      .get();
+    this.lookup ??= this.db.$client.prepare<SessionLookupRow, [string]>(LOOKUP_SQL);
+    const row = this.lookup.get(hash);
     if (!row) return null;
     const now = this.now();
+    const times = { createdAt: new Date(row.createdAt), lastSeenAt: new Date(row.lastSeenAt) };
     // A disabled user's sessions are ended when they are disabled; this is the backstop.
-    if (row.disabled || this.expired(row.s, now)) {
+    if (row.disabled || this.expired(times, now)) {
       this.db.delete(sessions).where(eq(sessions.tokenHash, hash)).run();
-      this.ended([row.s.id]);
+      this.ended([row.id]);
       return null;
     }
-    if (now - row.s.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
       this.db
         .update(sessions)
         .set({ lastSeenAt: new Date(now) })
         .where(eq(sessions.tokenHash, hash))
         .run();
     }
-    return { user: { id: row.s.userId, username: row.username, role: row.role }, sessionId: row.s.id };
+    return { user: { id: row.userId, username: row.username, role: row.role }, sessionId: row.id };
   }
 
   /** The signed-in user for a token, or null when unknown or expired (absolute or idle). */

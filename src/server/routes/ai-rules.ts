@@ -11,6 +11,7 @@ export const aiRuleRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ai/routing-rules",
     summary: "List routing rules in evaluation order",
+    etag: ["ai_routing_rules"],
     handler: ({ app }) => json(listRules(app)),
   }),
   route({

@@ -11,6 +11,7 @@ export const aiRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ai/assistants",
     summary: "List AI assistants, newest first",
+    etag: ["ai_assistants"],
     handler: ({ app }) => json(listAssistants(app)),
   }),
   route({

@@ -9,6 +9,7 @@ export const extensionRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/extensions",
     summary: "List the extensions in numeric order (never their SIP secrets)",
+    etag: ["extensions"],
     handler: ({ app }) => json(listExtensions(app)),
   }),
   route({

@@ -8,6 +8,7 @@ export const pttGroupRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ptt-groups",
     summary: "List the PTT (page) groups in numeric order",
+    etag: ["ptt_groups"],
     handler: ({ app }) => json(listPttGroups(app)),
   }),
   route({

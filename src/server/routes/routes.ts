@@ -15,6 +15,7 @@ export const inboundRouteRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/inbound-routes",
     summary: "List the inbound routes",
+    etag: ["inbound_routes"],
     handler: ({ app }) => json(listInboundRoutes(app)),
   }),
   route({
@@ -44,6 +45,7 @@ export const outboundRouteRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/outbound-routes",
     summary: "List the outbound routes, highest route order first",
+    etag: ["outbound_routes"],
     handler: ({ app }) => json(listOutboundRoutes(app)),
   }),
   route({

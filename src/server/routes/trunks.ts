@@ -8,6 +8,7 @@ export const trunkRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/trunks",
     summary: "List the SIP trunks by name (never their secrets)",
+    etag: ["trunks"],
     handler: ({ app }) => json(listTrunks(app)),
   }),
   route({

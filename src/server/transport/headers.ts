@@ -1,7 +1,7 @@
 /**
  * The security headers of every response (ADR 0014). HTML gets a Content-Security-Policy without inline
  * script, frame and referrer protection; everything gets nosniff, and HSTS when the console serves TLS.
- * API responses are never cached.
+ * API responses are never cached, except a list with an ETag, which the browser keeps and revalidates (ADR 0029).
  */
 
 export interface HeaderPolicy {
@@ -47,9 +47,12 @@ export function setPageHeaders(headers: Headers, policy: HeaderPolicy, host: str
   headers.set("Cache-Control", "no-cache");
 }
 
-/** Headers on /api and /healthz responses. */
+/**
+ * Headers on /api and /healthz responses. An answer with an `ETag` (a list without secrets,
+ * `RouteDef.etag`) may be kept by this browser only and is revalidated on every use; all others are never stored.
+ */
 export function setApiHeaders(headers: Headers, policy: HeaderPolicy): void {
   setCommonHeaders(headers, policy);
-  headers.set("Cache-Control", "no-store");
+  headers.set("Cache-Control", headers.has("ETag") ? "no-cache, private" : "no-store");
   headers.set("Referrer-Policy", "no-referrer");
 }
