@@ -2,6 +2,7 @@
 import { useId } from "react";
 import { type Control, Controller, type FieldValues, type Path } from "react-hook-form";
 import { FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
@@ -96,5 +97,48 @@ export function ControlledSelect<T extends FieldValues>({
         <SelectField {...props} value={String(field.value ?? fallback)} onValueChange={field.onChange} />
       )}
     />
+  );
+}
+
+/** A labelled text input that suggests values (an `<input list>` with its `<datalist>`): free text allowed. */
+export function SuggestField({
+  label,
+  error,
+  className,
+  value,
+  onChange,
+  suggestions,
+  placeholder,
+}: {
+  label: string;
+  error?: string;
+  className?: string;
+  value: string;
+  onChange: (value: string) => void;
+  suggestions: readonly string[];
+  placeholder?: string;
+}) {
+  const listId = useId();
+  return (
+    <FormField label={label} error={error} className={className}>
+      {(control) => (
+        <>
+          <Input
+            {...control}
+            list={listId}
+            placeholder={placeholder}
+            autoComplete="off"
+            spellCheck={false}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+          />
+          <datalist id={listId}>
+            {suggestions.map((s) => (
+              <option key={s} value={s} />
+            ))}
+          </datalist>
+        </>
+      )}
+    </FormField>
   );
 }

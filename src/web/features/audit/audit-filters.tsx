@@ -4,8 +4,8 @@
  * the shared schema's message and left out of the query.
  */
 import { Search, X } from "lucide-react";
-import { useId, useState } from "react";
-import { SelectField } from "@/components/form-fields";
+import { useState } from "react";
+import { SelectField, SuggestField } from "@/components/form-fields";
 import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -93,8 +93,6 @@ export function AuditFilters({
   actors: readonly string[];
 }) {
   const { draft, errors, set, clear, isFiltered } = state;
-  const actionListId = useId();
-  const actorListId = useId();
   return (
     <search className="flex flex-wrap items-start gap-3" aria-label="Filter the audit trail">
       <FormField label="Search" error={errors.q} className="min-w-60 flex-1">
@@ -112,45 +110,24 @@ export function AuditFilters({
           </div>
         )}
       </FormField>
-      <FormField label="Actor" error={errors.actor} className="w-44">
-        {(control) => (
-          <>
-            <Input
-              {...control}
-              list={actorListId}
-              placeholder="Any user"
-              autoComplete="off"
-              value={draft.actor}
-              onChange={(e) => set("actor", e.target.value)}
-            />
-            <datalist id={actorListId}>
-              {[...actors, "system", "cli"].map((a) => (
-                <option key={a} value={a} />
-              ))}
-            </datalist>
-          </>
-        )}
-      </FormField>
-      <FormField label="Action" error={errors.action} className="w-52">
-        {(control) => (
-          <>
-            <Input
-              {...control}
-              list={actionListId}
-              placeholder="e.g. extension."
-              autoComplete="off"
-              spellCheck={false}
-              value={draft.action}
-              onChange={(e) => set("action", e.target.value)}
-            />
-            <datalist id={actionListId}>
-              {ACTION_PREFIXES.map((p) => (
-                <option key={p} value={p} />
-              ))}
-            </datalist>
-          </>
-        )}
-      </FormField>
+      <SuggestField
+        label="Actor"
+        error={errors.actor}
+        className="w-44"
+        placeholder="Any user"
+        value={draft.actor}
+        onChange={(v) => set("actor", v)}
+        suggestions={[...actors, "system", "cli"]}
+      />
+      <SuggestField
+        label="Action"
+        error={errors.action}
+        className="w-52"
+        placeholder="e.g. extension."
+        value={draft.action}
+        onChange={(v) => set("action", v)}
+        suggestions={ACTION_PREFIXES}
+      />
       <SelectField
         label="Outcome"
         className="w-40"

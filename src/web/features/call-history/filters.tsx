@@ -5,8 +5,8 @@
  * impossible date range keeps the last good one.
  */
 import { Search, X } from "lucide-react";
-import { useId, useRef, useState } from "react";
-import { SelectField } from "@/components/form-fields";
+import { useRef, useState } from "react";
+import { SelectField, SuggestField } from "@/components/form-fields";
 import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -154,7 +154,6 @@ export function CallHistoryFilters({
   trunks: readonly string[];
 }) {
   const { draft, errors, set, clear, isFiltered } = state;
-  const trunkListId = useId();
   return (
     <search className="flex flex-wrap items-start gap-3" aria-label="Filter the call history">
       <FormField label="From" error={errors.fromDate} className="w-40">
@@ -208,26 +207,15 @@ export function CallHistoryFilters({
           />
         )}
       </FormField>
-      <FormField label="Trunk" error={errors.trunk} className="w-40">
-        {(control) => (
-          <>
-            <Input
-              {...control}
-              list={trunkListId}
-              placeholder="Any"
-              autoComplete="off"
-              spellCheck={false}
-              value={draft.trunk}
-              onChange={(e) => set("trunk", e.target.value)}
-            />
-            <datalist id={trunkListId}>
-              {trunks.map((t) => (
-                <option key={t} value={t} />
-              ))}
-            </datalist>
-          </>
-        )}
-      </FormField>
+      <SuggestField
+        label="Trunk"
+        error={errors.trunk}
+        className="w-40"
+        placeholder="Any"
+        value={draft.trunk}
+        onChange={(v) => set("trunk", v)}
+        suggestions={trunks}
+      />
       {isFiltered && (
         <Button type="button" variant="ghost" className="mt-[1.375rem]" onClick={clear}>
           <X aria-hidden />
