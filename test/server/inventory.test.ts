@@ -508,7 +508,7 @@ describe("SIP secrets at rest (ADR 0018)", () => {
     }[];
     expect(stored.map((r) => r.secret.startsWith("v1:"))).toEqual([true, true]);
     // The script the administrator runs on the PBX carries them in clear, by design.
-    const script = (await s.call("GET", "/api/config/generate")).json.deployment.script as string;
+    const script = (await s.call("GET", "/api/config/script.sql")).text;
     expect(script).toContain("extension-secret-77");
     expect(script).toContain("trunk-secret-88");
     const p = await s.call("GET", `/api/extensions/${e.json.id}/provisioning`);

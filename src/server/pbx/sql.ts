@@ -9,35 +9,27 @@ import { dialPatternProblem, lengthProblem, numberProblem } from "../../shared/i
 
 export class UnsafeValueError extends Error {}
 
+/** The characters a MySQL string literal must escape. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and ^Z are exactly what must be escaped
+const NEEDS_ESCAPE = /['\\\0\n\r\x1a]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+const ESCAPE_ALL = /['\\\0\n\r\x1a]/g;
+const ESCAPED: Record<string, string> = {
+  "'": "''",
+  "\\": "\\\\",
+  "\0": "\\0",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\x1a": "\\Z",
+};
+const escapeChar = (ch: string) => ESCAPED[ch] as string;
+
 /** A MySQL string literal: quotes doubled, backslash/NUL/newlines/^Z escaped. */
 export function str(value: string | null | undefined): string {
   if (value === null || value === undefined) return "NULL";
-  let out = "'";
-  for (const ch of value) {
-    switch (ch) {
-      case "'":
-        out += "''";
-        break;
-      case "\\":
-        out += "\\\\";
-        break;
-      case "\0":
-        out += "\\0";
-        break;
-      case "\n":
-        out += "\\n";
-        break;
-      case "\r":
-        out += "\\r";
-        break;
-      case "\x1a":
-        out += "\\Z";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return `${out}'`;
+  // Fast path: almost every value (names, numbers, keywords) needs nothing, and is returned as it is.
+  if (!NEEDS_ESCAPE.test(value)) return `'${value}'`;
+  return `'${value.replace(ESCAPE_ALL, escapeChar)}'`;
 }
 
 export function int(value: number): string {

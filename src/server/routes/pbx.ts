@@ -10,10 +10,10 @@ import {
   STALE_PLAN_MESSAGE,
 } from "../../shared/plan";
 import { type RouteDef, route } from "../context";
-import { json } from "../http";
+import { download, json } from "../http";
 import { startApplyJob, startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
 import { compareExtensions, compareTrunks } from "../pbx/compare";
-import { generateConfig } from "../pbx/generate";
+import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/generate";
 import { planTarget } from "../pbx/plan";
 import { pbxStatus } from "../pbx/status";
 import { syncImportPlan } from "../pbx/sync-plan";
@@ -57,9 +57,26 @@ export const pbxRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/config/generate",
     minRole: "operator",
-    summary: "The whole configuration as one idempotent FreePBX SQL script, with the objects left out and why",
+    summary:
+      "The whole configuration's SQL statements per kind, the objects left out and why, the deployment steps and the counts (streamed JSON; the script itself is GET /api/config/script.sql, ADR 0032)",
     audit: { action: "config.generate" },
-    handler: ({ app }) => json(generateConfig(app)),
+    handler: ({ app }) =>
+      new Response(generateConfigStream(app), {
+        headers: { "Content-Type": "application/json;charset=utf-8", "Cache-Control": "no-store" },
+      }),
+  }),
+  route({
+    method: "GET",
+    path: "/api/config/script.sql",
+    minRole: "operator",
+    summary:
+      "The whole configuration as one idempotent FreePBX SQL script, naming the objects left out (a streamed download)",
+    audit: { action: "config.generate" },
+    handler: ({ app }) =>
+      download(scriptStream(app), {
+        filename: scriptFileName(new Date(app.now())),
+        contentType: "application/sql;charset=utf-8",
+      }),
   }),
   route({
     method: "GET",

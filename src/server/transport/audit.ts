@@ -101,8 +101,11 @@ function withSecretsSent(changes: AuditChange[], body: unknown): AuditChange[] {
 /** After the answer: records the call (never throws; the answer is returned unchanged by the caller). */
 export async function auditAfter(app: AppContext, draft: AuditDraft, res: Response): Promise<void> {
   const { spec } = draft;
-  const answer = await answerJson(res);
   const ok = res.status < 400;
+  // The answer is read (a clone) only where the record uses it: a streamed answer (the generated
+  // configuration, ADR 0032) must not be read to its end before it is sent.
+  const usesAnswer = !ok || spec.detail || spec.object || spec.load || (!draft.user && draft.apiTokenId === null);
+  const answer = usesAnswer ? await answerJson(res) : undefined;
   let after: object | null = null;
   if (ok && draft.method !== "DELETE") {
     const answerId = idOf(answer);

@@ -6,9 +6,11 @@ export function scriptFileName(now = new Date()): string {
   return `pbx-config-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.sql`;
 }
 
-/** Saves text as a file through a Blob URL and a temporary `<a download>`. */
-export function downloadText(text: string, fileName: string, type = "application/sql"): void {
-  const url = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
+/**
+ * Downloads a same-origin URL through a temporary `<a download>`: the browser streams the answer to the
+ * file itself (the script is never held in the page's memory).
+ */
+export function downloadUrl(url: string, fileName: string): void {
   const link = document.createElement("a");
   link.href = url;
   link.download = fileName;
@@ -16,6 +18,4 @@ export function downloadText(text: string, fileName: string, type = "application
   document.body.appendChild(link);
   link.click();
   link.remove();
-  // Give the browser a moment to start the download before the URL goes away.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

@@ -1,82 +1,95 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { Copy, Download, FileCode } from "lucide-react";
+import { useMemo, useRef } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { toast } from "@/components/ui/use-toast";
 import { copyText } from "@/lib/clipboard";
-import { downloadText, scriptFileName } from "./file-actions";
+import { fetchScript, SCRIPT_URL } from "./api";
+import { downloadUrl, scriptFileName } from "./file-actions";
 import type { GeneratedConfig } from "./types";
 
 /** The SQL viewer has a fixed height and scrolls. */
 const VIEWER_HEIGHT = "h-[500px]";
+/** One statement per line (the server escapes line breaks inside values); every line this high. */
+const LINE_PX = 20;
+const PADDING_PX = 16;
 
 interface SqlTab {
   value: string;
   label: string;
-  text: string;
+  lines: string[];
   empty: string;
 }
 
 function tabsOf(config: GeneratedConfig): SqlTab[] {
-  const join = (statements: string[] | undefined) => (statements ?? []).join("\n");
+  const { trunks, extensions, outboundRoutes, inboundRoutes, pttGroups = [] } = config.sql;
   return [
-    { value: "all", label: "All", text: config.deployment.script, empty: "" },
-    { value: "trunks", label: "Trunks", text: join(config.sql.trunks), empty: "-- No trunks to deploy" },
     {
-      value: "extensions",
-      label: "Extensions",
-      text: join(config.sql.extensions),
-      empty: "-- No extensions to deploy",
+      value: "all",
+      label: "All",
+      lines: [...trunks, ...extensions, ...outboundRoutes, ...inboundRoutes, ...pttGroups],
+      empty: "-- Nothing to deploy",
     },
-    {
-      value: "outbound",
-      label: "Outbound",
-      text: join(config.sql.outboundRoutes),
-      empty: "-- No outbound routes to deploy",
-    },
-    {
-      value: "inbound",
-      label: "Inbound",
-      text: join(config.sql.inboundRoutes),
-      empty: "-- No inbound routes to deploy",
-    },
-    {
-      value: "page-groups",
-      label: "Page Groups",
-      text: join(config.sql.pttGroups),
-      empty: "-- No PTT (page) groups to deploy",
-    },
+    { value: "trunks", label: "Trunks", lines: trunks, empty: "-- No trunks to deploy" },
+    { value: "extensions", label: "Extensions", lines: extensions, empty: "-- No extensions to deploy" },
+    { value: "outbound", label: "Outbound", lines: outboundRoutes, empty: "-- No outbound routes to deploy" },
+    { value: "inbound", label: "Inbound", lines: inboundRoutes, empty: "-- No inbound routes to deploy" },
+    { value: "page-groups", label: "Page Groups", lines: pttGroups, empty: "-- No PTT (page) groups to deploy" },
   ];
 }
 
-function SqlText({ label, text }: { label: string; text: string }) {
+/** The statements, one per line, rendered virtually: only the lines in view (and a few more) are in the page. */
+function SqlLines({ label, lines }: { label: string; lines: string[] }) {
+  const scroller = useRef<HTMLElement>(null);
+  const virtual = useVirtualizer({
+    count: lines.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => LINE_PX,
+    overscan: 20,
+    paddingStart: PADDING_PX,
+    paddingEnd: PADDING_PX,
+  });
   return (
     <section
+      ref={scroller}
       aria-label={`SQL: ${label}`}
       // The script can be long: a scroll region must be reachable by keyboard.
       // biome-ignore lint/a11y/noNoninteractiveTabindex: see above
       tabIndex={0}
       data-testid="sql-viewer"
+      data-lines={lines.length}
       className={`${VIEWER_HEIGHT} overflow-auto rounded-md border bg-muted/40 outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50`}
     >
-      <pre className="w-fit min-w-full whitespace-pre p-4 font-mono text-xs leading-relaxed">{text}</pre>
+      <div className="relative min-w-full font-mono text-xs" style={{ height: virtual.getTotalSize() }}>
+        {virtual.getVirtualItems().map((row) => (
+          <div
+            key={row.key}
+            className="absolute top-0 left-0 whitespace-pre px-4"
+            style={{ height: LINE_PX, lineHeight: `${LINE_PX}px`, transform: `translateY(${row.start}px)` }}
+          >
+            {lines[row.index]}
+          </div>
+        ))}
+      </div>
     </section>
   );
 }
 
 /** Tabs All / Trunks / Extensions / Outbound / Inbound / Page Groups, with Download and Copy of the full script. */
 export function SqlViewer({ config }: { config: GeneratedConfig }) {
-  const script = config.deployment.script;
-  const tabs = tabsOf(config);
+  const tabs = useMemo(() => tabsOf(config), [config]);
 
   const download = () => {
-    downloadText(script, scriptFileName());
-    toast({ title: "Downloaded!", description: "The SQL script was saved as a .sql file." });
+    // The server streams the script as an attachment; the browser writes it to the file as it comes.
+    downloadUrl(SCRIPT_URL, scriptFileName());
+    toast({ title: "Downloaded!", description: "The SQL script is being saved as a .sql file." });
   };
 
   const copy = async () => {
     try {
-      await copyText(script);
+      await copyText(await fetchScript());
       toast({ title: "Copied!", description: "The SQL script is on the clipboard." });
     } catch (err) {
       toast({
@@ -95,7 +108,10 @@ export function SqlViewer({ config }: { config: GeneratedConfig }) {
             <FileCode className="size-4 text-muted-foreground" aria-hidden />
             SQL Script
           </CardTitle>
-          <CardDescription>One transaction for the FreePBX database; safe to run more than once.</CardDescription>
+          <CardDescription>
+            The statements per kind. Download or Copy gives the whole script: one transaction for the FreePBX database,
+            safe to run more than once.
+          </CardDescription>
         </div>
         <div className="flex flex-wrap gap-2">
           <Button variant="outline" onClick={download}>
@@ -119,7 +135,7 @@ export function SqlViewer({ config }: { config: GeneratedConfig }) {
           </TabsList>
           {tabs.map((t) => (
             <TabsContent key={t.value} value={t.value}>
-              <SqlText label={t.label} text={t.text || t.empty} />
+              <SqlLines label={t.label} lines={t.lines.length ? t.lines : [t.empty]} />
             </TabsContent>
           ))}
         </Tabs>

@@ -1,4 +1,7 @@
-/** The answer of GET /api/config/generate: counts, the script and its SQL per kind, and what was left out. */
+/**
+ * The answer of GET /api/config/generate: the SQL per kind, what was left out, the steps and the counts.
+ * The script itself is not in it (the SQL is sent once, ADR 0032): it is GET /api/config/script.sql.
+ */
 export type GeneratedKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
 
 export interface GeneratedConfig {
@@ -9,7 +12,7 @@ export interface GeneratedConfig {
     totalInboundRoutes: number;
     totalPttGroups?: number;
   };
-  deployment: { script: string; steps: string[] };
+  deployment: { steps: string[] };
   sql: {
     trunks: string[];
     extensions: string[];

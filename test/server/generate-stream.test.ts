@@ -1,0 +1,363 @@
+/**
+ * The streamed Config Generator (ADR 0032): GET /api/config/generate is the old answer without the
+ * duplicate script, GET /api/config/script.sql is byte for byte the script the old generator built, and
+ * a failure before the first byte is still a clean error answer. The reference below is the generator as
+ * it was before streaming (everything read with `.all()`, `buildScript` over all items), kept verbatim.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { asc, desc } from "drizzle-orm";
+import type { Db } from "../../src/db/client";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../src/db/schema";
+import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
+import {
+  extensionItem,
+  type ItemKind,
+  inboundItem,
+  outboundItem,
+  pttItem,
+  type SqlItem,
+  trunkItem,
+} from "../../src/server/pbx/entities";
+import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate";
+import { buildScript } from "../../src/server/pbx/script";
+import { UnsafeValueError } from "../../src/server/pbx/sql";
+import type { SecretBox } from "../../src/server/secret-box";
+import { byNumber } from "../../src/shared/sort";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+// ---------------------------------------------------------------------------------------------------
+// The generator before ADR 0032, verbatim but for names.
+
+interface Refused {
+  kind: ItemKind;
+  key: string;
+  reason: string;
+}
+
+function oldInventory(db: Db, box: SecretBox) {
+  const out: { items: SqlItem[]; refused: Refused[] } = { items: [], refused: [] };
+  const collect = <T>(rows: T[], kind: ItemKind, key: (r: T) => string, build: (r: T) => SqlItem) => {
+    for (const row of rows) {
+      try {
+        out.items.push(build(row));
+      } catch (err) {
+        if (!(err instanceof UnsafeValueError)) throw err;
+        out.refused.push({ kind, key: key(row), reason: err.message });
+      }
+    }
+  };
+  const allTrunks = db
+    .select()
+    .from(trunks)
+    .orderBy(asc(trunks.id))
+    .all()
+    .map((t) => withOpenSecret(box, t));
+  collect(allTrunks, "trunk", (t) => t.name, trunkItem);
+  collect(
+    db
+      .select()
+      .from(extensions)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension))
+      .map((e) => withOpenSecret(box, e)),
+    "extension",
+    (e) => e.extension,
+    extensionItem,
+  );
+  collect(
+    db.select().from(outboundRoutes).orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id)).all(),
+    "outboundRoute",
+    (r) => r.name,
+    (r) =>
+      outboundItem(
+        r,
+        allTrunks.find((t) => t.id === r.trunkId),
+      ),
+  );
+  collect(
+    db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
+    "inboundRoute",
+    (r) => r.didNumber ?? "",
+    inboundItem,
+  );
+  collect(
+    db
+      .select()
+      .from(pttGroups)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension)),
+    "pttGroup",
+    (g) => g.extension,
+    pttItem,
+  );
+  return out;
+}
+
+/** The old answer of GET /api/config/generate (with the script in `deployment.script`). */
+function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
+  const now = new Date(nowMs);
+  const inv = oldInventory(db, box);
+  const count = (k: ItemKind) => inv.items.filter((i) => i.kind === k).length;
+  const statementsOf = (kind: ItemKind) => inv.items.filter((i) => i.kind === kind).flatMap((i) => i.statements);
+  const header = [
+    `pbx-console configuration for FreePBX, generated ${now.toISOString()}`,
+    "Merges: it writes only the values the console manages; every other FreePBX setting stays as it is.",
+    "Running it again changes nothing.",
+    ...inv.refused.map((r) => `not included: ${r.kind} ${r.key.replace(/[\r\n]/g, " ")}: ${r.reason}`),
+  ];
+  return {
+    summary: {
+      totalTrunks: count("trunk"),
+      totalExtensions: count("extension"),
+      totalOutboundRoutes: count("outboundRoute"),
+      totalInboundRoutes: count("inboundRoute"),
+      totalPttGroups: count("pttGroup"),
+    },
+    deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
+    sql: {
+      trunks: statementsOf("trunk"),
+      extensions: statementsOf("extension"),
+      outboundRoutes: statementsOf("outboundRoute"),
+      inboundRoutes: statementsOf("inboundRoute"),
+      pttGroups: statementsOf("pttGroup"),
+    },
+    refused: inv.refused,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ text: string; chunks: number }> {
+  const parts: Uint8Array[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(parts)), chunks: parts.length };
+}
+
+const ODD = {
+  name: `O'Brien \\ "Desk" ; DROP TABLE users; -- 🎧 ü ß 中文`,
+  secret: "s3cr3t-with-quote'and\\back",
+  route: "Route'; DROP TABLE trunks; --",
+  inboundDesc: "Main line\nsecond line \\ ' 🚀 \u001a",
+  pttDesc: "Team 'A' \\ 📢",
+};
+
+let s: TestServer;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  await s.setup();
+  const t = await s.call("POST", "/api/trunks", {
+    name: "Telnyx (main)",
+    type: "sip",
+    host: "sip.telnyx.com",
+    port: 5060,
+    username: "pbxuser1",
+    secret: "trunk-secret-123",
+    registrationEnabled: true,
+  });
+  expect(t.status).toBe(201);
+  // Numbers out of text order: the script lists them numerically.
+  for (const [extension, name, secret] of [
+    ["1010", ODD.name, ODD.secret],
+    ["1002", "Bob", undefined],
+    ["999", "Carol", "plain-secret-0999"],
+  ] as const) {
+    const r = await s.call("POST", "/api/extensions", { extension, name, ...(secret ? { secret } : {}) });
+    expect(r.status).toBe(201);
+  }
+  expect(
+    (
+      await s.call("POST", "/api/outbound-routes", {
+        name: ODD.route,
+        dialPatterns: ["0[123456789]XXXXXXXXX", "+44XXXXXXXXXX"],
+        trunkId: t.json.id,
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await s.call("POST", "/api/inbound-routes", {
+        description: ODD.inboundDesc,
+        didNumber: "442071234567",
+        destination: "1002",
+        destinationType: "extension",
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await s.call("POST", "/api/ptt-groups", {
+        name: "Team A",
+        extension: "7000",
+        description: ODD.pttDesc,
+        members: ["1002", "999"],
+        duplex: true,
+      })
+    ).status,
+  ).toBe(201);
+  // Rows stored before the forms knew FreePBX's rules: left out with the reason (and named in the script).
+  s.db.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', ?)", ["y".repeat(51)]);
+  s.db.$client.run("INSERT INTO trunks (name, type, host) VALUES ('Bad]name', 'sip', 'sip.example.com')");
+});
+
+afterAll(async () => {
+  await s?.stop();
+});
+
+describe("GET /api/config/generate (streamed)", () => {
+  test("parses to the old answer without the duplicate script; the SQL is in it once", async () => {
+    const res = await s.call("GET", "/api/config/generate");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    const old = oldGenerateConfig(s.db, s.app.box, Date.now());
+    const { script, ...oldDeployment } = old.deployment;
+    expect(res.json).toEqual({ ...old, deployment: oldDeployment });
+    expect(res.json.refused.map((r: Refused) => r.key)).toEqual(["Bad]name", "1001"]);
+    expect(res.json.summary).toEqual({
+      totalTrunks: 1,
+      totalExtensions: 3,
+      totalOutboundRoutes: 1,
+      totalInboundRoutes: 1,
+      totalPttGroups: 1,
+    });
+    // Each statement once: a distinctive one occurs once in the whole answer.
+    const secretSt = res.json.sql.extensions.find((st: string) => st.includes("plain-secret-0999")) as string;
+    expect(res.text.split("plain-secret-0999").length - 1).toBe(1);
+    expect(script).toContain(secretSt);
+  });
+
+  test("an empty console gives every list, empty, and zero counts", async () => {
+    const empty = await startTestServer();
+    try {
+      await empty.setup();
+      const res = await empty.call("GET", "/api/config/generate");
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({
+        sql: { trunks: [], extensions: [], outboundRoutes: [], inboundRoutes: [], pttGroups: [] },
+        refused: [],
+        deployment: { steps: DEPLOYMENT_STEPS },
+        summary: {
+          totalTrunks: 0,
+          totalExtensions: 0,
+          totalOutboundRoutes: 0,
+          totalInboundRoutes: 0,
+          totalPttGroups: 0,
+        },
+      });
+    } finally {
+      await empty.stop();
+    }
+  });
+
+  test("the domain stream gives the same JSON", async () => {
+    const { text } = await readAll(generateConfigStream(s.app));
+    const { deployment, ...old } = oldGenerateConfig(s.db, s.app.box, 0);
+    expect(JSON.parse(text)).toEqual({ ...old, deployment: { steps: deployment.steps } });
+  });
+});
+
+describe("GET /api/config/script.sql (streamed download)", () => {
+  test("byte for byte the old buildScript output, refused objects and odd characters included", async () => {
+    const at = Date.UTC(2026, 10, 24, 12, 30, 0);
+    const { text } = await readAll(scriptStream({ db: s.db, box: s.app.box, now: () => at }));
+    const old = oldGenerateConfig(s.db, s.app.box, at).deployment.script;
+    expect(Buffer.from(text).equals(Buffer.from(old))).toBe(true);
+    expect(text).toContain("-- not included: trunk Bad]name: ");
+    expect(text).toContain("-- not included: extension 1001: Name must be at most 50 characters");
+    expect(text).toContain("O''Brien \\\\ \"Desk\"");
+    expect(text.endsWith("COMMIT;\n")).toBe(true);
+  });
+
+  test("over HTTP: an attachment named by the date, the same bytes (up to the generation time)", async () => {
+    const res = await fetch(`${s.base}/api/config/script.sql`, { headers: { cookie: s.cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/sql;charset=utf-8");
+    expect(res.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="pbx-config-\d{4}-\d{2}-\d{2}\.sql"$/,
+    );
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = new Uint8Array(await res.arrayBuffer());
+    const text = new TextDecoder().decode(body);
+    const stamp = /generated (\S+)/.exec(text)?.[1] as string;
+    const old = oldGenerateConfig(s.db, s.app.box, Date.parse(stamp)).deployment.script;
+    expect(Buffer.from(body).equals(Buffer.from(old))).toBe(true);
+  });
+
+  test("operators only, and audited like the generator", async () => {
+    const before = (await s.call("GET", "/api/audit?action=config.generate")).json.items.length as number;
+    await s.call("GET", "/api/config/script.sql");
+    await s.call("GET", "/api/config/generate");
+    const after = (await s.call("GET", "/api/audit?action=config.generate")).json.items;
+    expect(after.length).toBe(before + 2);
+    expect(after[0]).toMatchObject({ action: "config.generate", outcome: "ok", actor: "admin" });
+
+    const anonymous = await fetch(`${s.base}/api/config/script.sql`);
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("a failure before the first byte", () => {
+  test("is a clean 500 with the error shape, for both answers", async () => {
+    const broken = await startTestServer();
+    try {
+      await broken.setup();
+      broken.db.$client.run("ALTER TABLE extensions RENAME TO extensions_gone");
+      for (const path of ["/api/config/generate", "/api/config/script.sql"]) {
+        const res = await broken.call("GET", path);
+        expect(res.status).toBe(500);
+        expect(typeof res.json.error.message).toBe("string");
+      }
+    } finally {
+      await broken.stop();
+    }
+  });
+});
+
+describe("50,000 extensions (figures printed, not asserted: speed belongs to bench/generate.ts)", () => {
+  test("the answer streams in many chunks and parses with every extension", async () => {
+    const big = await startTestServer();
+    try {
+      await big.setup();
+      const insert = big.db.$client.prepare("INSERT INTO extensions (extension, name, secret) VALUES (?, ?, ?)");
+      big.db.$client.transaction(() => {
+        for (let i = 0; i < 50_000; i++)
+          insert.run(String(100000 + i), `User ${i}`, big.app.box.seal(`secret-${i}-00000000`));
+      })();
+      const rssStart = process.memoryUsage.rss();
+      let peak = rssStart;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }, 10);
+      const t0 = performance.now();
+      const res = await fetch(`${big.base}/api/config/generate`, { headers: { cookie: big.cookie } });
+      expect(res.status).toBe(200);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const parts: Uint8Array[] = [];
+      let firstByte = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (parts.length === 0) firstByte = performance.now() - t0;
+        parts.push(value);
+      }
+      const total = performance.now() - t0;
+      clearInterval(sampler);
+      const bytes = parts.reduce((n, p) => n + p.byteLength, 0);
+      const answer = JSON.parse(new TextDecoder().decode(Buffer.concat(parts)));
+      expect(answer.summary.totalExtensions).toBe(50_000);
+      expect(answer.sql.extensions[0]).toContain("100000");
+      expect(parts.length).toBeGreaterThan(10);
+      console.log(
+        `50,000 extensions in-process: first byte ${firstByte.toFixed(0)} ms, total ${total.toFixed(0)} ms, ` +
+          `${(bytes / 1e6).toFixed(1)} MB in ${parts.length} chunks, RSS ${(rssStart / 1e6).toFixed(0)} → peak ${(peak / 1e6).toFixed(0)} MB (test runner and server together)`,
+      );
+    } finally {
+      await big.stop();
+    }
+  }, 120_000);
+});
