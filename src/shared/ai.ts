@@ -278,6 +278,49 @@ export interface CallTranscript {
   createdAt: string;
 }
 
+/** The bare list of GET /api/ai/transcripts (no `limit`/`cursor`) stays as before; the console pages. */
+export const TRANSCRIPT_PAGE_DEFAULT = 100;
+export const TRANSCRIPT_PAGE_MAX = 500;
+/** Characters of the transcript a list item carries (the card's two-line preview); the detail has all. */
+export const TRANSCRIPT_PREVIEW_CHARS = 300;
+
+/**
+ * GET /api/ai/transcripts query: `q` searches (transcript text and summary case-insensitively for
+ * ASCII letters, phone number and extension as substrings); `limit` or `cursor` asks for a page
+ * (`TranscriptPage`), without either the answer is the whole list (`CallTranscript[]`).
+ */
+export const transcriptQuerySchema = z.object({
+  q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
+  limit: z.coerce
+    .number({ error: "The limit must be a number" })
+    .int("The limit must be a whole number")
+    .min(1, "The limit is at least 1")
+    .max(TRANSCRIPT_PAGE_MAX, `The limit is at most ${TRANSCRIPT_PAGE_MAX}`)
+    .optional(),
+  /** The `nextCursor` of the previous page: `<createdAt ms>.<id>` of its last item. */
+  cursor: z
+    .string()
+    .regex(/^[0-9]{1,15}\.[1-9][0-9]{0,15}$/, "The cursor is not one this console gave out")
+    .optional(),
+});
+export type TranscriptQuery = z.infer<typeof transcriptQuerySchema>;
+
+/** One transcript in a page: everything but the text, of which only the start (`preview`). */
+export interface TranscriptListItem extends Omit<CallTranscript, "transcript"> {
+  preview: string;
+}
+
+/** GET /api/ai/transcripts?limit=&cursor=&q= */
+export interface TranscriptPage {
+  items: TranscriptListItem[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+  /** All stored transcripts. */
+  total: number;
+  /** Those matching `q` (`total` without one). */
+  matched: number;
+}
+
 export interface AiRoutingRule {
   id: number;
   name: string;
@@ -408,25 +451,6 @@ export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return "N/A";
   const s = Math.floor(seconds);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
-/**
- * Transcript search: case-insensitive over transcript and summary; substring
- * over phone number and extension. Blank matches all.
- */
-export function transcriptMatches(
-  t: Pick<CallTranscript, "transcript" | "summary" | "phoneNumber" | "extensionId">,
-  query: string,
-): boolean {
-  const q = query.trim();
-  if (!q) return true;
-  const lower = q.toLowerCase();
-  return (
-    t.transcript.toLowerCase().includes(lower) ||
-    (t.summary ?? "").toLowerCase().includes(lower) ||
-    (t.phoneNumber ?? "").includes(q) ||
-    (t.extensionId ?? "").includes(q)
-  );
 }
 
 /** An action name for display: underscores shown as spaces (route_to_ivr → "route to ivr"). */

@@ -267,6 +267,74 @@ describe("call transcripts", () => {
     },
     TEST_TIMEOUT,
   );
+
+  test("1,600 transcripts: a window of cards in the DOM, the end of the list loads the next page, the dialog has the whole text, a new one appears live", async () => {
+    const TOTAL = 1600;
+    const { token, id: tokenId } = await h.apiJson<{ token: string; id: number }>("POST", "/api/ai/tokens", {
+      name: "Bulk bridge",
+    });
+    const bearer = { Cookie: "", Authorization: `Bearer ${token}` };
+    // About 2.3 KB each, like real calls: the text is the bulk of a transcript.
+    const text = (i: number) =>
+      `Caller ${i}: ${"I would like to talk about my bill and a refund. ".repeat(45)}END-${i}`;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < TOTAL) {
+          const i = next++;
+          await h.apiJson(
+            "POST",
+            "/api/ai/transcripts",
+            { callId: `bulk_${i}`, phoneNumber: `+1555${String(i).padStart(6, "0")}`, transcript: text(i) },
+            bearer,
+          );
+        }
+      }),
+    );
+    const all = TOTAL + 2; // and the two left by the test before
+    const page = await open("/call-transcripts");
+    const count = page.getByTestId("transcript-count");
+    await count.getByText(`${all} / ${all} transcripts`).waitFor({ timeout: 15_000 });
+    const list = page.getByRole("list", { name: "Call transcripts" });
+    const shown = page.getByTestId("transcripts-shown");
+    await shown.getByText("100 transcripts shown, older ones follow").waitFor();
+    expect(await list.getByRole("listitem").count()).toBeLessThan(30);
+
+    // Scrolling to the end of what is loaded brings the next page; the DOM stays a window.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await shown.getByText("200 transcripts shown, older ones follow").waitFor();
+    expect(await list.getByRole("listitem").count()).toBeLessThan(30);
+    const posinsets = await list
+      .getByRole("listitem")
+      .evaluateAll((els) => els.map((el) => Number(el.getAttribute("aria-posinset"))));
+    expect(Math.max(...posinsets)).toBeGreaterThanOrEqual(100);
+
+    // A card shows the start of the text; its dialog fetches the whole of it.
+    const card = list.getByRole("listitem").last();
+    const phone = (await card.getByRole("button").getAttribute("aria-label"))?.replace("Transcript of call with ", "");
+    const i = Number(phone?.slice(5));
+    await card.getByRole("button").click();
+    const d = dialog(page);
+    await d.getByTestId("transcript-text").getByText(`END-${i}`, { exact: false }).waitFor();
+    expect(await d.getByTestId("transcript-text").textContent()).toBe(text(i));
+    await d.getByRole("button", { name: "Close" }).first().click();
+    await d.waitFor({ state: "detached" });
+
+    // A transcript stored by the bridge appears at the top without a reload.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await h.apiJson(
+      "POST",
+      "/api/ai/transcripts",
+      { callId: "live_1", phoneNumber: "+19995550000", transcript: "Caller: just arrived" },
+      bearer,
+    );
+    await count.getByText(`${all + 1} / ${all + 1} transcripts`).waitFor();
+    await list.getByRole("listitem").first().getByText("+19995550000").waitFor();
+    // Back to the newest page after the update.
+    await shown.getByText("100 transcripts shown, older ones follow").waitFor();
+
+    await h.apiJson("DELETE", `/api/ai/tokens/${tokenId}`);
+  }, 60_000);
 });
 
 describe("routing rules", () => {

@@ -165,6 +165,48 @@ describe("calls", () => {
   );
 });
 
+describe("many loaded calls", () => {
+  test(
+    "past 150 loaded calls only the rows near the viewport are in the DOM, and scrolling reaches the oldest",
+    async () => {
+      // More calls in the same range (their own uniqueid range), so the table grows past the threshold.
+      const end = new Date(Date.now() - 60_000);
+      const more = generateCalls(300, {
+        start: new Date(end.getTime() - 6 * 86_400_000),
+        end,
+        seed: 15,
+        firstId: 1_000_000,
+      });
+      await pbx.cdr.insert(more.rows);
+      const total = CALLS + more.calls.length;
+      const page = await openHistory();
+      await waitForRows(page, CDR_PAGE_DEFAULT);
+      const count = page.getByTestId("history-count");
+      for (let loaded = CDR_PAGE_DEFAULT; loaded < 4 * CDR_PAGE_DEFAULT; loaded += CDR_PAGE_DEFAULT) {
+        await loadMore(page).click();
+        await count.getByText(`${loaded + CDR_PAGE_DEFAULT} calls shown, older ones follow`).waitFor();
+      }
+      const table = page.getByRole("table", { name: "Call history" });
+      expect(await table.getAttribute("aria-rowcount")).toBe(String(4 * CDR_PAGE_DEFAULT + 1));
+      expect(await rows(page).count()).toBeLessThan(80);
+      // The newest call is at the top; the last loaded one comes into the DOM at the bottom.
+      const newest = await rowIds(page);
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.waitForFunction(
+        (want) =>
+          [...document.querySelectorAll('[data-testid="history-call"]')].some(
+            (el) => el.getAttribute("aria-rowindex") === want,
+          ),
+        String(4 * CDR_PAGE_DEFAULT + 1),
+      );
+      expect(await rows(page).count()).toBeLessThan(80);
+      expect(await page.locator(`[data-call-id="${newest[0]}"]`).count()).toBe(0);
+      expect(total).toBeGreaterThan(4 * CDR_PAGE_DEFAULT);
+    },
+    TIMEOUT,
+  );
+});
+
 describe("database down", () => {
   test("an unavailable database shows the clear state with the reason, and Retry brings the history back", async () => {
     await pbx.setMysqlDown(true);

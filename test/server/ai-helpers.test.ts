@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { referTarget } from "../../src/server/ai/calls";
 import { calledNumberOf, parseSipAddress } from "../../src/server/ai/sip";
 import { verifyStandardWebhook } from "../../src/server/clients/dialer";
-import { conditionsMatch, formatDuration, gaVoice, jsonEntries, transcriptMatches } from "../../src/shared/ai";
+import { conditionsMatch, formatDuration, gaVoice, jsonEntries } from "../../src/shared/ai";
 import { generateWebhookSecret, webhookHeaders } from "../fakes/openai";
 
 describe("SIP addresses", () => {
@@ -86,14 +86,6 @@ describe("display and matching helpers", () => {
   test("durations are m:ss, unknown is N/A", () => {
     expect([0, 5, 59, 60, 125, 3600].map(formatDuration)).toEqual(["0:00", "0:05", "0:59", "1:00", "2:05", "60:00"]);
     expect(formatDuration(null)).toBe("N/A");
-  });
-
-  test("transcript search: text and summary case-insensitive, number and extension as substrings", () => {
-    const t = { transcript: "I want a Refund", summary: "Billing", phoneNumber: "+15555550101", extensionId: "1001" };
-    for (const q of ["refund", "REFUND", "billing", "5550101", "+1555", "100", "  "])
-      expect(transcriptMatches(t, q)).toBe(true);
-    expect(transcriptMatches(t, "shipping")).toBe(false);
-    expect(transcriptMatches({ ...t, summary: null, phoneNumber: null, extensionId: null }, "1001")).toBe(false);
   });
 
   test("conditions: case-insensitive keys and values, lists, missing facts, {}", () => {

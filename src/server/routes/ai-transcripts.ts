@@ -1,6 +1,13 @@
-import { callTranscriptSchema } from "../../shared/ai";
-import { deleteTranscript, listTranscripts, storeTranscript } from "../ai/transcripts";
-import { loadById, type RouteDef, route } from "../context";
+import { callTranscriptSchema, transcriptQuerySchema } from "../../shared/ai";
+import {
+  deleteTranscript,
+  findTranscript,
+  getTranscript,
+  listTranscripts,
+  pageTranscripts,
+  storeTranscript,
+} from "../ai/transcripts";
+import { type RouteDef, route } from "../context";
 import { json, noContent } from "../http";
 
 /**
@@ -11,8 +18,22 @@ export const aiTranscriptRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/ai/transcripts",
-    summary: "List call transcripts, newest first",
-    handler: ({ app }) => json(listTranscripts(app)),
+    summary:
+      "Call transcripts, newest first; q searches text and summary (case-insensitive), phone number and extension. With limit or cursor: one page { items (without the text, its first characters as preview), nextCursor, total, matched }; without: the whole list with the text",
+    query: transcriptQuerySchema,
+    etag: ["call_transcripts"],
+    handler: ({ app, query }) =>
+      json(
+        query.limit !== undefined || query.cursor !== undefined
+          ? pageTranscripts(app, query)
+          : listTranscripts(app, query),
+      ),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/transcripts/:id",
+    summary: "One call transcript with its whole text",
+    handler: ({ app, params }) => json(getTranscript(app, params.id)),
   }),
   route({
     method: "POST",
@@ -31,7 +52,11 @@ export const aiTranscriptRoutes: RouteDef[] = [
     path: "/api/ai/transcripts/:id",
     summary: "Delete a call transcript",
     publishes: ["ai-transcripts-updated"],
-    audit: { action: "ai.transcript.delete", object: "ai-transcript", load: loadById(listTranscripts) },
+    audit: {
+      action: "ai.transcript.delete",
+      object: "ai-transcript",
+      load: (app, params) => findTranscript(app, params.id),
+    },
     handler: ({ app, params }) => {
       deleteTranscript(app, params.id);
       return noContent();

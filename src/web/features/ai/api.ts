@@ -1,7 +1,7 @@
 /** AI assistants, routing rules, call transcripts, the call log, the SIP connector details and the rule tester. */
-import { queryOptions, useMutation } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions, useMutation } from "@tanstack/react-query";
 import type { z } from "zod";
-import { sendJson } from "@/lib/api";
+import { getJson, sendJson } from "@/lib/api";
 import { type MutationUi, useApiMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 import type {
@@ -13,7 +13,9 @@ import type {
   CallTranscript,
   RouteDecision,
   SipUriInfo,
+  TranscriptPage,
 } from "../../../shared/ai";
+import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai";
 
 export type AssistantBody = z.output<typeof aiAssistantSchema>;
 export type RuleBody = z.output<typeof aiRoutingRuleSchema>;
@@ -23,8 +25,26 @@ export const assistantsQuery = () =>
   queryOptions<AiAssistant[]>({ queryKey: queryKeys.aiAssistants, refetchOnMount: "always" });
 export const routingRulesQuery = () =>
   queryOptions<AiRoutingRule[]>({ queryKey: queryKeys.aiRoutingRules, refetchOnMount: "always" });
-export const transcriptsQuery = () =>
-  queryOptions<CallTranscript[]>({ queryKey: queryKeys.aiTranscripts, refetchOnMount: "always" });
+/**
+ * The transcripts matching `q` (blank: all), newest first, one page (without the text) at a time
+ * (the server's `nextCursor`). The sync socket's "ai-transcripts-updated" makes them stale
+ * (`queryKeys.aiTranscripts`); the screen then starts again from the first page.
+ */
+export const transcriptPagesQuery = (q: string, pageSize = TRANSCRIPT_PAGE_DEFAULT) =>
+  infiniteQueryOptions({
+    queryKey: queryKeys.aiTranscriptPages(q),
+    queryFn: ({ pageParam, signal }) => {
+      const params = new URLSearchParams({ limit: String(pageSize) });
+      if (q) params.set("q", q);
+      if (pageParam) params.set("cursor", pageParam);
+      return getJson<TranscriptPage>(`/api/ai/transcripts?${params}`, signal);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    refetchOnMount: "always",
+  });
+/** One transcript with its whole text (the detail dialog). */
+export const transcriptQuery = (id: number) => queryOptions<CallTranscript>({ queryKey: queryKeys.aiTranscript(id) });
 export const aiCallsQuery = () => queryOptions<AiCallLog[]>({ queryKey: queryKeys.aiCalls, refetchOnMount: "always" });
 export const sipUriQuery = () => queryOptions<SipUriInfo>({ queryKey: queryKeys.aiSipUri, refetchOnMount: "always" });
 

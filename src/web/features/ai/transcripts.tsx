@@ -1,4 +1,5 @@
-import { LoaderCircle, PhoneIncoming, PhoneOutgoing, Trash2 } from "lucide-react";
+import { useQuery } from "@tanstack/react-query";
+import { CircleAlert, LoaderCircle, PhoneIncoming, PhoneOutgoing, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Can } from "@/components/can";
 import { Badge } from "@/components/ui/badge";
@@ -12,7 +13,10 @@ import {
   DialogHeader,
   DialogTitle,
 } from "@/components/ui/dialog";
-import { type CallTranscript, formatDuration } from "../../../shared/ai";
+import { Skeleton } from "@/components/ui/skeleton";
+import { errorText } from "@/lib/error-text";
+import { formatDuration, type TranscriptListItem } from "../../../shared/ai";
+import { transcriptQuery } from "./api";
 
 /** The call's sentiment: positive green, negative red, anything else neutral. */
 export function SentimentBadge({ sentiment }: { sentiment: string | null }) {
@@ -34,41 +38,39 @@ function DirectionIcon({ direction }: { direction: string | null }) {
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
-/** One transcript in the list; the whole card opens the detail dialog. */
-export function TranscriptCard({ transcript: t, onOpen }: { transcript: CallTranscript; onOpen: () => void }) {
+/** One transcript in the list (the start of its text); the whole card opens the detail dialog. */
+export function TranscriptCard({ transcript: t, onOpen }: { transcript: TranscriptListItem; onOpen: () => void }) {
   return (
-    <li>
-      <Card className="gap-3 py-4 transition-colors hover:bg-accent/40">
-        <button
-          type="button"
-          onClick={onOpen}
-          className="grid w-full cursor-pointer gap-2 px-6 text-left outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
-          aria-label={`Transcript of call with ${t.phoneNumber ?? "Unknown"}`}
-        >
-          <div className="flex flex-wrap items-center gap-2">
-            <DirectionIcon direction={t.direction} />
-            <span className="font-medium">{t.phoneNumber ?? "Unknown"}</span>
-            {t.extensionId && <Badge variant="outline">Ext {t.extensionId}</Badge>}
-            <span className="text-muted-foreground text-sm">{when(t.createdAt)}</span>
-            <span className="text-muted-foreground text-sm" data-testid="duration">
-              {formatDuration(t.duration)}
-            </span>
-            <SentimentBadge sentiment={t.sentiment} />
+    <Card className="gap-3 py-4 transition-colors hover:bg-accent/40">
+      <button
+        type="button"
+        onClick={onOpen}
+        className="grid w-full cursor-pointer gap-2 px-6 text-left outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
+        aria-label={`Transcript of call with ${t.phoneNumber ?? "Unknown"}`}
+      >
+        <div className="flex flex-wrap items-center gap-2">
+          <DirectionIcon direction={t.direction} />
+          <span className="font-medium">{t.phoneNumber ?? "Unknown"}</span>
+          {t.extensionId && <Badge variant="outline">Ext {t.extensionId}</Badge>}
+          <span className="text-muted-foreground text-sm">{when(t.createdAt)}</span>
+          <span className="text-muted-foreground text-sm" data-testid="duration">
+            {formatDuration(t.duration)}
+          </span>
+          <SentimentBadge sentiment={t.sentiment} />
+        </div>
+        {t.summary && <p className="text-sm">{t.summary}</p>}
+        {t.keywords.length > 0 && (
+          <div className="flex flex-wrap gap-1">
+            {t.keywords.map((k) => (
+              <Badge key={k} variant="secondary">
+                {k}
+              </Badge>
+            ))}
           </div>
-          {t.summary && <p className="text-sm">{t.summary}</p>}
-          {t.keywords.length > 0 && (
-            <div className="flex flex-wrap gap-1">
-              {t.keywords.map((k) => (
-                <Badge key={k} variant="secondary">
-                  {k}
-                </Badge>
-              ))}
-            </div>
-          )}
-          <p className="line-clamp-2 text-muted-foreground text-sm">{t.transcript}</p>
-        </button>
-      </Card>
-    </li>
+        )}
+        <p className="line-clamp-2 text-muted-foreground text-sm">{t.preview}</p>
+      </button>
+    </Card>
   );
 }
 
@@ -81,6 +83,26 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
   );
 }
 
+/** The whole text, fetched when the dialog opens (the list carries only its start). */
+function FullText({ id }: { id: number }) {
+  const full = useQuery(transcriptQuery(id));
+  if (full.data) return <>{full.data.transcript}</>;
+  if (full.isError) {
+    return (
+      <span role="alert" className="flex items-center gap-2 text-destructive">
+        <CircleAlert className="size-4" aria-hidden />
+        Could not load the transcript: {errorText(full.error)}
+      </span>
+    );
+  }
+  return (
+    <span role="status" aria-label="Loading the transcript" className="grid gap-2">
+      <Skeleton className="h-4 w-full" />
+      <Skeleton className="h-4 w-4/5" />
+    </span>
+  );
+}
+
 /** The detail dialog: everything about one call, Close and (for an operator) Delete. */
 export function TranscriptDialog({
   transcript: t,
@@ -88,7 +110,7 @@ export function TranscriptDialog({
   onClose,
   onDelete,
 }: {
-  transcript: CallTranscript | null;
+  transcript: TranscriptListItem | null;
   deleting: boolean;
   onClose: () => void;
   onDelete: () => void;
@@ -128,8 +150,11 @@ export function TranscriptDialog({
               </div>
               <div className="sm:col-span-3">
                 <Row term="Transcript">
-                  <span className="block max-h-72 overflow-y-auto whitespace-pre-wrap rounded-md border bg-muted/30 p-3">
-                    {t.transcript}
+                  <span
+                    className="block max-h-72 overflow-y-auto whitespace-pre-wrap rounded-md border bg-muted/30 p-3"
+                    data-testid="transcript-text"
+                  >
+                    <FullText id={t.id} />
                   </span>
                 </Row>
               </div>

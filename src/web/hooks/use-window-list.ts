@@ -1,0 +1,73 @@
+/**
+ * A list that only mounts the items near the viewport (`@tanstack/react-virtual` over the window), so
+ * 5,000 loaded rows cost about as much DOM as 20 (ADR 0033). The page keeps its own scrollbar: the
+ * list's container holds the full height (`totalSize`), and where the list starts on the page
+ * (`scrollMargin`) is re-read whenever the page's height changes (filters, charts loading above it).
+ */
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+
+export interface WindowListOptions {
+  count: number;
+  /** Height of an item in px; an item mounted with `ref={virtualizer.measureElement}` and `data-index` is measured. */
+  estimateSize: number;
+  getItemKey: (index: number) => string | number;
+  /** Gap between items, px. */
+  gap?: number;
+  /** Items rendered beyond each edge of the viewport. */
+  overscan?: number;
+  /** Up to this many items every one is mounted (the browser's find-in-page sees a short list whole). */
+  renderAllBelow?: number;
+  /** Called when the last item is rendered (the end of what is loaded is near): load the next page. */
+  onEndReached?: () => void;
+}
+
+export function useWindowList<E extends HTMLElement>({
+  count,
+  estimateSize,
+  getItemKey,
+  gap = 0,
+  overscan = 6,
+  renderAllBelow = 0,
+  onEndReached,
+}: WindowListOptions) {
+  const ref = useRef<E>(null);
+  const [scrollMargin, setScrollMargin] = useState(0);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const read = () => setScrollMargin(Math.round(el.getBoundingClientRect().top + window.scrollY));
+    read();
+    const observer = new ResizeObserver(read);
+    observer.observe(document.body);
+    return () => observer.disconnect();
+  }, []);
+
+  const virtualizer = useWindowVirtualizer({
+    count,
+    estimateSize: () => estimateSize,
+    getItemKey,
+    gap,
+    overscan: count <= renderAllBelow ? count : overscan,
+    scrollMargin,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items[items.length - 1]?.index ?? -1;
+  const endReached = count > 0 && lastIndex >= count - 1;
+
+  useEffect(() => {
+    if (endReached) onEndReached?.();
+  }, [endReached, onEndReached]);
+
+  return {
+    ref,
+    virtualizer,
+    items,
+    totalSize: virtualizer.getTotalSize(),
+    /** Where the first mounted item starts inside the container, px. */
+    offset: (items[0]?.start ?? scrollMargin) - scrollMargin,
+    /** Below the last mounted item, px (a table's bottom spacer row). */
+    after: items.length ? virtualizer.getTotalSize() - ((items[items.length - 1]?.end ?? 0) - scrollMargin) : 0,
+  };
+}
