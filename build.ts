@@ -1,10 +1,10 @@
 /**
  * Builds dist/pbx-console: one executable holding the server, the React app
- * (Tailwind applied by the plugin: the CLI would ship raw CSS, oven-sh/bun#23646)
- * and the migrations (inlined through src/db/migrations.gen.ts).
+ * (in chunks, Tailwind applied: scripts/build-options.ts) and the migrations
+ * (inlined through src/db/migrations.gen.ts).
  */
 import { renameSync, rmSync } from "node:fs";
-import tailwind from "bun-plugin-tailwind";
+import { buildOptions } from "./scripts/build-options";
 import { renderMigrationsModule } from "./scripts/migrations-module";
 
 const generated = await Bun.file("src/db/migrations.gen.ts").text();
@@ -19,12 +19,10 @@ const target = "dist/pbx-console";
 const outfile = `dist/.pbx-console.${process.pid}.tmp`;
 rmSync(outfile, { force: true });
 const result = await Bun.build({
-  entrypoints: ["src/server/index.ts"],
-  target: "bun",
-  minify: true,
-  sourcemap: "none",
-  plugins: [tailwind],
-  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  ...buildOptions,
+  // JavaScriptCore bytecode in the executable: ~40 % faster cold start (ADR 0034). ESM for top-level await.
+  bytecode: true,
+  format: "esm",
   compile: {
     outfile,
     autoloadDotenv: false,

@@ -13,6 +13,8 @@ import m9 from "../../migrations/0009_jobs.sql" with { type: "text" };
 import m10 from "../../migrations/0010_pbx_objects_and_backups.sql" with { type: "text" };
 import m11 from "../../migrations/0011_trunk_auth.sql" with { type: "text" };
 import m12 from "../../migrations/0012_table_versions.sql" with { type: "text" };
+import m13 from "../../migrations/0013_auth_versions.sql" with { type: "text" };
+import m14 from "../../migrations/0014_transcripts_index.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -29,4 +31,6 @@ export const migrationSql: Record<string, string> = {
   "0010_pbx_objects_and_backups": m10,
   "0011_trunk_auth": m11,
   "0012_table_versions": m12,
+  "0013_auth_versions": m13,
+  "0014_transcripts_index": m14,
 };

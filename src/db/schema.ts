@@ -216,20 +216,25 @@ export const aiAssistants = sqliteTable("ai_assistants", {
   updatedAt: createdAt("updated_at"),
 });
 
-export const callTranscripts = sqliteTable("call_transcripts", {
-  id: id(),
-  callId: text("call_id"),
-  extensionId: text("extension_id"),
-  phoneNumber: text("phone_number"),
-  direction: text("direction"),
-  transcript: text("transcript").notNull(),
-  summary: text("summary"),
-  sentiment: text("sentiment"),
-  keywords: jsonList("keywords"),
-  duration: integer("duration"),
-  recordingUrl: text("recording_url"),
-  createdAt: createdAt(),
-});
+export const callTranscripts = sqliteTable(
+  "call_transcripts",
+  {
+    id: id(),
+    callId: text("call_id"),
+    extensionId: text("extension_id"),
+    phoneNumber: text("phone_number"),
+    direction: text("direction"),
+    transcript: text("transcript").notNull(),
+    summary: text("summary"),
+    sentiment: text("sentiment"),
+    keywords: jsonList("keywords"),
+    duration: integer("duration"),
+    recordingUrl: text("recording_url"),
+    createdAt: createdAt(),
+  },
+  // The transcripts list pages newest first by (created_at, id) (ADR 0033).
+  (t) => [index("call_transcripts_created_idx").on(t.createdAt, t.id)],
+);
 
 export const aiRoutingRules = sqliteTable("ai_routing_rules", {
   id: id(),

@@ -34,6 +34,7 @@ import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
 import { type AuditDraft, auditAfter, auditBefore, auditSpecOf } from "./transport/audit";
+import { compressAnswer, compressible } from "./transport/encoding";
 import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
 import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
 import { ListCache } from "./transport/list-cache";
@@ -155,6 +156,10 @@ export function createApp(opts: AppOptions) {
       audit = draft;
     });
     if (audit) await auditAfter(app, audit, res);
+    // A large JSON read goes brotli or gzip by Accept-Encoding (ADR 0031); a list's coding is kept by its cache.
+    if (match.kind === "found" && !match.route.etag && compressible(match.route)) {
+      return compressAnswer(res, req.headers.get("accept-encoding"), req.method === "HEAD");
+    }
     return res;
   }
 
@@ -218,9 +223,16 @@ export function createApp(opts: AppOptions) {
         clientIp,
       };
       // A list: 304 on a matching If-None-Match, else the body kept for the tables' versions (ADR 0029).
-      if (route.etag && req.method === "GET") {
+      // Kept per version and coding too (ADR 0031).
+      if (route.etag && (req.method === "GET" || req.method === "HEAD")) {
         const key = `${user?.role ?? "-"} ${url.pathname}${url.search}`;
-        return await lists.respond(route.etag, key, req.headers.get("if-none-match"), () => route.handler(ctx));
+        const list = {
+          ifNoneMatch: req.headers.get("if-none-match"),
+          acceptEncoding: req.headers.get("accept-encoding"),
+          head: req.method === "HEAD",
+          compress: compressible(route),
+        };
+        return await lists.respond(route.etag, key, list, () => route.handler(ctx));
       }
       return await route.handler(ctx);
     } catch (err) {

@@ -32,9 +32,17 @@ export class HttpError extends Error {
   }
 }
 
+/** The answers made by `json()`: a whole body in memory, which the transport may compress (ADR 0031). */
+const wholeJson = new WeakSet<Response>();
+
 export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
-  return Response.json(data, { status, headers });
+  const res = Response.json(data, { status, headers });
+  wholeJson.add(res);
+  return res;
 }
+
+/** Made by `json()` (not a stream a handler built itself, e.g. the generated configuration's). */
+export const isWholeJson = (res: Response): boolean => wholeJson.has(res);
 
 export const noContent = () => new Response(null, { status: 204 });
 

@@ -2,20 +2,9 @@
 import { z } from "zod";
 import { passwordSchema, usernameSchema } from "./auth";
 import { patchOf } from "./fields";
+import { ROLES, type Role } from "./roles";
 
-/**
- * The roles, from most to least allowed. `admin`: everything. `operator`: inventory, deployment, calls and
- * the PBX, but not credentials, users, backups or API tokens. `viewer`: reads only (no secrets).
- */
-export const ROLES = ["admin", "operator", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
-
-const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
-
-/** Whether `role` is at least `needed` (roles are ordered: viewer < operator < admin). */
-export const roleAllows = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
-
-export const ROLE_LABELS: Record<Role, string> = { admin: "Administrator", operator: "Operator", viewer: "Viewer" };
+export { ROLE_LABELS, ROLES, type Role, roleAllows } from "./roles";
 
 export const roleSchema = z.enum(ROLES, { error: "Choose admin, operator or viewer" });
 

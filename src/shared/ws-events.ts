@@ -49,12 +49,20 @@ export const wsEventTypes = [
 
 export type WsEventType = (typeof wsEventTypes)[number];
 
-export const wsEventSchema = z.object({
-  type: z.enum(wsEventTypes),
-  data: z.unknown().optional(),
+// Pure: a bundle that does not use the schema (the web app's first chunk) leaves zod out (ADR 0030).
+export const wsEventSchema = /* @__PURE__ */ z.object({
+  type: /* @__PURE__ */ z.enum(wsEventTypes),
+  data: /* @__PURE__ */ z.unknown().optional(),
 });
 
 export type WsEvent = z.infer<typeof wsEventSchema>;
+
+/** What `wsEventSchema` accepts, without zod: the web app's sync socket checks messages with it. */
+export function isWsEvent(value: unknown): value is WsEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === "string" && (wsEventTypes as readonly string[]).includes(type);
+}
 
 /** The close code the server uses when the socket's session ended (sign-out, expiry, password change). */
 export const SESSION_ENDED_CLOSE_CODE = 4001;

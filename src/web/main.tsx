@@ -2,21 +2,28 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { Toaster } from "./components/ui/toaster";
-import { TooltipProvider } from "./components/ui/tooltip";
+import { meQuery } from "./features/auth/api";
+import { deferred } from "./lib/deferred";
+import type { AppPath } from "./lib/nav";
 import { queryClient } from "./lib/query-client";
 import { installSessionGuard } from "./lib/session";
 import { router } from "./router";
 
 installSessionGuard(queryClient);
+// The session check, the first screen's chunk and its loader's queries start now, side by side, not after
+// the first render (ADR 0030). The router's own first load then finds them under way.
+void queryClient.prefetchQuery(meQuery());
+void router.preloadRoute({ to: window.location.pathname as AppPath }).catch(() => {});
+
+// Its own chunk (ADR 0030): toasts raised before it arrives are kept by the store (use-toast) and shown then.
+const Toaster = deferred(() => import("./components/ui/toaster").then((m) => m.Toaster));
 
 createRoot(document.getElementById("root") as HTMLElement).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider>
-        <RouterProvider router={router} />
-        <Toaster />
-      </TooltipProvider>
+      {/* No TooltipProvider here: the sidebar's tooltips and each screen bring their own (ADR 0030). */}
+      <RouterProvider router={router} />
+      <Toaster />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,63 +1,173 @@
-/** Code-based route tree: one route per screen of the sidebar (lib/nav.ts), no parameters. */
-import { createRootRoute, createRoute, createRouter } from "@tanstack/react-router";
-import type { ReactNode } from "react";
+/**
+ * Code-based route tree: one route per screen of the sidebar (lib/nav.ts), no parameters. Screens are lazy
+ * (`lazyRouteComponent`, through `lazy` below), in five chunks by group (pages/group-*.ts: a chunk per
+ * screen split their shared code into ~36 small chunks, too many requests for HTTP/1.1 on a slow link),
+ * loaded on navigation or when a link is under the pointer (`defaultPreload: "intent"`); the server's page
+ * for a screen's path preloads its group's chunks. Each loader starts the screen's main queries at once, in
+ * parallel with the session check (`prefetchScreen`). ADR 0030.
+ */
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  type RouteComponent,
+} from "@tanstack/react-router";
+import type { ComponentType } from "react";
+import { ScreenLoading } from "./components/layout/screen-loading";
 import { AuthGate } from "./features/auth/auth-gate";
-import { ActiveCallsPage } from "./pages/active-calls";
-import { AiAssistantsPage } from "./pages/ai-assistants";
-import { AiRoutingPage } from "./pages/ai-routing";
-import { AuditPage } from "./pages/audit";
-import { CallHistoryPage } from "./pages/call-history";
-import { CallTranscriptsPage } from "./pages/call-transcripts";
-import { ConfigGeneratorPage } from "./pages/config-generator";
-import { DashboardPage } from "./pages/dashboard";
-import { DeploymentPage } from "./pages/deployment";
-import { ExtensionsPage } from "./pages/extensions";
-import { InboundRoutesPage } from "./pages/inbound-routes";
+import { activeCallsQuery } from "./features/calls/api";
+import { extensionsQuery } from "./features/extensions/api";
+import { pbxSecurityQuery } from "./features/live/api";
+import { pttGroupsQuery } from "./features/ptt/api";
+import { inboundRoutesQuery, outboundRoutesQuery } from "./features/routes/api";
+import { trunksQuery } from "./features/trunks/api";
+import { vpsStatusQuery } from "./features/vps/api";
+import { queryClient } from "./lib/query-client";
+import { prefetchScreen, type ScreenQuery } from "./lib/session";
 import { NotFoundPage } from "./pages/not-found";
-import { OutboundRoutesPage } from "./pages/outbound-routes";
-import { PbxSecurityPage } from "./pages/pbx-security";
-import { PttGroupsPage } from "./pages/ptt-groups";
-import { SangomaTalkPage } from "./pages/sangoma-talk";
-import { SettingsPage } from "./pages/settings";
-import { SyncPage } from "./pages/sync";
-import { TelnyxPage } from "./pages/telnyx";
-import { TrunksPage } from "./pages/trunks";
-import { UsersPage } from "./pages/users";
-import { VpsPage } from "./pages/vps";
-import { WizardPage } from "./pages/wizard";
 
 // The root renders the auth gate; signed in, it renders the shell whose <Outlet/> shows the screen.
 const rootRoute = createRootRoute({ component: AuthGate, notFoundComponent: NotFoundPage });
 
-const page = <TPath extends string>(path: TPath, component: () => ReactNode) =>
-  createRoute({ getParentRoute: () => rootRoute, path, component });
+/** A screen: its page module loaded lazily, and the queries its loader starts (not awaited). */
+const page = <TPath extends string>(path: TPath, component: RouteComponent, queries: () => ScreenQuery[] = () => []) =>
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path,
+    component,
+    loader: () => prefetchScreen(queryClient, queries()),
+  });
+
+/**
+ * A screen's page, loaded lazily with the screens' tooltip provider (no delay, as in the sidebar): Radix
+ * Tooltip is in a chunk of its own, not in the first one. The router loads both before it shows the screen.
+ */
+const lazy = <T extends Record<string, ComponentType>>(load: () => Promise<T>, name: keyof T) =>
+  lazyRouteComponent(async () => {
+    const [module, { TooltipProvider }] = await Promise.all([load(), import("./components/ui/tooltip")]);
+    const Page = module[name] as ComponentType;
+    return {
+      default: function Screen() {
+        return (
+          <TooltipProvider delayDuration={0}>
+            <Page />
+          </TooltipProvider>
+        );
+      },
+    };
+  });
 
 export const routeTree = rootRoute.addChildren([
-  page("/", DashboardPage),
-  page("/vps", VpsPage),
-  page("/extensions", ExtensionsPage),
-  page("/trunks", TrunksPage),
-  page("/inbound-routes", InboundRoutesPage),
-  page("/outbound-routes", OutboundRoutesPage),
-  page("/ptt-groups", PttGroupsPage),
-  page("/sangoma-talk", SangomaTalkPage),
-  page("/wizard", WizardPage),
-  page("/config-generator", ConfigGeneratorPage),
-  page("/deployment", DeploymentPage),
-  page("/sync", SyncPage),
-  page("/settings", SettingsPage),
-  page("/telnyx", TelnyxPage),
-  page("/users", UsersPage),
-  page("/audit", AuditPage),
-  page("/calls", ActiveCallsPage),
-  page("/call-history", CallHistoryPage),
-  page("/pbx-security", PbxSecurityPage),
-  page("/ai-assistants", AiAssistantsPage),
-  page("/call-transcripts", CallTranscriptsPage),
-  page("/ai-routing", AiRoutingPage),
+  page(
+    "/",
+    lazy(() => import("./pages/group-inventory"), "DashboardPage"),
+  ),
+  page(
+    "/vps",
+    lazy(() => import("./pages/group-inventory"), "VpsPage"),
+    () => [vpsStatusQuery()],
+  ),
+  page(
+    "/extensions",
+    lazy(() => import("./pages/group-inventory"), "ExtensionsPage"),
+    () => [extensionsQuery()],
+  ),
+  page(
+    "/trunks",
+    lazy(() => import("./pages/group-inventory"), "TrunksPage"),
+    () => [trunksQuery()],
+  ),
+  page(
+    "/inbound-routes",
+    lazy(() => import("./pages/group-inventory"), "InboundRoutesPage"),
+    () => [inboundRoutesQuery(), trunksQuery()],
+  ),
+  page(
+    "/outbound-routes",
+    lazy(() => import("./pages/group-inventory"), "OutboundRoutesPage"),
+    () => [outboundRoutesQuery(), trunksQuery()],
+  ),
+  page(
+    "/ptt-groups",
+    lazy(() => import("./pages/group-inventory"), "PttGroupsPage"),
+    () => [pttGroupsQuery(), extensionsQuery()],
+  ),
+  page(
+    "/sangoma-talk",
+    lazy(() => import("./pages/group-inventory"), "SangomaTalkPage"),
+  ),
+  page(
+    "/wizard",
+    lazy(() => import("./pages/group-deploy"), "WizardPage"),
+  ),
+  page(
+    "/config-generator",
+    lazy(() => import("./pages/group-deploy"), "ConfigGeneratorPage"),
+  ),
+  page(
+    "/deployment",
+    lazy(() => import("./pages/group-deploy"), "DeploymentPage"),
+    () => [trunksQuery(), extensionsQuery(), pttGroupsQuery()],
+  ),
+  page(
+    "/sync",
+    lazy(() => import("./pages/group-deploy"), "SyncPage"),
+  ),
+  page(
+    "/settings",
+    lazy(() => import("./pages/group-admin"), "SettingsPage"),
+  ),
+  page(
+    "/telnyx",
+    lazy(() => import("./pages/group-inventory"), "TelnyxPage"),
+  ),
+  page(
+    "/users",
+    lazy(() => import("./pages/group-admin"), "UsersPage"),
+  ),
+  page(
+    "/audit",
+    lazy(() => import("./pages/group-admin"), "AuditPage"),
+  ),
+  page(
+    "/calls",
+    lazy(() => import("./pages/group-live"), "ActiveCallsPage"),
+    () => [activeCallsQuery()],
+  ),
+  page(
+    "/call-history",
+    lazy(() => import("./pages/group-live"), "CallHistoryPage"),
+  ),
+  page(
+    "/pbx-security",
+    lazy(() => import("./pages/group-live"), "PbxSecurityPage"),
+    () => [pbxSecurityQuery()],
+  ),
+  page(
+    "/ai-assistants",
+    lazy(() => import("./pages/group-ai"), "AiAssistantsPage"),
+  ),
+  page(
+    "/call-transcripts",
+    lazy(() => import("./pages/group-ai"), "CallTranscriptsPage"),
+  ),
+  page(
+    "/ai-routing",
+    lazy(() => import("./pages/group-ai"), "AiRoutingPage"),
+  ),
 ]);
 
-export const router = createRouter({ routeTree, defaultNotFoundComponent: NotFoundPage });
+export const router = createRouter({
+  routeTree,
+  defaultNotFoundComponent: NotFoundPage,
+  // A screen's chunk (and its loader's prefetch) starts when a link to it is hovered or touched.
+  defaultPreload: "intent",
+  // The loaders only start queries; React Query holds the data (staleTime is its business, not the router's).
+  defaultPreloadStaleTime: 0,
+  // Shown in the shell's main area while a screen's chunk loads (after pendingMs), not over the whole page.
+  defaultPendingComponent: ScreenLoading,
+});
 
 declare module "@tanstack/react-router" {
   interface Register {

@@ -1,4 +1,5 @@
-// The dashboard (/) through chromium against the built binary: server cards and list counts.
+// The dashboard (/) through chromium against the built binary: server cards and the counts (from
+// GET /api/dashboard/summary, never the lists; ADR 0031).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { VpsStatus } from "../../src/shared/vps";
@@ -177,7 +178,7 @@ describe("counts", () => {
       const gate = new Promise<void>((r) => {
         release = r;
       });
-      await page.route("**/api/trunks", async (route) => {
+      await page.route("**/api/dashboard/summary", async (route) => {
         await gate;
         await route.continue();
       });
@@ -189,7 +190,9 @@ describe("counts", () => {
       await card(page, "Active Calls").getByText(live.reason, { exact: true }).waitFor();
       // Never an invented registration figure either.
       await card(page, "Extensions").getByText("Live status unknown", { exact: true }).waitFor();
-      await count(page, "Trunks").getByText("...", { exact: true }).waitFor();
+      for (const name of ["Extensions", "Trunks", "Inbound Routes", "PTT Groups", "AI Assistants"]) {
+        await count(page, name).getByText("...", { exact: true }).waitFor();
+      }
       release();
       await count(page, "Trunks").getByText("0", { exact: true }).waitFor();
       await card(page, "Extensions").getByText("Total configured").waitFor();
@@ -202,16 +205,20 @@ describe("counts", () => {
   );
 
   test(
-    "counts follow items created through the API by polling (live socket cut off)",
+    "counts come from the summary and follow items created through the API over the sync socket, never the lists",
     async () => {
       const page = await dashboard();
-      // Answer the sync socket ourselves and never send an event: only the 5 s poll can update the counts.
-      await page.routeWebSocket(/\/ws/, () => {});
-      const listCalls: string[] = [];
+      const LISTS = ["/api/extensions", "/api/trunks", "/api/inbound-routes", "/api/ptt-groups", "/api/ai/assistants"];
+      const requested: string[] = [];
       page.on("request", (req) => {
-        if (req.method() === "GET" && new URL(req.url()).pathname === "/api/extensions") listCalls.push(req.url());
+        if (req.method() === "GET") requested.push(new URL(req.url()).pathname);
       });
-      await open(page);
+      // The Extensions screen first: its list is in the cache (inactive) once the Dashboard shows.
+      await page.goto(`${h.baseUrl}/extensions`);
+      await page.getByRole("heading", { level: 1, name: "Extensions" }).waitFor();
+      await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+      await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+      requested.length = 0;
       for (const name of ["Extensions", "Trunks", "Inbound Routes", "PTT Groups", "AI Assistants"]) {
         await count(page, name).getByText("0", { exact: true }).waitFor();
       }
@@ -226,14 +233,17 @@ describe("counts", () => {
       });
       await h.apiJson("POST", "/api/ptt-groups", { name: "Floor", extension: "2900", members: ["2001", "2002"] });
 
-      const poll = { timeout: 12_000 };
-      await count(page, "Extensions").getByText("2", { exact: true }).waitFor(poll);
-      await count(page, "Trunks").getByText("1", { exact: true }).waitFor(poll);
-      await count(page, "Inbound Routes").getByText("1", { exact: true }).waitFor(poll);
-      await count(page, "PTT Groups").getByText("1", { exact: true }).waitFor(poll);
+      // Far inside the 60 s poll: only the events can bring these, without a reload.
+      const event = { timeout: 5000 };
+      await count(page, "Extensions").getByText("2", { exact: true }).waitFor(event);
+      await count(page, "Trunks").getByText("1", { exact: true }).waitFor(event);
+      await count(page, "Inbound Routes").getByText("1", { exact: true }).waitFor(event);
+      await count(page, "PTT Groups").getByText("1", { exact: true }).waitFor(event);
       expect(await count(page, "AI Assistants").textContent()).toBe("0");
       expect(await count(page, "Active Calls").textContent()).toBe("Unknown");
-      expect(listCalls.length).toBeGreaterThanOrEqual(2);
+      expect(requested).toContain("/api/dashboard/summary");
+      // The events made the cached Extensions list stale, but the Dashboard does not show it: not fetched.
+      expect(requested.filter((path) => LISTS.includes(path))).toEqual([]);
     },
     TEST_TIMEOUT,
   );
@@ -249,7 +259,7 @@ describe("counts", () => {
       await page.getByRole("heading", { level: 1, name: "Trunks" }).waitFor();
       await h.apiJson("POST", "/api/extensions", { extension: "2003", name: "Linus" });
       await page.getByRole("link", { name: "Dashboard", exact: true }).click();
-      // Well inside the 5 s poll: only the refetch on mount can bring the new number this fast.
+      // The socket is cut off and the poll is 60 s: only the refetch on mount can bring the new number this fast.
       await count(page, "Extensions").getByText("3", { exact: true }).waitFor({ timeout: 3000 });
     },
     TEST_TIMEOUT,

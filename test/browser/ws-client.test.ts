@@ -172,10 +172,12 @@ describe("SyncSocket reconnects", () => {
 
 describe("SyncSocket messages", () => {
   test.each([
-    ["extensions-updated", [["/api/extensions"]]],
-    ["trunks-updated", [["/api/trunks"]]],
-    ["routes-updated", [["/api/inbound-routes"], ["/api/outbound-routes"]]],
-    ["ptt-groups-updated", [["/api/ptt-groups"]]],
+    // Each list and the Dashboard's counts (GET /api/dashboard/summary, ADR 0031).
+    ["extensions-updated", [["/api/extensions"], ["/api/dashboard/summary"]]],
+    ["trunks-updated", [["/api/trunks"], ["/api/dashboard/summary"]]],
+    ["routes-updated", [["/api/inbound-routes"], ["/api/outbound-routes"], ["/api/dashboard/summary"]]],
+    ["ptt-groups-updated", [["/api/ptt-groups"], ["/api/dashboard/summary"]]],
+    ["ai-assistants-updated", [["/api/ai/assistants"], ["/api/dashboard/summary"]]],
     ["sync-status", []],
   ] as const)("%s invalidates the matching list queries", (type, keys) => {
     const s = setup();

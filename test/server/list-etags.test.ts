@@ -38,6 +38,8 @@ describe("list ETags", () => {
       [
         "/api/ai/assistants",
         "/api/ai/routing-rules",
+        "/api/ai/transcripts",
+        "/api/dashboard/summary",
         "/api/extensions",
         "/api/inbound-routes",
         "/api/outbound-routes",

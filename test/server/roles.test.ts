@@ -39,6 +39,7 @@ const OPERATOR_READS = [
   "GET /api/extensions/:id/provisioning",
   "GET /api/telnyx/credentials/:id/password",
   "GET /api/config/generate",
+  "GET /api/config/script.sql",
 ];
 /** The signed-in user's own account: every role. */
 const OWN_ACCOUNT_WRITES = [

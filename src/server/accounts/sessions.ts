@@ -2,6 +2,7 @@ import type { Statement } from "bun:sqlite";
 import { and, eq, inArray, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sessions } from "../../db/schema";
+import { AUTH_TABLES, tableVersions } from "../../db/table-versions";
 import type { SessionUser } from "../../shared/auth";
 import type { Role } from "../../shared/users";
 
@@ -16,6 +17,8 @@ export const SESSION_ABSOLUTE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** lastSeenAt is written at most this often, so reads do not turn into writes. */
 const TOUCH_EVERY_MS = 60 * 1000;
+/** Most sessions whose lookup is kept between writes (ADR 0035); past it the kept lookups start again. */
+const KEPT_LOOKUPS_MAX = 1000;
 /** Longest user agent kept for the sessions list. */
 const USER_AGENT_MAX = 256;
 
@@ -70,6 +73,13 @@ export interface SessionSockets {
 export class SessionStore {
   /** Prepared on first use (the store may be built before the tables exist, e.g. by the CLI). */
   private lookup: Statement<SessionLookupRow, [string]> | null = null;
+  /**
+   * Lookups kept while no session, user, two-factor secret or setting was written by anyone (the stamp of
+   * their table versions, kept by SQLite triggers: ADR 0035). Only found sessions are kept; the time rules
+   * (absolute and idle expiry) are applied to a kept row at every request like to a fresh one.
+   */
+  private kept = new Map<string, SessionLookupRow>();
+  private keptStamp: string | null = null;
 
   constructor(
     private readonly db: Db,
@@ -99,8 +109,7 @@ export class SessionStore {
   current(token: string | null | undefined): { user: SessionUser; sessionId: string } | null {
     if (!token || token.length > 200) return null;
     const hash = sha256(token);
-    this.lookup ??= this.db.$client.prepare<SessionLookupRow, [string]>(LOOKUP_SQL);
-    const row = this.lookup.get(hash);
+    const row = this.find(hash);
     if (!row) return null;
     const now = this.now();
     const times = { createdAt: new Date(row.createdAt), lastSeenAt: new Date(row.lastSeenAt) };
@@ -118,6 +127,25 @@ export class SessionStore {
         .run();
     }
     return { user: { id: row.userId, username: row.username, role: row.role }, sessionId: row.id };
+  }
+
+  /** The session row of a token's hash: kept from an earlier request while nothing it depends on was written. */
+  private find(hash: string): SessionLookupRow | null {
+    const stamp = tableVersions(this.db).stamp(AUTH_TABLES);
+    if (stamp === null || stamp !== this.keptStamp) {
+      this.kept.clear();
+      this.keptStamp = stamp;
+    }
+    const kept = this.kept.get(hash);
+    if (kept) return kept;
+    this.lookup ??= this.db.$client.prepare<SessionLookupRow, [string]>(LOOKUP_SQL);
+    const row = this.lookup.get(hash);
+    if (!row) return null;
+    if (stamp !== null) {
+      if (this.kept.size >= KEPT_LOOKUPS_MAX) this.kept.clear();
+      this.kept.set(hash, row);
+    }
+    return row;
   }
 
   /** The signed-in user for a token, or null when unknown or expired (absolute or idle). */

@@ -12,10 +12,11 @@
  *
  * A stored value that does not parse (a hand-edited database) reads as the default.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { consoleSettings } from "../../db/schema";
+import { tableVersions } from "../../db/table-versions";
 import type { SessionUser } from "../../shared/auth";
 import { REQUIRE_TOTP_NEEDS_OWN, type SecuritySettings, securitySettingsSchema } from "../../shared/settings";
 import type { Deps } from "../domain/deps";
@@ -24,13 +25,27 @@ import { totpEnabled } from "./two-factor";
 
 const SECURITY_DEFAULTS: SecuritySettings = { requireTotp: false };
 
+/**
+ * The read of one setting, prepared once per database: the transport asks for `requireTotp` on every
+ * signed-in request, and building the query each time cost more than the rest of a cached list's answer.
+ */
+const settingReads = new WeakMap<Db, { get(p: { key: string }): { value: unknown } | undefined }>();
+function settingRead(db: Db) {
+  let read = settingReads.get(db);
+  if (!read) {
+    read = db
+      .select({ value: consoleSettings.value })
+      .from(consoleSettings)
+      .where(eq(consoleSettings.key, sql.placeholder("key")))
+      .prepare();
+    settingReads.set(db, read);
+  }
+  return read;
+}
+
 /** One setting's stored value, or `fallback` when it was never set or no longer parses. */
 function readSetting<T>(db: Db, key: string, schema: z.ZodType<T>, fallback: T): T {
-  const row = db
-    .select({ value: consoleSettings.value })
-    .from(consoleSettings)
-    .where(eq(consoleSettings.key, key))
-    .get();
+  const row = settingRead(db).get({ key });
   if (!row) return fallback;
   const parsed = schema.safeParse(row.value);
   return parsed.success ? parsed.data : fallback;
@@ -79,5 +94,20 @@ export function updateSecuritySettings(
  * socket) for such a session; `GET /api/auth/me` says so, and the web shows only the enrolment screen.
  */
 export function totpSetupRequired(db: Db, userId: string): boolean {
-  return securitySettings(db).requireTotp && !totpEnabled(db, userId);
+  const stamp = tableVersions(db).stamp(TOTP_RULE_TABLES);
+  let kept = setupRequiredKept.get(db);
+  if (!kept || stamp === null || kept.stamp !== stamp) {
+    kept = { stamp, byUser: new Map() };
+    setupRequiredKept.set(db, kept);
+  }
+  let required = kept.byUser.get(userId);
+  if (required === undefined) {
+    required = securitySettings(db).requireTotp && !totpEnabled(db, userId);
+    if (stamp !== null && kept.byUser.size < 1000) kept.byUser.set(userId, required);
+  }
+  return required;
 }
+
+/** What `totpSetupRequired` reads; its answers are kept per user until one of these tables is written (ADR 0035). */
+const TOTP_RULE_TABLES = ["console_settings", "user_totp"] as const;
+const setupRequiredKept = new WeakMap<Db, { stamp: string | null; byUser: Map<string, boolean> }>();

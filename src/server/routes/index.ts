@@ -11,6 +11,7 @@ import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
 import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
+import { dashboardRoutes } from "./dashboard";
 import { deployHistoryRoutes } from "./deploy-history";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
@@ -34,6 +35,7 @@ export const apiRoutes: RouteDef[] = [
   ...inboundRouteRoutes,
   ...outboundRouteRoutes,
   ...pttGroupRoutes,
+  ...dashboardRoutes,
   ...wizardRoutes,
   ...vpsRoutes,
   ...dialerRoutes,

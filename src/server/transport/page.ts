@@ -13,8 +13,12 @@ import { basename } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from "node:zlib";
 import type { HTMLBundle, Server } from "bun";
+import { SCREEN_DATA } from "../../shared/screens";
 import { fetchOwnPage } from "../clients/own-page";
+import { acceptedCodings, type Coding } from "./encoding";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
+
+export { acceptedCodings };
 
 // biome-ignore lint/suspicious/noExplicitAny: Bun's route value union differs per generic; the caller spreads it into `routes`.
 type RouteTable = Record<string, any>;
@@ -25,24 +29,10 @@ const HASHED_NAME = /-[a-z0-9]{8}\.[a-z0-9]+$/;
 /** Text worth compressing; images and fonts are already compressed and go as they are. */
 const TEXT_TYPE = /^(?:text\/|application\/(?:javascript|json|manifest\+json|xml)|image\/svg\+xml)/i;
 
-type Coding = "br" | "gzip";
 interface Variant {
   body: Uint8Array<ArrayBuffer>;
   etag: string;
   coding?: Coding;
-}
-
-/** The codings the client accepts, most wanted first (brotli before gzip at equal q); `q=0` refuses. */
-export function acceptedCodings(header: string | null): Coding[] {
-  const q = new Map<string, number>();
-  for (const part of (header ?? "").toLowerCase().split(",")) {
-    const [name = "", ...params] = part.split(";").map((s) => s.trim());
-    if (!name) continue;
-    const weight = params.find((p) => p.startsWith("q="));
-    q.set(name, weight === undefined ? 1 : Number(weight.slice(2)) || 0);
-  }
-  const weight = (c: Coding) => q.get(c) ?? (c === "gzip" ? q.get("x-gzip") : undefined) ?? q.get("*") ?? 0;
-  return (["br", "gzip"] as const).filter((c) => weight(c) > 0).sort((a, b) => weight(b) - weight(a));
 }
 
 /** If-None-Match (a list, weak or strong: weak comparison) names this ETag. */
@@ -128,9 +118,13 @@ function fileHandler(
   contentType: string,
   policy: HeaderPolicy,
   setHeaders: (headers: Headers, req: Request) => void,
+  /** The body, when it is not the file as embedded (its ETag is then the body's hash). */
+  load?: () => Promise<Uint8Array<ArrayBuffer>>,
 ) {
   const text = TEXT_TYPE.test(contentType);
-  const choose = representations(() => Bun.file(file.path).bytes(), file.headers.etag, text);
+  const choose = load
+    ? representations(load, undefined, text)
+    : representations(() => Bun.file(file.path).bytes(), file.headers.etag, text);
   return async (req: Request) => {
     if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(policy);
     const variant = await choose(req.headers.get("accept-encoding"));
@@ -144,16 +138,101 @@ function fileHandler(
   };
 }
 
+/** The chunks a module imports statically (`import … from "/chunk-x.js"`, `import "/chunk-x.js"`), not `import()`. */
+export function staticChunkImports(code: string): string[] {
+  return [
+    ...new Set([...code.matchAll(/(?:\bfrom|\bimport)\s*["'](\/chunk-[a-z0-9]+\.js)["']/g)].map((m) => m[1] as string)),
+  ];
+}
+
+/**
+ * The page with a `<link rel="modulepreload">` for every chunk its scripts import statically, transitively:
+ * Bun's HTML names only the entry, so the browser would find the shell's other chunks only once the entry
+ * has arrived (one more round trip). The screens' chunks (dynamic imports) are not named: they load on
+ * demand. ADR 0030.
+ */
+export async function withModulePreloads(
+  html: string,
+  read: (path: string) => Promise<string | null>,
+  /** More modules to preload with their static imports: the chunk of the screen asked for. */
+  screen: readonly string[] = [],
+  /** Data the screen reads first (`<link rel="preload" as="fetch">`), so it does not wait for the scripts. */
+  data: readonly string[] = [],
+): Promise<string> {
+  const entries = [...html.matchAll(/<script[^>]*\ssrc="(\/chunk-[a-z0-9]+\.js)"/g)].map((m) => m[1] as string);
+  const seen = new Set(entries);
+  const preload: string[] = [];
+  const pending = [...entries];
+  for (const path of screen) {
+    if (seen.has(path)) continue;
+    seen.add(path);
+    preload.push(path);
+    pending.push(path);
+  }
+  while (pending.length) {
+    const code = await read(pending.shift() as string);
+    for (const path of staticChunkImports(code ?? "")) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      preload.push(path);
+      pending.push(path);
+    }
+  }
+  if (!preload.length && !data.length) return html;
+  const links =
+    preload.map((path) => `<link rel="modulepreload" crossorigin href="${path}">`).join("") +
+    data.map((url) => `<link rel="preload" as="fetch" crossorigin="use-credentials" href="${url}">`).join("");
+  return html.includes("</head>") ? html.replace("</head>", `${links}</head>`) : links + html;
+}
+
+/**
+ * The screens' chunks by path, read from the built entry's route table, where each screen is
+ * `…("/extensions",…(()=>import("/chunk-x.js"),"ExtensionsPage")…` (src/web/router.tsx). A build whose
+ * table reads otherwise gives an empty map: pages then preload the shell only (test/smoke/chunks.test.ts
+ * checks that every screen of the sidebar is found).
+ */
+export function screenChunks(entryCode: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of entryCode.matchAll(/"(\/[a-z0-9-]*)",[\w$]+\(\(\)=>import\("(\/chunk-[a-z0-9]+\.js)"\)/g)) {
+    out.set(m[1] as string, m[2] as string);
+  }
+  return out;
+}
+
+/** Every page asks who is signed in first (the auth gate): its answer is preloaded with the page. */
+const ME = "/api/auth/me";
+
 /** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028. */
 function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, policy: HeaderPolicy): RouteTable {
   const routes: RouteTable = {};
   const entry = files.find((f) => f.loader === "html" && f.path === page.index);
-  routes["/*"] = fileHandler(
-    { path: page.index, headers: entry?.headers ?? {} },
-    entry?.headers["content-type"] ?? "text/html;charset=utf-8",
-    policy,
-    (headers, req) => setPageHeaders(headers, policy, req.headers.get("host")), // Cache-Control: no-cache
-  );
+  const byName = new Map(files.map((f) => [`/${basename(f.path)}`, f.path]));
+  const read = (name: string) => {
+    const path = byName.get(name);
+    return path ? Bun.file(path).text() : Promise.resolve(null);
+  };
+  const html = () => Bun.file(page.index).text();
+  const pageHandler = (screen: readonly string[], data: readonly string[]) =>
+    fileHandler(
+      { path: page.index, headers: entry?.headers ?? {} },
+      entry?.headers["content-type"] ?? "text/html;charset=utf-8",
+      policy,
+      (headers, req) => setPageHeaders(headers, policy, req.headers.get("host")), // Cache-Control: no-cache
+      async () => new TextEncoder().encode(await withModulePreloads(await html(), read, screen, data)),
+    );
+  // The page of a screen names that screen's chunks and first data too: they load beside the shell
+  // instead of after it (ADR 0030). Any other path gets the page with the shell's chunks only.
+  const anyPath = pageHandler([], [ME]);
+  const screens = (async () => {
+    const source = await html();
+    const entryPath = source.match(/<script[^>]*\ssrc="(\/chunk-[a-z0-9]+\.js)"/)?.[1];
+    const chunks = screenChunks((entryPath && (await read(entryPath))) || "");
+    return new Map([...chunks].map(([path, chunk]) => [path, pageHandler([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]));
+  })();
+  routes["/*"] = async (req: Request) => {
+    const handler = (await screens).get(new URL(req.url).pathname) ?? anyPath;
+    return handler(req);
+  };
   for (const file of files) {
     if (file.path === page.index) continue;
     const name = basename(file.path);

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { queryKeys } from "@/lib/query-keys";
 import type { MeResponse } from "../../shared/auth";
-import { type Role, roleAllows } from "../../shared/users";
+import { type Role, roleAllows } from "../../shared/roles";
 
 /** The role, or null while unknown (signed out, or /me not answered yet). */
 export function useRole(): Role | null {

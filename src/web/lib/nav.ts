@@ -25,7 +25,7 @@ import {
   WandSparkles,
   Workflow,
 } from "lucide-react";
-import { type Role, roleAllows } from "../../shared/users";
+import { type Role, roleAllows } from "../../shared/roles";
 
 /** A path the router knows (checked at compile time). */
 export type AppPath = keyof RegisteredRouter["routesByPath"];

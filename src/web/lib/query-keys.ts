@@ -29,6 +29,8 @@ export const queryKeys = {
   inboundRoutes: ["/api/inbound-routes"],
   outboundRoutes: ["/api/outbound-routes"],
   pttGroups: ["/api/ptt-groups"],
+  /** The Dashboard's counts (features/dashboard/api.ts): stale after any event of a table it counts. */
+  dashboardSummary: ["/api/dashboard/summary"],
 
   extensionsComparison: ["/api/sync/extensions/compare"],
   trunksComparison: ["/api/sync/trunks/compare"],
@@ -49,6 +51,9 @@ export const queryKeys = {
   aiAssistants: ["/api/ai/assistants"],
   aiRoutingRules: ["/api/ai/routing-rules"],
   aiTranscripts: ["/api/ai/transcripts"],
+  /** Under `aiTranscripts`: each search's pages, and one transcript with its text (features/ai/api.ts). */
+  aiTranscriptPages: (q: string) => ["/api/ai/transcripts", "pages", q] as const,
+  aiTranscript: (id: number) => ["/api/ai/transcripts", String(id)] as const,
   aiCalls: ["/api/ai/calls"],
   aiSipUri: ["/api/ai/sip-uri"],
   apiTokens: ["/api/ai/tokens"],
@@ -68,16 +73,18 @@ type Key = readonly string[];
 
 /**
  * The queries each event makes stale; the sync socket (lib/ws.ts) refetches them, so a second open
- * console follows what the first one changed.
+ * console follows what the first one changed. Only the queries on screen are refetched
+ * (`invalidateQueries` refetches active queries; an inactive one is only marked stale and refetched when
+ * a screen uses it again): an extension event on the Dashboard fetches the summary, not the 5,000-row list.
  */
 export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
-  "extensions-updated": [queryKeys.extensions],
-  "trunks-updated": [queryKeys.trunks],
-  "routes-updated": [queryKeys.inboundRoutes, queryKeys.outboundRoutes],
-  "ptt-groups-updated": [queryKeys.pttGroups],
+  "extensions-updated": [queryKeys.extensions, queryKeys.dashboardSummary],
+  "trunks-updated": [queryKeys.trunks, queryKeys.dashboardSummary],
+  "routes-updated": [queryKeys.inboundRoutes, queryKeys.outboundRoutes, queryKeys.dashboardSummary],
+  "ptt-groups-updated": [queryKeys.pttGroups, queryKeys.dashboardSummary],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
   "sync-status": [],
-  "ai-assistants-updated": [queryKeys.aiAssistants],
+  "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],
   "ai-rules-updated": [queryKeys.aiRoutingRules],
   "ai-transcripts-updated": [queryKeys.aiTranscripts],
   "ai-calls-updated": [queryKeys.aiCalls],

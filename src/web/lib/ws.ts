@@ -4,7 +4,7 @@
  * No DOM or React here: everything the class touches (WebSocket, timers, query
  * invalidation, logging) is injected.
  */
-import { SESSION_ENDED_CLOSE_CODE, wsEventSchema } from "../../shared/ws-events";
+import { isWsEvent, SESSION_ENDED_CLOSE_CODE } from "../../shared/ws-events";
 import { EVENT_QUERY_KEYS } from "./query-keys";
 
 export { EVENT_QUERY_KEYS };
@@ -36,6 +36,11 @@ export interface SyncSocketOptions {
   log?: (...args: unknown[]) => void;
   /** The server closed the socket because the session ended: no reconnect; show the sign-in page. */
   onSessionEnded?: () => void;
+  /**
+   * The first open, with every key an event can make stale: answers fetched before it (a screen's loader
+   * starts its queries beside the session check, ADR 0030) may have missed an event.
+   */
+  onFirstOpen?: (keys: (readonly string[])[]) => void;
 }
 
 /** `ws://host/ws?type=sync`, or `wss://` when the page is served over https. */
@@ -98,6 +103,7 @@ export class SyncSocket {
       // Events sent while the socket was down are lost, and views such as the live PBX never poll:
       // refetch everything an event can make stale, once.
       if (this.wasOpen) for (const key of allEventKeys()) this.opts.invalidate(key);
+      else this.opts.onFirstOpen?.(allEventKeys());
       this.wasOpen = true;
     };
     ws.onmessage = (ev) => this.handleMessage(ev.data);
@@ -134,13 +140,13 @@ export class SyncSocket {
       this.log("Sync socket: ignored a message that is not JSON", data);
       return;
     }
-    const parsed = wsEventSchema.safeParse(value);
-    if (!parsed.success) {
+    // Checked without zod, so that the sync socket stays in the first chunk without it (ADR 0030).
+    if (!isWsEvent(value)) {
       this.log("Sync socket: ignored an unknown message", value);
       return;
     }
-    if (parsed.data.type === "sync-status") this.log("Sync status", parsed.data.data);
-    for (const key of EVENT_QUERY_KEYS[parsed.data.type]) this.opts.invalidate(key);
+    if (value.type === "sync-status") this.log("Sync status", value.data);
+    for (const key of EVENT_QUERY_KEYS[value.type]) this.opts.invalidate(key);
   }
 }
 

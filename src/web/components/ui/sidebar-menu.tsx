@@ -1,9 +1,15 @@
 import { cva, type VariantProps } from "class-variance-authority";
 import { Slot } from "radix-ui";
 import type * as React from "react";
+import { deferred } from "@/lib/deferred";
 import { cn } from "@/lib/utils";
 import { useSidebar } from "./sidebar-context";
-import { Tooltip, TooltipContent, TooltipTrigger } from "./tooltip";
+
+/** Radix Tooltip is not in the first chunk: the item shows without its tooltip until that chunk is in (ADR 0030). */
+const SidebarTooltip = deferred(
+  () => import("./sidebar-tooltip").then((m) => m.SidebarTooltip),
+  ({ children }) => children,
+);
 
 export function SidebarMenu({ className, ...props }: React.ComponentProps<"ul">) {
   return (
@@ -70,11 +76,8 @@ export function SidebarMenuButton({
   if (!tooltip) return button;
 
   return (
-    <Tooltip>
-      <TooltipTrigger asChild>{button}</TooltipTrigger>
-      <TooltipContent side="right" align="center" hidden={state !== "collapsed" || isMobile}>
-        {tooltip}
-      </TooltipContent>
-    </Tooltip>
+    <SidebarTooltip tooltip={tooltip} hidden={state !== "collapsed" || isMobile}>
+      {button}
+    </SidebarTooltip>
   );
 }

@@ -1,10 +1,13 @@
 /** shadcn/ui Sidebar (left, collapsible to icons; a sheet below 768px). Parts live in sibling files. */
 import { PanelLeftIcon } from "lucide-react";
 import type * as React from "react";
+import { deferred } from "@/lib/deferred";
 import { cn } from "@/lib/utils";
 import { Button } from "./button";
-import { Sheet, SheetContent, SheetDescription, SheetHeader, SheetTitle } from "./sheet";
-import { SIDEBAR_WIDTH_MOBILE, useSidebar } from "./sidebar-context";
+import { useSidebar } from "./sidebar-context";
+
+/** The narrow-screen sheet in its own chunk: a desktop never loads Radix Dialog for the shell (ADR 0030). */
+const SidebarSheet = deferred(() => import("./sidebar-sheet").then((m) => m.SidebarSheet));
 
 export * from "./sidebar-context";
 export * from "./sidebar-menu";
@@ -15,22 +18,9 @@ export function Sidebar({ className, children, ...props }: React.ComponentProps<
 
   if (isMobile) {
     return (
-      <Sheet open={openMobile} onOpenChange={setOpenMobile}>
-        <SheetContent
-          data-sidebar="sidebar"
-          data-slot="sidebar"
-          data-mobile="true"
-          showClose={false}
-          className="w-(--sidebar-width) max-w-none bg-sidebar p-0 text-sidebar-foreground sm:max-w-none"
-          style={{ "--sidebar-width": SIDEBAR_WIDTH_MOBILE } as React.CSSProperties}
-        >
-          <SheetHeader className="sr-only">
-            <SheetTitle>Navigation</SheetTitle>
-            <SheetDescription>The console's screens.</SheetDescription>
-          </SheetHeader>
-          <div className="flex h-full w-full flex-col">{children}</div>
-        </SheetContent>
-      </Sheet>
+      <SidebarSheet open={openMobile} onOpenChange={setOpenMobile}>
+        {children}
+      </SidebarSheet>
     );
   }
 

@@ -3,11 +3,24 @@ import { LoaderCircle, ServerCrash } from "lucide-react";
 import { useEffect } from "react";
 import { AppShell } from "@/components/layout/app-shell";
 import { Button } from "@/components/ui/button";
+import { deferred } from "@/lib/deferred";
 import { forgetSignedInData } from "@/lib/session";
 import { meQuery } from "./api";
-import { CreateAdminPage } from "./create-admin-page";
-import { EnrolTotpPage } from "./enrol-totp-page";
-import { SignInPage } from "./sign-in-page";
+
+// Lazy chunks (ADR 0030): their forms bring zod and react-hook-form, which a signed-in console's first
+// screen does not need.
+const CreateAdminPage = deferred(() => import("./create-admin-page").then((m) => m.CreateAdminPage), Loading);
+const EnrolTotpPage = deferred(() => import("./enrol-totp-page").then((m) => m.EnrolTotpPage), Loading);
+const SignInPage = deferred(() => import("./sign-in-page").then((m) => m.SignInPage), Loading);
+
+function Loading() {
+  return (
+    <div className="flex min-h-svh items-center justify-center text-muted-foreground">
+      <LoaderCircle className="size-6 animate-spin" aria-hidden />
+      <span className="sr-only">Loading…</span>
+    </div>
+  );
+}
 
 /**
  * The root layout: GET /api/auth/me decides between first-run setup, sign-in, setting up two-factor
@@ -38,12 +51,7 @@ export function AuthGate() {
         </div>
       );
     }
-    return (
-      <div className="flex min-h-svh items-center justify-center text-muted-foreground">
-        <LoaderCircle className="size-6 animate-spin" aria-hidden />
-        <span className="sr-only">Loading…</span>
-      </div>
-    );
+    return <Loading />;
   }
   if (!me.data.authenticated) return me.data.setupRequired ? <CreateAdminPage /> : <SignInPage />;
   // Two-factor sign-in is required for everyone and this user has not set it up: nothing else until they do.

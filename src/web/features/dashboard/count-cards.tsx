@@ -1,22 +1,19 @@
-import { type QueryKey, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio } from "lucide-react";
 import type { ReactNode } from "react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { assistantsQuery } from "@/features/ai/api";
-import { extensionsQuery } from "@/features/extensions/api";
 import { pbxLiveQuery, trunkIsUp, unknownReason } from "@/features/live/api";
-import { pttGroupsQuery } from "@/features/ptt/api";
-import { inboundRoutesQuery } from "@/features/routes/api";
-import { trunksQuery } from "@/features/trunks/api";
-import { POLL_LIST_MS } from "@/lib/constants";
 import { cn } from "@/lib/utils";
+import type { DashboardSummary } from "../../../shared/dashboard";
 import type { PbxLiveStatus } from "../../../shared/live";
+import { dashboardSummaryQuery } from "./api";
 
 interface CountSpec {
   title: string;
   caption: string;
   icon: LucideIcon;
-  list: () => { queryKey: QueryKey };
+  /** Which count of the summary (GET /api/dashboard/summary). */
+  count: keyof DashboardSummary;
   /** What the PBX says right now about these (registered or up of all it knows), under the count. */
   live?: (status: PbxLiveStatus) => string;
 }
@@ -26,19 +23,19 @@ const COUNTS: CountSpec[] = [
     title: "Extensions",
     caption: "Total configured",
     icon: Phone,
-    list: extensionsQuery,
+    count: "extensions",
     live: (s) => `${s.extensions.filter((e) => e.registered).length}/${s.extensions.length} registered`,
   },
   {
     title: "Trunks",
     caption: "Active connections",
     icon: Network,
-    list: trunksQuery,
+    count: "trunks",
     live: (s) => `${s.trunks.filter(trunkIsUp).length}/${s.trunks.length} up`,
   },
-  { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, list: inboundRoutesQuery },
-  { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, list: pttGroupsQuery },
-  { title: "AI Assistants", caption: "AI voice modules", icon: Bot, list: assistantsQuery },
+  { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, count: "inboundRoutes" },
+  { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, count: "pttGroups" },
+  { title: "AI Assistants", caption: "AI voice modules", icon: Bot, count: "aiAssistants" },
 ];
 
 function CountCard({
@@ -95,10 +92,10 @@ function LiveLine({ text }: { text: (status: PbxLiveStatus) => string }) {
   );
 }
 
-/** One list's length, polled every 5 s and refetched whenever the dashboard mounts. */
-function ListCount(spec: CountSpec) {
-  const list = useQuery<unknown[]>({ ...spec.list(), refetchInterval: POLL_LIST_MS, refetchOnMount: "always" });
-  const value = list.data ? list.data.length.toLocaleString("en-US") : list.isError ? "—" : "...";
+/** One count of the summary (one query shared by every card; never the full lists). */
+function SummaryCount(spec: CountSpec) {
+  const summary = useQuery(dashboardSummaryQuery());
+  const value = summary.data ? summary.data[spec.count].toLocaleString("en-US") : summary.isError ? "—" : "...";
   return (
     <CountCard
       title={spec.title}
@@ -149,7 +146,7 @@ export function CountCards() {
       </h2>
       <div className="grid gap-4 min-[400px]:grid-cols-2 lg:grid-cols-3 2xl:grid-cols-6">
         {COUNTS.map((spec) => (
-          <ListCount key={spec.title} {...spec} />
+          <SummaryCount key={spec.title} {...spec} />
         ))}
         <ActiveCallsCount />
       </div>

@@ -1,0 +1,96 @@
+/**
+ * Browser figures of `npm run bench`: Debian's Chromium through playwright-core, with Chromium's own network
+ * emulation (DevTools `Network.emulateNetworkConditions`) for the slow link. Times are taken inside the
+ * page (`performance.now()`, from the navigation's start) by a MutationObserver installed before any script.
+ */
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Console } from "./console";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+}
+
+/** A context carrying the console's session cookie (a fresh context has an empty HTTP cache). */
+export async function signedInContext(browser: Browser, c: Console): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const eq = c.cookie.indexOf("=");
+  await context.addCookies([
+    { name: c.cookie.slice(0, eq), value: c.cookie.slice(eq + 1), url: c.base, httpOnly: true, sameSite: "Strict" },
+  ]);
+  return context;
+}
+
+/** 20 Mbit/s both ways and 40 ms latency, as the issue's measurement. */
+export async function slowLink(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 40,
+    downloadThroughput: (20_000_000 / 8) | 0,
+    uploadThroughput: (20_000_000 / 8) | 0,
+  });
+}
+
+/** Records, from the navigation's start, when an element matching `selector` first appears. */
+const FIRST_SEEN = (selector: string) => `
+  (() => {
+    const sel = ${JSON.stringify(selector)};
+    const check = () => {
+      if (window.__firstSeen === undefined && document.querySelector(sel)) window.__firstSeen = performance.now();
+    };
+    new MutationObserver(check).observe(document, { childList: true, subtree: true });
+  })();`;
+
+/** Milliseconds from navigation start to the first element of `installFirstSeen`'s selector on `url`. */
+export async function firstSeen(page: Page, url: string): Promise<number> {
+  await page.goto(url, { waitUntil: "commit" });
+  await page.waitForFunction(() => (window as unknown as { __firstSeen?: number }).__firstSeen !== undefined, null, {
+    timeout: 30_000,
+  });
+  return page.evaluate(() => (window as unknown as { __firstSeen: number }).__firstSeen);
+}
+
+export async function installFirstSeen(context: BrowserContext, selector: string): Promise<void> {
+  await context.addInitScript(FIRST_SEEN(selector));
+}
+
+/** Long tasks (over 50 ms) seen by the page from its start, kept on `window.__longTasks`. */
+export const LONG_TASKS = `
+  window.__longTasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+    }).observe({ type: "longtask", buffered: true });
+  } catch {}`;
+
+/** Bytes the page received over `ms` milliseconds (HTTP bodies and headers as sent, WebSocket frames). */
+export async function bytesReceived(page: Page, ms: number): Promise<{ bytes: number; requests: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  let bytes = 0;
+  let requests = 0;
+  cdp.on("Network.loadingFinished", (e: { encodedDataLength: number }) => {
+    bytes += e.encodedDataLength;
+    requests++;
+  });
+  cdp.on("Network.webSocketFrameReceived", (e: { response: { payloadData: string } }) => {
+    bytes += e.response.payloadData.length;
+  });
+  await Bun.sleep(ms);
+  await cdp.detach();
+  return { bytes, requests };
+}

@@ -1,0 +1,125 @@
+/**
+ * The console under benchmark: the compiled binary (`dist/pbx-console`, `npm run build`) on loopback with
+ * its own DATA_DIR, signed in as an administrator, plus a Bun hello-world as the reference server.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
+export const ADMIN = { username: "admin", password: "correct horse battery staple" };
+
+export function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
+/** Resident memory of a process (VmRSS), in bytes. */
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+/** Milliseconds from now until `url` answers 200 (polled every 2 ms), or throws after `ms`. */
+export async function untilAnswers(url: string, proc: Subprocess, ms = 15_000): Promise<number> {
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    if (proc.exitCode !== null) throw new Error(`${url}: the process exited with ${proc.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return performance.now() - start;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(2);
+  }
+  throw new Error(`${url} did not answer within ${ms} ms`);
+}
+
+export interface Console {
+  base: string;
+  proc: Subprocess;
+  dataDir: string;
+  cookie: string;
+  /** Milliseconds from spawn to the first `/healthz` answer. */
+  startMs: number;
+  api(method: string, path: string, body?: unknown): Promise<Response>;
+  stop(keepData?: boolean): Promise<void>;
+}
+
+export async function startConsole(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Console> {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "pbx-bench-"));
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([BINARY], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+      ASTERISK_MANAGER_CONF: join(dataDir, "absent-manager.conf"),
+      FREEPBX_CONF: join(dataDir, "absent-freepbx.conf"),
+      ...opts.env,
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const startMs = await untilAnswers(`${base}/healthz`, proc);
+  const c: Console = {
+    base,
+    proc,
+    dataDir,
+    cookie: "",
+    startMs,
+    api: (method, path, body) =>
+      fetch(base + path, {
+        method,
+        headers: { cookie: c.cookie, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    async stop(keepData = false) {
+      proc.kill("SIGTERM");
+      await Promise.race([proc.exited, Bun.sleep(5000)]);
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  const me = (await (await fetch(`${base}/api/auth/me`)).json()) as { setupRequired?: boolean };
+  if (me.setupRequired) {
+    const res = await c.api("POST", "/api/auth/setup", { ...ADMIN, confirmPassword: ADMIN.password });
+    if (res.status !== 201) throw new Error(`setup failed: ${res.status}`);
+  }
+  const login = await c.api("POST", "/api/auth/login", ADMIN);
+  if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
+  c.cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  return c;
+}
+
+/** Extensions `from`…`to - 1` (numbers 10000 + i) created through the API, 16 at a time. */
+export async function addExtensions(c: Console, from: number, to: number): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) {
+      const i = next++;
+      const res = await c.api("POST", "/api/extensions", { extension: String(10000 + i), name: `User ${i}` });
+      if (res.status !== 201) throw new Error(`extension ${10000 + i}: ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/** A Bun hello-world on loopback: the reference every throughput is compared with. */
+export async function startHelloWorld(): Promise<{ base: string; startMs: number; pid: number; stop(): void }> {
+  const port = freePort();
+  const proc = Bun.spawn(
+    [process.execPath, "-e", `Bun.serve({ port: ${port}, hostname: "127.0.0.1", fetch: () => new Response("ok") })`],
+    { stdout: "ignore", stderr: "inherit" },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const startMs = await untilAnswers(`${base}/`, proc);
+  return { base, startMs, pid: proc.pid, stop: () => proc.kill("SIGKILL") };
+}

@@ -1,0 +1,332 @@
+/**
+ * `npm run bench`: issue 15's scenarios against the built binary (`npm run build` first), one run, one table.
+ * Each row: the scenario, its figure, the reference measured in the same run (`/healthz` of the console, a
+ * Bun hello-world), the ratio and the goal. Throughputs come from one load client (bench/lib/load.ts) with
+ * the same connections and duration for every path; browser figures from Chromium with network emulation.
+ * Environment: BENCH_EXTENSIONS (5000), BENCH_CONNECTIONS (64), BENCH_SECONDS (3), BENCH_IDLE_SECONDS (60),
+ * BENCH_SKIP_BROWSER=1, BENCH_SKIP_GENERATE=1. Not a test: nothing here passes or fails the build.
+ */
+import { availableParallelism, cpus, totalmem } from "node:os";
+import { NAV_ITEMS } from "../src/web/lib/nav";
+import {
+  bytesReceived,
+  firstSeen,
+  installFirstSeen,
+  LONG_TASKS,
+  launch,
+  signedInContext,
+  slowLink,
+} from "./lib/browser";
+import { addExtensions, type Console, rssOf, startConsole, startHelloWorld } from "./lib/console";
+import { load } from "./lib/load";
+
+const EXTENSIONS = Number(process.env.BENCH_EXTENSIONS ?? 5000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
+const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 60) * 1000;
+const BROWSER_ENCODINGS = { "accept-encoding": "gzip, deflate, br, zstd" };
+
+interface Row {
+  scenario: string;
+  figure: string;
+  reference: string;
+  ratio: string;
+  goal: string;
+  met: boolean | null;
+}
+const rows: Row[] = [];
+const log = (...a: unknown[]) => console.error("·", ...a);
+const n0 = (v: number) => Math.round(v).toLocaleString("en-US");
+const n1 = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+const pct = (v: number) => `${Math.round(v * 100)} %`;
+
+/** A throughput row: figure / reference ≥ goal. */
+function throughputRow(scenario: string, rps: number, ref: { name: string; rps: number }, goal: number | null) {
+  const ratio = rps / ref.rps;
+  rows.push({
+    scenario,
+    figure: `${n0(rps)} req/s`,
+    reference: `${ref.name} ${n0(ref.rps)} req/s`,
+    ratio: pct(ratio),
+    goal: goal === null ? "(reference)" : `≥ ${pct(goal)}`,
+    met: goal === null ? null : ratio >= goal,
+  });
+}
+
+/** A row with an absolute ceiling: the ratio is figure / goal (≤ 100 % meets it). */
+function ceilingRow(scenario: string, value: number, unit: string, goal: number, reference = "") {
+  rows.push({
+    scenario,
+    figure: `${unit === "ms" ? n0(value) : n1(value)} ${unit}`,
+    reference,
+    ratio: pct(value / goal),
+    goal: `< ${n0(goal)} ${unit}`,
+    met: value < goal,
+  });
+}
+
+const statusText = (s: Record<number, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(" ");
+
+async function serverScenarios() {
+  const hello = await startHelloWorld();
+  const helloLoad = await load(`${hello.base}/`, { connections: CONNECTIONS, durationMs: DURATION_MS });
+  log("hello-world", n0(helloLoad.rps), "req/s");
+
+  // Cold start: a console that has started once before (migrations applied), started again five times.
+  const first = await startConsole();
+  const dataDir = first.dataDir;
+  await first.stop(true);
+  const starts: number[] = [];
+  let c: Console | null = null;
+  for (let i = 0; i < 5; i++) {
+    c = await startConsole({ dataDir });
+    starts.push(c.startMs);
+    if (i < 4) await c.stop(true);
+  }
+  const con = c as Console;
+  starts.sort((a, b) => a - b);
+  ceilingRow(
+    "cold start to first answer (median of 5)",
+    starts[2] as number,
+    "ms",
+    100,
+    `hello-world ${n0(hello.startMs)} ms`,
+  );
+  await con.api("GET", "/api/extensions");
+  await Bun.sleep(3000);
+  const idleRss = rssOf(con.proc.pid) / 2 ** 20;
+  ceilingRow(
+    "idle memory (RSS after sign-in, 3 s idle)",
+    idleRss,
+    "MB",
+    80,
+    `hello-world ${n1(rssOf(hello.pid) / 2 ** 20)} MB`,
+  );
+  hello.stop();
+
+  const healthz = await load(`${con.base}/healthz`, { connections: CONNECTIONS, durationMs: DURATION_MS });
+  log("healthz", n0(healthz.rps), "req/s", statusText(healthz.statuses));
+  throughputRow("GET /healthz", healthz.rps, { name: "hello-world", rps: helloLoad.rps }, null);
+  const ref = { name: "/healthz", rps: healthz.rps };
+  const session = { cookie: con.cookie, ...BROWSER_ENCODINGS };
+
+  await addExtensions(con, 0, 100);
+  const list100 = await load(`${con.base}/api/extensions`, {
+    connections: CONNECTIONS,
+    durationMs: DURATION_MS,
+    headers: session,
+  });
+  log("list 100", n0(list100.rps), "req/s", statusText(list100.statuses));
+  throughputRow("GET /api/extensions, 100 rows, signed in", list100.rps, ref, 0.4);
+
+  log(`adding ${EXTENSIONS - 100} extensions`);
+  await addExtensions(con, 100, EXTENSIONS);
+  const full = await con.api("GET", "/api/extensions");
+  const etag = full.headers.get("etag");
+  const fullBytes = (await full.arrayBuffer()).byteLength;
+  if (etag) {
+    const revalidated = await load(`${con.base}/api/extensions`, {
+      connections: CONNECTIONS,
+      durationMs: DURATION_MS,
+      headers: { ...session, "if-none-match": etag },
+    });
+    log("304", n0(revalidated.rps), "req/s", statusText(revalidated.statuses));
+    throughputRow(`GET /api/extensions, ${n0(EXTENSIONS)} rows, If-None-Match → 304`, revalidated.rps, ref, 0.4);
+  } else {
+    rows.push({
+      scenario: "revalidated list (304)",
+      figure: "no ETag",
+      reference: "",
+      ratio: "",
+      goal: "≥ 40 %",
+      met: false,
+    });
+  }
+  const whole = await load(`${con.base}/api/extensions`, {
+    connections: CONNECTIONS,
+    durationMs: DURATION_MS,
+    headers: session,
+  });
+  const sample = await fetch(`${con.base}/api/extensions`, { headers: session, decompress: false } as RequestInit);
+  const coding = sample.headers.get("content-encoding") ?? "identity";
+  log("full list", n0(whole.rps), "req/s p99", n1(whole.p99), statusText(whole.statuses));
+  ceilingRow(
+    `GET /api/extensions, ${n0(EXTENSIONS)} rows, p99 at ${CONNECTIONS} connections (${coding}, ${n0(whole.bytes / Math.max(1, whole.requests) / 1024)} KB of ${n0(fullBytes / 1024)} KB)`,
+    whole.p99,
+    "ms",
+    50,
+    `${n0(whole.rps)} req/s`,
+  );
+  return con;
+}
+
+/** The JavaScript the page loads before it runs: the entry script and its static imports, gzip-compressed. */
+async function initialJs(base: string): Promise<{ gzip: number; raw: number; files: number }> {
+  const html = await (await fetch(`${base}/`)).text();
+  const queue = [...html.matchAll(/<(?:script[^>]*\ssrc|link[^>]*rel="modulepreload"[^>]*\shref)="([^"]+\.js)"/g)].map(
+    (m) => m[1] as string,
+  );
+  const seen = new Set<string>();
+  let gzip = 0;
+  let raw = 0;
+  while (queue.length) {
+    const path = queue.shift() as string;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const body = new Uint8Array(await (await fetch(new URL(path, base))).arrayBuffer());
+    raw += body.byteLength;
+    gzip += Bun.gzipSync(body, { level: 9 }).byteLength;
+    // Static imports (`import … from "/x.js"`, `import "/x.js"`); `import("/x.js")` is lazy and not followed.
+    const text = new TextDecoder().decode(body);
+    for (const m of text.matchAll(/(?:from|import)\s*"(\/[^"]+\.js)"/g)) queue.push(m[1] as string);
+  }
+  return { gzip, raw, files: seen.size };
+}
+
+async function browserScenarios(con: Console) {
+  const js = await initialJs(con.base);
+  ceilingRow(
+    `initial JavaScript, gzip (${js.files} file${js.files === 1 ? "" : "s"}, ${n0(js.raw / 1024)} KB raw)`,
+    js.gzip / 1024,
+    "KB",
+    150,
+  );
+
+  const browser = await launch();
+  try {
+    const firstCard = '[data-testid="extension-card"]';
+    // Cold: a fresh context (empty cache) per run; warm: a reload in the same context.
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const context = await signedInContext(browser, con);
+      await installFirstSeen(context, firstCard);
+      const page = await context.newPage();
+      await slowLink(page);
+      cold.push(await firstSeen(page, `${con.base}/extensions`));
+      await page.waitForLoadState("networkidle").catch(() => {});
+      warm.push(await firstSeen(page, `${con.base}/extensions`));
+      await context.close();
+    }
+    cold.sort((a, b) => a - b);
+    warm.sort((a, b) => a - b);
+    ceilingRow(
+      `/extensions first row, ${n0(EXTENSIONS)} extensions, 20 Mbit/40 ms, cold cache (median of 3)`,
+      cold[1] as number,
+      "ms",
+      500,
+    );
+    ceilingRow(`/extensions first row, 20 Mbit/40 ms, warm cache (median of 3)`, warm[1] as number, "ms", 150);
+
+    // An idle open Dashboard: everything received after it settled, over IDLE_MS, scaled to a minute.
+    {
+      const context = await signedInContext(browser, con);
+      const page = await context.newPage();
+      await page.goto(`${con.base}/`);
+      await page.waitForLoadState("networkidle").catch(() => {});
+      await Bun.sleep(2000);
+      const got = await bytesReceived(page, IDLE_MS);
+      const perMinute = (got.bytes * 60_000) / IDLE_MS / 1024;
+      ceilingRow(
+        `idle Dashboard, ${n0(EXTENSIONS)} extensions, per minute (${got.requests} answers in ${IDLE_MS / 1000} s)`,
+        perMinute,
+        "KB",
+        100,
+      );
+      await context.close();
+    }
+
+    // The longest main-thread task on each screen, loaded from its URL.
+    {
+      const context = await signedInContext(browser, con);
+      await context.addInitScript(LONG_TASKS);
+      const page = await context.newPage();
+      let worst = { path: "", ms: 0 };
+      for (const item of NAV_ITEMS) {
+        await page.goto(con.base + item.url);
+        await page.waitForLoadState("networkidle").catch(() => {});
+        await Bun.sleep(1000);
+        const tasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
+        const longest = Math.max(0, ...tasks);
+        log("long tasks", item.url, tasks.map((t) => Math.round(t)).join(",") || "none");
+        if (longest > worst.ms) worst = { path: item.url, ms: longest };
+      }
+      ceilingRow(
+        `longest main-thread task, ${NAV_ITEMS.length} screens at ${n0(EXTENSIONS)} extensions (worst: ${worst.path || "none"})`,
+        worst.ms,
+        "ms",
+        100,
+      );
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+function print() {
+  const header: Row = {
+    scenario: "scenario",
+    figure: "figure",
+    reference: "reference",
+    ratio: "ratio",
+    goal: "goal",
+    met: null,
+  };
+  const cells = (r: Row) => [
+    r.scenario,
+    r.figure,
+    r.reference,
+    r.ratio,
+    r.goal,
+    r.met === null ? "" : r.met ? "met" : "NOT MET",
+  ];
+  const lines = [cells(header), ["---", "---", "---", "---", "---", "---"], ...rows.map(cells)];
+  console.log(
+    `\nMachine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, ${n0(totalmem() / 2 ** 30)} GiB; ${new Date().toISOString()}`,
+  );
+  console.log(
+    `Load client: ${CONNECTIONS} connections, ${DURATION_MS / 1000} s after 1 s warm-up, same for every path.\n`,
+  );
+  for (const l of lines) console.log(`| ${l.join(" | ")} |`);
+}
+
+const con = await serverScenarios();
+try {
+  if (!process.env.BENCH_SKIP_BROWSER) await browserScenarios(con);
+} finally {
+  await con.stop();
+}
+if (!process.env.BENCH_SKIP_GENERATE) {
+  const gen = Bun.spawnSync([process.execPath, "bench/generate.ts", "--json"], { stderr: "inherit" });
+  const last = gen.stdout.toString().trim().split("\n").pop() ?? "";
+  try {
+    const g = JSON.parse(last) as {
+      extensions: number;
+      firstByteMs: number;
+      peakRssMb: number;
+      totalMs: number;
+      bytes: number;
+    };
+    ceilingRow(
+      `generation at ${n0(g.extensions)} extensions: first byte (total ${n0(g.totalMs)} ms, ${n0(g.bytes / 2 ** 20)} MB)`,
+      g.firstByteMs,
+      "ms",
+      200,
+    );
+    ceilingRow(`generation at ${n0(g.extensions)} extensions: peak console memory`, g.peakRssMb, "MB", 250);
+  } catch {
+    rows.push({
+      scenario: "generation at 50,000",
+      figure: "bench/generate.ts gave no figures",
+      reference: "",
+      ratio: "",
+      goal: "",
+      met: false,
+    });
+  }
+}
+print();

@@ -1,0 +1,1 @@
+CREATE INDEX `call_transcripts_created_idx` ON `call_transcripts` (`created_at`,`id`);

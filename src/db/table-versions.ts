@@ -1,0 +1,76 @@
+/**
+ * The per-table versions SQLite keeps with triggers (`table_versions`, migrations 0012 and 0013): every
+ * insert, update and delete of a versioned table, by any connection or process, adds one to its row inside
+ * the writer's transaction. What was read from those tables is still true while their versions are the same.
+ *
+ * Read with one prepared statement. Within one synchronous run of the server (a request's checks up to its
+ * first `await`) the versions are read once and shared: every SQLite read is a transaction (locks on the
+ * WAL index), and the session check and a list's ETag would otherwise each pay for one. The shared read is
+ * dropped at the next microtask, so no later run sees it. ADR 0029 (lists), ADR 0035 (the session check).
+ */
+import type { Db } from "./client";
+
+/** The lists with an ETag (ADR 0029). */
+export const LIST_TABLES = [
+  "extensions",
+  "trunks",
+  "inbound_routes",
+  "outbound_routes",
+  "ptt_groups",
+  "ai_assistants",
+  "ai_routing_rules",
+  "call_transcripts",
+] as const;
+
+/** What the session and two-factor checks read on every signed-in request (ADR 0035). */
+export const AUTH_TABLES = ["sessions", "users", "user_totp", "console_settings"] as const;
+
+export const VERSIONED_TABLES = [...LIST_TABLES, ...AUTH_TABLES] as const;
+export type VersionedTable = (typeof VERSIONED_TABLES)[number];
+
+export class TableVersions {
+  private statement: ReturnType<Db["$client"]["prepare"]> | null = null;
+  private shared: ReadonlyMap<string, number> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  /** Every table's version now (shared within this synchronous run). */
+  read(): ReadonlyMap<string, number> {
+    if (this.shared) return this.shared;
+    this.statement ??= this.db.$client.prepare("SELECT name, version FROM table_versions");
+    const rows = this.statement.all() as { name: string; version: number }[];
+    const versions = new Map(rows.map((r) => [r.name, r.version]));
+    this.shared = versions;
+    queueMicrotask(() => {
+      this.shared = null;
+    });
+    return versions;
+  }
+
+  /**
+   * One string for the versions of `tables` (equal strings: none of them was written in between), or null
+   * when one has no version (a database without the row: never cache then).
+   */
+  stamp(tables: readonly VersionedTable[]): string | null {
+    const versions = this.read();
+    let out = "";
+    for (const table of tables) {
+      const version = versions.get(table);
+      if (version === undefined) return null;
+      out += `${version},`;
+    }
+    return out;
+  }
+}
+
+const byDb = new WeakMap<Db, TableVersions>();
+
+/** The versions reader of this database (one per connection, so one prepared statement). */
+export function tableVersions(db: Db): TableVersions {
+  let reader = byDb.get(db);
+  if (!reader) {
+    reader = new TableVersions(db);
+    byDb.set(db, reader);
+  }
+  return reader;
+}

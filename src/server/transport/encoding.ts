@@ -1,0 +1,92 @@
+/**
+ * Content codings of the HTTP edge: which codings a client accepts (used by the page's assets, ADR 0028,
+ * and the API's JSON, ADR 0031), and the fast settings for compressing JSON answered per request.
+ */
+import { promisify } from "node:util";
+import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from "node:zlib";
+import { isWholeJson } from "../http";
+
+export type Coding = "br" | "gzip";
+
+/** The codings the client accepts, most wanted first (brotli before gzip at equal q); `q=0` refuses. */
+export function acceptedCodings(header: string | null): Coding[] {
+  const q = new Map<string, number>();
+  for (const part of (header ?? "").toLowerCase().split(",")) {
+    const [name = "", ...params] = part.split(";").map((s) => s.trim());
+    if (!name) continue;
+    const weight = params.find((p) => p.startsWith("q="));
+    q.set(name, weight === undefined ? 1 : Number(weight.slice(2)) || 0);
+  }
+  const weight = (c: Coding) => q.get(c) ?? (c === "gzip" ? q.get("x-gzip") : undefined) ?? q.get("*") ?? 0;
+  return (["br", "gzip"] as const).filter((c) => weight(c) > 0).sort((a, b) => weight(b) - weight(a));
+}
+
+/** JSON answers smaller than this go as they are: a coding would save a few hundred bytes at most. */
+export const COMPRESS_MIN_BYTES = 1024;
+
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCompress);
+
+/**
+ * `body` in `coding` with settings for answers made per request (ADR 0031: the 5,000-extension list,
+ * 1.1 MB, is 32 KB in ~5 ms at brotli quality 4 and 53 KB in ~4 ms at gzip level 6; quality 11 would take
+ * 2.4 s). Runs on the thread pool, off the event loop. Null when it fails or would not be smaller.
+ */
+export async function encodeJson(body: Uint8Array, coding: Coding): Promise<Uint8Array<ArrayBuffer> | null> {
+  try {
+    const out =
+      coding === "br"
+        ? await brotli(body, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: 4,
+              [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+            },
+          })
+        : await gzip(body, { level: 6 });
+    const coded = new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
+    return coded.byteLength < body.byteLength ? coded : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a route's JSON answer may go compressed (ADR 0031): reads only, and not the reads that carry a
+ * secret (`minRole: "operator"` on a GET: provisioning, QR code, generated configuration, a revealed SIP
+ * password). A compressed answer that holds a secret next to text an attacker chose is what BREACH
+ * measures; the session cookie is `SameSite=Strict`, so no other site can make the browser ask, but a
+ * secret saves nothing worth that argument. Writes answer small bodies and sometimes a one-time secret
+ * (a new API token, a TOTP enrolment): never compressed.
+ */
+export function compressible(route: { method: string; minRole?: string }): boolean {
+  return route.method === "GET" && route.minRole !== "operator";
+}
+
+/**
+ * An answer in the best coding the client accepts: a 200 made by `json()` (a whole body: a stream a handler
+ * built itself is never read here) of at least `COMPRESS_MIN_BYTES`; anything else as it is.
+ * `Vary: Accept-Encoding` on every such 200.
+ */
+export async function compressAnswer(res: Response, acceptEncoding: string | null, head: boolean): Promise<Response> {
+  if (res.status !== 200 || !isWholeJson(res) || res.headers.has("Content-Encoding")) return res;
+  res.headers.set("Vary", "Accept-Encoding");
+  const codings = acceptedCodings(acceptEncoding);
+  if (codings.length === 0) return res;
+  const body = new Uint8Array(await res.arrayBuffer());
+  const headers = new Headers(res.headers);
+  let chosen: { coding: Coding; bytes: Uint8Array<ArrayBuffer> } | null = null;
+  if (body.byteLength >= COMPRESS_MIN_BYTES) {
+    for (const coding of codings) {
+      const bytes = await encodeJson(body, coding);
+      if (bytes) {
+        chosen = { coding, bytes };
+        break;
+      }
+    }
+  }
+  if (chosen) headers.set("Content-Encoding", chosen.coding);
+  const out = chosen?.bytes ?? body;
+  headers.set("Content-Length", String(out.byteLength));
+  return new Response(head ? null : out, { status: 200, headers });
+}

@@ -1,0 +1,19 @@
+/**
+ * The Dashboard's summary (GET /api/dashboard/summary): how many of each configured object the console
+ * holds, instead of the full lists the Dashboard used to download only to count them. ADR 0031.
+ * Shared by server (the domain function's answer) and web (the count cards).
+ */
+import { z } from "zod";
+
+const count = z.number().int().nonnegative();
+
+export const dashboardSummarySchema = z.object({
+  extensions: count,
+  trunks: count,
+  inboundRoutes: count,
+  outboundRoutes: count,
+  pttGroups: count,
+  aiAssistants: count,
+});
+
+export type DashboardSummary = z.infer<typeof dashboardSummarySchema>;

@@ -1,0 +1,4 @@
+// One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
+export * from "./settings";
+export * from "./users";
+export * from "./audit";
