@@ -1,4 +1,5 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
+
+export * from "./audit";
 export * from "./settings";
 export * from "./users";
-export * from "./audit";

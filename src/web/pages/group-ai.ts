@@ -1,4 +1,4 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 export * from "./ai-assistants";
-export * from "./call-transcripts";
 export * from "./ai-routing";
+export * from "./call-transcripts";

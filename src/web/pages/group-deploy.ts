@@ -1,5 +1,6 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
-export * from "./wizard";
+
 export * from "./config-generator";
 export * from "./deployment";
 export * from "./sync";
+export * from "./wizard";

@@ -1,10 +1,10 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 export * from "./dashboard";
-export * from "./vps";
 export * from "./extensions";
-export * from "./trunks";
 export * from "./inbound-routes";
 export * from "./outbound-routes";
 export * from "./ptt-groups";
 export * from "./sangoma-talk";
 export * from "./telnyx";
+export * from "./trunks";
+export * from "./vps";

@@ -1,13 +1,13 @@
 /**
- * The audit trail as a table: one row per entry, newest first, changes collapsible per row. Past
- * `RENDER_ALL_BELOW` loaded entries only the rows near the viewport are mounted (spacer rows keep the
- * table's height; rows are measured, so an expanded change list moves the ones below).
+ * The audit trail as a table: one row per entry, newest first, changes collapsible per row. Past 150
+ * loaded entries only the rows near the viewport are mounted (`VirtualTable`; rows are measured, so an
+ * expanded change list moves the ones below).
  */
 import { CircleCheck, CircleX, ShieldX } from "lucide-react";
-import { useId, useMemo, useState } from "react";
+import { useId, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { useWindowList } from "@/hooks/use-window-list";
+import { VirtualTable } from "@/components/virtual-table";
 import { AUDIT_MASK, type AuditChange, type AuditEntry, type AuditOutcome } from "../../../shared/audit";
 
 const OUTCOME = {
@@ -114,87 +114,49 @@ const HEADERS = ["Time", "Actor", "Address", "Action", "Outcome", "Object", "Cha
 
 /** A row with a single change line; rows are measured once mounted. */
 const ROW_HEIGHT = 49;
-/** Up to this many entries every row is mounted (find-in-page sees them all). */
-const RENDER_ALL_BELOW = 150;
 
-function Spacer({ height }: { height: number }) {
-  if (height <= 0) return null;
+/** An entry's cells (a module function: the table re-renders its rows only when the window moves). */
+function entryCells(e: AuditEntry) {
   return (
-    <tr data-spacer="">
-      <td colSpan={HEADERS.length} style={{ height, padding: 0 }} />
-    </tr>
+    <>
+      <td className="whitespace-nowrap px-3 py-2">
+        <time dateTime={e.at} title={e.at}>
+          {new Date(e.at).toLocaleString()}
+        </time>
+      </td>
+      <td className="px-3 py-2 font-medium">{e.actor}</td>
+      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">
+        {e.clientIp ?? <span className="text-muted-foreground">—</span>}
+      </td>
+      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{e.action}</td>
+      <td className="px-3 py-2">
+        <OutcomeBadge outcome={e.outcome} />
+      </td>
+      <td className="min-w-28 px-3 py-2">
+        <ObjectCell entry={e} />
+      </td>
+      <td className="min-w-56 max-w-md px-3 py-2">
+        <Changes changes={e.changes} />
+      </td>
+      <td className="min-w-40 max-w-xs px-3 py-2 break-words">
+        {e.detail ?? <span className="text-muted-foreground">—</span>}
+      </td>
+    </>
   );
 }
 
+const entryRowProps = (e: AuditEntry) => ({ "data-action": e.action });
+
 export function AuditTable({ entries }: { entries: AuditEntry[] }) {
-  const list = useWindowList<HTMLTableSectionElement>({
-    count: entries.length,
-    estimateSize: ROW_HEIGHT,
-    getItemKey: (i) => entries[i]?.id ?? i,
-    renderAllBelow: RENDER_ALL_BELOW,
-    overscan: 10,
-  });
-  const { items: virtualItems, virtualizer } = list;
-  // Re-rendered on every scroll event; the rows only when the window moves.
-  const rows = useMemo(
-    () =>
-      virtualItems.map((v) => {
-        const e = entries[v.index];
-        if (!e) return null;
-        return (
-          <tr
-            key={v.key}
-            ref={virtualizer.measureElement}
-            data-index={v.index}
-            aria-rowindex={v.index + 2}
-            className="border-b align-top last:border-b-0 hover:bg-muted/30"
-            data-action={e.action}
-          >
-            <td className="whitespace-nowrap px-3 py-2">
-              <time dateTime={e.at} title={e.at}>
-                {new Date(e.at).toLocaleString()}
-              </time>
-            </td>
-            <td className="px-3 py-2 font-medium">{e.actor}</td>
-            <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">
-              {e.clientIp ?? <span className="text-muted-foreground">—</span>}
-            </td>
-            <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{e.action}</td>
-            <td className="px-3 py-2">
-              <OutcomeBadge outcome={e.outcome} />
-            </td>
-            <td className="min-w-28 px-3 py-2">
-              <ObjectCell entry={e} />
-            </td>
-            <td className="min-w-56 max-w-md px-3 py-2">
-              <Changes changes={e.changes} />
-            </td>
-            <td className="min-w-40 max-w-xs px-3 py-2 break-words">
-              {e.detail ?? <span className="text-muted-foreground">—</span>}
-            </td>
-          </tr>
-        );
-      }),
-    [virtualItems, virtualizer, entries],
-  );
   return (
-    <div className="overflow-x-auto rounded-md border">
-      <table className="w-full text-sm" aria-label="Audit trail" aria-rowcount={entries.length + 1}>
-        <thead className="bg-muted/50">
-          <tr className="border-b">
-            {HEADERS.map((h) => (
-              <th key={h} scope="col" className="px-3 py-2 text-left font-medium text-muted-foreground">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody ref={list.ref}>
-          <Spacer height={list.offset} />
-          {rows}
-          <Spacer height={list.after} />
-        </tbody>
-      </table>
-    </div>
+    <VirtualTable
+      label="Audit trail"
+      headers={HEADERS}
+      items={entries}
+      getKey={(e) => e.id}
+      rowHeight={ROW_HEIGHT}
+      rowProps={entryRowProps}
+      cells={entryCells}
+    />
   );
 }

@@ -1,0 +1,103 @@
+/**
+ * A table whose rows mount only near the viewport (`useWindowList`, ADR 0033): spacer rows keep its
+ * height, rows are measured once mounted (a row that grows moves the ones below), and `aria-rowcount` /
+ * `aria-rowindex` tell assistive technology where a row sits among all of them. Up to `renderAllBelow`
+ * rows every row is mounted, so the browser's find-in-page sees a short table whole.
+ */
+import { type ReactNode, useMemo } from "react";
+import { useWindowList } from "@/hooks/use-window-list";
+import { cn } from "@/lib/utils";
+
+export interface VirtualTableProps<T> {
+  label: string;
+  headers: readonly string[];
+  /** Extra classes of the header cells (e.g. `whitespace-nowrap`). */
+  headerClassName?: string;
+  items: readonly T[];
+  getKey: (item: T) => string | number;
+  /** Estimated row height in px (rows are measured once mounted). */
+  rowHeight: number;
+  renderAllBelow?: number;
+  /** Attributes of a row (`data-*` for tests and styling). */
+  rowProps?: (item: T) => Record<`data-${string}`, string>;
+  /** The row's cells. */
+  cells: (item: T) => ReactNode;
+}
+
+function Spacer({ height, columns }: { height: number; columns: number }) {
+  if (height <= 0) return null;
+  return (
+    <tr data-spacer="">
+      <td colSpan={columns} style={{ height, padding: 0 }} />
+    </tr>
+  );
+}
+
+export function VirtualTable<T>({
+  label,
+  headers,
+  headerClassName,
+  items,
+  getKey,
+  rowHeight,
+  renderAllBelow = 150,
+  rowProps,
+  cells,
+}: VirtualTableProps<T>) {
+  const list = useWindowList<HTMLTableSectionElement>({
+    count: items.length,
+    estimateSize: rowHeight,
+    getItemKey: (i) => {
+      const item = items[i];
+      return item === undefined ? i : getKey(item);
+    },
+    renderAllBelow,
+    overscan: 10,
+  });
+  const { items: windowed, virtualizer } = list;
+  // Re-rendered on every scroll event; the rows only when the window moves.
+  const rows = useMemo(
+    () =>
+      windowed.map((v) => {
+        const item = items[v.index];
+        if (item === undefined) return null;
+        return (
+          <tr
+            key={v.key}
+            ref={virtualizer.measureElement}
+            data-index={v.index}
+            aria-rowindex={v.index + 2}
+            className="border-b align-top last:border-b-0 hover:bg-muted/30"
+            {...rowProps?.(item)}
+          >
+            {cells(item)}
+          </tr>
+        );
+      }),
+    [windowed, virtualizer, items, rowProps, cells],
+  );
+  return (
+    <div className="relative overflow-x-auto rounded-md border">
+      <table className="w-full text-sm" aria-label={label} aria-rowcount={items.length + 1}>
+        <thead className="bg-muted/50">
+          <tr className="border-b">
+            {headers.map((h) => (
+              <th
+                key={h}
+                scope="col"
+                className={cn("px-3 py-2 text-left font-medium text-muted-foreground", headerClassName)}
+              >
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody ref={list.ref}>
+          <Spacer height={list.offset} columns={headers.length} />
+          {rows}
+          <Spacer height={list.after} columns={headers.length} />
+        </tbody>
+      </table>
+    </div>
+  );
+}
