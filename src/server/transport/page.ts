@@ -227,7 +227,9 @@ function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, 
     const source = await html();
     const entryPath = source.match(/<script[^>]*\ssrc="(\/chunk-[a-z0-9]+\.js)"/)?.[1];
     const chunks = screenChunks((entryPath && (await read(entryPath))) || "");
-    return new Map([...chunks].map(([path, chunk]) => [path, pageHandler([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]));
+    return new Map(
+      [...chunks].map(([path, chunk]) => [path, pageHandler([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]),
+    );
   })();
   routes["/*"] = async (req: Request) => {
     const handler = (await screens).get(new URL(req.url).pathname) ?? anyPath;
