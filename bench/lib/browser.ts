@@ -4,23 +4,11 @@
  * page (`performance.now()`, from the navigation's start) by a MutationObserver installed before any script.
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../test/browser/harness";
 import type { Console } from "./console";
 
-export const CHROMIUM = "/usr/bin/chromium";
-
 export async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 /** A context carrying the console's session cookie (a fresh context has an empty HTTP cache). */

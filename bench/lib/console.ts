@@ -4,18 +4,12 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { BINARY, freePort } from "../../test/browser/harness";
+import { ADMIN } from "../../test/security/binary";
 
-export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
-export const ADMIN = { username: "admin", password: "correct horse battery staple" };
-
-export function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
+export { ADMIN, freePort };
 
 /** Resident memory of a process (VmRSS), in bytes. */
 export function rssOf(pid: number): number {

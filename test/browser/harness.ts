@@ -12,6 +12,16 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 
 export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
 export const CHROMIUM = "/usr/bin/chromium";
+/** Chromium's flags for a machine without a sandbox, a GPU or the internet. */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
 export const ADMIN = { username: "admin", password: "correct horse battery staple" };
 /** Per-test timeout for browser tests. */
 export const TEST_TIMEOUT = 30_000;
@@ -85,18 +95,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
   try {
     await waitForHealth(baseUrl, proc);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   } catch (err) {
     await stop();
     throw err;
