@@ -1,4 +1,5 @@
-/** Labelled inputs the forms share: a select, an on/off switch, and a select bound to a react-hook-form field. */
+/** Labelled inputs the forms share: a select, an on/off switch, a select bound to a react-hook-form field, a search box, an input with suggestions. */
+import { Search } from "lucide-react";
 import { useId } from "react";
 import { type Control, Controller, type FieldValues, type Path } from "react-hook-form";
 import { FormField } from "@/components/ui/form-field";
@@ -138,6 +139,41 @@ export function SuggestField({
             ))}
           </datalist>
         </>
+      )}
+    </FormField>
+  );
+}
+
+/** A labelled search box with its magnifier and its error underneath (the filters of long lists). */
+export function SearchField({
+  label,
+  error,
+  className,
+  value,
+  onChange,
+  placeholder,
+}: {
+  label: string;
+  error?: string;
+  className?: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+}) {
+  return (
+    <FormField label={label} error={error} className={className}>
+      {(control) => (
+        <div className="relative">
+          <Search className="absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
+          <Input
+            {...control}
+            type="search"
+            className="pl-9"
+            placeholder={placeholder}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        </div>
       )}
     </FormField>
   );

@@ -3,12 +3,10 @@
  * free text. Typed text is applied after a short pause; a value the server would refuse is shown with
  * the shared schema's message and left out of the query.
  */
-import { Search, X } from "lucide-react";
+import { X } from "lucide-react";
 import { useState } from "react";
-import { SelectField, SuggestField } from "@/components/form-fields";
+import { SearchField, SelectField, SuggestField } from "@/components/form-fields";
 import { Button } from "@/components/ui/button";
-import { FormField } from "@/components/ui/form-field";
-import { Input } from "@/components/ui/input";
 import { useDebounced } from "@/hooks/use-debounced";
 import { AUDIT_OUTCOMES, type AuditFilter, auditFilterSchema } from "../../../shared/audit";
 
@@ -95,21 +93,14 @@ export function AuditFilters({
   const { draft, errors, set, clear, isFiltered } = state;
   return (
     <search className="flex flex-wrap items-start gap-3" aria-label="Filter the audit trail">
-      <FormField label="Search" error={errors.q} className="min-w-60 flex-1">
-        {(control) => (
-          <div className="relative">
-            <Search className="absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
-            <Input
-              {...control}
-              type="search"
-              className="pl-9"
-              placeholder="Object, address, detail, changed value…"
-              value={draft.q}
-              onChange={(e) => set("q", e.target.value)}
-            />
-          </div>
-        )}
-      </FormField>
+      <SearchField
+        label="Search"
+        error={errors.q}
+        className="min-w-60 flex-1"
+        placeholder="Object, address, detail, changed value…"
+        value={draft.q}
+        onChange={(v) => set("q", v)}
+      />
       <SuggestField
         label="Actor"
         error={errors.actor}

@@ -4,9 +4,9 @@
  * server would refuse is shown with the shared schema's message and left out of the query; an
  * impossible date range keeps the last good one.
  */
-import { Search, X } from "lucide-react";
+import { X } from "lucide-react";
 import { useRef, useState } from "react";
-import { SelectField, SuggestField } from "@/components/form-fields";
+import { SearchField, SelectField, SuggestField } from "@/components/form-fields";
 import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -166,21 +166,14 @@ export function CallHistoryFilters({
           <Input {...control} type="date" value={draft.toDate} onChange={(e) => set("toDate", e.target.value)} />
         )}
       </FormField>
-      <FormField label="Number or name" error={errors.q} className="min-w-56 flex-1">
-        {(control) => (
-          <div className="relative">
-            <Search className="absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
-            <Input
-              {...control}
-              type="search"
-              className="pl-9"
-              placeholder="Caller, callee or dialled number"
-              value={draft.q}
-              onChange={(e) => set("q", e.target.value)}
-            />
-          </div>
-        )}
-      </FormField>
+      <SearchField
+        label="Number or name"
+        error={errors.q}
+        className="min-w-56 flex-1"
+        placeholder="Caller, callee or dialled number"
+        value={draft.q}
+        onChange={(v) => set("q", v)}
+      />
       <SelectField
         label="Direction"
         className="w-40"

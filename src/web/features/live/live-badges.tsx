@@ -100,11 +100,8 @@ const STATE_VARIANT: Partial<Record<ExtensionLive["state"], Variant>> = {
   "on-hold": "secondary",
 };
 
-/** Registered / Not registered (+ the device state while ringing or in a call), or Unknown with the reason. */
-export function ExtensionLiveBadge({ extension }: { extension: string }) {
-  const lookup: LiveLookup<ExtensionLive> = useLiveExtension(extension);
-  const testId = "extension-live";
-  if (lookup.status === "loading") return <Checking testId={testId} />;
+/** The badge while the live status loads ("Checking") or is unknown (with the reason). */
+function NotKnown({ lookup, testId }: { lookup: Exclude<LiveLookup<unknown>, { status: "known" }>; testId: string }) {
   if (lookup.status === "unknown") {
     return (
       <LiveBadge
@@ -116,6 +113,14 @@ export function ExtensionLiveBadge({ extension }: { extension: string }) {
       />
     );
   }
+  return <Checking testId={testId} />;
+}
+
+/** Registered / Not registered (+ the device state while ringing or in a call), or Unknown with the reason. */
+export function ExtensionLiveBadge({ extension }: { extension: string }) {
+  const lookup: LiveLookup<ExtensionLive> = useLiveExtension(extension);
+  const testId = "extension-live";
+  if (lookup.status !== "known") return <NotKnown lookup={lookup} testId={testId} />;
   const live = lookup.live;
   const registered = live?.registered === true;
   const stateVariant = live && registered ? STATE_VARIANT[live.state] : undefined;
@@ -169,18 +174,7 @@ function reachabilityText(reachable: boolean | null): string {
 export function TrunkLiveBadge({ name }: { name: string }) {
   const lookup: LiveLookup<TrunkLive> = useLiveTrunk(name);
   const testId = "trunk-live";
-  if (lookup.status === "loading") return <Checking testId={testId} />;
-  if (lookup.status === "unknown") {
-    return (
-      <LiveBadge
-        testId={testId}
-        state="unknown"
-        label="Unknown"
-        variant="outline"
-        details={unknownDetails(lookup.reason)}
-      />
-    );
-  }
+  if (lookup.status !== "known") return <NotKnown lookup={lookup} testId={testId} />;
   const live = lookup.live;
   if (!live) {
     return (
