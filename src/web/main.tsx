@@ -16,7 +16,7 @@ void queryClient.prefetchQuery(meQuery());
 void router.preloadRoute({ to: window.location.pathname as AppPath }).catch(() => {});
 
 // Its own chunk (ADR 0030): toasts raised before it arrives are kept by the store (use-toast) and shown then.
-const Toaster = deferred(() => import("./components/ui/toaster").then((m) => m.Toaster));
+const Toaster = deferred(() => import("./pages/group-shell").then((m) => m.Toaster));
 
 createRoot(document.getElementById("root") as HTMLElement).render(
   <StrictMode>

@@ -15,6 +15,7 @@ import {
 } from "@tanstack/react-router";
 import type { ComponentType } from "react";
 import { ScreenLoading } from "./components/layout/screen-loading";
+import type { TooltipProvider as TooltipProviderType } from "./components/ui/tooltip";
 import { AuthGate } from "./features/auth/auth-gate";
 import { activeCallsQuery } from "./features/calls/api";
 import { extensionsQuery } from "./features/extensions/api";
@@ -41,11 +42,12 @@ const page = <TPath extends string>(path: TPath, component: RouteComponent, quer
 
 /**
  * A screen's page, loaded lazily with the screens' tooltip provider (no delay, as in the sidebar): Radix
- * Tooltip is in a chunk of its own, not in the first one. The router loads both before it shows the screen.
+ * Tooltip is not in the first chunk; every group brings it (pages/common.ts), so a screen is one load.
  */
-const lazy = <T extends Record<string, ComponentType>>(load: () => Promise<T>, name: keyof T) =>
+const lazy = <T extends { TooltipProvider: typeof TooltipProviderType }>(load: () => Promise<T>, name: keyof T) =>
   lazyRouteComponent(async () => {
-    const [module, { TooltipProvider }] = await Promise.all([load(), import("./components/ui/tooltip")]);
+    const module = await load();
+    const { TooltipProvider } = module;
     const Page = module[name] as ComponentType;
     return {
       default: function Screen() {

@@ -110,6 +110,16 @@ describe("chunks", () => {
     }
   });
 
+  // Each file is a request, and on a 40 ms link six at a time: a screen group split into a dozen small
+  // chunks costs round trips, not bytes. src/web/pages/common.ts gathers what the groups share (ADR 0030).
+  test("each screen group loads in at most 8 files beside the shell (it was 22)", () => {
+    const shell = staticClosure(entry);
+    for (const [path, chunk] of screenChunks(code.get(entry) ?? "")) {
+      const own = [...staticClosure(chunk)].filter((file) => !shell.has(file));
+      expect({ path, files: own.length <= 8 ? "≤ 8" : own }).toEqual({ path, files: "≤ 8" });
+    }
+  });
+
   test(`the initial JavaScript is at most ${INITIAL_JS_BUDGET / 1024} KB gzipped`, () => {
     let gzip = 0;
     let raw = 0;

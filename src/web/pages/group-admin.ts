@@ -1,5 +1,6 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 
 export * from "./audit";
+export { SHARED_MODULES, TooltipProvider } from "./common";
 export * from "./settings";
 export * from "./users";

@@ -2,3 +2,4 @@
 export * from "./ai-assistants";
 export * from "./ai-routing";
 export * from "./call-transcripts";
+export { SHARED_MODULES, TooltipProvider } from "./common";

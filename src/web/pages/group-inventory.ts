@@ -1,4 +1,6 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
+
+export { SHARED_MODULES, TooltipProvider } from "./common";
 export * from "./dashboard";
 export * from "./extensions";
 export * from "./inbound-routes";

@@ -1,4 +1,5 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 export * from "./active-calls";
 export * from "./call-history";
+export { SHARED_MODULES, TooltipProvider } from "./common";
 export * from "./pbx-security";

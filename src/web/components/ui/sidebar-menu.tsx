@@ -7,7 +7,7 @@ import { useSidebar } from "./sidebar-context";
 
 /** Radix Tooltip is not in the first chunk: the item shows without its tooltip until that chunk is in (ADR 0030). */
 const SidebarTooltip = deferred(
-  () => import("./sidebar-tooltip").then((m) => m.SidebarTooltip),
+  () => import("@/pages/group-shell").then((m) => m.SidebarTooltip),
   ({ children }) => children,
 );
 

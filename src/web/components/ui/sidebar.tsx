@@ -7,7 +7,7 @@ import { Button } from "./button";
 import { useSidebar } from "./sidebar-context";
 
 /** The narrow-screen sheet in its own chunk: a desktop never loads Radix Dialog for the shell (ADR 0030). */
-const SidebarSheet = deferred(() => import("./sidebar-sheet").then((m) => m.SidebarSheet));
+const SidebarSheet = deferred(() => import("@/pages/group-shell").then((m) => m.SidebarSheet));
 
 export * from "./sidebar-context";
 export * from "./sidebar-menu";

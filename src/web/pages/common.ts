@@ -1,0 +1,112 @@
+/**
+ * What two or more screen groups use, gathered into one chunk. Bun splits a module that several lazy
+ * entries share into a chunk per set of entries that reach it, and has no manual chunking: the inventory
+ * group alone came in 16 to 22 files, most under 1 KB, and on a 40 ms link each file is a request in a
+ * queue of six. Every group barrel re-exports `SHARED_MODULES`, so every group reaches all of these and
+ * they land in one chunk: a screen pays a few KB it may not use instead of a dozen round trips (ADR 0030).
+ * Add a module here when the chunk table (`bun scripts/chunk-sizes.ts`) shows it split out on its own.
+ */
+import { useInfiniteQuery } from "@tanstack/react-query";
+import * as virtual from "@tanstack/react-virtual";
+import * as icons from "lucide-react";
+import * as can from "@/components/can";
+import * as emptyState from "@/components/empty-state";
+import * as formFields from "@/components/form-fields";
+import * as formKit from "@/components/form-kit";
+import * as pageHeader from "@/components/layout/page-header";
+import * as listKit from "@/components/list-kit";
+import * as badge from "@/components/ui/badge";
+import * as checkbox from "@/components/ui/checkbox";
+import * as dialog from "@/components/ui/dialog";
+import * as formField from "@/components/ui/form-field";
+import * as input from "@/components/ui/input";
+import * as label from "@/components/ui/label";
+import * as progress from "@/components/ui/progress";
+import * as select from "@/components/ui/select";
+import * as skeleton from "@/components/ui/skeleton";
+import * as switchUi from "@/components/ui/switch";
+import * as tabs from "@/components/ui/tabs";
+import * as textarea from "@/components/ui/textarea";
+import * as tooltip from "@/components/ui/tooltip";
+import * as virtualTable from "@/components/virtual-table";
+import * as deploymentApi from "@/features/deployment/api";
+import * as jobsApi from "@/features/jobs/api";
+import * as reviewStale from "@/features/review/stale-plan";
+import * as secretInput from "@/features/settings/secret-input";
+import * as copied from "@/hooks/use-copied";
+import * as debounced from "@/hooks/use-debounced";
+import * as windowList from "@/hooks/use-window-list";
+import * as clipboard from "@/lib/clipboard";
+import * as formErrors from "@/lib/form-errors";
+import * as sharedAi from "../../shared/ai";
+import * as sharedFields from "../../shared/fields";
+import * as sharedInventory from "../../shared/inventory";
+import * as sharedJobs from "../../shared/jobs";
+import * as sharedLive from "../../shared/live";
+
+const ICONS = [
+  icons.Check,
+  icons.ChevronDown,
+  icons.CircleAlert,
+  icons.CircleCheck,
+  icons.CircleX,
+  icons.Copy,
+  icons.Download,
+  icons.Eye,
+  icons.EyeOff,
+  icons.FileText,
+  icons.Lock,
+  icons.PhoneOff,
+  icons.Plus,
+  icons.RotateCw,
+  icons.Search,
+  icons.SearchX,
+  icons.ShieldCheck,
+  icons.Trash,
+  icons.Trash2,
+  icons.TriangleAlert,
+  icons.X,
+];
+
+/** The screens' tooltip provider, which src/web/router.tsx wraps every screen in. */
+export { TooltipProvider } from "@/components/ui/tooltip";
+
+export const SHARED_MODULES = [
+  useInfiniteQuery,
+  virtual,
+  ICONS,
+  can,
+  emptyState,
+  formFields,
+  formKit,
+  pageHeader,
+  listKit,
+  badge,
+  checkbox,
+  dialog,
+  formField,
+  input,
+  label,
+  progress,
+  select,
+  skeleton,
+  switchUi,
+  tabs,
+  textarea,
+  tooltip,
+  virtualTable,
+  deploymentApi,
+  jobsApi,
+  reviewStale,
+  secretInput,
+  copied,
+  debounced,
+  windowList,
+  clipboard,
+  formErrors,
+  sharedAi,
+  sharedFields,
+  sharedInventory,
+  sharedJobs,
+  sharedLive,
+];
