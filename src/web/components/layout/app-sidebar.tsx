@@ -44,7 +44,7 @@ export function AppSidebar() {
                 </div>
                 <div className="grid flex-1 text-left leading-tight">
                   <span className="truncate font-semibold">PBX Console</span>
-                  <span className="truncate text-sidebar-foreground/70 text-xs">Automation</span>
+                  <span className="truncate text-sidebar-foreground/85 text-xs">Automation</span>
                 </div>
               </Link>
             </SidebarMenuButton>
@@ -89,7 +89,7 @@ export function AppSidebar() {
                 </div>
                 <div className="grid flex-1 text-left leading-tight">
                   <span className="truncate font-medium text-sm">{info.data?.serverLabel ?? "…"}</span>
-                  <span className="truncate font-mono text-sidebar-foreground/70 text-xs">
+                  <span className="truncate font-mono text-sidebar-foreground/85 text-xs">
                     {info.data?.serverAddress ?? (info.isError ? "unavailable" : "…")}
                   </span>
                 </div>

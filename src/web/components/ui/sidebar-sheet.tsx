@@ -26,7 +26,9 @@ export function SidebarSheet({
           <SheetTitle>Navigation</SheetTitle>
           <SheetDescription>The console's screens.</SheetDescription>
         </SheetHeader>
-        <div className="flex h-full w-full flex-col">{children}</div>
+        <nav aria-label="Console navigation" className="flex h-full w-full flex-col">
+          {children}
+        </nav>
       </SheetContent>
     </Sheet>
   );

@@ -44,9 +44,15 @@ export function Sidebar({ className, children, ...props }: React.ComponentProps<
         )}
         {...props}
       >
-        <div data-sidebar="sidebar" data-slot="sidebar-inner" className="flex h-full w-full flex-col bg-sidebar">
+        {/* A landmark: the sidebar's screens are "Console navigation" to a screen reader. */}
+        <nav
+          aria-label="Console navigation"
+          data-sidebar="sidebar"
+          data-slot="sidebar-inner"
+          className="flex h-full w-full flex-col bg-sidebar"
+        >
           {children}
-        </div>
+        </nav>
       </div>
     </div>
   );

@@ -15,6 +15,7 @@ import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { errorText } from "@/lib/error-text";
+import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import { changePasswordFormSchema, type SessionInfo } from "../../../shared/auth";
 import { sessionsQuery, useChangePassword, useEndSession, useSignOutOthers } from "./api";
@@ -22,7 +23,7 @@ import { describeAgent } from "./format";
 import { TwoFactorSection } from "./two-factor-section";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
-const date = (iso: string) => new Date(iso).toLocaleString();
+const date = (iso: string) => formatDateTime(iso);
 const others = (n: number) => (n === 1 ? "1 other session was" : `${n} other sessions were`);
 
 function ChangePasswordForm() {

@@ -7,6 +7,7 @@ import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { useCopiedFlag } from "@/hooks/use-copied";
 import { copyText } from "@/lib/clipboard";
+import { formatDateTime } from "@/lib/format";
 import { aiCallsQuery, sipUriQuery } from "./api";
 
 function CopyRow({ label, value }: { label: string; value: string }) {
@@ -95,7 +96,7 @@ export function RecentCallsCard() {
           {calls.data.slice(0, 10).map((c) => (
             <li key={c.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
               <Badge variant={OUTCOME_VARIANT[c.outcome]}>{c.outcome}</Badge>
-              <span className="text-muted-foreground">{new Date(c.createdAt).toLocaleString()}</span>
+              <span className="text-muted-foreground">{formatDateTime(c.createdAt)}</span>
               <span className="font-mono">{c.calledNumber ?? "unknown number"}</span>
               <span className="min-w-0 flex-1 truncate text-muted-foreground" title={c.detail ?? ""}>
                 {c.detail}

@@ -16,12 +16,13 @@ import { toast } from "@/components/ui/use-toast";
 import { useCopiedFlag } from "@/hooks/use-copied";
 import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
+import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import type { CreatedApiToken } from "../../../shared/ai";
 import { apiTokenSchema } from "../../../shared/ai";
 import { apiTokensQuery, useCreateApiToken, useRevokeApiToken } from "./api";
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
+const date = (iso: string | null) => (iso ? formatDateTime(iso) : "never");
 
 function NewToken({ token, onDone }: { token: CreatedApiToken; onDone: () => void }) {
   const [copied, flash] = useCopiedFlag();

@@ -8,6 +8,7 @@ import { useId, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { VirtualTable } from "@/components/virtual-table";
+import { formatDateTime } from "@/lib/format";
 import { AUDIT_MASK, type AuditChange, type AuditEntry, type AuditOutcome } from "../../../shared/audit";
 
 const OUTCOME = {
@@ -121,7 +122,7 @@ function entryCells(e: AuditEntry) {
     <>
       <td className="whitespace-nowrap px-3 py-2">
         <time dateTime={e.at} title={e.at}>
-          {new Date(e.at).toLocaleString()}
+          {formatDateTime(e.at)}
         </time>
       </td>
       <td className="px-3 py-2 font-medium">{e.actor}</td>

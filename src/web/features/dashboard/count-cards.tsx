@@ -3,6 +3,7 @@ import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio }
 import type { ReactNode } from "react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { pbxLiveQuery, trunkIsUp, unknownReason } from "@/features/live/api";
+import { formatNumber } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { DashboardSummary } from "../../../shared/dashboard";
 import type { PbxLiveStatus } from "../../../shared/live";
@@ -95,7 +96,7 @@ function LiveLine({ text }: { text: (status: PbxLiveStatus) => string }) {
 /** One count of the summary (one query shared by every card; never the full lists). */
 function SummaryCount(spec: CountSpec) {
   const summary = useQuery(dashboardSummaryQuery());
-  const value = summary.data ? summary.data[spec.count].toLocaleString("en-US") : summary.isError ? "—" : "...";
+  const value = summary.data ? formatNumber(summary.data[spec.count]) : summary.isError ? "—" : "...";
   return (
     <CountCard
       title={spec.title}
@@ -117,7 +118,7 @@ function ActiveCallsCount() {
         title="Active Calls"
         caption="In progress"
         icon={PhoneCall}
-        value={status.data.activeCalls.toLocaleString("en-US")}
+        value={formatNumber(status.data.activeCalls)}
       />
     );
   }

@@ -2,6 +2,7 @@ import { LoaderCircle, type LucideIcon, Upload } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { useCan } from "@/hooks/use-role";
+import { formatNumber } from "@/lib/format";
 
 /**
  * A count from the list query with its deploy button (disabled while any deploy runs or with nothing to
@@ -38,7 +39,7 @@ export function DeployCountCard({
       </CardHeader>
       <CardContent>
         <div className="font-bold text-2xl tabular-nums" data-testid="count-value">
-          {count === undefined ? "..." : count.toLocaleString("en-US")}
+          {count === undefined ? "..." : formatNumber(count)}
         </div>
         <p className="text-muted-foreground text-xs">{caption}</p>
       </CardContent>

@@ -17,6 +17,7 @@ import { toast } from "@/components/ui/use-toast";
 import { useShownJob } from "@/features/jobs/api";
 import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { errorText } from "@/lib/error-text";
+import { formatDateTime } from "@/lib/format";
 import type { DeployHistoryEntry } from "../../../shared/deploy-history";
 import type { Job, JobState } from "../../../shared/jobs";
 import { deployHistoryQuery, useStartRollback } from "./history-api";
@@ -29,7 +30,7 @@ const STATE: Record<JobState, { text: string; variant: "default" | "success" | "
   interrupted: { text: "Interrupted", variant: "warning" },
 };
 
-const when = (iso: string) => new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDateTime(iso);
 
 /** The backup line of a run: what it holds, whether it was rolled back, or why it cannot be. */
 function backupText(e: DeployHistoryEntry): string {

@@ -108,7 +108,7 @@ export function PbxStatusCard() {
           <p className="text-muted-foreground text-sm" data-testid="pbx-status-message">
             {s.message}{" "}
             <Can minRole="admin">
-              <Link to="/settings" className="text-primary underline-offset-4 hover:underline">
+              <Link to="/settings" className="text-primary underline underline-offset-4">
                 Open API Settings
               </Link>
             </Can>

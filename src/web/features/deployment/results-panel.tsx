@@ -1,6 +1,7 @@
 import { CircleCheck, CircleX, ListChecks } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatTime } from "@/lib/format";
 import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
 import { type DeployRun, type ResultGroup, totals } from "./model";
 
@@ -95,7 +96,7 @@ export function ResultsPanel({ run }: { run: DeployRun | null }) {
           Deployment Results
         </CardTitle>
         <CardDescription>
-          {deployed} deployed, {failed} failed · {run.finishedAt.toLocaleTimeString("en-US")}
+          {deployed} deployed, {failed} failed · {formatTime(run.finishedAt)}
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">

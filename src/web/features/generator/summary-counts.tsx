@@ -1,5 +1,6 @@
 import { type LucideIcon, Network, Phone, PhoneIncoming, PhoneOutgoing, Radio } from "lucide-react";
 import { Card, CardContent } from "@/components/ui/card";
+import { formatNumber } from "@/lib/format";
 import type { GeneratedConfig } from "./types";
 
 interface Count {
@@ -15,7 +16,7 @@ function CountTile({ title, icon: Icon, value }: Count) {
         <div>
           <p className="text-muted-foreground text-sm">{title}</p>
           <p className="font-bold text-2xl tabular-nums" data-testid="summary-value">
-            {value.toLocaleString("en-US")}
+            {formatNumber(value)}
           </p>
         </div>
         <Icon className="size-5 text-muted-foreground" aria-hidden />

@@ -6,6 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Progress } from "@/components/ui/progress";
 import { toast } from "@/components/ui/use-toast";
 import { errorText } from "@/lib/error-text";
+import { formatTime } from "@/lib/format";
 import type { Job, JobState } from "../../../shared/jobs";
 import type { ReloadResult } from "../../../shared/pbx";
 import { useCancelJob } from "./api";
@@ -93,7 +94,7 @@ export function JobProgressCard({ job }: { job: Job }) {
             </Badge>
           </CardTitle>
           <CardDescription>
-            Started by {job.startedBy} at {new Date(job.startedAt).toLocaleTimeString("en-US")}
+            Started by {job.startedBy} at {formatTime(job.startedAt)}
           </CardDescription>
         </div>
         {running && (

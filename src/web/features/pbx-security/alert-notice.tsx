@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { ShieldAlert } from "lucide-react";
 import { pbxSecurityQuery } from "@/features/live/api";
+import { formatNumber } from "@/lib/format";
 
 /** Sources shown by address in the tile; the rest are counted. */
 const SHOWN = 3;
@@ -32,7 +33,7 @@ export function SecurityAlertNotice() {
             {n} {n === 1 ? "address" : "addresses"} exceeded {threshold} failed sign-ins in the last hour.{" "}
           </span>
           <span className="break-words text-muted-foreground">
-            {shown.map((a) => `${a.address} (${a.failures.toLocaleString("en-US")})`).join(", ")}
+            {shown.map((a) => `${a.address} (${formatNumber(a.failures)})`).join(", ")}
             {n > SHOWN ? ` and ${n - SHOWN} more` : ""}. Block them in the firewall or fail2ban if they are not yours.
           </span>
         </p>

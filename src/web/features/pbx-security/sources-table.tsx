@@ -1,6 +1,7 @@
 /** The addresses that failed to sign in over SIP in the last day, most failures first. */
 import { TriangleAlert } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
+import { formatDateTime, formatNumber } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { PbxSecurity, SecuritySource } from "../../../shared/live";
 
@@ -69,15 +70,15 @@ export function SourcesTable({ security }: { security: PbxSecurity }) {
                   )}
                 </td>
                 <td className={cn("px-3 py-2 tabular-nums", alert && "font-semibold text-destructive")}>
-                  {(lastHour.get(s.address) ?? 0).toLocaleString("en-US")}
+                  {formatNumber(lastHour.get(s.address) ?? 0)}
                 </td>
-                <td className="px-3 py-2 tabular-nums">{s.failures.toLocaleString("en-US")}</td>
+                <td className="px-3 py-2 tabular-nums">{formatNumber(s.failures)}</td>
                 <td className="min-w-48 px-3 py-2">
                   <Accounts source={s} />
                 </td>
                 <td className="whitespace-nowrap px-3 py-2">
                   <time dateTime={s.lastAt} title={s.lastAt}>
-                    {new Date(s.lastAt).toLocaleString()}
+                    {formatDateTime(s.lastAt)}
                   </time>
                 </td>
               </tr>

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
 import { fieldMessages, serverMessage } from "@/lib/error-text";
+import { formatDateTime } from "@/lib/format";
 import type { CredentialView } from "../../../shared/credentials";
 import { useForgetHostKey, useRemoveCredentials, useSaveCredentials, useTestCredentials } from "./api";
 import { CredentialInput, PinnedValue } from "./credential-field";
@@ -23,8 +24,6 @@ function messageOf(err: unknown): string | undefined {
 }
 
 const failed = (description: string) => toast({ title: "Error", description, variant: "destructive" });
-
-const formatDate = (iso: string) => new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" });
 
 export function ServiceCard({
   meta,
@@ -121,7 +120,7 @@ export function ServiceCard({
           ))}
           {view?.lastTestedAt && (
             <p className="text-muted-foreground text-xs" data-testid={`${type}-last-test`}>
-              Last tested {formatDate(view.lastTestedAt)}
+              Last tested {formatDateTime(view.lastTestedAt)}
               {view.lastTestMessage ? `: ${view.lastTestMessage}` : ""}
             </p>
           )}

@@ -10,6 +10,7 @@ import { useShownJob } from "@/features/jobs/api";
 import { JobProgressCard } from "@/features/jobs/job-progress";
 import { useCan } from "@/hooks/use-role";
 import { serverMessage } from "@/lib/error-text";
+import { formatNumber } from "@/lib/format";
 import type { Job } from "../../../shared/jobs";
 import type { ImportResult } from "../../../shared/pbx";
 import { comparisonQuery, type ImportRequest, useRefetchComparisonOnListChange, useRefreshAfterImport } from "./api";
@@ -30,7 +31,7 @@ function Stat({ label, value, testId }: { label: string; value: number | undefin
     <div className="grid gap-0.5">
       <dt className="text-muted-foreground text-xs">{label}</dt>
       <dd className="font-semibold text-xl tabular-nums" data-testid={testId}>
-        {value === undefined ? "..." : value.toLocaleString("en-US")}
+        {value === undefined ? "..." : formatNumber(value)}
       </dd>
     </div>
   );

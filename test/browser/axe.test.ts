@@ -1,0 +1,199 @@
+// Accessibility of every screen (issue 16): axe-core (the library axe DevTools and Lighthouse use) on each
+// sidebar screen, in the dark and the light theme, at desktop width, against the built binary with data on
+// every screen. No serious or critical finding may remain. At 375 px no screen scrolls sideways.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { NAV_ITEMS } from "../../src/web/lib/nav";
+import { type Harness, startHarness } from "./harness";
+
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const TIMEOUT = 120_000;
+
+interface Finding {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** axe-core's findings that must not be there (WCAG 2.1 A/AA rules and best practices). */
+async function seriousFindings(page: Page): Promise<Finding[]> {
+  // Evaluated through the DevTools protocol: the console's Content-Security-Policy forbids inline script.
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{
+            violations: Array<{
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: Array<{
+                target: unknown[];
+                any: Array<{ data?: { fgColor?: string; bgColor?: string; contrastRatio?: number } }>;
+              }>;
+            }>;
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+      resultTypes: ["violations"],
+    });
+    return (
+      result.violations
+        // Serious and critical, plus the page-structure rules (moderate in axe, named by issue 16): every
+        // node inside a landmark, one main landmark, a way to skip the navigation, one h1.
+        .filter(
+          (v) =>
+            v.impact === "serious" ||
+            v.impact === "critical" ||
+            ["region", "landmark-one-main", "bypass", "page-has-heading-one", "landmark-unique"].includes(v.id),
+        )
+        .map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          nodes: v.nodes.slice(0, 5).map((n) => {
+            // A contrast finding says which colours: the one to change in styles.css.
+            const d = n.any[0]?.data;
+            const colours = d?.fgColor ? ` ${d.fgColor} on ${d.bgColor} = ${d.contrastRatio}:1` : "";
+            return `${JSON.stringify(n.target)}${colours}`;
+          }),
+        }))
+    );
+  });
+}
+
+/** The screen has rendered its content: its heading is there and nothing is loading. */
+async function settled(page: Page) {
+  await page.getByRole("heading", { level: 1 }).first().waitFor();
+  await page.waitForLoadState("networkidle").catch(() => {});
+  await page
+    .waitForFunction(() => !document.querySelector('[aria-busy="true"], .animate-pulse'), null, { timeout: 10_000 })
+    .catch(() => {});
+}
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.createAdminViaApi();
+  // Something on every screen: lists render their rows, not only their empty states.
+  for (const [extension, name] of [
+    ["1001", "Alice"],
+    ["1002", "Bob"],
+    ["1003", "Carol"],
+  ]) {
+    await h.apiJson("POST", "/api/extensions", { extension, name });
+  }
+  const trunk = await h.apiJson<{ id: number }>("POST", "/api/trunks", {
+    name: "carrier",
+    type: "sip",
+    host: "sip.example.net",
+  });
+  await h.apiJson("POST", "/api/inbound-routes", {
+    description: "Main line",
+    didNumber: "15551230000",
+    destinationType: "extension",
+    destination: "1001",
+  });
+  await h.apiJson("POST", "/api/outbound-routes", {
+    name: "Domestic",
+    trunkId: trunk.id,
+    dialPatterns: ["NXXNXXXXXX"],
+  });
+  await h.apiJson("POST", "/api/ptt-groups", { name: "Warehouse", extension: "7001", members: ["1001", "1002"] });
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+for (const theme of ["dark", "light"] as const) {
+  describe(`axe-core, ${theme} theme`, () => {
+    for (const item of NAV_ITEMS) {
+      test(
+        `${item.title} (${item.url}) has no serious or critical finding and sound landmarks`,
+        async () => {
+          const page = await h.signedInPage(item.url, {
+            before: (p) => p.context().addInitScript(`localStorage.setItem("theme", ${JSON.stringify(theme)})`),
+          });
+          await settled(page);
+          expect({ screen: item.url, theme, findings: await seriousFindings(page) }).toEqual({
+            screen: item.url,
+            theme,
+            findings: [],
+          });
+          await page.context().close();
+        },
+        TIMEOUT,
+      );
+    }
+  });
+}
+
+describe("375 px wide", () => {
+  test(
+    "no screen scrolls sideways",
+    async () => {
+      const page = await h.signedInPage("/", { viewport: { width: 375, height: 740 } });
+      const wider: Array<{ screen: string; width: number }> = [];
+      for (const item of NAV_ITEMS) {
+        await page.goto(new URL(item.url, page.url()).href);
+        await settled(page);
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (width > 375) wider.push({ screen: item.url, width });
+      }
+      expect(wider).toEqual([]);
+      await page.context().close();
+    },
+    TIMEOUT,
+  );
+});
+
+describe("keyboard and locale", () => {
+  test(
+    "the first Tab stop skips the navigation to the screen",
+    async () => {
+      const page = await h.signedInPage("/extensions");
+      await settled(page);
+      await page.keyboard.press("Tab");
+      const skip = page.getByRole("link", { name: "Skip to content" });
+      expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
+      // Visible when focused (it is hidden until then).
+      expect((await skip.boundingBox())?.width ?? 0).toBeGreaterThan(20);
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+      // The next Tab lands in the screen, not in the sidebar.
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => Boolean(document.activeElement?.closest("main")))).toBe(true);
+      await page.context().close();
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "dates follow the browser's locale",
+    async () => {
+      // The audit trail has rows by now (the data above was created through the API).
+      const context = await h.browser.newContext({ locale: "de-DE", viewport: { width: 1280, height: 800 } });
+      await h.signInViaApi(context);
+      const page = await context.newPage();
+      await page.goto(new URL("/audit", h.baseUrl).href);
+      await settled(page);
+      const table = page.getByRole("table").first();
+      await table.waitFor();
+      // German dates: 24.11.2026, 17:43 (never Nov 24, 2026 or 11/24/2026).
+      expect(await table.innerText()).toMatch(/\b\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}\b/);
+      await context.close();
+    },
+    TIMEOUT,
+  );
+});
