@@ -206,7 +206,7 @@ async function browserScenarios(con: Console) {
 
   const browser = await launch();
   try {
-    const firstCard = '[data-testid="extension-card"]';
+    const firstCard = '[data-testid="extension-row"]';
     // Cold: a fresh context (empty cache) per run. Warm: the same context again, on its second visit
     // (everything in the HTTP cache) and on its third (Chromium also keeps the scripts' compiled code
     // once they have loaded twice: what a returning administrator gets).

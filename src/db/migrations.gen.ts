@@ -15,6 +15,10 @@ import m11 from "../../migrations/0011_trunk_auth.sql" with { type: "text" };
 import m12 from "../../migrations/0012_table_versions.sql" with { type: "text" };
 import m13 from "../../migrations/0013_auth_versions.sql" with { type: "text" };
 import m14 from "../../migrations/0014_transcripts_index.sql" with { type: "text" };
+import m15 from "../../migrations/0015_provisioning_tokens.sql" with { type: "text" };
+import m16 from "../../migrations/0016_outbound_route_position.sql" with { type: "text" };
+import m17 from "../../migrations/0017_pbx_objects_deployed_members.sql" with { type: "text" };
+import m18 from "../../migrations/0018_ai_sideband_messages.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -33,4 +37,8 @@ export const migrationSql: Record<string, string> = {
   "0012_table_versions": m12,
   "0013_auth_versions": m13,
   "0014_transcripts_index": m14,
+  "0015_provisioning_tokens": m15,
+  "0016_outbound_route_position": m16,
+  "0017_pbx_objects_deployed_members": m17,
+  "0018_ai_sideband_messages": m18,
 };

@@ -90,6 +90,21 @@ export const extensions = sqliteTable("extensions", {
   createdAt: createdAt(),
 });
 
+/**
+ * One-time softphone provisioning links (ADR 0039): at most one per extension (issuing a new one replaces
+ * it), only the SHA-256 of the token is kept. A link answers once, before `expiresAt`; `usedAt` says when.
+ */
+export const provisioningTokens = sqliteTable("provisioning_tokens", {
+  tokenHash: text("token_hash").primaryKey(),
+  extensionId: integer("extension_id")
+    .notNull()
+    .unique()
+    .references(() => extensions.id, { onDelete: "cascade" }),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  usedAt: integer("used_at", { mode: "timestamp_ms" }),
+});
+
 export const trunks = sqliteTable("trunks", {
   id: id(),
   name: text("name").notNull(),
@@ -137,6 +152,8 @@ export const outboundRoutes = sqliteTable("outbound_routes", {
     .notNull()
     .references(() => trunks.id, { onDelete: "restrict" }),
   routeOrder: integer("route_order").notNull().default(0),
+  /** The dial order FreePBX tries the routes in (0 first); `POST /api/outbound-routes/order` sets it (ADR 0040). */
+  position: integer("position").notNull().default(0),
   createdAt: createdAt(),
 });
 
@@ -230,6 +247,10 @@ export const callTranscripts = sqliteTable(
     keywords: jsonList("keywords"),
     duration: integer("duration"),
     recordingUrl: text("recording_url"),
+    /** How a call the console followed ended (ADR 0042): "transferred to 1001", "ended by assistant", …; null from the token intake. */
+    outcome: text("outcome"),
+    /** The console lost the call's sideband for good: turns may be missing (ADR 0042). */
+    partial: integer("partial", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
   // The transcripts list pages newest first by (created_at, id) (ADR 0033).
@@ -278,9 +299,29 @@ export const aiCallLogs = sqliteTable(
     callerNumber: text("caller_number"),
     outcome: text("outcome", { enum: ["accept", "reject", "refer", "error"] }).notNull(),
     detail: text("detail"),
+    /** What happened on an accepted call's sideband (tools run, refusals, drops, OpenAI errors), at most 50 lines (ADR 0042). */
+    events: jsonList("events"),
     createdAt: createdAt(),
   },
   (t) => [index("ai_call_logs_call_id_idx").on(t.callId)],
+);
+
+/** Messages an AI assistant took for someone during a call (its `take_message` tool; ADR 0042). */
+export const aiMessages = sqliteTable(
+  "ai_messages",
+  {
+    id: id(),
+    callId: text("call_id"),
+    assistantId: integer("assistant_id").references(() => aiAssistants.id, { onDelete: "set null" }),
+    callerNumber: text("caller_number"),
+    callerName: text("caller_name"),
+    /** Who the message is for, as the caller said it. */
+    recipient: text("recipient").notNull(),
+    message: text("message").notNull(),
+    callbackNumber: text("callback_number"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("ai_messages_created_idx").on(t.createdAt, t.id)],
 );
 
 /**
@@ -380,6 +421,11 @@ export const pbxObjects = sqliteTable(
     pbxId: text("pbx_id"),
     /** The console row it mirrors; null once that row was deleted (the object is then planned for deletion). */
     consoleId: integer("console_id"),
+    /**
+     * A page group's members as the console last wrote them (a JSON array; null: unknown, e.g. written
+     * before this column): a member the console removes is removed from FreePBX, one added there is kept.
+     */
+    deployedMembers: text("deployed_members", { mode: "json" }).$type<string[]>(),
     origin: text("origin", { enum: ["deploy", "import", "adopt"] }).notNull(),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),

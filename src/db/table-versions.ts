@@ -20,6 +20,7 @@ export const LIST_TABLES = [
   "ai_assistants",
   "ai_routing_rules",
   "call_transcripts",
+  "ai_messages",
 ] as const;
 
 /** What the session and two-factor checks read on every signed-in request (ADR 0035). */

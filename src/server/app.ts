@@ -9,6 +9,7 @@ import { totpSetupRequired } from "./accounts/settings";
 import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
+import { CallSessions } from "./ai/sideband";
 import { startBackupSchedule } from "./backup/snapshot";
 import { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
@@ -77,13 +78,21 @@ function checkOrigin(req: Request, url: URL): void {
   if (host !== url.host) throw new HttpError(403, "Cross-origin request refused");
 }
 
-function checkStateChanging(req: Request, url: URL): void {
+function checkStateChanging(req: Request, url: URL, bodyType: string | undefined): void {
   if (SAFE_METHODS.has(req.method)) return;
   const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/json\b/i.test(type)) {
+  // A route with its own body type (a CSV import) has it checked after the session and role (checkBodyType).
+  if (bodyType === undefined && !/^application\/json\b/i.test(type)) {
     throw new HttpError(415, "State-changing requests must be sent with Content-Type: application/json");
   }
   checkOrigin(req, url);
+}
+
+/** A write whose body is not JSON (`RouteDef.bodyType`, e.g. text/csv) is sent with exactly that type. */
+function checkBodyType(req: Request, bodyType: string | undefined): void {
+  if (bodyType === undefined || SAFE_METHODS.has(req.method)) return;
+  const type = (req.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== bodyType) throw new HttpError(415, `This request must be sent with Content-Type: ${bodyType}`);
 }
 
 export function createApp(opts: AppOptions) {
@@ -127,6 +136,8 @@ export function createApp(opts: AppOptions) {
       credentials,
     }),
     cdr,
+    // Accepted AI calls' sidebands; all closed when the console stops.
+    aiCalls: new CallSessions({ db: opts.db, events: hub, now, config: opts.config, credentials }),
   };
   const router = new ApiRouter(apiRoutes);
   // The lists' ETags and kept bodies (ADR 0029).
@@ -176,8 +187,8 @@ export function createApp(opts: AppOptions) {
           Allow: match.allow.join(", "),
         });
       }
-      checkStateChanging(req, url);
       const { route } = match;
+      checkStateChanging(req, url, route.bodyType);
       // A declared length over the limit is refused before anything else; the body itself is counted as read.
       const maxBody = route.maxBody ?? MAX_JSON_BODY;
       checkContentLength(req, maxBody);
@@ -202,6 +213,7 @@ export function createApp(opts: AppOptions) {
       // A machine client's token is checked before the body is read: a caller without one learns nothing.
       const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
       if (draft) draft.apiTokenId = apiTokenId;
+      checkBodyType(req, route.bodyType);
       const query = route.query ? validate(route.query, queryObject(url)) : undefined;
       const body = route.body ? validate(route.body, parseJsonObject(await readBodyText(req, maxBody))) : undefined;
       const clientIp = clientIpOf(req);
@@ -349,6 +361,7 @@ export function createApp(opts: AppOptions) {
       clearInterval(sweeper);
       stopBackups();
       app.jobs.close();
+      await app.aiCalls.closeAll();
       await app.live.stop();
       await app.cdr.close();
       await server.stop(force);

@@ -7,6 +7,7 @@ import type { WsEventType } from "../shared/ws-events";
 import type { SessionStore } from "./accounts/sessions";
 import type { SetupCode } from "./accounts/setup-code";
 import type { LoginThrottle } from "./accounts/throttle";
+import type { CallSessions } from "./ai/sideband";
 import type { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import type { Deps } from "./domain/deps";
@@ -40,6 +41,8 @@ export interface AppContext extends Deps {
   live: LiveMonitor;
   /** The call history: FreePBX's call records, read-only (ADR 0027). */
   cdr: CdrSource;
+  /** Accepted AI calls followed over their sideband: tools, transcripts (ADR 0042). */
+  aiCalls: CallSessions;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {
@@ -95,6 +98,12 @@ export interface RouteDef<B = unknown, Q = unknown> {
   /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
   rawBody?: string;
   /**
+   * The body's media type when it is not JSON (a CSV import: `text/csv`). Such a write needs exactly this
+   * `Content-Type` (else 415, checked after the session and role, before the body is read); it is never
+   * one a cross-site form can send. The handler reads the body itself.
+   */
+  bodyType?: "text/csv";
+  /**
    * The largest body this route accepts, in bytes (default `MAX_JSON_BODY`, 1 MiB; declare more only for
    * e.g. an import). A larger body is refused with 413 while it is read, before the handler runs.
    */
@@ -139,6 +148,12 @@ export interface AuditSpec {
   detail?: (answer: unknown) => string | undefined;
   /** Don't record the request body's fields (e.g. they are a transcript or a whole import). */
   omitBody?: boolean;
+  /**
+   * For a route that acts on several kinds of object (the undo of a delete, ADR 0037): the action and
+   * object kind a successful answer names, and the object's state after the call (its `id` is recorded).
+   * `action`/`object` above are what a refused call records.
+   */
+  ofAnswer?: (answer: unknown) => { action: string; object: string; state: object } | undefined;
 }
 
 /** The signed-in user of a session route (the transport has already refused a request without one). */

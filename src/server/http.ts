@@ -10,6 +10,7 @@ import {
   Conflict,
   DomainError,
   Forbidden,
+  Gone,
   Invalid,
   NotFound,
   RateLimited,
@@ -65,6 +66,7 @@ export function toHttpError(err: unknown): HttpError | null {
   if (!(err instanceof DomainError)) return null;
   if (err instanceof NotFound) return new HttpError(404, err.message, err.fields);
   if (err instanceof Conflict) return new HttpError(409, err.message, err.fields);
+  if (err instanceof Gone) return new HttpError(410, err.message, err.fields);
   if (err instanceof Invalid) return new HttpError(400, err.message, err.fields);
   if (err instanceof Unauthenticated) {
     const headers = err.scheme ? { "WWW-Authenticate": `${err.scheme} realm="pbx-console"` } : undefined;

@@ -76,7 +76,11 @@ function operation(route: RouteDef, params: string[]) {
   if (route.body) {
     op.requestBody = { required: true, content: { "application/json": { schema: inputSchema(route.body) } } };
   } else if (route.rawBody) {
-    op.requestBody = { required: true, description: route.rawBody, content: { "application/json": {} } };
+    op.requestBody = {
+      required: true,
+      description: route.rawBody,
+      content: { [route.bodyType ?? "application/json"]: {} },
+    };
   }
   // The roles that may call a session route (src/shared/users.ts); other routes authenticate otherwise.
   if ((route.auth ?? "session") === "session") {

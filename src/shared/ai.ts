@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { dialable, optionalText, percent, required } from "./fields";
+import { dialPatternProblem } from "./inventory";
 
 /** The original default model first, then the newer GA realtime models. */
 export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
@@ -35,6 +36,208 @@ export const ROUTING_ACTIONS = [
   "send_voicemail",
   "hangup",
 ] as const;
+
+// ---------- routing rule conditions and action parameters (issue 16 item 6, ADR 0040) ----------
+
+export const SENTIMENTS = ["positive", "neutral", "negative"] as const;
+export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+export const CONDITION_KINDS = ["sentiment", "intent", "keywords", "caller", "time", "fact"] as const;
+export type ConditionKind = (typeof CONDITION_KINDS)[number];
+
+const word = (label: string) =>
+  z
+    .string({ error: `${label} must be text` })
+    .trim()
+    .min(1, `${label} must not be empty`)
+    .max(100, `${label} must be at most 100 characters`);
+const words = (label: string, what: string) =>
+  z
+    .array(word(label), { error: `${label} must be a list` })
+    .min(1, `Enter at least one ${what}`)
+    .max(50, `At most 50 ${what}s`);
+const clock = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, `${label} must be a time such as 09:00`);
+
+/** A caller-number pattern: FreePBX's dial-pattern characters (X N Z, [1-5], a trailing .), or digits. */
+export function callerPatternProblem(pattern: string): string | null {
+  if (!pattern.trim()) return "Enter a pattern such as NXXNXXXXXX or a prefix such as +44";
+  return dialPatternProblem(pattern.trim());
+}
+
+/** One condition of a routing rule; each kind reads one fact of the call (see `conditionHolds`). */
+export const ruleConditionSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({
+      kind: z.literal("sentiment"),
+      op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
+      value: z.enum(SENTIMENTS, { error: "Choose positive, neutral or negative" }),
+    }),
+    z.object({
+      kind: z.literal("intent"),
+      op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
+      values: words("Intent", "intent"),
+    }),
+    z.object({ kind: z.literal("keywords"), any: words("Keyword", "keyword") }),
+    z.object({
+      kind: z.literal("caller"),
+      op: z.enum(["matches", "starts_with"], { error: "Choose matches or starts with" }).default("matches"),
+      pattern: z
+        .string({ error: "Enter a pattern such as NXXNXXXXXX or a prefix such as +44" })
+        .trim()
+        .superRefine((p, ctx) => {
+          const problem = callerPatternProblem(p);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        })
+        .transform((p) => p.toUpperCase()),
+    }),
+    z
+      .object({
+        kind: z.literal("time"),
+        from: clock("From"),
+        to: clock("To"),
+        days: z
+          .array(z.enum(WEEKDAYS, { error: "Days are mon … sun" }))
+          .min(1, "Choose at least one day")
+          .default([...WEEKDAYS])
+          .transform((d) => WEEKDAYS.filter((w) => d.includes(w))),
+      })
+      .refine((t) => t.from !== t.to, { message: "From and To must differ", path: ["to"] }),
+    z.object({
+      kind: z.literal("fact"),
+      key: word("Fact name").max(64, "Fact name must be at most 64 characters"),
+      values: words("Value", "value"),
+    }),
+  ],
+  { error: "Choose a condition" },
+);
+export type RuleCondition = z.output<typeof ruleConditionSchema>;
+
+/** The stored conditions (JSON text) of a rule made with the builder: all or any of a list of conditions. */
+export const ruleConditionsSchema = z.object({
+  match: z.enum(["all", "any"], { error: "Match must be all or any" }).default("all"),
+  conditions: z.array(ruleConditionSchema).max(20, "At most 20 conditions"),
+});
+export type RuleConditions = z.output<typeof ruleConditionsSchema>;
+
+/** A rule's conditions stored before the builder: `{"fact": value or [values]}`, all must hold. */
+const legacyConditionsSchema = z.record(
+  z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
+  z.union(
+    [
+      z.union([z.string().max(500), z.number(), z.boolean()]),
+      z.array(z.union([z.string().max(500), z.number(), z.boolean()])).max(50),
+    ],
+    { error: "A condition's value must be text, a number, true/false or a list of them" },
+  ),
+);
+
+/** True for the builder's shape (`{"match", "conditions": [...]}`); any other object is the older flat one. */
+const isBuilderShape = (o: Record<string, unknown>) =>
+  Array.isArray(o.conditions) && ("match" in o || Object.keys(o).length === 1);
+
+export type ParsedConditions =
+  | { ok: true; shape: "builder"; value: RuleConditions }
+  | { ok: true; shape: "legacy"; value: Record<string, unknown> }
+  | { ok: false; message: string };
+
+const CONDITION_NAMES: Record<ConditionKind, string> = {
+  sentiment: "sentiment",
+  intent: "intent",
+  keywords: "transcript keywords",
+  caller: "caller number",
+  time: "time of day",
+  fact: "call fact",
+};
+
+/** A rule's stored conditions text, read as either shape, or the first problem (with the condition's number). */
+export function parseRuleConditions(text: string | null | undefined): ParsedConditions {
+  const obj = parseJsonObject(text);
+  if (!obj) return { ok: false, message: "Conditions must be a JSON object" };
+  if (isBuilderShape(obj)) {
+    const res = ruleConditionsSchema.safeParse(obj);
+    if (res.success) return { ok: true, shape: "builder", value: res.data };
+    const issue = res.error.issues[0];
+    const [top, index] = issue?.path ?? [];
+    if (top === "conditions" && typeof index === "number") {
+      const raw = (obj.conditions as unknown[])[index] as { kind?: unknown } | undefined;
+      const kind = CONDITION_NAMES[raw?.kind as ConditionKind];
+      return { ok: false, message: `Condition ${index + 1}${kind ? ` (${kind})` : ""}: ${issue?.message}` };
+    }
+    return { ok: false, message: issue?.message ?? "Conditions are not valid" };
+  }
+  const legacy = legacyConditionsSchema.safeParse(obj);
+  if (legacy.success) return { ok: true, shape: "legacy", value: legacy.data };
+  return { ok: false, message: legacy.error.issues[0]?.message ?? "Conditions are not valid" };
+}
+
+/**
+ * A rule's conditions as builder rows: the builder's shape as it is; an older flat object as one row
+ * per fact (sentiment and intent become their own rows when their values fit), all must match.
+ */
+export function conditionsForBuilder(text: string | null | undefined): RuleConditions | null {
+  const parsed = parseRuleConditions(text);
+  if (!parsed.ok) return null;
+  if (parsed.shape === "builder") return parsed.value;
+  const conditions: RuleCondition[] = Object.entries(parsed.value).map(([key, v]) => {
+    const values = (Array.isArray(v) ? v : [v]).map(String);
+    const k = key.trim().toLowerCase();
+    const sentiment = values[0]?.trim().toLowerCase();
+    if (k === "sentiment" && values.length === 1 && (SENTIMENTS as readonly string[]).includes(sentiment ?? ""))
+      return { kind: "sentiment", op: "is", value: sentiment as (typeof SENTIMENTS)[number] };
+    if (k === "intent") return { kind: "intent", op: "is", values };
+    return { kind: "fact", key, values };
+  });
+  return { match: "all", conditions };
+}
+
+/** What each action's parameters hold (other keys, e.g. `targetUri` or `host`, are kept as they are). */
+export const ACTION_PARAM_FIELDS: Record<RoutingAction, string | null> = {
+  route_to_extension: "extensionId",
+  route_to_ivr: "number",
+  transfer_to_ai: "assistantId",
+  send_voicemail: "extensionId",
+  hangup: null,
+};
+
+/** The problem with an action's parameters (`field` is the parameter), or null. */
+export function actionParamsProblem(
+  action: string,
+  params: Record<string, unknown>,
+): { field: string; message: string } | null {
+  const digits = (v: unknown) =>
+    (typeof v === "string" || typeof v === "number") && /^\+?[0-9*#]{1,50}$/.test(String(v));
+  const hasTarget = typeof params.targetUri === "string" && params.targetUri.trim() !== "";
+  switch (action) {
+    case "route_to_extension":
+    case "send_voicemail":
+      if (hasTarget && action === "route_to_extension") return null;
+      return digits(params.extensionId) ? null : { field: "extensionId", message: "Choose an extension" };
+    case "route_to_ivr":
+      if (hasTarget) return null;
+      return digits(params.number) ? null : { field: "number", message: "Enter the IVR or queue number" };
+    case "transfer_to_ai": {
+      const id = params.assistantId;
+      if (id === undefined || id === null || id === "") return null;
+      return Number.isInteger(Number(id)) && Number(id) > 0
+        ? null
+        : { field: "assistantId", message: "Choose an assistant" };
+    }
+    case "hangup": {
+      const code = params.statusCode;
+      if (code === undefined || code === null || code === "") return null;
+      const n = Number(code);
+      return Number.isInteger(n) && n >= 400 && n <= 699
+        ? null
+        : { field: "statusCode", message: "The SIP status must be 400-699" };
+    }
+    default:
+      return { field: "action", message: "Choose one of the listed actions" };
+  }
+}
 
 export const aiAssistantSchema = z.object({
   name: required("Name", 100),
@@ -93,23 +296,42 @@ export const callTranscriptSchema = z.object({
   }),
 });
 
-export const aiRoutingRuleSchema = z.object({
-  name: required("Name", 100),
-  description: optionalText("Description", 500),
-  priority: percent("Priority", 0),
-  conditions: z
-    .string({ error: "Conditions are required" })
-    .trim()
-    .min(1, "Conditions are required")
-    .max(10_000, "Conditions must be at most 10000 characters"),
-  action: required("Action", 50),
-  actionParams: z
-    .string({ error: "Action parameters are required" })
-    .trim()
-    .min(1, "Action parameters are required")
-    .max(10_000, "Action parameters must be at most 10000 characters"),
-  enabled: z.boolean({ error: "Enabled must be true or false" }).default(true),
-});
+/**
+ * A routing rule. `conditions` and `actionParams` stay JSON objects held as text (the stored form is
+ * unchanged), but both are checked: conditions in the builder's shape (`ruleConditionsSchema`) or the
+ * older flat `{"fact": value}`; the parameters as the action needs them (`actionParamsProblem`).
+ */
+export const aiRoutingRuleSchema = z
+  .object({
+    name: required("Name", 100),
+    description: optionalText("Description", 500),
+    priority: percent("Priority", 0),
+    conditions: z
+      .string({ error: "Conditions are required" })
+      .trim()
+      .min(1, "Conditions are required")
+      .max(10_000, "Conditions must be at most 10000 characters")
+      .superRefine((text, ctx) => {
+        const parsed = parseRuleConditions(text);
+        if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+      }),
+    action: required("Action", 50).refine((a) => (ROUTING_ACTIONS as readonly string[]).includes(a), {
+      message: "Choose one of the listed actions",
+    }),
+    actionParams: z
+      .string({ error: "Action parameters are required" })
+      .trim()
+      .min(1, "Action parameters are required")
+      .max(10_000, "Action parameters must be at most 10000 characters")
+      .refine((text) => parseJsonObject(text) !== null, { message: "Action parameters must be a JSON object" }),
+    enabled: z.boolean({ error: "Enabled must be true or false" }).default(true),
+  })
+  .superRefine((rule, ctx) => {
+    const params = parseJsonObject(rule.actionParams);
+    if (!params || !(ROUTING_ACTIONS as readonly string[]).includes(rule.action)) return;
+    const problem = actionParamsProblem(rule.action, params);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: ["actionParams"] });
+  });
 
 /** POST /api/ai/route: the facts of a call, any keys (sentiment, intent, calledNumber, …). */
 export const routeFactsSchema = z
@@ -275,6 +497,10 @@ export interface CallTranscript {
   keywords: string[];
   duration: number | null;
   recordingUrl: string | null;
+  /** How a call the console followed on its sideband ended ("transferred to 1001", …); null from the token intake. */
+  outcome: string | null;
+  /** The console lost the call's sideband for good: turns may be missing (ADR 0042). */
+  partial: boolean;
   createdAt: string;
 }
 
@@ -284,13 +510,41 @@ export const TRANSCRIPT_PAGE_MAX = 500;
 /** Characters of the transcript a list item carries (the card's two-line preview); the detail has all. */
 export const TRANSCRIPT_PREVIEW_CHARS = 300;
 
+const transcriptTime = (label: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), `${label} must be an ISO 8601 time`);
+
+/** The sentiments the voice bridge reports (stored as given; the filter compares case-insensitively). */
+export const TRANSCRIPT_SENTIMENTS = ["positive", "neutral", "negative"] as const;
+
 /**
- * GET /api/ai/transcripts query: `q` searches (transcript text and summary case-insensitively for
- * ASCII letters, phone number and extension as substrings); `limit` or `cursor` asks for a page
+ * The filters of GET /api/ai/transcripts and its exports (query string values; each applied in SQL as a
+ * bound parameter, ADR 0041): `q` the search (text and summary case-insensitively in any script, phone
+ * number and extension as substrings), `from` (inclusive) and `to` (exclusive) ISO 8601 times,
+ * `sentiment` (case-insensitive equality), `assistant` (the AI assistant the call was routed to, by the
+ * call log's call id) and `caller` (part of the caller's number).
+ */
+export const transcriptFilterSchema = z.object({
+  q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
+  from: transcriptTime("From").optional(),
+  to: transcriptTime("To").optional(),
+  sentiment: z.string().trim().min(1).max(100, "Sentiment is at most 100 characters").optional(),
+  assistant: z.coerce
+    .number({ error: "The assistant must be an assistant id" })
+    .int("The assistant must be an assistant id")
+    .positive("The assistant must be an assistant id")
+    .optional(),
+  caller: z.string().trim().min(1).max(50, "The caller number is at most 50 characters").optional(),
+});
+export type TranscriptFilter = z.infer<typeof transcriptFilterSchema>;
+
+/**
+ * GET /api/ai/transcripts query: the filters (`transcriptFilterSchema`); `limit` or `cursor` asks for a page
  * (`TranscriptPage`), without either the answer is the whole list (`CallTranscript[]`).
  */
-export const transcriptQuerySchema = z.object({
-  q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
+export const transcriptQuerySchema = transcriptFilterSchema.extend({
   limit: z.coerce
     .number({ error: "The limit must be a number" })
     .int("The limit must be a whole number")
@@ -317,7 +571,7 @@ export interface TranscriptPage {
   nextCursor: string | null;
   /** All stored transcripts. */
   total: number;
-  /** Those matching `q` (`total` without one). */
+  /** Those matching the filters (`total` without any). */
   matched: number;
 }
 
@@ -375,6 +629,8 @@ export interface AiCallLog {
   callerNumber: string | null;
   outcome: CallOutcome;
   detail: string | null;
+  /** What happened on an accepted call's sideband: tools run, refusals, drops, OpenAI errors (ADR 0042). */
+  events: string[];
   createdAt: string;
 }
 
@@ -429,6 +685,112 @@ export function conditionsMatch(conditions: Record<string, unknown>, facts: Reco
   });
 }
 
+/**
+ * A FreePBX dial pattern as a regular expression over the whole number: X = 0-9, Z = 1-9, N = 2-9,
+ * [15-7] a set, a `.` one or more of anything, `-` outside a set ignored; other characters as they are.
+ */
+export function dialPatternRegex(pattern: string): RegExp {
+  let out = "";
+  const p = pattern.toUpperCase();
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i] as string;
+    if (c === "X") out += "[0-9]";
+    else if (c === "Z") out += "[1-9]";
+    else if (c === "N") out += "[2-9]";
+    else if (c === ".") out += ".+";
+    else if (c === "-") continue;
+    else if (c === "[") {
+      const end = p.indexOf("]", i);
+      const set = end > i ? p.slice(i + 1, end).replace(/[^0-9-]/g, "") : "";
+      out += set ? `[${set}]` : "\\[";
+      if (end > i) i = end;
+    } else out += c.replace(/[.*+?^${}()|[\]\\#]/g, "\\$&");
+  }
+  return new RegExp(`^${out}$`);
+}
+
+const factOf = (facts: Record<string, unknown>, name: string): string | null => {
+  const want = name.toLowerCase();
+  for (const [k, v] of Object.entries(facts)) if (k.trim().toLowerCase() === want) return norm(v);
+  return null;
+};
+
+/** `now`'s weekday and minutes since midnight (the console's local time: the PBX host's), or the facts' `day`/`time`. */
+function clockOf(facts: Record<string, unknown>, now: Date): { day: Weekday; minutes: number } {
+  const time = factOf(facts, "time");
+  const day = factOf(facts, "day");
+  const m = time?.match(/^(\d{1,2}):(\d{2})$/);
+  const minutes = m ? Number(m[1]) * 60 + Number(m[2]) : now.getHours() * 60 + now.getMinutes();
+  const weekday = (WEEKDAYS as readonly string[]).includes(day?.slice(0, 3) ?? "")
+    ? (day?.slice(0, 3) as Weekday)
+    : (WEEKDAYS[(now.getDay() + 6) % 7] as Weekday);
+  return { day: weekday, minutes };
+}
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/**
+ * Whether one condition holds for a call's facts at `now`. Facts are read case-insensitively by name:
+ * `sentiment`, `intent`, `transcript`, `callerNumber`, and `time` (HH:MM) / `day` (mon…sun) to test a
+ * moment other than now. A fact the call does not have never matches ("is not" included).
+ */
+export function conditionHolds(c: RuleCondition, facts: Record<string, unknown>, now: Date): boolean {
+  switch (c.kind) {
+    case "sentiment": {
+      const v = factOf(facts, "sentiment");
+      if (v === null) return false;
+      return (v === c.value) === (c.op === "is");
+    }
+    case "intent": {
+      const v = factOf(facts, "intent");
+      if (v === null) return false;
+      const hit = c.values.some((x) => x.trim().toLowerCase() === v);
+      return hit === (c.op === "is");
+    }
+    case "keywords": {
+      const text = factOf(facts, "transcript");
+      if (text === null) return false;
+      return c.any.some((k) => text.includes(k.trim().toLowerCase()));
+    }
+    case "caller": {
+      const number = factOf(facts, "callerNumber")?.replace(/[\s()-]/g, "") ?? null;
+      if (!number) return false;
+      const pattern = c.pattern.toUpperCase();
+      if (c.op === "starts_with") return number.toUpperCase().startsWith(pattern);
+      return dialPatternRegex(pattern).test(number.toUpperCase());
+    }
+    case "time": {
+      const { day, minutes } = clockOf(facts, now);
+      if (!c.days.includes(day)) return false;
+      const from = minutesOf(c.from);
+      const to = minutesOf(c.to);
+      // From 22:00 to 06:00 runs over midnight.
+      return from < to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
+    }
+    case "fact": {
+      const v = factOf(facts, c.key.trim());
+      if (v === null) return false;
+      return c.values.some((x) => x.trim().toLowerCase() === v);
+    }
+  }
+}
+
+/** Whether a rule's stored conditions (either shape) match; conditions that do not parse never match. */
+export function ruleMatches(conditionsText: string, facts: Record<string, unknown>, now: Date): boolean {
+  const parsed = parseRuleConditions(conditionsText);
+  if (!parsed.ok) {
+    // Rows stored before conditions were checked: a JSON object still matches the old way.
+    const obj = parseJsonObject(conditionsText);
+    return obj !== null && !isBuilderShape(obj) && conditionsMatch(obj, facts);
+  }
+  if (parsed.shape === "legacy") return conditionsMatch(parsed.value, facts);
+  const { match, conditions } = parsed.value;
+  if (conditions.length === 0) return true;
+  return match === "all"
+    ? conditions.every((c) => conditionHolds(c, facts, now))
+    : conditions.some((c) => conditionHolds(c, facts, now));
+}
+
 /** Evaluation order: priority descending, then oldest (lowest id) first. */
 export const byRuleOrder = (a: { priority: number; id: number }, b: { priority: number; id: number }) =>
   b.priority - a.priority || a.id - b.id;
@@ -437,11 +799,11 @@ export const byRuleOrder = (a: { priority: number; id: number }, b: { priority: 
 export function firstMatchingRule<R extends { priority: number; id: number; enabled: boolean; conditions: string }>(
   rules: readonly R[],
   facts: Record<string, unknown>,
+  now: Date = new Date(),
 ): R | null {
   for (const rule of [...rules].sort(byRuleOrder)) {
     if (!rule.enabled) continue;
-    const conditions = parseJsonObject(rule.conditions);
-    if (conditions && conditionsMatch(conditions, facts)) return rule;
+    if (ruleMatches(rule.conditions, facts, now)) return rule;
   }
   return null;
 }

@@ -5,7 +5,7 @@
  * lists never carry SIP secrets: `hasSecret` says whether one is stored).
  */
 import { z } from "zod";
-import { optionalText, required } from "./fields";
+import { optionalText, patchOf, required } from "./fields";
 
 const SIP_SECRET_MIN = 12;
 
@@ -72,6 +72,23 @@ export function trunkNameProblem(name: string): string | null {
   return TRUNK_NAME_RE.test(name)
     ? null
     : "Trunk name may only contain letters, digits, spaces and . _ @ ( ) + - (at most 50 characters)";
+}
+
+/**
+ * FreePBX's channel id of a PJSIP trunk: its name with `_` for each space. Two names with one channel id
+ * ("My Trunk", "My_Trunk") would be one PJSIP section in FreePBX, so the console keeps them unique too.
+ */
+export const trunkChannelId = (name: string): string => name.replace(/ /g, "_");
+
+/**
+ * Only SIP (PJSIP) trunks are deployed; an IAX or DAHDI trunk is kept in the console as a record (the
+ * product lists the three types) and set up in FreePBX by hand. The deploy refuses it with this message
+ * and the trunk form shows the same message as soon as the type is chosen.
+ */
+export function trunkTypeDeployProblem(type: string): string | null {
+  return type === "sip"
+    ? null
+    : `Only SIP (PJSIP) trunks are deployed; ${type.toUpperCase()} trunks are set up in FreePBX`;
 }
 
 /** A DNS host name (labels of letters, digits and hyphens). */
@@ -314,7 +331,8 @@ export const inboundRouteSchema = withRules(
   z.object({
     description: named("Description"),
     didNumber: optionalText("DID number", 20),
-    trunkId: z.number().int().positive().optional().nullable(),
+    // No trunk: FreePBX matches an inbound route by its DID only, never by the trunk a call came in on
+    // (ADR 0037). A `trunkId` sent by an older client is ignored like any unknown field.
     destination: named("Destination"),
     destinationType: z.enum(destinationTypes, {
       error: "Destination type must be extension, ivr, voicemail or queue",
@@ -342,6 +360,15 @@ export const outboundRouteSchema = withRules(
   outboundRules,
 );
 
+/** POST /api/outbound-routes/order: every outbound route's id, once each, in the new dial order (ADR 0040). */
+export const outboundRouteOrderSchema = z.object({
+  ids: z
+    .array(z.number({ error: "Route ids must be numbers" }).int("Route ids must be whole numbers").positive(), {
+      error: "ids must be the list of route ids",
+    })
+    .max(10_000, "At most 10000 routes"),
+});
+
 /** What the deploy writes of a PTT (page) group (its members are checked one by one with `numberProblem`). */
 export const pttRules: readonly FieldRule<{ name: string; extension: string }>[] = [
   { field: "extension", problem: (g) => numberProblem(g.extension, "Extension") },
@@ -358,10 +385,22 @@ export const pttGroupSchema = withRules(
       .array(checked(z.string().trim().min(1).max(10, "Each member must be at most 10 characters"), memberProblem))
       .min(1, "Choose at least one member"),
     duplex: z.boolean().default(false),
-    autoAnswer: z.boolean().default(true),
+    // No auto-answer switch: every FreePBX page leg is auto-answered, with the headers its `paging_autoanswer`
+    // recipes pick by the phone's User-Agent; there is no per-group setting to map it to (ADR 0037).
   }),
   pttRules,
 );
+
+/*
+ * PATCH bodies (edit dialogs): any of the fields, each checked like in the create schema; the server
+ * then validates the stored record merged with them by the full schema, so an edit obeys every create
+ * rule. A blank secret keeps the stored one.
+ */
+export const extensionPatchSchema = patchOf(extensionSchema);
+export const trunkPatchSchema = patchOf(trunkSchema);
+export const inboundRoutePatchSchema = patchOf(inboundRouteSchema);
+export const outboundRoutePatchSchema = patchOf(outboundRouteSchema);
+export const pttGroupPatchSchema = patchOf(pttGroupSchema);
 
 export interface Extension {
   id: number;
@@ -404,7 +443,6 @@ export interface InboundRoute {
   id: number;
   description: string;
   didNumber: string | null;
-  trunkId: number | null;
   destination: string;
   destinationType: DestinationType;
   createdAt: string;
@@ -416,6 +454,8 @@ export interface OutboundRoute {
   dialPatterns: string[];
   trunkId: number;
   routeOrder: number;
+  /** The dial order: FreePBX tries the routes in ascending position (0 first); ADR 0040. */
+  position: number;
   createdAt: string;
 }
 
@@ -426,7 +466,6 @@ export interface PttGroup {
   description: string | null;
   members: string[];
   duplex: boolean;
-  autoAnswer: boolean;
   createdAt: string;
 }
 
@@ -442,8 +481,9 @@ export interface ProvisioningConfig {
   ptt_groups: { id: number; name: string; number: string; mode: "duplex" | "simplex" }[];
 }
 
+/** GET /api/extensions/:id/provisioning: the SIP details for manual entry (the link is issued by a POST: ADR 0039). */
 export interface ProvisioningResponse {
   config: ProvisioningConfig;
-  link: string;
-  qrCode: string;
+  /** Why a phone elsewhere might not reach the SIP host (loopback, private, unset); empty when none. */
+  warnings: string[];
 }

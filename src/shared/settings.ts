@@ -1,5 +1,6 @@
 /** Console-wide settings an administrator changes: request schemas and wire types. */
 import { z } from "zod";
+import { hostProblem } from "./inventory";
 
 /** GET/PUT /api/settings/security */
 export const securitySettingsSchema = z.object({
@@ -19,3 +20,30 @@ export const TOTP_REQUIRED_CANNOT_DISABLE =
 
 /** The answer to a session that must still set up two-factor sign-in, on every route but its own account's. */
 export const TOTP_SETUP_REQUIRED = "Two-factor sign-in is required: set it up first";
+
+/**
+ * GET/PUT /api/settings/sip: where a softphone dials (provisioning links and the SIP details shown for manual
+ * entry). An empty host means "not set here": the console falls back to SIP_SERVER_HOST, then SERVER_ADDRESS.
+ */
+export const sipSettingsSchema = z.object({
+  publicHost: z
+    .string({ error: "Must be text" })
+    .trim()
+    .max(255, "Host must be at most 255 characters")
+    .refine((h) => h === "" || hostProblem(h) === null, "Host must be a host name or an IP address")
+    .transform((h) => h.replace(/^\[(.*)\]$/, "$1")),
+  port: z
+    .number({ error: "Port must be a number" })
+    .int("Port must be a whole number")
+    .min(1, "Port must be between 1 and 65535")
+    .max(65535, "Port must be between 1 and 65535"),
+});
+
+export type SipSettings = z.infer<typeof sipSettingsSchema>;
+
+/** GET /api/settings/sip: the stored setting and what a phone would dial now (setting, else the environment). */
+export interface SipSettingsView extends SipSettings {
+  effective: { host: string; port: number; transport: string; source: "setting" | "environment" };
+  /** Why a phone elsewhere could not reach `effective.host` (loopback, private, unset), or null. */
+  warning: string | null;
+}

@@ -10,6 +10,11 @@ export const wsEventTypes = [
   "trunks-updated",
   "routes-updated",
   "ptt-groups-updated",
+  /**
+   * A one-time softphone provisioning link was issued (replacing the extension's earlier one) or used by a
+   * phone; data: `{ extensionId, used }`. No cached read carries the link (it is only in the issuer's answer).
+   */
+  "provisioning-updated",
   /** A deployment ran or a sync import finished: PBX status and compare views are stale. */
   "sync-status",
   "ai-assistants-updated",
@@ -17,6 +22,8 @@ export const wsEventTypes = [
   "ai-transcripts-updated",
   /** An incoming AI call was answered, refused or referred (the call log). */
   "ai-calls-updated",
+  /** An AI assistant took a message during a call (GET /api/ai/messages; ADR 0042). */
+  "ai-messages-updated",
   "api-tokens-updated",
   /** Credentials saved, removed or tested (API Settings badges, connection status). */
   "credentials-updated",

@@ -145,14 +145,15 @@ describe("AI assistants", () => {
       await edited.getByText("Inactive", { exact: true }).waitFor();
       expect(await page.getByText("Front desk").count()).toBe(0);
 
-      // Dismissing the confirmation keeps it; accepting deletes it.
-      const dismissed = nextConfirm(page, false);
+      // Cancelling the confirmation keeps it; confirming deletes it.
       await edited.getByRole("button", { name: "Delete Night desk" }).click();
-      expect(await dismissed).toBe("Are you sure you want to delete this AI assistant?");
+      const confirm = page.getByRole("dialog", { name: "Delete AI assistant Night desk?" });
+      await confirm.getByText("Nothing else in the console uses it.").waitFor();
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await confirm.waitFor({ state: "detached" });
       expect((await h.apiJson<unknown[]>("GET", "/api/ai/assistants")).length).toBe(1);
-      const accepted = nextConfirm(page);
       await edited.getByRole("button", { name: "Delete Night desk" }).click();
-      await accepted;
+      await confirm.getByRole("button", { name: "Delete", exact: true }).click();
       await toasts(page).getByText("AI assistant deleted successfully").waitFor();
       await page.getByText("No AI Assistants").waitFor();
       expect(await h.apiJson("GET", "/api/ai/assistants")).toEqual([]);
@@ -330,8 +331,8 @@ describe("call transcripts", () => {
     );
     await count.getByText(`${all + 1} / ${all + 1} transcripts`).waitFor();
     await list.getByRole("listitem").first().getByText("+19995550000").waitFor();
-    // Back to the newest page after the update.
-    await shown.getByText("100 transcripts shown, older ones follow").waitFor();
+    // The newest page is put on top of the pages already loaded: the paging is kept (ADR 0041).
+    await shown.getByText("201 transcripts shown, older ones follow").waitFor();
 
     await h.apiJson("DELETE", `/api/ai/tokens/${tokenId}`);
   }, 60_000);
@@ -347,26 +348,34 @@ describe("routing rules", () => {
       await page.getByRole("button", { name: "Create Rule" }).click();
       const d = dialog(page);
       await d.getByRole("heading", { name: "Create Routing Rule" }).waitFor();
-      // The defaults of docs/product/constants.md#defaults.
-      expect(JSON.parse(await field(d, "Conditions (JSON)").inputValue())).toEqual({ sentiment: "negative" });
-      expect(JSON.parse(await field(d, "Action parameters (JSON)").inputValue())).toEqual({ extensionId: "200" });
+      // The defaults of docs/product/constants.md#defaults, as builder rows (issue 16: no JSON to type).
+      expect(await field(d, "Condition 1").inputValue()).toBe("sentiment");
+      expect(await field(d, "Condition 1 operator").inputValue()).toBe("is");
+      expect(await field(d, "Condition 1 sentiment").inputValue()).toBe("negative");
+      expect(await field(d, "Extension").inputValue()).toBe("200");
       expect(await field(d, "Action").textContent()).toContain("route to extension");
       expect(await field(d, "Priority (0-100)").inputValue()).toBe("0");
       expect(await d.getByRole("switch", { name: "Enabled" }).getAttribute("aria-checked")).toBe("true");
 
-      await field(d, "Conditions (JSON)").fill("");
-      await field(d, "Action parameters (JSON)").fill("");
+      await d.getByRole("button", { name: "Add condition" }).click();
+      await field(d, "Condition 2").selectOption("caller");
+      await field(d, "Condition 2 pattern").fill("12ab");
+      await field(d, "Extension").fill("");
       await field(d, "Priority (0-100)").fill("101");
       await d.getByRole("button", { name: "Create Rule" }).click();
       expect(await errorUnder(d, "Name")).toBe("Name is required");
-      expect(await errorUnder(d, "Conditions (JSON)")).toBe("Conditions are required");
-      expect(await errorUnder(d, "Action parameters (JSON)")).toBe("Action parameters are required");
+      await d
+        .getByText("Condition 2 (caller number): Dial patterns may only contain 0-9 * # + - . [ ] X N Z", {
+          exact: true,
+        })
+        .waitFor();
+      expect(await errorUnder(d, "Extension")).toBe("Choose an extension");
       expect(await errorUnder(d, "Priority (0-100)")).toBe("Priority must be 0-100");
 
       await field(d, "Name").fill("Angry callers");
       await field(d, "Priority (0-100)").fill("10");
-      await field(d, "Conditions (JSON)").fill('{"sentiment": "negative"}');
-      await field(d, "Action parameters (JSON)").fill('{"extensionId": "200"}');
+      await d.getByRole("button", { name: "Remove condition 2" }).click();
+      await field(d, "Extension").fill("200");
       await d.getByRole("button", { name: "Create Rule" }).click();
       await toasts(page).getByText("Routing rule created successfully").waitFor();
       await d.waitFor({ state: "detached" });
@@ -374,9 +383,13 @@ describe("routing rules", () => {
       await page.getByRole("button", { name: "Create Rule" }).click();
       await field(d, "Name").fill("Spam");
       await field(d, "Priority (0-100)").fill("90");
-      await field(d, "Conditions (JSON)").fill('{"intent": "spam", "callerNumber": "+15550000"}');
+      await field(d, "Condition 1").selectOption("intent");
+      await field(d, "Condition 1 intents (comma separated)").fill("spam");
+      await d.getByRole("button", { name: "Add condition" }).click();
+      await field(d, "Condition 2").selectOption("caller");
+      await field(d, "Condition 2 operator").selectOption("starts_with");
+      await field(d, "Condition 2 pattern").fill("+1555");
       await chooseOption(page, d, "Action", "hangup");
-      await field(d, "Action parameters (JSON)").fill("{}");
       await d.getByRole("button", { name: "Create Rule" }).click();
       await toasts(page).getByText("Routing rule created successfully").waitFor();
       await d.waitFor({ state: "detached" });
@@ -387,17 +400,17 @@ describe("routing rules", () => {
           .evaluateAll((els) => els.map((e) => e.querySelector("[data-slot=card-title] span")?.textContent));
       await eventually(names, ["Spam", "Angry callers"]);
       const angry = cardOf(page, "Angry callers");
-      for (const text of ["Priority 10", "Enabled", "sentiment = negative", "route to extension", "extensionId = 200"])
+      for (const text of ["Priority 10", "Enabled", "sentiment is negative", "route to extension", "extensionId = 200"])
         await angry.getByText(text, { exact: true }).waitFor();
       const spam = cardOf(page, "Spam");
-      for (const text of ["Priority 90", "intent = spam", "callerNumber = +15550000", "hangup"])
+      for (const text of ["Priority 90", "All of", "intent is spam", "caller number starts with +1555", "hangup"])
         await spam.getByText(text, { exact: true }).waitFor();
     },
     TEST_TIMEOUT,
   );
 
   test(
-    "edit a rule (priority, enabled switch) and see the order change; invalid JSON shows empty; test; delete",
+    "edit a rule (priority, enabled switch) and see the order change; invalid JSON is refused; test; delete",
     async () => {
       // Runs after the create test; seeds the same rules when run alone.
       if (!(await h.apiJson<unknown[]>("GET", "/api/ai/routing-rules")).length) {
@@ -429,7 +442,7 @@ describe("routing rules", () => {
       const angry = cardOf(page, "Angry callers");
       await angry.getByRole("button", { name: "Edit Angry callers" }).click();
       await d.getByRole("heading", { name: "Edit Routing Rule" }).waitFor();
-      expect(JSON.parse(await field(d, "Conditions (JSON)").inputValue())).toEqual({ sentiment: "negative" });
+      expect(await field(d, "Condition 1 sentiment").inputValue()).toBe("negative");
       await field(d, "Priority (0-100)").fill("95");
       await d.getByRole("switch", { name: "Enabled" }).click();
       await d.getByRole("button", { name: "Save Changes" }).click();
@@ -438,31 +451,28 @@ describe("routing rules", () => {
       await cardOf(page, "Angry callers").getByText("Disabled", { exact: true }).waitFor();
       await cardOf(page, "Angry callers").getByText("Priority 95", { exact: true }).waitFor();
 
-      // Invalid JSON (stored through the API) shows as empty.
-      await h.apiJson("POST", "/api/ai/routing-rules", {
+      // Conditions that are not JSON are refused (issue 16), never stored.
+      const refused = await h.api("POST", "/api/ai/routing-rules", {
         name: "Broken",
         priority: 50,
         conditions: "sentiment is negative",
         action: "send_voicemail",
         actionParams: "{not json",
       });
-      await page.reload();
-      await eventually(names, ["Angry callers", "Spam", "Broken"]);
-      const broken = cardOf(page, "Broken");
-      await broken.getByText("send voicemail", { exact: true }).waitFor();
-      expect(await broken.getByRole("list", { name: "Conditions" }).count()).toBe(0);
-      expect(await broken.getByText("sentiment is negative").count()).toBe(0);
+      expect(refused.status).toBe(400);
 
       // The rules decide: the disabled rule is skipped.
       await field(page, "Call facts").fill('{"intent": "SPAM", "callerNumber": "+15550000", "sentiment": "negative"}');
       await page.getByRole("button", { name: "Evaluate" }).click();
       await page.getByText("(priority 90): hangup").waitFor();
 
-      const accepted = nextConfirm(page);
       await cardOf(page, "Spam").getByRole("button", { name: "Delete Spam" }).click();
-      expect(await accepted).toBe("Are you sure you want to delete this routing rule?");
+      await page
+        .getByRole("dialog", { name: "Delete routing rule Spam?" })
+        .getByRole("button", { name: "Delete", exact: true })
+        .click();
       await toasts(page).getByText("Routing rule deleted successfully").waitFor();
-      await eventually(names, ["Angry callers", "Broken"]);
+      await eventually(names, ["Angry callers"]);
     },
     TEST_TIMEOUT,
   );

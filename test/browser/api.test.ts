@@ -91,8 +91,8 @@ describe("query client", () => {
   test("the default query function GETs the key segments joined with '/'", async () => {
     fakeFetch(200, '{"qrCode":"data:"}');
     const client = createQueryClient();
-    expect(await client.fetchQuery({ queryKey: ["/api/extensions", 7, "qr-code"] })).toEqual({ qrCode: "data:" });
-    expect(calls[0]?.url).toBe("/api/extensions/7/qr-code");
+    expect(await client.fetchQuery({ queryKey: ["/api/extensions", 7, "provisioning"] })).toEqual({ qrCode: "data:" });
+    expect(calls[0]?.url).toBe("/api/extensions/7/provisioning");
   });
 
   test("a 401 on a signed-in session flips /me to signed out", async () => {

@@ -137,7 +137,7 @@ describe("signed in", () => {
           requests = recordRequests(p);
         },
       });
-      await h1(page, "Sangoma Talk Configuration").waitFor();
+      await h1(page, "Softphone Provisioning").waitFor();
       await settled(page);
       const atStart = chunksIn(requests);
 
@@ -159,7 +159,7 @@ describe("signed in", () => {
           requests = recordRequests(p);
         },
       });
-      await h1(page, "Sangoma Talk Configuration").waitFor();
+      await h1(page, "Softphone Provisioning").waitFor();
       await settled(page);
       const atStart = chunksIn(requests);
       expect(requests).not.toContain("GET /api/calls/active");

@@ -62,7 +62,7 @@ afterAll(async () => {
 }, 30_000);
 
 const extensionCard = (page: Page, ext: string) =>
-  page.locator(`[data-testid="extension-card"][data-extension="${ext}"]`);
+  page.locator(`[data-testid="extension-row"][data-extension="${ext}"]`);
 const countCard = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
 const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
 

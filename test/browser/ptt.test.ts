@@ -80,9 +80,10 @@ test(
       "1004 - Dave",
       "1010 - Judy",
     ]);
-    // Defaults: duplex off, auto-answer on; no member → no submit.
+    // Defaults: duplex off; no auto-answer switch (FreePBX pages always auto-answer); no member → no submit.
     expect(await dialog.getByRole("switch", { name: "Two-way (duplex)" }).getAttribute("aria-checked")).toBe("false");
-    expect(await dialog.getByRole("switch", { name: "Auto-answer" }).getAttribute("aria-checked")).toBe("true");
+    expect(await dialog.getByRole("switch", { name: "Auto-answer" }).count()).toBe(0);
+    await dialog.getByText("Members' phones answer pages automatically.").waitFor();
     const submit = dialog.getByRole("button", { name: "Create Group" });
     expect(await submit.isDisabled()).toBe(true);
 
@@ -105,8 +106,8 @@ test(
       extension: "8000",
       description: "Forklift drivers",
       duplex: true,
-      autoAnswer: true,
     });
+    expect("autoAnswer" in body).toBe(false);
     expect([...body.members].sort()).toEqual(["1001", "1002", "1003", "1010", "999"]);
 
     await toasts(page).getByText("PTT Group created", { exact: true }).waitFor();
@@ -116,7 +117,6 @@ test(
     await warehouse.getByText("Forklift drivers", { exact: true }).waitFor();
     await warehouse.getByText("5 members", { exact: true }).waitFor();
     await warehouse.getByText("Two-way", { exact: true }).waitFor();
-    await warehouse.getByText("Auto-Answer", { exact: true }).waitFor();
     const shown = warehouse.getByRole("list", { name: "Members of Warehouse" }).getByRole("listitem");
     expect(await shown.allTextContents()).toEqual(["999", "1001", "1002", "+2 more"]);
 
@@ -130,23 +130,20 @@ test(
 );
 
 test(
-  "one-way, no auto-answer: neither badge; one member and no '+N more'",
+  "one-way: no badge; one member and no '+N more'",
   async () => {
     const page = await pttPage();
     const dialog = await openDialog(page);
     await dialog.getByLabel("Name", { exact: true }).fill("Security");
     await dialog.getByLabel("Extension", { exact: true }).fill("8001");
-    await dialog.getByRole("switch", { name: "Auto-answer" }).click();
     await dialog.getByRole("checkbox", { name: "1004 - Dave" }).click();
     await dialog.getByRole("button", { name: "Create Group" }).click();
     const security = card(page, "Security");
     await security.getByText("1 member", { exact: true }).waitFor();
     expect(await security.getByText("Two-way").count()).toBe(0);
-    expect(await security.getByText("Auto-Answer").count()).toBe(0);
     expect(await security.getByText(/more$/).count()).toBe(0);
     expect((await listGroups()).find((g) => g.name === "Security")).toMatchObject({
       duplex: false,
-      autoAnswer: false,
       members: ["1004"],
     });
   },
@@ -184,10 +181,14 @@ test(
 );
 
 test(
-  "delete removes the card with a toast",
+  "delete (confirmed) removes the card with a toast",
   async () => {
     const page = await pttPage();
     await page.getByRole("button", { name: "Delete PTT group Security" }).click();
+    await page
+      .getByRole("dialog", { name: "Delete PTT group Security?" })
+      .getByRole("button", { name: "Delete", exact: true })
+      .click();
     await toasts(page).getByText("PTT Group deleted", { exact: true }).waitFor();
     await card(page, "Security").waitFor({ state: "detached" });
     expect((await listGroups()).some((g) => g.name === "Security")).toBe(false);

@@ -107,7 +107,7 @@ const SCREENS: Screen[] = [
     ready: (p) => p.locator('[data-extension="1001"]').getByText("Alice"),
     writes: (p) => [
       button(p, "Add Extension"),
-      button(p, "Push to Web Dialer"),
+      // No "Push to Web Dialer": no web dialer is set up here, so a hint stands in its place (ADR 0039).
       button(p, "QR code for extension 1001"),
       button(p, "Delete extension 1001"),
     ],
@@ -137,16 +137,16 @@ const SCREENS: Screen[] = [
     writes: (p) => [button(p, "Add PTT Group"), button(p, "Delete PTT group Floor")],
   },
   {
-    link: "Sangoma Talk",
-    heading: "Sangoma Talk Configuration",
+    link: "Softphone",
+    heading: "Softphone Provisioning",
     // A viewer sees the PTT groups in place of the configuration (it carries the SIP password).
     ready: (p, role) =>
       role === "viewer"
         ? p.getByRole("list", { name: "PTT groups" }).getByText("Floor")
         : p.getByLabel("Extension", { exact: true }),
     writes: (p) => [
-      button(p, "Generate QR Code"),
-      button(p, "Copy Configuration"),
+      button(p, "Create Provisioning Link"),
+      button(p, "Copy SIP Details"),
       p.getByLabel("Extension", { exact: true }),
     ],
     viewerNotice:
@@ -259,7 +259,7 @@ const adminOnly = (p: Page) => [
 /** Requests the server refuses a viewer: the page must not even send them. */
 const VIEWER_REFUSED = [
   /\/api\/config\/generate/,
-  /\/api\/extensions\/\d+\/(qr-code|provisioning)/,
+  /\/api\/extensions\/\d+\/(provisioning|provisioning-link)/,
   /\/api\/telnyx\/credentials\/[^/]+\/password/,
   /\/api\/credentials/,
   /\/api\/ai\/tokens/,

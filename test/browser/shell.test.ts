@@ -12,7 +12,7 @@ const SCREENS: { link: string; path: string; heading: string }[] = [
   { link: "Inbound Routes", path: "/inbound-routes", heading: "Inbound Routes" },
   { link: "Outbound Routes", path: "/outbound-routes", heading: "Outbound Routes" },
   { link: "PTT Groups", path: "/ptt-groups", heading: "Push-to-Talk Groups" },
-  { link: "Sangoma Talk", path: "/sangoma-talk", heading: "Sangoma Talk Configuration" },
+  { link: "Softphone", path: "/sangoma-talk", heading: "Softphone Provisioning" },
   { link: "Configuration Wizard", path: "/wizard", heading: "Configuration Wizard" },
   { link: "Config Generator", path: "/config-generator", heading: "Configuration Generator" },
   { link: "Deployment", path: "/deployment", heading: "Deployment" },

@@ -260,6 +260,11 @@ test(
     const page = await trunksPage();
     await card(page, "Doomed").waitFor();
     await page.getByRole("button", { name: "Delete trunk Doomed" }).click();
+    // Confirmed first (issue 16; the dialog itself: safe-delete.test.ts).
+    await page
+      .getByRole("dialog", { name: "Delete trunk Doomed?" })
+      .getByRole("button", { name: "Delete", exact: true })
+      .click();
     await toasts(page).getByText("Trunk deleted", { exact: true }).waitFor();
     await card(page, "Doomed").waitFor({ state: "detached" });
     expect((await listTrunks()).some((t) => t.name === "Doomed")).toBe(false);
@@ -268,26 +273,30 @@ test(
 );
 
 test(
-  "a trunk used by an outbound route stays, and the toast says why (the server's 409 message)",
+  "a trunk that became used after the confirmation opened stays, and the toast says why (the server's 409 message)",
   async () => {
     const trunk = await h.apiJson<Trunk>("POST", "/api/trunks", {
       name: "In use",
       type: "sip",
       host: "inuse.example.com",
     });
+    const page = await trunksPage();
+    await page.getByRole("button", { name: "Delete trunk In use" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete trunk In use?" });
+    await dialog.getByText("Nothing else in the console uses it.").waitFor();
+    // Someone else adds a route on it meanwhile: the server refuses the delete.
     await h.apiJson("POST", "/api/outbound-routes", {
       name: "UK Calling",
       dialPatterns: ["07XXXXXXXXX"],
       trunkId: trunk.id,
     });
-    const page = await trunksPage();
-    await page.getByRole("button", { name: "Delete trunk In use" }).click();
+    await dialog.getByRole("button", { name: "Delete", exact: true }).click();
     const toast = toasts(page).locator("li");
     await toast.getByText("Failed to delete trunk.", { exact: true }).waitFor();
     await toast
       .getByText("Trunk In use is used by outbound route(s): UK Calling. Delete or change them first.", { exact: true })
       .waitFor();
-    expect(await card(page, "In use").isVisible()).toBe(true);
+    await card(page, "In use").waitFor(); // back in the list (the delete was refused)
     expect((await listTrunks()).some((t) => t.id === trunk.id)).toBe(true);
   },
   TEST_TIMEOUT,

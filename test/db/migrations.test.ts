@@ -33,6 +33,7 @@ test("migrations create every table and column of the drizzle schema", () => {
     [
       "ai_assistants",
       "ai_call_logs",
+      "ai_messages",
       "ai_routing_rules",
       "api_tokens",
       "api_credentials",
@@ -47,6 +48,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "jobs",
       "outbound_routes",
       "pbx_objects",
+      "provisioning_tokens",
       "ptt_groups",
       "sessions",
       "sign_in_throttle",

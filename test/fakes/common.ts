@@ -112,8 +112,26 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A fake that also serves WebSockets: `upgrade` sees each upgrade request (already recorded in `calls`) and
+ * answers a refusal Response, or calls `server.upgrade` and answers undefined.
+ */
+export interface FakeWebSocket<T> {
+  upgrade(
+    request: Request,
+    server: import("bun").Server<T>,
+    call: RecordedCall,
+  ): Response | undefined | Promise<Response | undefined>;
+  handlers: import("bun").WebSocketHandler<T>;
+}
+
 /** Starts a fake on 127.0.0.1 with a free port. `prefix` is appended to the origin to form `baseUrl`. */
-export function startFake<S extends CommonState>(state: S, prefix: string, handler: Handler): FakeServer<S> {
+export function startFake<S extends CommonState, T = unknown>(
+  state: S,
+  prefix: string,
+  handler: Handler,
+  ws?: FakeWebSocket<T>,
+): FakeServer<S> {
   const calls: RecordedCall[] = [];
   let origin = "";
   const server = Bun.serve({
@@ -121,7 +139,9 @@ export function startFake<S extends CommonState>(state: S, prefix: string, handl
     port: 0,
     // Long enough for any delayMs a test uses; 0 would disable the idle timeout entirely.
     idleTimeout: 60,
-    async fetch(request) {
+    // Only used when `ws` upgrades a request; other fakes never do.
+    websocket: ws?.handlers ?? ({ message() {} } as import("bun").WebSocketHandler<T>),
+    async fetch(request, srv) {
       const u = new URL(request.url);
       const rawBody = await request.text();
       const headers: Record<string, string> = {};
@@ -138,6 +158,8 @@ export function startFake<S extends CommonState>(state: S, prefix: string, handl
         at: Date.now(),
       };
       calls.push(call);
+      if (ws && request.headers.get("upgrade")?.toLowerCase() === "websocket")
+        return (await ws.upgrade(request, srv as never, call)) as Response;
       if (state.delayMs > 0) await sleep(state.delayMs);
       const forced = state.failNext;
       if (forced && (forced.path === undefined || forced.path === u.pathname)) {

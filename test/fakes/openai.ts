@@ -13,7 +13,15 @@
  * `invalid_request_error` / `invalid_api_key` / `missing_required_parameter` / `unknown_parameter` /
  * `invalid_value`), the `/v1/models` item shape (openai-node `Model`: id, object, created, owned_by), what happens
  * for an unknown call id (the fake accepts any id and creates the record), and the id formats `rtc_…`, `evt_…`,
- * `wh_…`. The sideband WebSocket and the "Live" variant are not implemented.
+ * `wh_…`. The "Live" variant is not implemented.
+ *
+ * Sideband (services.md §4 item 5): a WebSocket at `/v1/realtime?call_id=<id>` with the bearer header (401
+ * without it, 404 for a call the fake never accepted). Scripted per test through `fake.sideband(callId)`:
+ * `send(event)` emits a server event, `received` holds what the console sent (parsed), `hangup()` closes it as
+ * OpenAI does when the call ends (1000), `drop()` cuts the TCP connection (no close frame). `mode` "hold" never
+ * completes the upgrade (until the fake stops), "refuse" answers 503. Like the real API it answers every
+ * `response.create` with `response.created` (`lastResponseId`). Not in the reference, chosen here: the 404/503
+ * refusals and the `resp_…`/`event_…` id formats.
  */
 import {
   bearerToken,
@@ -54,6 +62,28 @@ export interface RealtimeCallRecord {
   referTargetUri: string | null;
   /** Every successful control request, in order. */
   history: Array<{ action: RealtimeCallAction; body: unknown; at: number }>;
+}
+
+/** One call's sideband as the fake holds it (see the header). */
+export interface FakeSideband {
+  callId: string;
+  /** "open" (default) upgrades; "hold" never completes the upgrade; "refuse" answers 503. */
+  mode: "open" | "hold" | "refuse";
+  /** Upgrade requests seen (refused ones included). */
+  attempts: number;
+  /** Connections that opened. */
+  connections: number;
+  /** Client events the console sent, parsed, in order (over every connection). */
+  received: Array<Record<string, unknown>>;
+  /** The id of the last `response.created` the fake emitted. */
+  lastResponseId: string | null;
+  readonly open: boolean;
+  /** Sends a server event on the open connection (adds `event_id`); false when none is open. */
+  send(event: Record<string, unknown>): boolean;
+  /** Closes the connection the way OpenAI does when the call ends (1000). */
+  hangup(): void;
+  /** Cuts the connection without a close frame (an unexpected drop). */
+  drop(): void;
 }
 
 export interface OpenAiState extends CommonState {
@@ -276,7 +306,13 @@ function checkSession(body: Record<string, unknown>, rejectUnknown: boolean): Pa
   return null;
 }
 
-export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<FakeServer<OpenAiState>> {
+export interface FakeOpenAi extends FakeServer<OpenAiState> {
+  /** The call's sideband (created on first use, so a test can script it before the console connects). */
+  sideband(callId: string): FakeSideband;
+  openSidebands(): number;
+}
+
+export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<FakeOpenAi> {
   const apiKey = options.apiKey ?? OPENAI_DEFAULT_KEY;
   const state: OpenAiState = {
     failNext: null,
@@ -316,6 +352,11 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
           "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
       });
     return parsed;
+  };
+
+  /** A referred or hung-up call leaves OpenAI: its sideband closes (1000) just after the answer. */
+  const callLeft = (callId: string) => {
+    setTimeout(() => sidebands.get(callId)?.hangup(), 10);
   };
 
   const done = (rec: RealtimeCallRecord, action: RealtimeCallAction, body: unknown) => {
@@ -386,6 +427,7 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
         const rec = callRecord(p.callId as string);
         rec.status = "referred";
         rec.referTargetUri = body.target_uri;
+        callLeft(rec.callId);
         return done(rec, "refer", body);
       },
     },
@@ -393,6 +435,7 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
       post: (p, req) => {
         const rec = callRecord(p.callId as string);
         rec.status = "hung_up";
+        callLeft(rec.callId);
         return done(rec, "hangup", req.call.body);
       },
     },
@@ -418,7 +461,103 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
     );
   }
 
-  return startFake(state, "/v1", handle);
+  // ---------- sideband ----------
+  type WsData = { callId: string };
+  const sidebands = new Map<string, FakeSideband & { socket: import("bun").ServerWebSocket<WsData> | null }>();
+  const held: Array<() => void> = [];
+  const sideband = (callId: string) => {
+    const sb = sidebands.get(callId);
+    if (sb) return sb;
+    const created: FakeSideband & { socket: import("bun").ServerWebSocket<WsData> | null } = {
+      callId,
+      mode: "open",
+      attempts: 0,
+      connections: 0,
+      received: [],
+      lastResponseId: null,
+      socket: null,
+      get open() {
+        return created.socket !== null;
+      },
+      send(event) {
+        if (!created.socket) return false;
+        created.socket.send(JSON.stringify({ event_id: `event_${randomHex(8)}`, ...event }));
+        return true;
+      },
+      hangup() {
+        created.socket?.close(1000, "call ended");
+      },
+      drop() {
+        created.socket?.terminate();
+      },
+    };
+    sidebands.set(callId, created);
+    return created;
+  };
+
+  const server = startFake<OpenAiState, WsData>(state, "/v1", handle, {
+    upgrade(request, srv) {
+      const u = new URL(request.url);
+      if (u.pathname !== "/v1/realtime") return oaError(404, { message: `Invalid URL (GET ${u.pathname})` });
+      const key = bearerToken(request.headers);
+      if (key !== apiKey) return oaError(401, { message: "Incorrect API key provided.", code: "invalid_api_key" });
+      const callId = u.searchParams.get("call_id") ?? "";
+      const rec = state.realtimeCalls[callId];
+      if (rec?.status !== "accepted")
+        return oaError(404, { message: `No active call with id '${callId}'.`, code: "call_not_found" });
+      const sb = sideband(callId);
+      sb.attempts++;
+      if (sb.mode === "refuse") return oaError(503, { message: "The server is overloaded.", type: "server_error" });
+      if (sb.mode === "hold")
+        return new Promise<Response>((resolve) => held.push(() => resolve(new Response(null, { status: 503 }))));
+      return srv.upgrade(request, { data: { callId } }) ? undefined : new Response("upgrade failed", { status: 400 });
+    },
+    handlers: {
+      open(ws) {
+        const sb = sideband(ws.data.callId);
+        sb.socket = ws;
+        sb.connections++;
+        sb.send({ type: "session.created", session: { type: "realtime", id: `sess_${randomHex(8)}` } });
+      },
+      message(ws, message) {
+        const sb = sideband(ws.data.callId);
+        let event: unknown;
+        try {
+          event = JSON.parse(String(message));
+        } catch {
+          sb.send({
+            type: "error",
+            error: { type: "invalid_request_error", code: "invalid_json", message: "Invalid JSON" },
+          });
+          return;
+        }
+        if (!isObject(event)) return;
+        sb.received.push(event);
+        if (event.type === "response.create") {
+          sb.lastResponseId = `resp_${randomHex(8)}`;
+          sb.send({
+            type: "response.created",
+            response: { object: "realtime.response", id: sb.lastResponseId, status: "in_progress" },
+          });
+        }
+        if (event.type === "session.update") sb.send({ type: "session.updated", session: event.session });
+      },
+      close(ws) {
+        const sb = sideband(ws.data.callId);
+        if (sb.socket === ws) sb.socket = null;
+      },
+    },
+  });
+  return {
+    ...server,
+    sideband: (callId: string): FakeSideband => sideband(callId),
+    /** Sideband connections open right now (over every call). */
+    openSidebands: () => [...sidebands.values()].filter((s) => s.socket !== null).length,
+    stop: async () => {
+      for (const release of held.splice(0)) release();
+      await server.stop();
+    },
+  };
 }
 
 /** Registers an incoming call in the fake (as if OpenAI had received the INVITE) and returns its event. */

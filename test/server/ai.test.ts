@@ -116,7 +116,7 @@ describe("AI assistants", () => {
       expect((await s.call("DELETE", path)).status).toBe(404);
     }
     const { id } = (await assistant()).json;
-    expect((await s.call("DELETE", `/api/ai/assistants/${id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/ai/assistants/${id}`)).status).toBe(200);
     expect((await s.call("GET", "/api/ai/assistants")).json).toEqual([]);
     expect((await s.call("DELETE", `/api/ai/assistants/${id}`)).status).toBe(404);
   });
@@ -197,10 +197,11 @@ describe("routing rules", () => {
     }
   });
 
-  test("conditions and parameters are kept as the text given, even when not JSON", async () => {
-    const res = await rule({ conditions: "sentiment = negative", actionParams: "{oops" });
-    expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ conditions: "sentiment = negative", actionParams: "{oops" });
+  test("conditions and parameters that are not JSON objects are refused with field messages (ADR 0040)", async () => {
+    const bad = await s.refused("ai_routing_rules", () => rule({ conditions: "sentiment = negative" }), 400);
+    expect(bad.fields?.conditions).toBe("Conditions must be a JSON object");
+    const params = await s.refused("ai_routing_rules", () => rule({ actionParams: "{oops" }), 400);
+    expect(params.fields?.actionParams).toBe("Action parameters must be a JSON object");
   });
 
   test("PATCH toggles enabled and edits; 404 for unknown ids; DELETE removes", async () => {
@@ -215,7 +216,7 @@ describe("routing rules", () => {
     expect(err.fields?.action).toBe("Action is required");
     expect((await s.call("PATCH", "/api/ai/routing-rules/999", { enabled: true })).status).toBe(404);
     expect((await s.call("DELETE", "/api/ai/routing-rules/999")).status).toBe(404);
-    expect((await s.call("DELETE", `/api/ai/routing-rules/${id}`)).status).toBe(204);
+    expect((await s.call("DELETE", `/api/ai/routing-rules/${id}`)).status).toBe(200);
     expect((await s.call("GET", "/api/ai/routing-rules")).json).toEqual([]);
   });
 });
@@ -280,14 +281,15 @@ describe("POST /api/ai/route", () => {
   });
 
   test("other keys, numbers, lists (any of), {} as catch-all; invalid JSON never matches and bad params read as {}", async () => {
-    await rule({ name: "Broken", priority: 100, conditions: "not json" });
-    await rule({ name: "Array", priority: 99, conditions: '["sentiment"]' });
-    await rule({
-      name: "VIP",
-      priority: 90,
-      conditions: '{"callerNumber":["+15550001","+15550002"],"vip":true}',
-      actionParams: "{oops",
-    });
+    // Rows stored before conditions were checked (ADR 0040): written straight to the table.
+    const stored = (name: string, priority: number, conditions: string, actionParams = "{}") =>
+      s.db.$client.run(
+        "INSERT INTO ai_routing_rules (name, priority, conditions, action, action_params, enabled, created_at) VALUES (?, ?, ?, 'route_to_extension', ?, 1, ?)",
+        [name, priority, conditions, actionParams, Date.now()],
+      );
+    stored("Broken", 100, "not json");
+    stored("Array", 99, '["sentiment"]');
+    stored("VIP", 90, '{"callerNumber":["+15550001","+15550002"],"vip":true}', "{oops");
     await rule({ name: "Catch-all", priority: 0, conditions: "{}", action: "transfer_to_ai", actionParams: "{}" });
     const vip = await route({ callerNumber: "+15550002", vip: "TRUE" });
     expect(vip.json).toMatchObject({ rule: { name: "VIP" }, actionParams: {} });

@@ -153,6 +153,55 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "POST /api/extensions": async () => ({ body: { extension: String(4000 + next()), name: "Walk" } }),
   "DELETE /api/extensions/:id": async () => ({ path: `/api/extensions/${(await extension()).id}` }),
+  "POST /api/undo/:token": async () => {
+    const deleted = await s.call("DELETE", `/api/extensions/${(await extension()).id}`);
+    return { path: `/api/undo/${deleted.json.undoToken}` };
+  },
+  "POST /api/extensions/import": async () => ({
+    body: `extension,name,description,tech,secret\n${4000 + next()},Walk import,,pjsip,\n`,
+    headers: { "content-type": "text/csv" },
+  }),
+  "POST /api/inbound-routes/import": async () => ({
+    body: `description,extension,cidnum,destination\nWalk import,${7000 + next()},,"from-did-direct,4001,1"\n`,
+    headers: { "content-type": "text/csv" },
+  }),
+  "PATCH /api/extensions/:id": async () => ({
+    path: `/api/extensions/${(await extension()).id}`,
+    body: { name: "Walk renamed" },
+  }),
+  "PATCH /api/trunks/:id": async () => ({
+    path: `/api/trunks/${(await trunk()).id}`,
+    body: { host: "sip2.example.com" },
+  }),
+  "PATCH /api/inbound-routes/:id": async () => {
+    const r = await created("/api/inbound-routes", {
+      description: "Walk",
+      didNumber: String(7000 + next()),
+      destination: "4001",
+      destinationType: "extension",
+    });
+    return { path: `/api/inbound-routes/${r.id}`, body: { description: "Walk renamed" } };
+  },
+  "PATCH /api/outbound-routes/:id": async () => {
+    const r = await created("/api/outbound-routes", {
+      name: `walk-${next()}`,
+      dialPatterns: ["9NXXXXXX"],
+      trunkId: (await trunk()).id,
+    });
+    return { path: `/api/outbound-routes/${r.id}`, body: { dialPatterns: ["8NXXXXXX"] } };
+  },
+  "PATCH /api/ptt-groups/:id": async () => {
+    const g = await created("/api/ptt-groups", {
+      name: "Walk",
+      extension: String(8000 + next()),
+      members: [(await extension()).extension],
+    });
+    return { path: `/api/ptt-groups/${g.id}`, body: { name: "Walk renamed" } };
+  },
+  "POST /api/extensions/bulk-delete": async () => ({ body: { ids: [(await extension()).id] } }),
+  "POST /api/extensions/bulk-update": async () => ({
+    body: { ids: [(await extension()).id], patch: { voicemail: true } },
+  }),
   "POST /api/trunks": async () => ({ body: { name: `walk-${next()}`, type: "sip", host: "sip.example.com" } }),
   "DELETE /api/trunks/:id": async () => ({ path: `/api/trunks/${(await trunk()).id}` }),
   "POST /api/inbound-routes": async () => ({
@@ -170,6 +219,15 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /api/outbound-routes": async () => ({
     body: { name: `walk-${next()}`, dialPatterns: ["9NXXXXXX"], trunkId: (await trunk()).id },
   }),
+  "POST /api/outbound-routes/order": async () => {
+    await created("/api/outbound-routes", {
+      name: `walk-${next()}`,
+      dialPatterns: ["9NXXXXXX"],
+      trunkId: (await trunk()).id,
+    });
+    const list = (await s.call("GET", "/api/outbound-routes")).json as { id: number }[];
+    return { body: { ids: list.map((r) => r.id).reverse() } };
+  },
   "DELETE /api/outbound-routes/:id": async () => {
     const r = await created("/api/outbound-routes", {
       name: `walk-${next()}`,
@@ -290,6 +348,11 @@ const FIXTURES: Record<string, Fixture> = {
   "DELETE /api/users/:id": async () => ({ path: `/api/users/${(await consoleUser()).id}` }),
   // Off: on would hold the walk's administrator to their own two-factor sign-in for the rest of the walk.
   "PUT /api/settings/security": async () => ({ body: { requireTotp: false } }),
+  "PUT /api/settings/sip": async () => ({ body: { publicHost: "pbx.example.com", port: 5060 } }),
+  "POST /api/extensions/:id/provisioning-link": async () => ({
+    path: `/api/extensions/${(await extension()).id}/provisioning-link`,
+    body: {},
+  }),
   "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
   "POST /api/ai/transcripts": async () => ({
     body: { transcript: "Caller: hello", callId: `walk-${next()}` },

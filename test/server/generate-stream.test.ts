@@ -5,7 +5,7 @@
  * it was before streaming (everything read with `.all()`, `buildScript` over all items), kept verbatim.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { asc, desc } from "drizzle-orm";
+import { asc } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
@@ -19,6 +19,7 @@ import {
   trunkItem,
 } from "../../src/server/pbx/entities";
 import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate";
+import { routeOrders } from "../../src/server/pbx/ownership";
 import { buildScript } from "../../src/server/pbx/script";
 import { UnsafeValueError } from "../../src/server/pbx/sql";
 import type { SecretBox } from "../../src/server/secret-box";
@@ -64,14 +65,18 @@ function oldInventory(db: Db, box: SecretBox) {
     (e) => e.extension,
     extensionItem,
   );
+  // In dial order, each with its place among the console's routes (ADR 0040).
+  const routes = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
+  const orders = routeOrders(routes);
   collect(
-    db.select().from(outboundRoutes).orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id)).all(),
+    routes,
     "outboundRoute",
     (r) => r.name,
     (r) =>
       outboundItem(
         r,
         allTrunks.find((t) => t.id === r.trunkId),
+        orders[routes.indexOf(r)],
       ),
   );
   collect(

@@ -8,7 +8,7 @@ import { Conflict, Invalid, NotFound } from "../../src/server/domain/errors";
 import { createExtension, deleteExtension, findExtension, numberTaken } from "../../src/server/inventory/extensions";
 import { assertNumberFree, numberOwner, takenNumbers } from "../../src/server/inventory/numbers";
 import { createPttGroup } from "../../src/server/inventory/ptt-groups";
-import { createInboundRoute, createOutboundRoute } from "../../src/server/inventory/routes";
+import { createOutboundRoute } from "../../src/server/inventory/routes";
 import { createTrunk, deleteTrunk } from "../../src/server/inventory/trunks";
 import { deployWizard } from "../../src/server/inventory/wizard";
 import { SecretBox } from "../../src/server/secret-box";
@@ -17,13 +17,13 @@ import type { WsEvent } from "../../src/shared/ws-events";
 let dir: string;
 let db: Db;
 let published: WsEvent[];
-let deps: { db: Db; events: { publish(e: WsEvent): void }; box: SecretBox };
+let deps: { db: Db; events: { publish(e: WsEvent): void }; box: SecretBox; now: () => number };
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "pbx-domain-"));
   db = openDatabase(join(dir, "test.db"));
   published = [];
-  deps = { db, events: { publish: (e) => published.push(e) }, box: SecretBox.open(dir) };
+  deps = { db, events: { publish: (e) => published.push(e) }, box: SecretBox.open(dir), now: () => Date.now() };
 });
 afterEach(() => {
   db.$client.close();
@@ -144,16 +144,10 @@ describe("domain errors and events", () => {
       sendRpid: false,
       status: "unregistered",
     });
-    createInboundRoute(deps, {
-      description: "Main",
-      didNumber: null,
-      trunkId: t.id,
-      destination: "sales",
-      destinationType: "queue",
-    });
-    expect(published.at(-1)).toEqual({ type: "routes-updated", data: { kind: "inbound", id: 1, action: "created" } });
+    createOutboundRoute(deps, { name: "Out", dialPatterns: ["9X."], trunkId: t.id, routeOrder: 0 });
+    expect(published.at(-1)).toEqual({ type: "routes-updated", data: { kind: "outbound", id: 1, action: "created" } });
     const inUse = thrown(() => deleteTrunk(deps, t.id)) as Conflict;
     expect(inUse).toBeInstanceOf(Conflict);
-    expect(inUse.message).toContain("inbound route(s): Main");
+    expect(inUse.message).toContain("outbound route(s): Out");
   });
 });

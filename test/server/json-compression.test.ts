@@ -170,7 +170,7 @@ describe("other JSON answers", () => {
   });
 
   test("an error answer is never compressed", async () => {
-    const { res } = await raw("/api/extensions/99999999/qr-code", { "accept-encoding": "br, gzip" });
+    const { res } = await raw("/api/extensions/99999999/provisioning", { "accept-encoding": "br, gzip" });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-encoding")).toBeNull();
   });

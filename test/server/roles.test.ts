@@ -30,13 +30,14 @@ const ADMIN_ONLY = [
   "DELETE /api/users/:id",
   "GET /api/settings/security",
   "PUT /api/settings/security",
+  "PUT /api/settings/sip",
   "GET /api/audit",
   "GET /api/audit/export.csv",
 ];
 /** Reads that carry a secret (SIP secrets, generated SIP passwords): operators, not viewers. */
 const OPERATOR_READS = [
-  "GET /api/extensions/:id/qr-code",
   "GET /api/extensions/:id/provisioning",
+  "GET /api/extensions/export.csv",
   "GET /api/telnyx/credentials/:id/password",
   "GET /api/config/generate",
   "GET /api/config/script.sql",

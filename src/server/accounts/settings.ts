@@ -18,7 +18,16 @@ import type { Db } from "../../db/client";
 import { consoleSettings } from "../../db/schema";
 import { tableVersions } from "../../db/table-versions";
 import type { SessionUser } from "../../shared/auth";
-import { REQUIRE_TOTP_NEEDS_OWN, type SecuritySettings, securitySettingsSchema } from "../../shared/settings";
+import { sipHostWarning } from "../../shared/provisioning";
+import {
+  REQUIRE_TOTP_NEEDS_OWN,
+  type SecuritySettings,
+  type SipSettings,
+  type SipSettingsView,
+  securitySettingsSchema,
+  sipSettingsSchema,
+} from "../../shared/settings";
+import type { Config } from "../config";
 import type { Deps } from "../domain/deps";
 import { Conflict } from "../domain/errors";
 import { totpEnabled } from "./two-factor";
@@ -86,6 +95,35 @@ export function updateSecuritySettings(
   writeSetting(deps.db, "requireTotp", input.requireTotp, new Date(deps.now()));
   deps.events.publish({ type: "settings-updated", data: { area: "security" } });
   return securitySettings(deps.db);
+}
+
+/**
+ * The public SIP host (GET /api/settings/sip): where a softphone dials, for provisioning (ADR 0039). An
+ * empty `publicHost` falls back to the environment (SIP_SERVER_HOST, then SERVER_ADDRESS, then HOST).
+ */
+export function sipSettings(db: Db, config: Pick<Config, "sip">): SipSettingsView {
+  const stored = readSetting(db, "sip", sipSettingsSchema, { publicHost: "", port: config.sip.port });
+  const host = stored.publicHost || config.sip.host;
+  return {
+    ...stored,
+    effective: {
+      host,
+      port: stored.port,
+      transport: config.sip.transport,
+      source: stored.publicHost ? "setting" : "environment",
+    },
+    warning: sipHostWarning(host),
+  };
+}
+
+/** Changes the public SIP host (PUT /api/settings/sip, administrators only). */
+export function updateSipSettings(
+  deps: Pick<Deps, "db" | "events" | "now" | "config">,
+  input: SipSettings,
+): SipSettingsView {
+  writeSetting(deps.db, "sip", input, new Date(deps.now()));
+  deps.events.publish({ type: "settings-updated", data: { area: "sip" } });
+  return sipSettings(deps.db, deps.config);
 }
 
 /**

@@ -2,12 +2,21 @@
  * AI assistants: the records the AI Assistants page edits, the lookups the
  * incoming-call handler makes, and what the page shows about the SIP connector.
  */
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
-import { aiAssistants } from "../../db/schema";
-import { type AiAssistant, aiAssistantSchema, type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai";
+import { aiAssistants, aiCallLogs, aiRoutingRules } from "../../db/schema";
+import {
+  type AiAssistant,
+  aiAssistantSchema,
+  parseJsonObject,
+  type SipUriInfo,
+  sipUriFor,
+  WEBHOOK_PATH,
+} from "../../shared/ai";
+import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
 import type { Deps } from "../domain/deps";
-import { NotFound } from "../domain/errors";
+import { Conflict, NotFound } from "../domain/errors";
+import { keepForUndo } from "../domain/undo";
 import { parseId, validate } from "../domain/validate";
 import { type AssistantRow, toAssistant } from "./records";
 import { normalizeNumber } from "./sip";
@@ -61,10 +70,58 @@ export function updateAssistant(
   return toAssistant(row);
 }
 
-export function deleteAssistant(deps: Pick<Deps, "db" | "events">, rawId: string | undefined): void {
-  const { id } = find(deps, rawId);
+/**
+ * What depends on an assistant: the routing rules that transfer calls to it (`transfer_to_ai` with its
+ * `assistantId`). Any of them blocks its delete: the rule would quietly fall back to another assistant.
+ */
+export function assistantDependents(deps: Pick<Deps, "db">, row: AssistantRow): Dependents {
+  const rules = deps.db
+    .select({
+      id: aiRoutingRules.id,
+      name: aiRoutingRules.name,
+      action: aiRoutingRules.action,
+      params: aiRoutingRules.actionParams,
+    })
+    .from(aiRoutingRules)
+    .all()
+    .filter(
+      (r) => r.action === "transfer_to_ai" && String(parseJsonObject(r.params)?.assistantId ?? "") === String(row.id),
+    );
+  return {
+    dependents: rules.map((r) => ({ kind: "ai-rule" as const, id: r.id, label: r.name })),
+    blockedBecause: rules.length
+      ? `Routing rule(s) ${rules.map((r) => r.name).join(", ")} transfer calls to ${row.name}. Change them first.`
+      : null,
+  };
+}
+
+/** GET /api/ai/assistants/:id/dependents. */
+export const dependentsOfAssistant = (deps: Pick<Deps, "db">, rawId: string | undefined): Dependents =>
+  assistantDependents(deps, find(deps, rawId));
+
+/** Deletes an assistant no rule transfers calls to; the answer's token restores it for a few seconds. */
+export function deleteAssistant(deps: Pick<Deps, "db" | "events" | "now">, rawId: string | undefined): DeleteAnswer {
+  const row = find(deps, rawId);
+  const { blockedBecause } = assistantDependents(deps, row);
+  if (blockedBecause) throw new Conflict(blockedBecause);
+  const { id } = row;
+  // The call log keeps its rows (ON DELETE SET NULL); an undo links them again.
+  const logIds = deps.db
+    .select({ id: aiCallLogs.id })
+    .from(aiCallLogs)
+    .where(eq(aiCallLogs.assistantId, id))
+    .all()
+    .map((r) => r.id);
   deps.db.delete(aiAssistants).where(eq(aiAssistants.id, id)).run();
   deps.events.publish({ type: "ai-assistants-updated", data: { id, action: "deleted" } });
+  return keepForUndo(deps, "ai-assistant", (d) => {
+    d.db.transaction((tx) => {
+      tx.insert(aiAssistants).values(row).run();
+      if (logIds.length) tx.update(aiCallLogs).set({ assistantId: id }).where(inArray(aiCallLogs.id, logIds)).run();
+    });
+    d.events.publish({ type: "ai-assistants-updated", data: { id, action: "created" } });
+    return toAssistant(row);
+  });
 }
 
 /**

@@ -25,7 +25,8 @@ import { redact } from "../redact";
 import { activeAssistant, assistantForNumber } from "./assistants";
 import { type AssistantRow, type RuleRow, toCallLog } from "./records";
 import { decideRoute } from "./routing";
-import { calledNumberOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
+import type { CallSessions } from "./sideband";
+import { calledNumberOf, displayNameOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
 
 export interface IncomingCall {
   callId: string;
@@ -40,8 +41,11 @@ export interface CallResult {
   duplicate?: boolean;
 }
 
-/** What answering a call needs: the database, the event hub, the clock, and the OpenAI client's settings. */
-export type CallDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials">;
+/**
+ * What answering a call needs: the database, the event hub, the clock, and the OpenAI client's settings;
+ * with `aiCalls` (the app's call sessions) an accepted call is followed over its sideband (ADR 0042).
+ */
+export type CallDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials"> & { aiCalls?: CallSessions };
 
 /** Instructions for the short-lived session of a call that is accepted only to be transferred. */
 export const TRANSFER_INSTRUCTIONS = "The call is being transferred. Say only: One moment, please.";
@@ -199,7 +203,8 @@ export function answerIncomingCall(deps: CallDeps, call: IncomingCall): Promise<
 
 async function answerOnce(deps: CallDeps, call: IncomingCall): Promise<CallResult> {
   const called = calledNumberOf(call.sipHeaders);
-  const from = parseSipAddress(sipHeader(call.sipHeaders, "From"));
+  const fromHeader = sipHeader(call.sipHeaders, "From");
+  const from = parseSipAddress(fromHeader);
   const assistant = assistantForNumber(deps, called);
   const facts: Record<string, string> = { direction: "inbound" };
   if (called) Object.assign(facts, { calledNumber: called, extension: called });
@@ -240,5 +245,13 @@ async function answerOnce(deps: CallDeps, call: IncomingCall): Promise<CallResul
   deps.events.publish({ type: "ai-calls-updated", data: { id: row.id, action: "created", outcome: result.outcome } });
   if (deps.config.logRequests)
     console.log(`${new Date(deps.now()).toISOString()} ai-call ${call.callId} ${result.outcome}: ${result.detail}`);
+  // An assistant answers: follow the call on its sideband (tools, transcript). Opens in the background.
+  if (result.outcome === "accept" && plan.kind === "accept")
+    deps.aiCalls?.start({
+      callId: call.callId,
+      assistant: plan.assistant,
+      callerNumber: from.user,
+      callerName: displayNameOf(fromHeader),
+    });
   return result;
 }

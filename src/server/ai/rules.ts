@@ -1,14 +1,17 @@
 /**
  * Routing rules: the records the routing page edits. Conditions and parameters
- * are stored as the text given, even when it is not JSON; a rule whose
- * conditions are not a JSON object never matches (docs/decisions/0007).
+ * are stored as JSON text, checked by the shared schema (the builder's shape or
+ * the older flat object; parameters as the action needs them) and, here, that a
+ * chosen assistant exists (docs/decisions/0007, 0040).
  */
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
-import { aiRoutingRules } from "../../db/schema";
-import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder } from "../../shared/ai";
+import { aiAssistants, aiCallLogs, aiRoutingRules } from "../../db/schema";
+import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder, parseJsonObject } from "../../shared/ai";
+import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
 import type { Deps } from "../domain/deps";
-import { NotFound } from "../domain/errors";
+import { Invalid, NotFound } from "../domain/errors";
+import { keepForUndo } from "../domain/undo";
 import { parseId, validate } from "../domain/validate";
 import { type RuleRow, toRule } from "./records";
 
@@ -29,7 +32,17 @@ function find(deps: Pick<Deps, "db">, rawId: string | undefined): RuleRow {
   return row;
 }
 
+/** A rule that transfers to an assistant names one that exists (a 400 on the parameters otherwise). */
+function checkAssistant(deps: Pick<Deps, "db">, input: RuleInput): void {
+  if (input.action !== "transfer_to_ai") return;
+  const id = Number(parseJsonObject(input.actionParams)?.assistantId);
+  if (!Number.isInteger(id) || id <= 0) return;
+  const found = deps.db.select({ id: aiAssistants.id }).from(aiAssistants).where(eq(aiAssistants.id, id)).get();
+  if (!found) throw new Invalid(`Assistant ${id} does not exist`, { actionParams: "Choose an existing assistant" });
+}
+
 export function createRule(deps: Pick<Deps, "db" | "events" | "now">, input: RuleInput): AiRoutingRule {
+  checkAssistant(deps, input);
   const row = deps.db
     .insert(aiRoutingRules)
     .values({ ...input, createdAt: new Date(deps.now()) })
@@ -47,13 +60,36 @@ export function updateRule(
 ): AiRoutingRule {
   const { id, createdAt: _c, ...current } = find(deps, rawId);
   const input = validate(aiRoutingRuleSchema, { ...current, ...patch });
+  checkAssistant(deps, input);
   const row = deps.db.update(aiRoutingRules).set(input).where(eq(aiRoutingRules.id, id)).returning().get();
   deps.events.publish({ type: "ai-rules-updated", data: { id, action: "updated" } });
   return toRule(row);
 }
 
-export function deleteRule(deps: Pick<Deps, "db" | "events">, rawId: string | undefined): void {
-  const { id } = find(deps, rawId);
+/** GET /api/ai/routing-rules/:id/dependents: nothing in the console points at a rule. */
+export function dependentsOfRule(deps: Pick<Deps, "db">, rawId: string | undefined): Dependents {
+  find(deps, rawId);
+  return NO_DEPENDENTS;
+}
+
+/** Deletes a rule; the answer's token restores it (and its call log links) for a few seconds. */
+export function deleteRule(deps: Pick<Deps, "db" | "events" | "now">, rawId: string | undefined): DeleteAnswer {
+  const row = find(deps, rawId);
+  const { id } = row;
+  const logIds = deps.db
+    .select({ id: aiCallLogs.id })
+    .from(aiCallLogs)
+    .where(eq(aiCallLogs.ruleId, id))
+    .all()
+    .map((r) => r.id);
   deps.db.delete(aiRoutingRules).where(eq(aiRoutingRules.id, id)).run();
   deps.events.publish({ type: "ai-rules-updated", data: { id, action: "deleted" } });
+  return keepForUndo(deps, "ai-rule", (d) => {
+    d.db.transaction((tx) => {
+      tx.insert(aiRoutingRules).values(row).run();
+      if (logIds.length) tx.update(aiCallLogs).set({ ruleId: id }).where(inArray(aiCallLogs.id, logIds)).run();
+    });
+    d.events.publish({ type: "ai-rules-updated", data: { id, action: "created" } });
+    return toRule(row);
+  });
 }

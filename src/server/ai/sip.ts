@@ -40,6 +40,17 @@ export function parseSipAddress(value: string | null): { user: string | null; ho
   return { user: user || null, host };
 }
 
+/** The display name of a From/To value (`"Jane Doe" <sip:…>` → Jane Doe), or null; at most 100 characters. */
+export function displayNameOf(value: string | null): string | null {
+  if (!value) return null;
+  const lt = value.indexOf("<");
+  if (lt <= 0) return null;
+  let name = value.slice(0, lt).trim();
+  if (name.startsWith('"')) name = name.replace(/^"((?:[^"\\]|\\.)*)".*$/, "$1").replace(/\\(.)/g, "$1");
+  name = name.trim();
+  return name ? name.slice(0, 100) : null;
+}
+
 function decode(s: string): string {
   try {
     return decodeURIComponent(s).trim();

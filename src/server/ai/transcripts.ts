@@ -1,21 +1,24 @@
 /**
  * Call transcripts: the voice bridge stores finished calls (with an API token), the console lists them
- * a page at a time (keyset on created_at, id; ADR 0033), opens one and deletes them. Search runs in
- * SQL: transcript text and summary with LIKE (case-insensitive for ASCII letters), phone number and
- * extension as substrings.
+ * a page at a time (keyset on created_at, id; ADR 0033), filters them, exports them, opens one and
+ * deletes them. Every filter runs in SQL with bound parameters (ADR 0041): the search matches
+ * transcript text and summary case-insensitively in any script (a GLOB whose letters are classes of
+ * their cases), phone number and extension as substrings.
  */
-import { and, desc, eq, getTableColumns, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { z } from "zod";
-import { callTranscripts } from "../../db/schema";
+import { aiCallLogs, callTranscripts } from "../../db/schema";
 import {
   type CallTranscript,
   type callTranscriptSchema,
   TRANSCRIPT_PAGE_DEFAULT,
   TRANSCRIPT_PREVIEW_CHARS,
+  type TranscriptFilter,
   type TranscriptPage,
   type TranscriptQuery,
 } from "../../shared/ai";
+import { csvCell } from "../accounts/audit";
 import { recordApiTokenUse } from "../accounts/tokens";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound } from "../domain/errors";
@@ -24,30 +27,62 @@ import { toTranscript } from "./records";
 
 export type TranscriptInput = z.output<typeof callTranscriptSchema>;
 
-const likeAnywhere = (column: AnySQLiteColumn, text: string): SQL =>
-  sql`${column} LIKE ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`;
+/**
+ * A GLOB pattern matching `text` anywhere, each letter as the class of its cases (`é` → `[éÉ]`), so the
+ * match ignores case beyond ASCII (SQLite's LIKE and lower() fold ASCII only); GLOB's own `*`, `?` and
+ * `[` are matched literally. It is a bound parameter like every other value.
+ */
+export function caseInsensitiveGlob(text: string): string {
+  let pattern = "*";
+  for (const c of text) {
+    if (c === "*" || c === "?" || c === "[") {
+      pattern += `[${c}]`;
+      continue;
+    }
+    const cases = [...new Set([c, c.toLowerCase(), c.toUpperCase()])].filter((v) => [...v].length === 1);
+    pattern += cases.length > 1 ? `[${cases.join("")}]` : c;
+  }
+  return `${pattern}*`;
+}
+
+const globAnywhere = (column: AnySQLiteColumn, text: string): SQL => sql`${column} GLOB ${caseInsensitiveGlob(text)}`;
 const hasSubstring = (column: AnySQLiteColumn, text: string): SQL => sql`instr(${column}, ${text}) > 0`;
 
-/** The search (blank matches all): text and summary case-insensitively (ASCII), number and extension as substrings. */
-function matching(q: string | undefined): SQL | undefined {
+/** The search (blank matches all): text and summary case-insensitively, number and extension as substrings. */
+function searching(q: string | undefined): SQL | undefined {
   const text = q?.trim();
   if (!text) return undefined;
   return or(
-    likeAnywhere(callTranscripts.transcript, text),
-    likeAnywhere(callTranscripts.summary, text),
+    globAnywhere(callTranscripts.transcript, text),
+    globAnywhere(callTranscripts.summary, text),
     hasSubstring(callTranscripts.phoneNumber, text),
     hasSubstring(callTranscripts.extensionId, text),
   );
 }
 
+/** Every filter of the query as one WHERE condition (undefined: no filter), each value a bound parameter. */
+function matching(filter: TranscriptFilter): SQL | undefined {
+  const conditions = [
+    searching(filter.q),
+    filter.from ? gte(callTranscripts.createdAt, new Date(filter.from)) : undefined,
+    filter.to ? lt(callTranscripts.createdAt, new Date(filter.to)) : undefined,
+    filter.sentiment ? sql`lower(${callTranscripts.sentiment}) = lower(${filter.sentiment})` : undefined,
+    filter.caller ? hasSubstring(callTranscripts.phoneNumber, filter.caller) : undefined,
+    filter.assistant
+      ? sql`exists (select 1 from ${aiCallLogs} where ${aiCallLogs.callId} = ${callTranscripts.callId} and ${aiCallLogs.assistantId} = ${filter.assistant})`
+      : undefined,
+  ].filter((c): c is SQL => c !== undefined);
+  return conditions.length ? and(...conditions) : undefined;
+}
+
 const newestFirst = [desc(callTranscripts.createdAt), desc(callTranscripts.id)] as const;
 
 /** GET /api/ai/transcripts without `limit`/`cursor`: every (matching) transcript with its text, newest first. */
-export const listTranscripts = (deps: Pick<Deps, "db">, query: Pick<TranscriptQuery, "q"> = {}): CallTranscript[] =>
+export const listTranscripts = (deps: Pick<Deps, "db">, query: TranscriptFilter = {}): CallTranscript[] =>
   deps.db
     .select()
     .from(callTranscripts)
-    .where(matching(query.q))
+    .where(matching(query))
     .orderBy(...newestFirst)
     .all()
     .map(toTranscript);
@@ -66,12 +101,12 @@ const count = (deps: Pick<Deps, "db">, where?: SQL) =>
   deps.db.select({ n: sql<number>`count(*)` }).from(callTranscripts).where(where).get()?.n ?? 0;
 
 /**
- * GET /api/ai/transcripts?limit=&cursor=&q=: `limit` transcripts older than the cursor, newest first,
+ * GET /api/ai/transcripts?limit=&cursor=&<filters>: `limit` matching transcripts older than the cursor, newest first,
  * each without its text but its first characters; with the counts for the screen's badge.
  */
 export function pageTranscripts(deps: Pick<Deps, "db">, query: TranscriptQuery): TranscriptPage {
   const limit = query.limit ?? TRANSCRIPT_PAGE_DEFAULT;
-  const search = matching(query.q);
+  const search = matching(query);
   const { transcript: _text, ...listed } = getTableColumns(callTranscripts);
   const rows = deps.db
     .select({ ...listed, preview: sql<string>`substr(${callTranscripts.transcript}, 1, ${TRANSCRIPT_PREVIEW_CHARS})` })
@@ -90,6 +125,108 @@ export function pageTranscripts(deps: Pick<Deps, "db">, query: TranscriptQuery):
     matched: search ? count(deps, search) : total,
   };
 }
+
+const EXPORT_BATCH = 500;
+
+/** The matching transcripts with their text, newest first, `EXPORT_BATCH` at a time (any number stays small in memory). */
+function* exportBatches(deps: Pick<Deps, "db">, filter: TranscriptFilter): Generator<CallTranscript[]> {
+  const where = matching(filter);
+  let cursor: string | undefined;
+  for (;;) {
+    const rows = deps.db
+      .select()
+      .from(callTranscripts)
+      .where(and(where, olderThan(cursor)))
+      .orderBy(...newestFirst)
+      .limit(EXPORT_BATCH)
+      .all();
+    if (rows.length) yield rows.map(toTranscript);
+    const last = rows[rows.length - 1];
+    if (rows.length < EXPORT_BATCH || !last) return;
+    cursor = cursorOf(last);
+  }
+}
+
+/** A stream of the batches' text: `head`, each batch through `line`, `tail` (every pull enqueues or closes). */
+function textStream<T>(
+  batches: Generator<T[]>,
+  parts: { head: string; line: (item: T, index: number) => string; tail: string },
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let sent = 0;
+  let headSent = false;
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (done) return controller.close();
+      if (!headSent) {
+        headSent = true;
+        controller.enqueue(encoder.encode(parts.head));
+        return;
+      }
+      const next = batches.next();
+      if (next.done) {
+        done = true;
+        controller.enqueue(encoder.encode(parts.tail));
+        return;
+      }
+      controller.enqueue(encoder.encode(next.value.map((item) => parts.line(item, sent++)).join("")));
+    },
+    cancel() {
+      batches.return(undefined);
+    },
+  });
+}
+
+export const TRANSCRIPT_CSV_COLUMNS = [
+  "id",
+  "created_at",
+  "call_id",
+  "phone_number",
+  "extension",
+  "direction",
+  "duration_seconds",
+  "sentiment",
+  "summary",
+  "keywords",
+  "recording_url",
+  "transcript",
+] as const;
+
+/** One transcript as a CSV line (cells through the audit export's `csvCell`: quoting, formula cells prefixed with `'`). */
+function csvLine(t: CallTranscript): string {
+  const cells = [
+    String(t.id),
+    t.createdAt,
+    t.callId,
+    t.phoneNumber,
+    t.extensionId,
+    t.direction,
+    t.duration === null ? null : String(t.duration),
+    t.sentiment,
+    t.summary,
+    t.keywords.join("; "),
+    t.recordingUrl,
+    t.transcript,
+  ];
+  return `${cells.map(csvCell).join(",")}\r\n`;
+}
+
+/** GET /api/ai/transcripts/export.csv: a header line, then one line per matching transcript, newest first; streamed. */
+export const transcriptCsvStream = (deps: Pick<Deps, "db">, filter: TranscriptFilter) =>
+  textStream(exportBatches(deps, filter), {
+    head: `${TRANSCRIPT_CSV_COLUMNS.join(",")}\r\n`,
+    line: csvLine,
+    tail: "",
+  });
+
+/** GET /api/ai/transcripts/export.json: a JSON array of the matching transcripts (the detail's form), newest first; streamed. */
+export const transcriptJsonStream = (deps: Pick<Deps, "db">, filter: TranscriptFilter) =>
+  textStream(exportBatches(deps, filter), {
+    head: "[",
+    line: (t, i) => `${i ? "," : ""}\n${JSON.stringify(t)}`,
+    tail: "\n]\n",
+  });
 
 /** One transcript with its whole text, or null when there is none with this id (the audit's before). */
 export function findTranscript(deps: Pick<Deps, "db">, rawId: string | undefined): CallTranscript | null {
@@ -112,7 +249,8 @@ export function getTranscript(deps: Pick<Deps, "db">, rawId: string | undefined)
  */
 export function storeTranscript(
   deps: Pick<Deps, "db" | "events" | "now">,
-  input: TranscriptInput,
+  /** `outcome` and `partial`: only the console's own sideband sets them (ADR 0042). */
+  input: TranscriptInput & { outcome?: string | null; partial?: boolean },
   apiTokenId?: number | null,
 ): CallTranscript {
   if (input.callId) {

@@ -29,6 +29,9 @@ export class NotFound extends DomainError {
 /** The request is valid, but clashes with what is stored (a number taken, a trunk still in use). */
 export class Conflict extends DomainError {}
 
+/** What was asked for existed but is gone for good (an undo after its window, or whose place was taken since). */
+export class Gone extends DomainError {}
+
 /** The input breaks a rule (bad field, missing prerequisite such as an unconfigured service). */
 export class Invalid extends DomainError {}
 

@@ -2,9 +2,15 @@
  * The web-dialer push: every extension's dialer config sent to the outside web
  * dialer as a signed webhook (`extension.updated`). SIP secrets are never sent:
  * the dialer fetches them through its own provisioning. Nothing is stored here.
+ *
+ * "Not configured" is a quiet state (issue 16, item 12): `dialerStatus` tells the web app, which then
+ * skips its background push after each extension write and shows a hint instead of a failure. An explicit
+ * push, and a configured dialer that fails, still report their failure.
  */
 import { extensions } from "../../db/schema";
+import type { DialerStatus } from "../../shared/credentials";
 import { byNumber } from "../../shared/sort";
+import { sipSettings } from "../accounts/settings";
 import { deadline } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { OutsideServiceFailed } from "../domain/errors";
@@ -14,6 +20,11 @@ import { type ClientDeps, clients } from "./outside";
 const CONCURRENCY = 8;
 /** The overall deadline of one push to every extension. */
 export const PUSH_DEADLINE_MS = 120_000;
+
+/** Whether the web dialer push is configured (API Settings or the environment); never a secret. */
+export function dialerStatus(deps: Pick<Deps, "credentials">): DialerStatus {
+  return { configured: deps.credentials.isConfigured("dialer") };
+}
 
 /** Pushes every extension in number order; a failure says how many went out before it. */
 export async function pushAllExtensions(
@@ -26,7 +37,7 @@ export async function pushAllExtensions(
     .from(extensions)
     .all()
     .sort((a, b) => byNumber(a.extension, b.extension));
-  const sip = deps.config.sip;
+  const sip = sipSettings(deps.db, deps.config).effective;
   let next = 0;
   let count = 0;
   const worker = async () => {

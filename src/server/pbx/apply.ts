@@ -40,6 +40,7 @@ import {
 import { objectItem, type SqlItem } from "./entities";
 import { type PbxRemote, withPbxHost } from "./host";
 import { forgetManaged, recordManaged } from "./managed";
+import type { PbxObject } from "./ownership";
 import { consoleObjects, type Plan, type PlanEntry, planOverGraphql, planOverSsh, planPath } from "./plan";
 
 export type ApplyDeps = DeployDeps & ClientDeps & Pick<Deps, "now">;
@@ -127,9 +128,16 @@ function sqlItems(sel: Selected): SqlItem[] {
 
 const idOf = (kind: string, key: string) => `${kind}:${key}`;
 
-/** What the backup before the write covers (backups.ts): the objects written and the ones deleted. */
+/**
+ * What the backup before the write covers (backups.ts): the objects written (a moved inbound route under
+ * its old DID too, so a roll back puts its row back there) and the ones deleted.
+ */
 const backupObjects = (sel: Selected) => [
-  ...sel.writes.map((e) => (e.desired as NonNullable<PlanEntry["desired"]>).object),
+  ...sel.writes.flatMap((e) => {
+    const o = (e.desired as NonNullable<PlanEntry["desired"]>).object;
+    const from = o.identity.kind === "number" ? o.identity.moveFrom : undefined;
+    return from === undefined ? [o] : [o, deletedObject({ kind: o.kind, key: from, label: o.label, pbxId: null })];
+  }),
   ...sel.deletes.map((e) =>
     deletedObject({ kind: e.item.kind, key: e.item.key, label: e.item.label, pbxId: e.item.pbxId }),
   ),
@@ -179,6 +187,8 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
         kind: e.item.kind,
         key: e.item.key,
         pbxId: e.item.pbxId ?? ids.get(e.item.id) ?? null,
+        // A page group's record keeps the members the console wrote (managed.ts `deployedMembers`).
+        members: e.item.kind === "pttGroup" ? writtenMembers(d.object) : undefined,
         consoleId: d.consoleId,
         origin: e.item.action === "conflict" ? "adopt" : "deploy",
         previousKey: e.record?.key,
@@ -207,6 +217,12 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
     }
     for (const e of deleted) forgetManaged(deps.db, e.item.kind, (e.record?.key ?? e.item.key) as string);
   };
+}
+
+/** The members a page group's write leaves as the console's (its list's entries). */
+function writtenMembers(o: PbxObject): string[] {
+  const list = o.lists.find((l) => l.table === "paging_groups");
+  return (list?.entries ?? []).map((e) => String(e.ext));
 }
 
 function checkFingerprint(plan: Plan, opts: ApplyOptions): void {

@@ -25,6 +25,7 @@ import { Conflict, Invalid, NotFound } from "../domain/errors";
 import type { JobProgress } from "../jobs/progress";
 import { type AstdbTree, parseAstdbShow } from "./astdb";
 import { type PbxRemote, withPbxHost } from "./host";
+import { rekeyManaged } from "./managed";
 import { EMPTY_OR_NULL, type ItemKind, isExpr, type PbxObject, ROUTE_ID, TRUNK_ID, type Value } from "./ownership";
 import { SESSION_SETUP } from "./script";
 import { str, UnsafeValueError } from "./sql";
@@ -67,6 +68,8 @@ interface ObjectScope {
   scopes: Scope[];
   /** An extension: its number (its AstDB trees are backed up). */
   extension: string | null;
+  /** An inbound route the apply moved to this DID (ADR 0036): the DID a roll back moves its record back to. */
+  movedFrom?: string;
 }
 
 interface TableRows {
@@ -160,6 +163,7 @@ function objectScope(o: PbxObject): ObjectScope {
     ref,
     scopes,
     extension: o.kind === "extension" ? o.key : null,
+    ...(id.kind === "number" && id.moveFrom !== undefined ? { movedFrom: id.moveFrom } : {}),
   };
 }
 
@@ -674,6 +678,9 @@ export async function rollbackBackup(
           .set({ restoredAt: new Date(deps.now()), restoredBy: by })
           .where(eq(configBackups.id, id))
           .run();
+        // A moved inbound route is back on its old DID: so is its record (else the next deploy would miss it).
+        for (const o of stored.objects)
+          if (o.movedFrom !== undefined) rekeyManaged(deps.db, o.kind, o.key, o.movedFrom);
         const astdbFailed = new Map<string, string>();
         if (astdb) {
           const extLabels = stored.objects.filter((o) => o.extension !== null).map((o) => o.label);

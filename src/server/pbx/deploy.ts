@@ -8,6 +8,7 @@
  */
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../db/schema";
+import { trunkChannelId } from "../../shared/inventory";
 import type { DeployItemResult, ReloadResult } from "../../shared/pbx";
 import { deadline, ServiceError } from "../clients/http";
 import type { Deps } from "../domain/deps";
@@ -220,7 +221,7 @@ async function updateTrunkStatus(deps: Pick<Deps, "db" | "events">, remote: PbxR
   const registrations = await remote.registrations().catch(() => null);
   const listed = await remote.trunkList().catch(() => []);
   for (const name of deployed) {
-    const channel = name.replace(/ /g, "_");
+    const channel = trunkChannelId(name);
     const entry = listed.find((t) => t.channelid === channel || t.channelid === name);
     const status =
       registrations?.get(channel) ?? (entry ? (entry.disabled === "on" ? "disabled" : "deployed") : "not on PBX");

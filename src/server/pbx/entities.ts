@@ -26,6 +26,7 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  type RouteOrder,
   type TrunkRow,
   trunkObject,
   type Value,
@@ -161,8 +162,15 @@ function listStatements(l: OwnedList): string[] {
         ...l.entries.map((e) => insertOne(e, entryMatch(e))),
       ];
     }
-    case "add":
-      return l.entries.map((e) => insertOne(e, entryMatch(e)));
+    case "add": {
+      // Entries the console wrote before and no longer lists go (ADR 0036); others (FreePBX's) stay.
+      const keyCol = l.key[0] as string;
+      const gone = (l.remove ?? []).map((e) => lit(e[keyCol] as Value));
+      return [
+        ...(gone.length ? [`DELETE FROM ${table} WHERE ${parent} AND ${ident(keyCol)} IN (${gone.join(", ")});`] : []),
+        ...l.entries.map((e) => insertOne(e, entryMatch(e))),
+      ];
+    }
     case "first": {
       const entry = l.entries[0] as Record<string, Value>;
       const keyCol = l.key[0] as string;
@@ -175,13 +183,51 @@ function listStatements(l: OwnedList): string[] {
     }
     case "ensure":
       return l.entries.map((e) => insertOne(e, parent));
+    case "order":
+      return [...l.entries.map((e) => insertOne(e, parent)), ...orderStatements(l.order)];
   }
+}
+
+/**
+ * The route (`@rid`) takes the `index`-th place (seq) among the console's routes in the route sequence,
+ * swapping with the console route that held it: the set of places the console's routes hold never
+ * changes, so routes the console does not manage keep theirs. Run in dial order, route after route, this
+ * is a selection sort; a route already in its place is a no-op (ADR 0040).
+ */
+function orderStatements(order: OwnedList["order"]): string[] {
+  if (!order) return [];
+  const mine = [
+    order.names.length ? `r.name IN (${order.names.map(str).join(", ")})` : "",
+    order.pbxIds.length ? `r.route_id IN (${order.pbxIds.map((id) => int(pbxInt(id))).join(", ")})` : "",
+  ].filter(Boolean);
+  if (!mine.length) return [];
+  const set = mine.join(" OR ");
+  return [
+    `SET @slot = (SELECT s.seq FROM outbound_route_sequence s JOIN outbound_routes r ON r.route_id = s.route_id WHERE ${set} ORDER BY s.seq, s.route_id LIMIT ${int(order.index)}, 1);`,
+    "SET @cur = (SELECT MIN(seq) FROM outbound_route_sequence WHERE route_id = @rid);",
+    `UPDATE outbound_route_sequence SET seq = @cur WHERE @slot IS NOT NULL AND seq = @slot AND route_id <> @rid AND route_id IN (SELECT r.route_id FROM outbound_routes r WHERE ${set});`,
+    "UPDATE outbound_route_sequence SET seq = @slot WHERE @slot IS NOT NULL AND route_id = @rid;",
+  ];
 }
 
 /** A recorded PBX id (trunkid, route_id): digits only. */
 export function pbxInt(id: string): number {
   if (!/^\d{1,9}$/.test(id)) throw new UnsafeValueError(`not a FreePBX id: ${JSON.stringify(id)}`);
   return Number(id);
+}
+
+/**
+ * A managed object whose key changed in the console (an inbound route's DID, ADR 0036): its row takes the
+ * new key, keeping every column, unless a row already has the new key (then nothing moves; the plan
+ * refuses that case before).
+ */
+function moveStatements(table: string, column: string, match: OwnedRow["match"], from: string | undefined): string[] {
+  if (from === undefined) return [];
+  const old = where({ ...match, [column]: from });
+  return [
+    `SET @key_taken = (SELECT COUNT(*) FROM ${ident(table)} WHERE ${where(match)});`,
+    `UPDATE ${ident(table)} SET ${ident(column)} = ${lit(match[column] as Value)} WHERE ${old} AND @key_taken = 0;`,
+  ];
 }
 
 /** Finds (or allocates) the object's PBX id and sets the "new object" flag. */
@@ -191,7 +237,10 @@ function identityStatements(o: PbxObject): string[] {
     case "number": {
       const [table, column] = id.column.split(".") as [string, string];
       const match = o.rows.find((r) => r.table === table)?.match ?? { [column]: id.value };
-      return [`SET ${NEW} = (SELECT COUNT(*) = 0 FROM ${ident(table)} WHERE ${where(match)});`];
+      return [
+        ...moveStatements(table, column, match, id.moveFrom),
+        `SET ${NEW} = (SELECT COUNT(*) = 0 FROM ${ident(table)} WHERE ${where(match)});`,
+      ];
     }
     case "trunk":
       return [
@@ -234,7 +283,8 @@ export function objectItem(o: PbxObject): SqlItem {
 export const extensionItem = (e: ExtensionRow) => objectItem(extensionObject(e));
 export const trunkItem = (t: TrunkRow) => objectItem(trunkObject(t));
 export const inboundItem = (r: InboundRow) => objectItem(inboundObject(r));
-export const outboundItem = (r: OutboundRow, trunk: TrunkRow | undefined) => objectItem(outboundObject(r, trunk));
+export const outboundItem = (r: OutboundRow, trunk: TrunkRow | undefined, order?: RouteOrder) =>
+  objectItem(outboundObject(r, trunk, order));
 export const pttItem = (g: PttRow) => objectItem(pttObject(g));
 
 export { int };

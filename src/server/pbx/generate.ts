@@ -5,7 +5,7 @@
  * steps, the counts) and the script download (`GET /api/config/script.sql`), whose bytes are what
  * `buildScript` makes of the same items. The SQL is sent once: the JSON no longer carries the script.
  */
-import { asc, desc, inArray } from "drizzle-orm";
+import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import { byNumber } from "../../shared/sort";
@@ -22,6 +22,7 @@ import {
   type TrunkRow,
   trunkItem,
 } from "./entities";
+import { routeOrders } from "./ownership";
 import { itemHeading, SCRIPT_END, scriptStart } from "./script";
 import { UnsafeValueError } from "./sql";
 
@@ -99,11 +100,14 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
     );
   }
   if (select.outboundRoute) {
+    // In dial order: each route takes its place among the console's routes in FreePBX's sequence (ADR 0040).
     const ids = db
-      .select({ id: outboundRoutes.id })
+      .select({ id: outboundRoutes.id, name: outboundRoutes.name })
       .from(outboundRoutes)
-      .orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id))
+      .orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id))
       .all();
+    const orders = routeOrders(ids);
+    const orderOf = new Map(ids.map((r, i) => [r.id, orders[i]]));
     // A route names its trunk; the console holds a handful of trunks (their secrets stay sealed: unused).
     let byId: Map<number, TrunkRow> | undefined;
     const trunkOf = (id: number | null) => {
@@ -122,7 +126,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
         ids.map((r) => r.id),
         (batch) => db.select().from(outboundRoutes).where(inArray(outboundRoutes.id, batch)).all(),
         (r) => r.name,
-        (r) => outboundItem(r, trunkOf(r.trunkId)),
+        (r) => outboundItem(r, trunkOf(r.trunkId), orderOf.get(r.id)),
       ),
     );
   }

@@ -22,8 +22,10 @@ import {
   pbxProblem,
   providerAddressProblem,
   pttRules,
+  trunkChannelId,
   trunkNameProblem,
   trunkRules,
+  trunkTypeDeployProblem,
 } from "../../shared/inventory";
 import { dialPattern, must, UnsafeValueError } from "./sql";
 
@@ -88,16 +90,40 @@ export interface OwnedKeywords {
 /**
  * Entries of a child table under a parent (`parent` columns), each identified by `key`.
  * - `exact`: the console's entries are the list; others are removed.
- * - `add`: the console's entries are added; others are kept (the console cannot yet tell
- *   an entry it added before from one an administrator added, see ADR 0023).
+ * - `add`: the console's entries are added, and the entries it wrote before and no longer lists
+ *   (`remove`, known from its record: ADR 0036) are removed; entries added in FreePBX are kept.
  * - `first`: the console's one entry is at seq 0; entries after it (failover) are kept.
+ * - `ensure`: one entry exists (added when missing).
+ * - `order`: `ensure`, then the route takes the `order.index`-th of the places (seq values) the console's
+ *   routes hold in `outbound_route_sequence`, swapping with the console route that held it; routes the
+ *   console does not manage keep their seq (ADR 0040).
  */
 export interface OwnedList {
   table: "outbound_route_patterns" | "outbound_route_trunks" | "outbound_route_sequence" | "paging_groups";
   parent: Record<string, Value>;
   key: string[];
   entries: Record<string, Value>[];
-  policy: "exact" | "add" | "first" | "ensure";
+  policy: "exact" | "add" | "first" | "ensure" | "order";
+  order?: RouteOrder;
+  /** `add`: entries the console wrote before and no longer lists; they are removed. */
+  remove?: Record<string, Value>[];
+}
+
+/**
+ * A console route's place in the dial order (ADR 0040): `index` among the console's routes (0 first), and
+ * which PBX routes are the console's: those named `names` (every console route) or with a recorded
+ * route_id in `pbxIds`.
+ */
+export interface RouteOrder {
+  index: number;
+  names: string[];
+  pbxIds: string[];
+}
+
+/** Each console route's `RouteOrder`, from the routes in dial order (and their recorded route_ids, when known). */
+export function routeOrders(routes: readonly { name: string }[], pbxIds: readonly string[] = []): RouteOrder[] {
+  const names = routes.map((r) => r.name);
+  return routes.map((_, index) => ({ index, names, pbxIds: [...pbxIds] }));
 }
 
 /**
@@ -108,7 +134,11 @@ export interface OwnedList {
  *   `@rtid` = the route's trunk, which must already be on the PBX.
  */
 export type Identity =
-  | { kind: "number"; column: string; value: string }
+  /**
+   * `moveFrom`: the key the managed object has on the PBX now (an inbound route whose DID the console
+   * changed): its row takes the new key first, keeping every setting (ADR 0036).
+   */
+  | { kind: "number"; column: string; value: string; moveFrom?: string }
   /** `pbxId`: the trunkid the console recorded for it (ADR 0025): found by id, so a rename keeps the object. */
   | { kind: "trunk"; name: string; pbxId?: string }
   /** `pbxId`: the recorded route_id; `trunkPbxId`: the recorded trunkid of the route's trunk. */
@@ -286,10 +316,7 @@ export function extensionObject(e: ExtensionRow): PbxObject {
 export function trunkObject(t: TrunkRow): PbxObject {
   must(pbxProblem(trunkRules, t));
   const name = t.name;
-  if (t.type !== "sip")
-    throw new UnsafeValueError(
-      `Only SIP (PJSIP) trunks are deployed; ${t.type.toUpperCase()} trunks are set up in FreePBX`,
-    );
+  must(trunkTypeDeployProblem(t.type));
   for (const a of t.providerAddresses) must(providerAddressProblem(a));
   const username = configToken(t.username, "Username");
   // Credentials: username/secret, the chosen authentication, registration when on. IP authentication
@@ -321,7 +348,7 @@ export function trunkObject(t: TrunkRow): PbxObject {
       {
         table: "trunks",
         match: { trunkid: TRUNK_ID },
-        owned: { name, channelid: name.replace(/ /g, "_") },
+        owned: { name, channelid: trunkChannelId(name) },
         defaults: {
           tech: "pjsip",
           outcid: "",
@@ -438,10 +465,11 @@ export function inboundObject(r: InboundRow): PbxObject {
 /**
  * Outbound route. Owned: the name, the dial-pattern list (by match_pattern_pass: a pattern
  * the PBX already has keeps its prefix/prepend/CID; patterns the console does not list are
- * removed) and the FIRST trunk (seq 0); failover trunks after it, the route's caller ID,
- * emergency flag, password, music and its place in the route order are FreePBX's.
+ * removed), the FIRST trunk (seq 0) and, given `order`, its place among the console's routes in the
+ * route sequence (ADR 0040); failover trunks after it, the route's caller ID, emergency flag, password,
+ * music and the places of routes made in FreePBX are FreePBX's.
  */
-export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): PbxObject {
+export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined, order?: RouteOrder): PbxObject {
   must(pbxProblem(outboundRules, r));
   const name = r.name;
   if (!trunk) throw new UnsafeValueError("The route's trunk no longer exists");
@@ -499,7 +527,7 @@ export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): Pbx
         parent: route,
         key: [],
         entries: [{ seq: { sql: "(SELECT COALESCE(MAX(seq) + 1, 0) FROM outbound_route_sequence)", text: "last" } }],
-        policy: "ensure",
+        ...(order ? { policy: "order" as const, order } : { policy: "ensure" as const }),
       },
     ],
   };
@@ -508,10 +536,11 @@ export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined): Pbx
 /**
  * PTT group = FreePBX page group. Owned: the group's label (FreePBX's `description` column
  * holds the page group's NAME; the console's own description stays in the console), duplex,
- * and its members (added; members added in FreePBX are kept). Busy handling, announcement
- * and volume are FreePBX's.
+ * and its members: the console's are added, and those it wrote before (`deployed`, from its
+ * record; null when unknown) and no longer lists are removed; members added in FreePBX are kept.
+ * Busy handling, announcement and volume are FreePBX's.
  */
-export function pttObject(g: PttRow): PbxObject {
+export function pttObject(g: PttRow, deployed: readonly string[] | null = null): PbxObject {
   must(pbxProblem(pttRules, g));
   const number = g.extension;
   const name = g.name;
@@ -533,6 +562,17 @@ export function pttObject(g: PttRow): PbxObject {
       },
     ],
     keywords: [],
-    lists: [{ table: "paging_groups", parent, key: ["ext"], entries: members.map((m) => ({ ext: m })), policy: "add" }],
+    lists: [
+      {
+        table: "paging_groups",
+        parent,
+        key: ["ext"],
+        entries: members.map((m) => ({ ext: m })),
+        policy: "add",
+        remove: [...new Set(deployed ?? [])]
+          .filter((m) => !members.includes(m) && !memberProblem(m))
+          .map((m) => ({ ext: m })),
+      },
+    ],
   };
 }

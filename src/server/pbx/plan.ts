@@ -16,7 +16,7 @@
  * same fingerprint.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { asc, desc } from "drizzle-orm";
+import { asc } from "drizzle-orm";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import type { DeployKind } from "../../shared/pbx";
 import {
@@ -36,7 +36,7 @@ import { Invalid } from "../domain/errors";
 import { type ClientDeps, clients } from "../integrations/outside";
 import { withOpenSecret } from "../inventory/sip-secrets";
 import { type PbxRemote, withPbxHost } from "./host";
-import { type ManagedRecord, managedOf } from "./managed";
+import { deployedMembers, KEY_CHANGE, type ManagedRecord, managedOf } from "./managed";
 import {
   destinationString,
   EMPTY_OR_NULL,
@@ -46,11 +46,14 @@ import {
   type ItemKind,
   inboundObject,
   isExpr,
+  type OwnedList,
   type OwnedRow,
   outboundObject,
   type PbxObject,
+  type PttRow,
   pttObject,
   ROUTE_ID,
+  routeOrders,
   TRUNK_ID,
   type TrunkRow,
   trunkObject,
@@ -124,18 +127,18 @@ function desiredObjects(
     add("extension", rows, (e) => e.extension, extensionObject);
   }
   if (kinds.includes("outboundRoute")) {
-    const rows = db
-      .select()
-      .from(outboundRoutes)
-      .orderBy(desc(outboundRoutes.routeOrder), asc(outboundRoutes.id))
-      .all();
+    const rows = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
+    // In dial order; the console's routes on the PBX are those with its names or its recorded route_ids (ADR 0040).
+    const routePbxIds = records.flatMap((r) => (r.kind === "outboundRoute" && r.pbxId ? [r.pbxId] : []));
+    const orders = routeOrders(rows, routePbxIds);
+    const orderOf = new Map(rows.map((r, i) => [r.id, orders[i]]));
     add(
       "outboundRoute",
       rows,
       (r) => r.name,
       (r) => {
         const trunk = allTrunks.find((t) => t.id === r.trunkId);
-        const o = outboundObject(r, trunk);
+        const o = outboundObject(r, trunk, orderOf.get(r.id));
         const tid = trunk ? trunkRecord(trunk.id)?.pbxId : null;
         if (tid && o.identity.kind === "outboundRoute") o.identity = { ...o.identity, trunkPbxId: tid };
         return o;
@@ -155,7 +158,14 @@ function desiredObjects(
       .from(pttGroups)
       .all()
       .sort((a, b) => byNumber(a.extension, b.extension));
-    add("pttGroup", rows, (g) => g.extension, pttObject);
+    // The members the console wrote last (its record) are the ones a removal in the console takes away (ADR 0036).
+    const recordOfGroup = (g: PttRow) => records.find((r) => r.kind === "pttGroup" && r.key === g.extension);
+    add(
+      "pttGroup",
+      rows,
+      (g) => g.extension,
+      (g) => pttObject(g, deployedMembers(recordOfGroup(g))),
+    );
   }
   return { desired, refused };
 }
@@ -184,7 +194,7 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   outbound_routes: ["route_id", "name"],
   outbound_route_patterns: ["route_id", "match_pattern_pass"],
   outbound_route_trunks: ["route_id", "trunk_id", "seq"],
-  outbound_route_sequence: ["route_id"],
+  outbound_route_sequence: ["route_id", "seq"],
   incoming: ["extension", "cidnum", "destination", "description"],
   paging_config: ["page_group", "description", "duplex"],
   paging_groups: ["page_number", "ext"],
@@ -342,7 +352,9 @@ function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] {
         const col = l.key[0] as string;
         const now = entries.map((e) => e[col] ?? "");
         const missing = l.entries.map((e) => String(e[col])).filter((x) => !now.includes(x));
-        if (missing.length) push(l.table, listText(now), listText([...now, ...missing]));
+        const gone = new Set((l.remove ?? []).map((e) => String(e[col])).filter((x) => now.includes(x)));
+        if (missing.length || gone.size)
+          push(l.table, listText(now), listText([...now.filter((x) => !gone.has(x)), ...missing]));
         break;
       }
       case "first": {
@@ -357,9 +369,37 @@ function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] {
       case "ensure":
         if (entries.length === 0) push(l.table, null, "last");
         break;
+      case "order": {
+        const place = routePlace(live, l, parentId ?? null);
+        if (place.from !== place.to) push(`${l.table} (dial order)`, place.from, place.to);
+        break;
+      }
     }
   }
   return out;
+}
+
+/**
+ * A console route's place in the dial order, as "n of N" among the console's routes: where it is on the
+ * PBX now (null when not in the sequence yet) and where the console puts it (ADR 0040). The places are the
+ * seq values the console's routes hold, plus one after the end for each console route not in it yet.
+ */
+function routePlace(live: LiveDb, l: OwnedList, routeId: string | null): { from: string | null; to: string | null } {
+  const order = l.order;
+  if (!order) return { from: null, to: null };
+  const names = new Set(order.names);
+  const ids = new Set(order.pbxIds);
+  const nameOf = new Map((live.tables.outbound_routes ?? []).map((r) => [r.route_id ?? "", r.name ?? ""]));
+  const seqRows = (live.tables.outbound_route_sequence ?? []).map((r) => ({
+    id: r.route_id ?? "",
+    seq: Number(r.seq ?? Number.NaN),
+  }));
+  const mine = seqRows
+    .filter((r) => ids.has(r.id) || names.has(nameOf.get(r.id) ?? "\u0000"))
+    .sort((a, b) => a.seq - b.seq || Number(a.id) - Number(b.id));
+  const total = Math.max(order.names.length, mine.length);
+  const at = routeId === null ? -1 : mine.findIndex((r) => r.id === routeId);
+  return { from: at < 0 ? null : `${at + 1} of ${total}`, to: `${order.index + 1} of ${total}` };
 }
 
 // ---------- matching the console, the records and the PBX ----------
@@ -387,7 +427,10 @@ interface Matched {
   record?: ManagedRecord;
 }
 
-/** Pairs console objects with their records: trunks and routes by console row first (a rename), else by key. */
+/**
+ * Pairs console objects with their records: trunks, outbound and inbound routes by console row first (a
+ * rename or a DID change, `KEY_CHANGE`), else by key.
+ */
 function match(desired: Desired[], records: ManagedRecord[], kinds: ItemKind[]): Matched[] {
   const used = new Set<number>();
   const out: Matched[] = [];
@@ -398,7 +441,8 @@ function match(desired: Desired[], records: ManagedRecord[], kinds: ItemKind[]):
   const free = (r: ManagedRecord | undefined) => (r && !used.has(r.id) ? r : undefined);
   for (const d of desired) {
     const kind = d.object.kind;
-    const renamable = kind === "trunk" || kind === "outboundRoute";
+    // A key the console may change (a rename, a DID) keeps its record; a number it may not is matched by key.
+    const renamable = KEY_CHANGE[kind] !== "refuse";
     const record =
       (renamable ? free(byRow.get(`${kind}:${d.consoleId}`)) : undefined) ?? free(byKey.get(`${kind}:${d.object.key}`));
     if (record) used.add(record.id);
@@ -443,11 +487,12 @@ function entry(
 }
 
 /** Plans one matched object against the PBX read over SSH. */
-function planSsh(m: Matched, live: LiveDb): PlanEntry {
-  const { desired: d, record } = m;
+function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
+  const { record } = m;
+  let d = m.desired;
   if (!d) {
     const r = record as ManagedRecord;
-    return entry(r.kind, r.key, r.key, "delete", [], r.pbxId, {
+    return entry(r.kind, r.key, r.key, "delete", [], pbxIdOf(r), {
       record: r,
       note:
         r.kind === "extension"
@@ -463,7 +508,8 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
   if (o.identity.kind === "trunk") {
     const byId = record?.pbxId ? find(live, "trunks", ["trunkid"], [record.pbxId]) : undefined;
     const byName = find(live, "trunks", ["name"], [o.identity.name]);
-    const hit = record ? (record.pbxId ? byId : byName) : byName;
+    // A record without a trunkid: the trunk has the record's name (the name it was deployed with).
+    const hit = record ? (record.pbxId ? byId : find(live, "trunks", ["name"], [record.key])) : byName;
     if (hit) {
       exists = true;
       pbxId = hit.trunkid ?? null;
@@ -473,7 +519,7 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
   } else if (o.identity.kind === "outboundRoute") {
     const byId = record?.pbxId ? find(live, "outbound_routes", ["route_id"], [record.pbxId]) : undefined;
     const byName = find(live, "outbound_routes", ["name"], [o.identity.name]);
-    const hit = record ? (record.pbxId ? byId : byName) : byName;
+    const hit = record ? (record.pbxId ? byId : find(live, "outbound_routes", ["name"], [record.key])) : byName;
     if (hit) {
       exists = true;
       pbxId = hit.route_id ?? null;
@@ -485,7 +531,26 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
   } else {
     exists = o.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
   }
-  const raw = diffObject(o, live, ids);
+  let raw = diffObject(o, live, ids);
+  // A managed object whose key the console changed (an inbound route's DID, ADR 0036): its row moves.
+  const from = o.identity.kind === "number" && record && record.key !== o.key ? record.key : null;
+  let adoptMoved = false;
+  if (from !== null && KEY_CHANGE[o.kind] === "move") {
+    const old = movedObject(o, from);
+    const oldExists = old.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
+    if (oldExists && exists)
+      return {
+        kind: o.kind as DeployKind,
+        key: o.key,
+        reason: `The DID changed from ${from}, but ${o.key} already has an inbound route on the PBX: this route stays on ${from} until that one is gone (removed in FreePBX, or deleted by a deploy of the console's)`,
+      };
+    if (oldExists) {
+      exists = true;
+      raw = [{ field: keyField(o), from, to: o.key }, ...diffObject(old, live, ids)];
+      note = `DID changed from ${from}: the same FreePBX inbound route moves to ${o.key} and keeps its settings; ${from} no longer routes calls`;
+      d = { ...d, object: old.moved };
+    } else if (exists) adoptMoved = true;
+  }
   if (o.kind === "extension" && exists && live.astdb && !live.astdb.has(o.key))
     raw.push({ field: "astdb", from: null, to: "DEVICE/AMPUSER entries" });
   const mailbox = o.kind === "extension" ? mailboxChange(o, live) : null;
@@ -494,10 +559,11 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
     if (record) note = "Managed by the console but no longer on the PBX: it is created again";
     return entry(o.kind, o.key, o.label, "create", raw, null, { desired: withPbxId(d, null), record, note });
   }
-  if (!record)
+  if (!record || adoptMoved)
     return entry(o.kind, o.key, o.label, "conflict", raw, pbxId, {
       desired: withPbxId(d, pbxId),
       foundPbxId: pbxId,
+      record,
       note: raw.length === 0 ? `${CONFLICT_NOTE}. It already has the console's values.` : CONFLICT_NOTE,
     });
   return entry(o.kind, o.key, o.label, raw.length ? "update" : "unchanged", raw, pbxId, {
@@ -506,6 +572,21 @@ function planSsh(m: Matched, live: LiveDb): PlanEntry {
     note,
   });
 }
+
+/** The object as it is on the PBX under its recorded key `from`, and the object that moves from there. */
+function movedObject(o: PbxObject, from: string): PbxObject & { moved: PbxObject } {
+  const id = o.identity;
+  if (id.kind !== "number") throw new Error(`${o.kind} ${o.key}: only a number key moves`);
+  const [table, column] = id.column.split(".") as [string, string];
+  const rows = o.rows.map((r) => (r.table === table ? { ...r, match: { ...r.match, [column]: from } } : r));
+  return { ...o, key: from, rows, moved: { ...o, identity: { ...id, moveFrom: from } } };
+}
+
+/** The column that holds a number-keyed object's key (`incoming.extension`). */
+const keyField = (o: PbxObject) => (o.identity.kind === "number" ? o.identity.column : "key");
+
+/** The PBX id a record shows: a page group has none (its record keeps its members instead). */
+const pbxIdOf = (r: ManagedRecord) => (r.kind === "pttGroup" ? null : r.pbxId);
 
 /**
  * An extension with voicemail on whose mailbox is not in voicemail.conf (in the context its users row will
@@ -585,7 +666,7 @@ async function readGql(client: FreePbxClient, kinds: ItemKind[]): Promise<GqlLiv
 
 const onOff = (b: boolean) => (b ? "enabled" : "novm");
 
-function planGql(m: Matched, live: GqlLive): PlanEntry {
+function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
   const { desired: d, record } = m;
   if (!d) {
     const r = record as ManagedRecord;
@@ -609,6 +690,13 @@ function planGql(m: Matched, live: GqlLive): PlanEntry {
     if (e.secret) push("secret", now?.secret ?? null, e.secret);
   } else {
     const r = d.row as InboundRow;
+    // The API cannot move a route with its settings (ADR 0036): while the old DID is there, nothing is written.
+    if (record && record.key !== o.key && live.inbound.has(record.key))
+      return {
+        kind: o.kind as DeployKind,
+        key: o.key,
+        reason: `The DID changed from ${record.key}: FreePBX's API cannot move an inbound route with its settings. Configure the PBX host (SSH) in API Settings to deploy it, or change the DID in FreePBX too`,
+      };
     const now = live.inbound.get(o.key);
     exists = Boolean(now);
     push("description", now?.description ?? null, r.description);
@@ -619,8 +707,14 @@ function planGql(m: Matched, live: GqlLive): PlanEntry {
     if (!known) push("destination", now?.destination ?? null, to);
   }
   if (!exists) return entry(o.kind, o.key, o.label, "create", raw, null, { desired: d, record });
-  if (!record)
-    return entry(o.kind, o.key, o.label, "conflict", raw, null, { desired: d, foundPbxId: null, note: CONFLICT_NOTE });
+  // A moved route's new DID already on the PBX is not the console's route: adopting it is the user's choice.
+  if (!record || record.key !== o.key)
+    return entry(o.kind, o.key, o.label, "conflict", raw, null, {
+      desired: d,
+      foundPbxId: null,
+      record,
+      note: CONFLICT_NOTE,
+    });
   return entry(o.kind, o.key, o.label, raw.length ? "update" : "unchanged", raw, null, { desired: d, record });
 }
 
@@ -697,7 +791,12 @@ export async function planOverSsh(
   const records = managedOf(deps.db, kinds);
   const { desired, refused } = desiredObjects(deps, kinds, records);
   const live = await readLive(remote, kinds, desired);
-  const entries = match(desired, records, kinds).map((m) => planSsh(m, live));
+  const entries: PlanEntry[] = [];
+  for (const m of match(desired, records, kinds)) {
+    const planned = planSsh(m, live);
+    if ("item" in planned) entries.push(planned);
+    else refused.push(planned);
+  }
   return assemble(deps, target, "ssh", entries, refused);
 }
 
@@ -719,7 +818,9 @@ export async function planOverGraphql(deps: PlanDeps, client: FreePbxClient, tar
         });
       continue;
     }
-    entries.push(planGql(m, live));
+    const planned = planGql(m, live);
+    if ("item" in planned) entries.push(planned);
+    else refused.push(planned);
   }
   return assemble(deps, target, "graphql", entries, refused);
 }

@@ -1,9 +1,9 @@
 import { aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
 import { patchOf } from "../../shared/fields";
 import { routeDecision } from "../ai/routing";
-import { createRule, deleteRule, listRules, updateRule } from "../ai/rules";
+import { createRule, deleteRule, dependentsOfRule, listRules, updateRule } from "../ai/rules";
 import { loadById, type RouteDef, route } from "../context";
-import { json, noContent } from "../http";
+import { json } from "../http";
 
 /** AI routing rules and the decision they make for a call's facts. */
 export const aiRuleRoutes: RouteDef[] = [
@@ -35,13 +35,16 @@ export const aiRuleRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/ai/routing-rules/:id",
-    summary: "Delete a routing rule",
+    summary: "Delete a routing rule; answers an undo token",
     publishes: ["ai-rules-updated"],
     audit: { action: "ai.rule.delete", object: "ai-rule", load: loadById(listRules) },
-    handler: ({ app, params }) => {
-      deleteRule(app, params.id);
-      return noContent();
-    },
+    handler: ({ app, params }) => json(deleteRule(app, params.id)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/routing-rules/:id/dependents",
+    summary: "What depends on a routing rule (none in the console); any dependent blocks the delete",
+    handler: ({ app, params }) => json(dependentsOfRule(app, params.id)),
   }),
   route({
     method: "POST",

@@ -1,4 +1,4 @@
-import { callTranscriptSchema, transcriptQuerySchema } from "../../shared/ai";
+import { callTranscriptSchema, transcriptFilterSchema, transcriptQuerySchema } from "../../shared/ai";
 import {
   deleteTranscript,
   findTranscript,
@@ -6,9 +6,11 @@ import {
   listTranscripts,
   pageTranscripts,
   storeTranscript,
+  transcriptCsvStream,
+  transcriptJsonStream,
 } from "../ai/transcripts";
 import { type RouteDef, route } from "../context";
-import { json, noContent } from "../http";
+import { download, json, noContent } from "../http";
 
 /**
  * Call transcripts: the console lists and deletes them (session); the voice
@@ -19,7 +21,7 @@ export const aiTranscriptRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ai/transcripts",
     summary:
-      "Call transcripts, newest first; q searches text and summary (case-insensitive), phone number and extension. With limit or cursor: one page { items (without the text, its first characters as preview), nextCursor, total, matched }; without: the whole list with the text",
+      "Call transcripts, newest first; filters: q searches text and summary (case-insensitive), phone number and extension; from (inclusive) and to (exclusive) ISO 8601 times; sentiment; assistant (id); caller (part of the number). With limit or cursor: one page { items (without the text, its first characters as preview), nextCursor, total, matched }; without: the whole list with the text",
     query: transcriptQuerySchema,
     etag: ["call_transcripts"],
     handler: ({ app, query }) =>
@@ -28,6 +30,33 @@ export const aiTranscriptRoutes: RouteDef[] = [
           ? pageTranscripts(app, query)
           : listTranscripts(app, query),
       ),
+  }),
+  // Before /:id, which would take "export.csv" for an id.
+  route({
+    method: "GET",
+    path: "/api/ai/transcripts/export.csv",
+    summary:
+      "The filtered call transcripts as CSV (the list's filters; a header line, then one line per transcript with its text, newest first; streamed)",
+    query: transcriptFilterSchema,
+    audit: { action: "ai.transcripts.export" },
+    handler: ({ app, query }) =>
+      download(transcriptCsvStream(app, query), {
+        filename: "call-transcripts.csv",
+        contentType: "text/csv;charset=utf-8",
+      }),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/transcripts/export.json",
+    summary:
+      "The filtered call transcripts as a JSON array (the list's filters; each with its text, newest first; streamed)",
+    query: transcriptFilterSchema,
+    audit: { action: "ai.transcripts.export" },
+    handler: ({ app, query }) =>
+      download(transcriptJsonStream(app, query), {
+        filename: "call-transcripts.json",
+        contentType: "application/json;charset=utf-8",
+      }),
   }),
   route({
     method: "GET",

@@ -1,9 +1,17 @@
 import { aiAssistantSchema } from "../../shared/ai";
 import { patchOf } from "../../shared/fields";
-import { createAssistant, deleteAssistant, listAssistants, sipUriInfo, updateAssistant } from "../ai/assistants";
+import {
+  createAssistant,
+  deleteAssistant,
+  dependentsOfAssistant,
+  listAssistants,
+  sipUriInfo,
+  updateAssistant,
+} from "../ai/assistants";
 import { listCallLogs } from "../ai/calls";
+import { listAiMessages } from "../ai/messages";
 import { loadById, type RouteDef, route } from "../context";
-import { json, noContent } from "../http";
+import { json } from "../http";
 
 /** AI assistants, what the AI Assistants page shows about the SIP connector, and the call log. */
 export const aiRoutes: RouteDef[] = [
@@ -35,13 +43,17 @@ export const aiRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/ai/assistants/:id",
-    summary: "Delete an AI assistant",
+    summary: "Delete an AI assistant no routing rule transfers to; answers an undo token",
     publishes: ["ai-assistants-updated"],
     audit: { action: "ai.assistant.delete", object: "ai-assistant", load: loadById(listAssistants) },
-    handler: ({ app, params }) => {
-      deleteAssistant(app, params.id);
-      return noContent();
-    },
+    handler: ({ app, params }) => json(deleteAssistant(app, params.id)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/assistants/:id/dependents",
+    summary:
+      "What depends on an AI assistant (the routing rules transferring calls to it); any dependent blocks the delete",
+    handler: ({ app, params }) => json(dependentsOfAssistant(app, params.id)),
   }),
   route({
     method: "GET",
@@ -54,5 +66,12 @@ export const aiRoutes: RouteDef[] = [
     path: "/api/ai/calls",
     summary: "The last 100 incoming AI calls and what was done with each",
     handler: ({ app }) => json(listCallLogs(app)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/messages",
+    summary: "Messages AI assistants took during calls (take_message), newest first, at most 500",
+    etag: ["ai_messages"],
+    handler: ({ app }) => json(listAiMessages(app)),
   }),
 ];

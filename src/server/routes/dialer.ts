@@ -1,8 +1,15 @@
 import { type RouteDef, route } from "../context";
 import { json } from "../http";
-import { pushAllExtensions } from "../integrations/dialer";
+import { dialerStatus, pushAllExtensions } from "../integrations/dialer";
 
 export const dialerRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/api/dialer/status",
+    summary:
+      "Whether the web dialer push is configured (the web app skips its background push and shows a hint when not)",
+    handler: ({ app }) => json(dialerStatus(app)),
+  }),
   route({
     method: "POST",
     path: "/api/dialer/push-all",

@@ -9,6 +9,7 @@ import { aiWebhookRoutes } from "./ai-webhook";
 import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
+import { bulkCsvRoutes } from "./bulk-csv";
 import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
 import { dashboardRoutes } from "./dashboard";
@@ -18,11 +19,13 @@ import { extensionRoutes } from "./extensions";
 import { jobRoutes } from "./jobs";
 import { liveRoutes } from "./live";
 import { pbxRoutes } from "./pbx";
+import { provisioningRoutes } from "./provisioning";
 import { pttGroupRoutes } from "./ptt-groups";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./routes";
 import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
+import { undoRoutes } from "./undo";
 import { userRoutes } from "./users";
 import { vpsRoutes } from "./vps";
 import { wizardRoutes } from "./wizard";
@@ -30,11 +33,14 @@ import { wizardRoutes } from "./wizard";
 /** Every /api route. Each area's module contributes its own list; this table is also the API contract. */
 export const apiRoutes: RouteDef[] = [
   ...authRoutes,
+  // Before the entities' own routes: `export.csv` and `import` are never read as an `:id`.
+  ...bulkCsvRoutes,
   ...extensionRoutes,
   ...trunkRoutes,
   ...inboundRouteRoutes,
   ...outboundRouteRoutes,
   ...pttGroupRoutes,
+  ...undoRoutes,
   ...dashboardRoutes,
   ...wizardRoutes,
   ...vpsRoutes,
@@ -44,6 +50,7 @@ export const apiRoutes: RouteDef[] = [
   ...aiRuleRoutes,
   ...aiTokenRoutes,
   ...aiWebhookRoutes,
+  ...provisioningRoutes,
   ...credentialRoutes,
   ...telnyxRoutes,
   ...pbxRoutes,

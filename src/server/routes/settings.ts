@@ -1,9 +1,9 @@
-import { securitySettingsSchema } from "../../shared/settings";
-import { securitySettings, updateSecuritySettings } from "../accounts/settings";
+import { securitySettingsSchema, sipSettingsSchema } from "../../shared/settings";
+import { securitySettings, sipSettings, updateSecuritySettings, updateSipSettings } from "../accounts/settings";
 import { type RouteDef, route, signedInUser } from "../context";
 import { json } from "../http";
 
-/** Console-wide settings: administrators only. */
+/** Console-wide settings: administrators change them (the public SIP host is readable by every role). */
 export const settingsRoutes: RouteDef[] = [
   route({
     method: "GET",
@@ -22,5 +22,22 @@ export const settingsRoutes: RouteDef[] = [
     publishes: ["settings-updated"],
     audit: { action: "settings.security", object: "settings", load: (app) => securitySettings(app.db) },
     handler: ({ app, user, body }) => json(updateSecuritySettings(app, signedInUser(user), body)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/settings/sip",
+    summary:
+      "The public SIP host softphones dial (provisioning links, SIP details): the setting, what is in effect, and a warning when it is loopback, private or unset",
+    handler: ({ app }) => json(sipSettings(app.db, app.config)),
+  }),
+  route({
+    method: "PUT",
+    path: "/api/settings/sip",
+    minRole: "admin",
+    summary: "Change the public SIP host and port softphones dial (an empty host falls back to SIP_SERVER_HOST)",
+    body: sipSettingsSchema,
+    publishes: ["settings-updated"],
+    audit: { action: "settings.sip", object: "settings", load: (app) => sipSettings(app.db, app.config) },
+    handler: ({ app, body }) => json(updateSipSettings(app, body)),
   }),
 ];

@@ -98,13 +98,23 @@ function withSecretsSent(changes: AuditChange[], body: unknown): AuditChange[] {
   return [...changes, ...sent];
 }
 
+/** The action and object a route acting on several kinds names in its answer (`AuditSpec.ofAnswer`). */
+function namedByAnswer(spec: AuditSpec, answer: unknown): ReturnType<NonNullable<AuditSpec["ofAnswer"]>> {
+  try {
+    return spec.ofAnswer?.(answer);
+  } catch {
+    return undefined;
+  }
+}
+
 /** After the answer: records the call (never throws; the answer is returned unchanged by the caller). */
 export async function auditAfter(app: AppContext, draft: AuditDraft, res: Response): Promise<void> {
   const { spec } = draft;
   const ok = res.status < 400;
   // The answer is read (a clone) only where the record uses it: a streamed answer (the generated
   // configuration, ADR 0032) must not be read to its end before it is sent.
-  const usesAnswer = !ok || spec.detail || spec.object || spec.load || (!draft.user && draft.apiTokenId === null);
+  const usesAnswer =
+    !ok || spec.detail || spec.object || spec.load || spec.ofAnswer || (!draft.user && draft.apiTokenId === null);
   const answer = usesAnswer ? await answerJson(res) : undefined;
   let after: object | null = null;
   if (ok && draft.method !== "DELETE") {
@@ -112,8 +122,11 @@ export async function auditAfter(app: AppContext, draft: AuditDraft, res: Respon
     const params = draft.params.id || !answerId ? draft.params : { ...draft.params, id: answerId };
     after = spec.load ? loadState(app, spec, params, draft.body) : null;
   }
-  const changes =
-    spec.load && ok
+  const named = ok ? namedByAnswer(spec, answer) : undefined;
+  if (named) after = named.state;
+  const changes = named
+    ? diffFields(null, named.state)
+    : spec.load && ok
       ? withSecretsSent(diffFields(draft.before, after), spec.omitBody ? undefined : draft.body)
       : spec.omitBody || draft.body === undefined
         ? []
@@ -133,11 +146,11 @@ export async function auditAfter(app: AppContext, draft: AuditDraft, res: Respon
   recordAudit(app, {
     ...actorOf(app, draft, answer),
     clientIp: draft.clientIp,
-    action: spec.action,
+    action: named?.action ?? spec.action,
     outcome: ok ? "ok" : res.status === 403 ? "denied" : "failed",
-    objectType: spec.object ?? null,
-    objectId: spec.object ? objectId : null,
-    objectLabel: spec.object ? labelOf(state) : null,
+    objectType: named?.object ?? spec.object ?? null,
+    objectId: named ? idOf(named.state) : spec.object ? objectId : null,
+    objectLabel: named || spec.object ? labelOf(state) : null,
     changes,
     detail,
   });

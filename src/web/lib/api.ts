@@ -63,14 +63,22 @@ function isGuardedApiPath(url: string): boolean {
   return path.startsWith("/api/") && !SESSIONLESS.has(path);
 }
 
+/** A body sent as it is with its own type (a CSV import), not as JSON. */
+export class RawBody {
+  constructor(
+    readonly text: string,
+    readonly type: "text/csv",
+  ) {}
+}
+
 export async function apiRequest(method: HttpMethod, url: string, body?: unknown, signal?: AbortSignal) {
   const headers: Record<string, string> = { Accept: "application/json" };
-  if (method !== "GET") headers["Content-Type"] = "application/json";
+  if (method !== "GET") headers["Content-Type"] = body instanceof RawBody ? body.type : "application/json";
   const res = await fetch(url, {
     method,
     headers,
     credentials: "include",
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : body instanceof RawBody ? body.text : JSON.stringify(body),
     signal,
   });
   if (!res.ok) {

@@ -71,3 +71,44 @@ export function runningFor<TVars>(mutation: { isPending: boolean; variables?: TV
 export function afterConfirm(question: string, action: () => void): void {
   if (window.confirm(question)) action();
 }
+
+/**
+ * An optimistic edit of one object of a list (issue 16): the list cache shows the change as soon as it
+ * is sent (`onMutate`); a failure puts the list back as it was and then runs the screen's `onError`
+ * (which shows the server's message); either way the list is refetched afterwards (`onSettled`).
+ */
+export function useOptimisticEdit<TItem extends { id: number }, TVars extends { id: number }>(opts: {
+  /** The list query the object is shown from. */
+  listKey: QueryKey;
+  mutationFn: (vars: TVars) => Promise<TItem>;
+  /** The object as it will look once saved (e.g. the stored one with the edited fields over it). */
+  apply: (item: TItem, vars: TVars) => TItem;
+  /** Work after a success that the screen does not show (e.g. the quiet dialer push). */
+  afterSuccess?: (data: TItem, vars: TVars) => void;
+  onSuccess?: (data: TItem, vars: TVars) => void;
+  onError?: (err: Error, vars: TVars) => void;
+}) {
+  const client = useQueryClient();
+  return useMutation<TItem, Error, TVars, { before: TItem[] | undefined }>({
+    mutationFn: opts.mutationFn,
+    onMutate: async (vars) => {
+      // A refetch landing now would overwrite the optimistic list with the old one.
+      await client.cancelQueries({ queryKey: opts.listKey, exact: true });
+      const before = client.getQueryData<TItem[]>(opts.listKey);
+      client.setQueryData<TItem[]>(opts.listKey, (list) =>
+        list?.map((item) => (item.id === vars.id ? opts.apply(item, vars) : item)),
+      );
+      return { before };
+    },
+    onSuccess: (data, vars) => {
+      client.setQueryData<TItem[]>(opts.listKey, (list) => list?.map((item) => (item.id === data.id ? data : item)));
+      opts.onSuccess?.(data, vars);
+      opts.afterSuccess?.(data, vars);
+    },
+    onError: (err, vars, context) => {
+      if (context) client.setQueryData(opts.listKey, context.before);
+      opts.onError?.(err, vars);
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: opts.listKey, exact: true }),
+  });
+}

@@ -54,7 +54,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Inbound Routes", url: "/inbound-routes", icon: PhoneIncoming },
       { title: "Outbound Routes", url: "/outbound-routes", icon: PhoneOutgoing },
       { title: "PTT Groups", url: "/ptt-groups", icon: Radio },
-      { title: "Sangoma Talk", url: "/sangoma-talk", icon: Smartphone },
+      { title: "Softphone", url: "/sangoma-talk", icon: Smartphone },
       { title: "Configuration Wizard", url: "/wizard", icon: WandSparkles },
       { title: "Config Generator", url: "/config-generator", icon: FileCode },
       { title: "Deployment", url: "/deployment", icon: Rocket },

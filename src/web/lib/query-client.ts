@@ -3,7 +3,7 @@ import { getJson } from "./api";
 
 /**
  * Query keys are URL path arrays (lib/query-keys.ts: `["/api/extensions"]`,
- * `["/api/extensions", id, "qr-code"]`); the default query function GETs the segments joined with "/".
+ * `["/api/extensions", id, "provisioning"]`); the default query function GETs the segments joined with "/".
  */
 export const defaultQueryFn: QueryFunction = ({ queryKey, signal }) =>
   getJson(queryKey.map((segment) => String(segment)).join("/"), signal);

@@ -3,7 +3,7 @@
  *
  * A key is the URL path as an array: the default query function (lib/query-client.ts) GETs the
  * segments joined with "/". Invalidating a key also refetches every key that starts with it, so
- * `extensions` covers `extensionQrCode(7)` = ["/api/extensions", "7", "qr-code"].
+ * `extensions` covers `extensionProvisioning(7)` = ["/api/extensions", "7", "provisioning"].
  */
 import type { WsEventType } from "../../shared/ws-events";
 
@@ -17,18 +17,23 @@ export const queryKeys = {
   audit: ["/api/audit"],
   auditPages: (filterQuery: string) => ["/api/audit", filterQuery] as const,
   securitySettings: ["/api/settings/security"],
+  /** The public SIP host softphones dial (features/softphone/api.ts). */
+  sipSettings: ["/api/settings/sip"],
+  /** Whether the web dialer push is configured (features/extensions/api.ts: the quiet background push). */
+  dialerStatus: ["/api/dialer/status"],
   /** Jobs (deployments, sync imports): the recent list and each job (features/jobs/api.ts). */
   jobs: ["/api/jobs"],
   recentJobs: (limit: number) => ["/api/jobs", `?limit=${limit}`] as const,
   job: (id: number) => ["/api/jobs", String(id)] as const,
 
   extensions: ["/api/extensions"],
-  extensionQrCode: (id: number) => ["/api/extensions", String(id), "qr-code"] as const,
   extensionProvisioning: (id: number) => ["/api/extensions", String(id), "provisioning"] as const,
   trunks: ["/api/trunks"],
   inboundRoutes: ["/api/inbound-routes"],
   outboundRoutes: ["/api/outbound-routes"],
   pttGroups: ["/api/ptt-groups"],
+  /** What depends on one object before it is deleted (ADR 0037); under its list's key, so its events refresh it. */
+  dependents: (list: readonly string[], id: number) => [list[0] as string, String(id), "dependents"] as const,
   /** The Dashboard's counts (features/dashboard/api.ts): stale after any event of a table it counts. */
   dashboardSummary: ["/api/dashboard/summary"],
 
@@ -51,10 +56,12 @@ export const queryKeys = {
   aiAssistants: ["/api/ai/assistants"],
   aiRoutingRules: ["/api/ai/routing-rules"],
   aiTranscripts: ["/api/ai/transcripts"],
-  /** Under `aiTranscripts`: each search's pages, and one transcript with its text (features/ai/api.ts). */
-  aiTranscriptPages: (q: string) => ["/api/ai/transcripts", "pages", q] as const,
+  /** Under `aiTranscripts`: each filter's pages (by its query string), and one transcript with its text (features/ai/api.ts). */
+  aiTranscriptPages: (filterQuery: string) => ["/api/ai/transcripts", "pages", filterQuery] as const,
   aiTranscript: (id: number) => ["/api/ai/transcripts", String(id)] as const,
   aiCalls: ["/api/ai/calls"],
+  /** Messages AI assistants took during calls (ADR 0042). */
+  aiMessages: ["/api/ai/messages"],
   aiSipUri: ["/api/ai/sip-uri"],
   apiTokens: ["/api/ai/tokens"],
 
@@ -88,6 +95,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "ai-rules-updated": [queryKeys.aiRoutingRules],
   "ai-transcripts-updated": [queryKeys.aiTranscripts],
   "ai-calls-updated": [queryKeys.aiCalls],
+  "ai-messages-updated": [queryKeys.aiMessages],
   "pbx-status-updated": [queryKeys.pbxLive],
   "calls-updated": [queryKeys.activeCalls],
   "call-history-updated": [queryKeys.callHistory],
@@ -96,6 +104,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
   "credentials-updated": [
     queryKeys.credentials,
+    queryKeys.dialerStatus,
     queryKeys.aiSipUri,
     queryKeys.vpsStatus,
     queryKeys.pbxStatus,
@@ -112,5 +121,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   // A job started, moved on one item or ended: its progress and the recent list (coalesced refetches).
   "job-updated": [queryKeys.jobs, queryKeys.deployHistory],
   // Requiring two-factor sign-in may hold this user to the enrolment screen (/me says so).
-  "settings-updated": [queryKeys.securitySettings, queryKeys.me],
+  "settings-updated": [queryKeys.securitySettings, queryKeys.me, queryKeys.sipSettings],
+  // The link itself is only in the answer of the console that issued it: nothing cached to refetch.
+  "provisioning-updated": [],
 };

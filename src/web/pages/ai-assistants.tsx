@@ -8,15 +8,18 @@ import { Button } from "@/components/ui/button";
 import { assistantsQuery, useDeleteAssistant } from "@/features/ai/api";
 import { AssistantCard } from "@/features/ai/assistant-card";
 import { AssistantDialog } from "@/features/ai/assistant-dialog";
-import { DELETE_QUESTION } from "@/features/ai/card-parts";
 import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-card";
-import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 import type { AiAssistant } from "../../shared/ai";
 
 export function AiAssistantsPage() {
   const assistants = useQuery(assistantsQuery());
   const [dialog, setDialog] = useState<{ open: boolean; editing: AiAssistant | null }>({ open: false, editing: null });
-  const del = useDeleteAssistant(deleteToasts("AI assistant deleted successfully", "Failed to delete assistant"));
+  const del = useDeleteAssistant(
+    undoableDeleteToasts("AI assistant deleted successfully", "Failed to delete assistant", [queryKeys.aiAssistants]),
+  );
 
   return (
     <>
@@ -53,7 +56,7 @@ export function AiAssistantsPage() {
               assistant={a}
               deleting={runningFor(del, a.id)}
               onEdit={() => setDialog({ open: true, editing: a })}
-              onDelete={() => afterConfirm(DELETE_QUESTION.assistant, () => del.mutate(a.id))}
+              onDelete={() => del.mutateAsync(a.id)}
             />
           ))
         }

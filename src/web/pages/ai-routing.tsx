@@ -6,11 +6,12 @@ import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { routingRulesQuery, useDeleteRule } from "@/features/ai/api";
-import { DELETE_QUESTION } from "@/features/ai/card-parts";
 import { RouteTester } from "@/features/ai/route-tester";
 import { RuleCard } from "@/features/ai/rule-card";
 import { RuleDialog } from "@/features/ai/rule-dialog";
-import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 import { type AiRoutingRule, byRuleOrder } from "../../shared/ai";
 
 export function AiRoutingPage() {
@@ -20,7 +21,11 @@ export function AiRoutingPage() {
     open: false,
     editing: null,
   });
-  const del = useDeleteRule(deleteToasts("Routing rule deleted successfully", "Failed to delete routing rule"));
+  const del = useDeleteRule(
+    undoableDeleteToasts("Routing rule deleted successfully", "Failed to delete routing rule", [
+      queryKeys.aiRoutingRules,
+    ]),
+  );
 
   return (
     <>
@@ -55,7 +60,7 @@ export function AiRoutingPage() {
               rule={r}
               deleting={runningFor(del, r.id)}
               onEdit={() => setDialog({ open: true, editing: r })}
-              onDelete={() => afterConfirm(DELETE_QUESTION.rule, () => del.mutate(r.id))}
+              onDelete={() => del.mutateAsync(r.id)}
             />
           ))
         }

@@ -6,10 +6,12 @@
  * they land in one chunk: a screen pays a few KB it may not use instead of a dozen round trips (ADR 0030).
  * Add a module here when the chunk table (`bun scripts/chunk-sizes.ts`) shows it split out on its own.
  */
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { infiniteQueryOptions, useInfiniteQuery } from "@tanstack/react-query";
 import * as virtual from "@tanstack/react-virtual";
 import * as icons from "lucide-react";
 import * as can from "@/components/can";
+import * as confirmDelete from "@/components/confirm-delete-dialog";
+import * as editButton from "@/components/edit-button";
 import * as emptyState from "@/components/empty-state";
 import * as formFields from "@/components/form-fields";
 import * as formKit from "@/components/form-kit";
@@ -27,12 +29,17 @@ import * as skeleton from "@/components/ui/skeleton";
 import * as switchUi from "@/components/ui/switch";
 import * as tabs from "@/components/ui/tabs";
 import * as textarea from "@/components/ui/textarea";
+import * as toast from "@/components/ui/toast";
 import * as tooltip from "@/components/ui/tooltip";
 import * as virtualTable from "@/components/virtual-table";
 import * as deploymentApi from "@/features/deployment/api";
 import * as jobsApi from "@/features/jobs/api";
 import * as reviewStale from "@/features/review/stale-plan";
+import * as safeDeleteApi from "@/features/safe-delete/api";
+import * as undoToast from "@/features/safe-delete/undo-toast";
 import * as secretInput from "@/features/settings/secret-input";
+import * as softphoneApi from "@/features/softphone/api";
+import * as linkView from "@/features/softphone/link-view";
 import * as copied from "@/hooks/use-copied";
 import * as debounced from "@/hooks/use-debounced";
 import * as windowList from "@/hooks/use-window-list";
@@ -43,6 +50,8 @@ import * as sharedFields from "../../shared/fields";
 import * as sharedInventory from "../../shared/inventory";
 import * as sharedJobs from "../../shared/jobs";
 import * as sharedLive from "../../shared/live";
+import * as sharedProvisioning from "../../shared/provisioning";
+import * as sharedSort from "../../shared/sort";
 
 const ICONS = [
   icons.Check,
@@ -56,6 +65,7 @@ const ICONS = [
   icons.EyeOff,
   icons.FileText,
   icons.Lock,
+  icons.Pencil,
   icons.PhoneOff,
   icons.Plus,
   icons.RotateCw,
@@ -65,6 +75,7 @@ const ICONS = [
   icons.Trash,
   icons.Trash2,
   icons.TriangleAlert,
+  icons.Upload,
   icons.X,
 ];
 
@@ -72,7 +83,17 @@ const ICONS = [
 export { TooltipProvider } from "@/components/ui/tooltip";
 
 export const SHARED_MODULES = [
+  infiniteQueryOptions,
   useInfiniteQuery,
+  confirmDelete,
+  editButton,
+  toast,
+  safeDeleteApi,
+  undoToast,
+  softphoneApi,
+  linkView,
+  sharedProvisioning,
+  sharedSort,
   virtual,
   ICONS,
   can,

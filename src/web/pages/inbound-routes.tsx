@@ -1,27 +1,38 @@
 import { useQuery } from "@tanstack/react-query";
 import { PhoneIncoming } from "lucide-react";
+import { Can } from "@/components/can";
 import { EmptyState } from "@/components/empty-state";
-import { ListBody, ScreenHeader } from "@/components/list-kit";
+import { ExportCsvLink, ListBody, ScreenHeader } from "@/components/list-kit";
+import { bulkExportUrl } from "@/features/bulk-csv/api";
+import { ImportCsvDialog } from "@/features/bulk-csv/import-dialog";
 import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
 import { inboundRoutesQuery, useDeleteInboundRoute } from "@/features/routes/api";
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
-import { trunksQuery } from "@/features/trunks/api";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { POLL_LIST_MS } from "@/lib/constants";
-import { deleteToasts, runningFor } from "@/lib/mutations";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 
 export function InboundRoutesPage() {
   const routes = useQuery({ ...inboundRoutesQuery(), refetchInterval: POLL_LIST_MS });
-  const trunks = useQuery(trunksQuery());
-  const del = useDeleteInboundRoute(deleteToasts("Route deleted", "Failed to delete inbound route."));
-  const trunkName = (id: number | null) =>
-    id == null ? undefined : (trunks.data?.find((t) => t.id === id)?.name ?? `Trunk ${id}`);
+  const del = useDeleteInboundRoute(
+    undoableDeleteToasts("Route deleted", "Failed to delete inbound route.", [queryKeys.inboundRoutes]),
+  );
 
   return (
     <>
       <ScreenHeader
         title="Inbound Routes"
         subtitle="Send incoming calls to the right destination by DID number"
-        action={<AddInboundRouteDialog trunks={trunks.data ?? []} />}
+        action={
+          <div className="flex flex-wrap gap-2">
+            <Can minRole="operator">
+              <ExportCsvLink href={bulkExportUrl("inbound-routes")} />
+              <ImportCsvDialog kind="inbound-routes" />
+            </Can>
+            <AddInboundRouteDialog />
+          </div>
+        }
       />
       <ListBody
         query={routes}
@@ -41,9 +52,8 @@ export function InboundRoutesPage() {
             <InboundRouteCard
               key={r.id}
               route={r}
-              trunkName={trunkName(r.trunkId)}
               deleting={runningFor(del, r.id)}
-              onDelete={() => del.mutate(r.id)}
+              onDelete={() => del.mutateAsync(r.id)}
             />
           ))
         }

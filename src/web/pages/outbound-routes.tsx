@@ -5,15 +5,22 @@ import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
 import { outboundRoutesQuery, useDeleteOutboundRoute } from "@/features/routes/api";
 import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
+import { useOutboundRouteOrder } from "@/features/routes/outbound-route-order";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { trunksQuery } from "@/features/trunks/api";
-import { deleteToasts, runningFor } from "@/lib/mutations";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 
 /** Not polled (outbound routes change rarely); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {
   const routes = useQuery(outboundRoutesQuery());
   const trunks = useQuery(trunksQuery());
-  const del = useDeleteOutboundRoute(deleteToasts("Route deleted", "Failed to delete outbound route."));
+  const del = useDeleteOutboundRoute(
+    undoableDeleteToasts("Route deleted", "Failed to delete outbound route.", [queryKeys.outboundRoutes]),
+  );
   const trunkName = (id: number) => trunks.data?.find((t) => t.id === id)?.name ?? "Unknown Trunk";
+  // The list comes in dial order; each card shows its place and moves (ADR 0040).
+  const order = useOutboundRouteOrder(routes.data);
 
   return (
     <>
@@ -37,17 +44,19 @@ export function OutboundRoutesPage() {
         }
       >
         {(items) =>
-          items.map((r) => (
+          items.map((r, i) => (
             <OutboundRouteCard
               key={r.id}
+              order={order.handles(r, i)}
               route={r}
               trunkName={trunkName(r.trunkId)}
               deleting={runningFor(del, r.id)}
-              onDelete={() => del.mutate(r.id)}
+              onDelete={() => del.mutateAsync(r.id)}
             />
           ))
         }
       </ListBody>
+      {order.status}
     </>
   );
 }

@@ -6,8 +6,10 @@ import { extensionsQuery } from "@/features/extensions/api";
 import { AddPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
 import { pttGroupsQuery, useDeletePttGroup } from "@/features/ptt/api";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { POLL_LIST_MS } from "@/lib/constants";
-import { deleteToasts, runningFor } from "@/lib/mutations";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 import type { Extension } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 
@@ -16,7 +18,9 @@ const sortExtensions = (list: Extension[]) => [...list].sort((a, b) => byNumber(
 export function PttGroupsPage() {
   const groups = useQuery({ ...pttGroupsQuery(), refetchInterval: POLL_LIST_MS });
   const extensions = useQuery({ ...extensionsQuery(), select: sortExtensions });
-  const del = useDeletePttGroup(deleteToasts("PTT Group deleted", "Failed to delete PTT group."));
+  const del = useDeletePttGroup(
+    undoableDeleteToasts("PTT Group deleted", "Failed to delete PTT group.", [queryKeys.pttGroups]),
+  );
 
   return (
     <>
@@ -40,7 +44,12 @@ export function PttGroupsPage() {
       >
         {(items) =>
           items.map((g) => (
-            <PttGroupCard key={g.id} group={g} deleting={runningFor(del, g.id)} onDelete={() => del.mutate(g.id)} />
+            <PttGroupCard
+              key={g.id}
+              group={g}
+              deleting={runningFor(del, g.id)}
+              onDelete={() => del.mutateAsync(g.id)}
+            />
           ))
         }
       </ListBody>

@@ -5,7 +5,10 @@ import { SoftphoneTabs } from "@/features/softphone/softphone-tabs";
 export function SangomaTalkPage() {
   return (
     <>
-      <PageHeader title="Sangoma Talk Configuration" subtitle="Provision the softphone app with a QR code or link">
+      <PageHeader
+        title="Softphone Provisioning"
+        subtitle="Set up Linphone with a one-time QR code, or any SIP app with the details by hand"
+      >
         <Badge variant="secondary">Mobile soft client</Badge>
       </PageHeader>
       <SoftphoneTabs />

@@ -8,6 +8,7 @@ import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
+import { SipHostCard } from "@/features/softphone/sip-host-card";
 import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 
@@ -26,7 +27,7 @@ export function SettingsPage() {
       />
       {error && <FormError message={`Could not load the saved credentials: ${errorMessage(error)}`} />}
       {isAdmin && (
-        <div className="grid gap-6 lg:grid-cols-2">
+        <div className="grid gap-6 lg:grid-cols-2 [&>*]:min-w-0">
           {SERVICES.map((meta) => {
             const view = credentials.data?.find((c) => c.type === meta.type);
             const fromStatus = status.data?.[meta.type];
@@ -35,6 +36,7 @@ export function SettingsPage() {
           })}
         </div>
       )}
+      {isAdmin && <SipHostCard />}
       {isAdmin && <ApiTokensCard />}
       {!isAdmin && (
         <RoleNotice cannot="see or change the service credentials or tokens: an administrator manages them" />

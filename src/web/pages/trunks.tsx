@@ -2,15 +2,17 @@ import { useQuery } from "@tanstack/react-query";
 import { Network } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 import { trunksQuery, useDeleteTrunk } from "@/features/trunks/api";
 import { TrunkCard } from "@/features/trunks/trunk-card";
 import { POLL_LIST_MS } from "@/lib/constants";
-import { deleteToasts, runningFor } from "@/lib/mutations";
+import { runningFor } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
 
 export function TrunksPage() {
   const trunks = useQuery({ ...trunksQuery(), refetchInterval: POLL_LIST_MS });
-  const del = useDeleteTrunk(deleteToasts("Trunk deleted", "Failed to delete trunk."));
+  const del = useDeleteTrunk(undoableDeleteToasts("Trunk deleted", "Failed to delete trunk.", [queryKeys.trunks]));
 
   return (
     <>
@@ -30,7 +32,7 @@ export function TrunksPage() {
       >
         {(items) =>
           items.map((t) => (
-            <TrunkCard key={t.id} trunk={t} deleting={runningFor(del, t.id)} onDelete={() => del.mutate(t.id)} />
+            <TrunkCard key={t.id} trunk={t} deleting={runningFor(del, t.id)} onDelete={() => del.mutateAsync(t.id)} />
           ))
         }
       </ListBody>

@@ -13,9 +13,11 @@ import type {
   CallTranscript,
   RouteDecision,
   SipUriInfo,
+  TranscriptFilter,
   TranscriptPage,
 } from "../../../shared/ai";
 import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai";
+import type { DeleteAnswer } from "../../../shared/safe-delete";
 
 export type AssistantBody = z.output<typeof aiAssistantSchema>;
 export type RuleBody = z.output<typeof aiRoutingRuleSchema>;
@@ -25,24 +27,48 @@ export const assistantsQuery = () =>
   queryOptions<AiAssistant[]>({ queryKey: queryKeys.aiAssistants, refetchOnMount: "always" });
 export const routingRulesQuery = () =>
   queryOptions<AiRoutingRule[]>({ queryKey: queryKeys.aiRoutingRules, refetchOnMount: "always" });
+/** The query string of a transcript filter (blank values left out), in a fixed order: also the query key. */
+export function transcriptFilterQuery(filter: TranscriptFilter): string {
+  const params = new URLSearchParams();
+  for (const key of ["q", "from", "to", "sentiment", "assistant", "caller"] as const) {
+    const value = filter[key];
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  }
+  return params.toString();
+}
+
+/** One page of the filtered transcripts, older than `cursor` (null: the newest). */
+export function fetchTranscriptPage(
+  filter: TranscriptFilter,
+  cursor: string | null,
+  signal?: AbortSignal,
+  pageSize = TRANSCRIPT_PAGE_DEFAULT,
+): Promise<TranscriptPage> {
+  const params = new URLSearchParams(transcriptFilterQuery(filter));
+  params.set("limit", String(pageSize));
+  if (cursor) params.set("cursor", cursor);
+  return getJson<TranscriptPage>(`/api/ai/transcripts?${params}`, signal);
+}
+
 /**
- * The transcripts matching `q` (blank: all), newest first, one page (without the text) at a time
+ * The transcripts matching the filter (none: all), newest first, one page (without the text) at a time
  * (the server's `nextCursor`). The sync socket's "ai-transcripts-updated" makes them stale
- * (`queryKeys.aiTranscripts`); the screen then starts again from the first page.
+ * (`queryKeys.aiTranscripts`); the screen then puts the newest page on top of what it has (use-transcripts.ts).
  */
-export const transcriptPagesQuery = (q: string, pageSize = TRANSCRIPT_PAGE_DEFAULT) =>
+export const transcriptPagesQuery = (filter: TranscriptFilter, pageSize = TRANSCRIPT_PAGE_DEFAULT) =>
   infiniteQueryOptions({
-    queryKey: queryKeys.aiTranscriptPages(q),
-    queryFn: ({ pageParam, signal }) => {
-      const params = new URLSearchParams({ limit: String(pageSize) });
-      if (q) params.set("q", q);
-      if (pageParam) params.set("cursor", pageParam);
-      return getJson<TranscriptPage>(`/api/ai/transcripts?${params}`, signal);
-    },
+    queryKey: queryKeys.aiTranscriptPages(transcriptFilterQuery(filter)),
+    queryFn: ({ pageParam, signal }) => fetchTranscriptPage(filter, pageParam, signal, pageSize),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     refetchOnMount: "always",
   });
+
+/** GET /api/ai/transcripts/export.csv|json with the same filter (a plain link: the session cookie goes with it). */
+export const transcriptExportUrl = (format: "csv" | "json", filter: TranscriptFilter) => {
+  const query = transcriptFilterQuery(filter);
+  return `/api/ai/transcripts/export.${format}${query ? `?${query}` : ""}`;
+};
 /** One transcript with its whole text (the detail dialog). */
 export const transcriptQuery = (id: number) => queryOptions<CallTranscript>({ queryKey: queryKeys.aiTranscript(id) });
 export const aiCallsQuery = () => queryOptions<AiCallLog[]>({ queryKey: queryKeys.aiCalls, refetchOnMount: "always" });
@@ -70,17 +96,18 @@ export function useSaveRule(editingId: number | null, ui: MutationUi<AiRoutingRu
   });
 }
 
-const useDelete = (listUrl: string, listKey: readonly string[], ui: MutationUi<unknown, number>) =>
+const useDelete = <T = unknown>(listUrl: string, listKey: readonly string[], ui: MutationUi<T, number>) =>
   useApiMutation({
-    mutationFn: (id: number) => sendJson<unknown>("DELETE", `${listUrl}/${id}`),
+    mutationFn: (id: number) => sendJson<T>("DELETE", `${listUrl}/${id}`),
     invalidates: [listKey],
     ...ui,
   });
 
-export const useDeleteAssistant = (ui: MutationUi<unknown, number>) =>
-  useDelete("/api/ai/assistants", queryKeys.aiAssistants, ui);
-export const useDeleteRule = (ui: MutationUi<unknown, number>) =>
-  useDelete("/api/ai/routing-rules", queryKeys.aiRoutingRules, ui);
+/** Assistants and rules answer an undo token (ADR 0037). */
+export const useDeleteAssistant = (ui: MutationUi<DeleteAnswer, number>) =>
+  useDelete<DeleteAnswer>("/api/ai/assistants", queryKeys.aiAssistants, ui);
+export const useDeleteRule = (ui: MutationUi<DeleteAnswer, number>) =>
+  useDelete<DeleteAnswer>("/api/ai/routing-rules", queryKeys.aiRoutingRules, ui);
 export const useDeleteTranscript = (ui: MutationUi<unknown, number>) =>
   useDelete("/api/ai/transcripts", queryKeys.aiTranscripts, ui);
 

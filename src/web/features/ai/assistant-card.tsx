@@ -1,6 +1,7 @@
 import { Bot } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { queryKeys } from "@/lib/query-keys";
 import { type AiAssistant, modelLabel, voiceLabel } from "../../../shared/ai";
 import { EditDeleteFooter, Fact } from "./card-parts";
 
@@ -13,7 +14,7 @@ export function AssistantCard({
   assistant: AiAssistant;
   deleting: boolean;
   onEdit: () => void;
-  onDelete: () => void;
+  onDelete: () => Promise<unknown>;
 }) {
   return (
     <li>
@@ -38,7 +39,14 @@ export function AssistantCard({
             <Fact term="IVR">{a.ivrId ?? "—"}</Fact>
           </dl>
         </CardContent>
-        <EditDeleteFooter name={a.name} deleting={deleting} onEdit={onEdit} onDelete={onDelete} className="mt-auto" />
+        <EditDeleteFooter
+          name={a.name}
+          deleting={deleting}
+          onEdit={onEdit}
+          onDelete={onDelete}
+          confirm={{ what: "AI assistant", list: queryKeys.aiAssistants, id: a.id }}
+          className="mt-auto"
+        />
       </Card>
     </li>
   );

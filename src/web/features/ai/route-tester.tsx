@@ -7,7 +7,18 @@ import { errorText } from "@/lib/error-text";
 import { actionLabel, parseJsonObject } from "../../../shared/ai";
 import { useRouteTest } from "./api";
 
-const SAMPLE = JSON.stringify({ sentiment: "negative", intent: "billing", calledNumber: "1001" }, null, 2);
+/** The facts the rule builder's conditions read; `time` (HH:MM) and `day` (mon…sun) try another moment than now. */
+const SAMPLE = JSON.stringify(
+  {
+    sentiment: "negative",
+    intent: "billing",
+    callerNumber: "2125550100",
+    transcript: "I want a refund",
+    time: "10:30",
+  },
+  null,
+  2,
+);
 
 /** Tries the rules against facts (POST /api/ai/route), as the webhook and the voice bridge would. */
 export function RouteTester() {
@@ -22,12 +33,15 @@ export function RouteTester() {
           <FlaskConical className="size-4 text-muted-foreground" aria-hidden />
           Test the rules
         </CardTitle>
-        <CardDescription>Facts of a call as a JSON object; the first enabled matching rule wins.</CardDescription>
+        <CardDescription>
+          Facts of a call as a JSON object (sentiment, intent, transcript, callerNumber; time and day to try another
+          moment than now); the first enabled matching rule wins.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-3">
         <Textarea
           aria-label="Call facts"
-          rows={4}
+          rows={7}
           className="font-mono"
           spellCheck={false}
           value={facts}

@@ -4,28 +4,20 @@ import { SelectField, SwitchField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { Textarea } from "@/components/ui/textarea";
-import {
-  type AiRoutingRule,
-  actionLabel,
-  aiRoutingRuleSchema,
-  parseJsonObject,
-  ROUTING_ACTIONS,
-} from "../../../shared/ai";
+import { type AiRoutingRule, actionLabel, aiRoutingRuleSchema, ROUTING_ACTIONS } from "../../../shared/ai";
 import { useSaveRule } from "./api";
+import { ActionFields, ConditionBuilder, paramsForAction } from "./condition-builder";
 
 type FormInput = z.input<typeof aiRoutingRuleSchema>;
-
-const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
 /** A new rule, as an example to edit: negative sentiment → route to extension 200, enabled, priority 0. */
 export const RULE_DEFAULTS: FormInput = {
   name: "",
   description: "",
   priority: 0,
-  conditions: pretty({ sentiment: "negative" }),
+  conditions: JSON.stringify({ match: "all", conditions: [{ kind: "sentiment", op: "is", value: "negative" }] }),
   action: "route_to_extension",
-  actionParams: pretty({ extensionId: "200" }),
+  actionParams: JSON.stringify({ extensionId: "200" }),
   enabled: true,
 };
 
@@ -33,29 +25,18 @@ const FIELDS = ["name", "description", "priority", "conditions", "action", "acti
 
 const ACTION_OPTIONS = ROUTING_ACTIONS.map((a) => ({ value: a, label: actionLabel(a) }));
 
-/** Stored JSON is shown indented; text that is not JSON is shown as it was saved. */
-const indent = (text: string) => {
-  const obj = parseJsonObject(text);
-  return obj ? pretty(obj) : text;
-};
-
+/** The stored texts go to the builder as they are: it reads both condition shapes (ADR 0040). */
 const toForm = (r: AiRoutingRule): FormInput => ({
   name: r.name,
   description: r.description ?? "",
   priority: r.priority,
-  conditions: indent(r.conditions),
+  conditions: r.conditions,
   action: r.action,
-  actionParams: indent(r.actionParams),
+  actionParams: r.actionParams,
   enabled: r.enabled,
 });
 
 const numberValue = (v: unknown) => (v === "" || v == null ? Number.NaN : Number(v));
-
-/** A hint, not a check: text that is not a JSON object is saved as it is; the hint says what that means. */
-function JsonHint({ text, what }: { text: string | undefined; what: string }) {
-  if (!text?.trim() || parseJsonObject(text)) return null;
-  return <p className="text-muted-foreground text-xs">Not a JSON object: {what}</p>;
-}
 
 /** The one dialog for creating and editing a routing rule. */
 export function RuleDialog({
@@ -83,14 +64,14 @@ export function RuleDialog({
   const { errors } = form.formState;
   const save = useSaveRule(editing?.id ?? null, dialog.saved);
 
-  const [conditions, actionParams, action] = form.watch(["conditions", "actionParams", "action"]);
+  const action = form.watch("action");
   const known = (ROUTING_ACTIONS as readonly string[]).includes(action ?? "");
 
   return (
     <FormDialog
       dialog={dialog}
       title={editing ? "Edit Routing Rule" : "Create Routing Rule"}
-      description="When every condition matches the facts of a call, the action runs. Higher priority is evaluated first."
+      description="When the conditions match a call, the action runs. Higher priority is evaluated first."
       submitLabel={editing ? "Save Changes" : "Create Rule"}
       onSubmit={dialog.submit((values) => save.mutate(values))}
       pending={save.isPending}
@@ -116,12 +97,13 @@ export function RuleDialog({
           {(control) => <Input {...control} placeholder="Optional" {...form.register("description")} />}
         </FormField>
       </div>
-      <FormField label="Conditions (JSON)" error={errors.conditions?.message}>
-        {(control) => (
-          <Textarea {...control} rows={4} className="font-mono" spellCheck={false} {...form.register("conditions")} />
+      <Controller
+        control={form.control}
+        name="conditions"
+        render={({ field }) => (
+          <ConditionBuilder text={field.value ?? ""} onChange={field.onChange} error={errors.conditions?.message} />
         )}
-      </FormField>
-      <JsonHint text={conditions} what="the rule will never match." />
+      />
       <Controller
         control={form.control}
         name="action"
@@ -130,7 +112,11 @@ export function RuleDialog({
             label="Action"
             error={errors.action?.message}
             value={field.value ?? ""}
-            onValueChange={field.onChange}
+            onValueChange={(next) => {
+              const params = form.getValues("actionParams") ?? "";
+              form.setValue("actionParams", paramsForAction(params, field.value ?? "", next));
+              field.onChange(next);
+            }}
             options={
               known || !field.value
                 ? ACTION_OPTIONS
@@ -140,12 +126,18 @@ export function RuleDialog({
           />
         )}
       />
-      <FormField label="Action parameters (JSON)" error={errors.actionParams?.message}>
-        {(control) => (
-          <Textarea {...control} rows={4} className="font-mono" spellCheck={false} {...form.register("actionParams")} />
+      <Controller
+        control={form.control}
+        name="actionParams"
+        render={({ field }) => (
+          <ActionFields
+            action={action ?? ""}
+            text={field.value ?? ""}
+            onChange={field.onChange}
+            error={errors.actionParams?.message}
+          />
         )}
-      </FormField>
-      <JsonHint text={actionParams} what="the action runs without parameters." />
+      />
       <Controller
         control={form.control}
         name="enabled"

@@ -1,49 +1,62 @@
 import { Controller } from "react-hook-form";
+import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Switch } from "@/components/ui/switch";
-import { extensionSchema } from "../../../shared/inventory";
-import { useCreateExtension } from "./api";
+import { type Extension, extensionSchema } from "../../../shared/inventory";
+import { useCreateExtension, useUpdateExtension } from "./api";
 
 const FIELDS = ["extension", "name", "email", "secret", "voicemail"] as const;
+const DEFAULTS = { extension: "", name: "", email: "", secret: "", voicemail: false };
+
+/** The extension being edited as the form's values; the secret stays blank (blank keeps the stored one). */
+const toForm = (e: Extension) => ({
+  extension: e.extension,
+  name: e.name,
+  email: e.email ?? "",
+  secret: "",
+  voicemail: e.voicemail,
+});
 
 /**
- * "Add Extension": the form validates with the server's own schema; server field errors land under
- * the fields. Closing the dialog, cancelled or saved, empties the form.
+ * "Add Extension", or with `editing` "Edit Extension" (the same form prefilled; the row opens it and
+ * closes it with `onClose`): the form validates with the server's own schema; server field errors land
+ * under the fields. Closing the dialog, cancelled or saved, empties the form. An edit is optimistic,
+ * and a blank secret keeps the stored one.
  */
-export function AddExtensionDialog() {
+export function AddExtensionDialog({ editing, onClose }: { editing?: Extension; onClose?: () => void } = {}) {
   const dialog = useFormDialog({
     schema: extensionSchema,
-    defaults: { extension: "", name: "", email: "", secret: "", voicemail: false },
+    defaults: editing ? toForm(editing) : DEFAULTS,
     fields: FIELDS,
-    draft: "reset-on-close",
-    success: "Extension created",
-    failure: "Failed to create extension.",
+    draft: editing ? "reset-on-open" : "reset-on-close",
+    success: { create: "Extension created", edit: "Extension saved" },
+    failure: { create: "Failed to create extension.", edit: "Failed to save extension." },
     failureDetail: "server",
+    ...(editing ? { open: true, onClose, editing, toForm } : {}),
   });
   const { form } = dialog;
   const { errors } = form.formState;
   const create = useCreateExtension(dialog.saved);
+  const update = useUpdateExtension(dialog.saved);
 
   return (
     <FormDialog
       dialog={dialog}
-      trigger="Add Extension"
-      title="Add Extension"
-      description="Create a SIP extension for a phone or softphone."
-      submitLabel="Create Extension"
-      onSubmit={dialog.submit((v) =>
-        create.mutate({
-          extension: v.extension,
-          name: v.name,
-          email: v.email,
-          voicemail: v.voicemail,
-          secret: v.secret,
-        }),
-      )}
-      pending={create.isPending}
+      trigger={editing ? undefined : "Add Extension"}
+      title={editing ? "Edit Extension" : "Add Extension"}
+      description={
+        editing ? `Change extension ${editing.extension}.` : "Create a SIP extension for a phone or softphone."
+      }
+      submitLabel={editing ? "Save Changes" : "Create Extension"}
+      onSubmit={dialog.submit((v) => {
+        const body = { extension: v.extension, name: v.name, email: v.email, voicemail: v.voicemail, secret: v.secret };
+        if (editing) update.mutate({ ...body, id: editing.id });
+        else create.mutate(body);
+      })}
+      pending={create.isPending || update.isPending}
     >
       <div className="grid gap-4 sm:grid-cols-[10rem_1fr]">
         <FormField label="Extension" error={errors.extension?.message}>
@@ -69,7 +82,7 @@ export function AddExtensionDialog() {
           <Input
             {...c}
             type="password"
-            placeholder="Leave blank to generate a strong secret"
+            placeholder={editing ? "Leave blank to keep the current secret" : "Leave blank to generate a strong secret"}
             autoComplete="new-password"
             {...form.register("secret")}
           />
@@ -94,5 +107,22 @@ export function AddExtensionDialog() {
         )}
       />
     </FormDialog>
+  );
+}
+
+/** The row's Edit button and its dialog (focus comes back to the button when the dialog closes). */
+export function EditExtensionButton({ ext, tabIndex }: { ext: Extension; tabIndex?: number }) {
+  const edit = useEditDialog<Extension>();
+  return (
+    <>
+      <EditButton
+        label={`Edit extension ${ext.extension}`}
+        buttonRef={edit.buttonRef}
+        onClick={() => edit.show(ext)}
+        tabIndex={tabIndex}
+        className="text-muted-foreground hover:text-foreground"
+      />
+      <EditDialogSlot dialog={edit.editing && <AddExtensionDialog editing={edit.editing} onClose={edit.close} />} />
+    </>
   );
 }

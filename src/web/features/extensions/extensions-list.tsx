@@ -1,36 +1,38 @@
-import { PhoneOff, Search, SearchX, TriangleAlert } from "lucide-react";
+import type { RowSelectionState } from "@tanstack/react-table";
+import { LoaderCircle, PhoneOff, QrCode, Search, SearchX, Trash2, TriangleAlert } from "lucide-react";
 import { useCallback, useDeferredValue, useMemo, useState } from "react";
+import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
 import { EmptyState } from "@/components/empty-state";
 import { Button } from "@/components/ui/button";
-import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
+import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
+import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
+import { queryKeys } from "@/lib/query-keys";
 import type { Extension } from "../../../shared/inventory";
-import { useExtensions } from "./api";
-import { ExtensionCard } from "./extension-card";
+import { AddExtensionDialog, EditExtensionButton } from "./add-extension-dialog";
+import { useDeleteExtension, useExtensions } from "./api";
+import { BulkActions } from "./bulk-actions";
+import { ExtensionsTable } from "./extensions-table";
 import { filterExtensions, sortExtensions } from "./filter";
 import { QrCodeDialog } from "./qr-code-dialog";
-import { VirtualGrid } from "./virtual-grid";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-function SkeletonCards() {
+function SkeletonRows() {
   return (
-    <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-busy="true">
+    <div className="grid gap-2 rounded-md border p-3" aria-busy="true">
       <span className="sr-only" role="status">
         Loading extensions…
       </span>
       {[0, 1, 2].map((i) => (
-        <Card key={i} className="h-[184px] gap-3 px-5 py-4" data-testid="extension-skeleton">
-          <div className="flex justify-between">
-            <Skeleton className="h-7 w-20" />
-            <Skeleton className="h-5 w-16" />
-          </div>
-          <Skeleton className="h-4 w-32" />
-          <Skeleton className="h-4 w-44" />
-          <Skeleton className="mt-auto h-8 w-full" />
-        </Card>
+        <div key={i} className="flex items-center gap-4" data-testid="extension-skeleton">
+          <Skeleton className="h-5 w-16" />
+          <Skeleton className="h-5 w-40" />
+          <Skeleton className="h-5 w-52" />
+          <Skeleton className="ml-auto h-5 w-20" />
+        </div>
       ))}
     </div>
   );
@@ -69,17 +71,94 @@ function FilterBar({
   );
 }
 
-/** The extension cards: loading, error, empty, filter and the windowed grid. */
+/** One row's actions: the QR code (it carries the SIP password) and Delete are an operator's. */
+function RowActions({
+  ext,
+  active,
+  onShowQr,
+}: {
+  ext: Extension;
+  /** The table's active row: its buttons follow it in the tab order, the others' are reached through it. */
+  active: boolean;
+  onShowQr: (ext: Extension) => void;
+}) {
+  const tabIndex = active ? 0 : -1;
+  // The confirmation lists what uses it; a 409 in between says why in the toast, not just "failed".
+  const remove = useDeleteExtension(
+    undoableDeleteToasts("Extension deleted", "Failed to delete extension.", [queryKeys.extensions], errorMessage),
+  );
+  return (
+    <>
+      <Button
+        variant="outline"
+        size="sm"
+        onClick={() => onShowQr(ext)}
+        aria-label={`QR code for extension ${ext.extension}`}
+        tabIndex={tabIndex}
+      >
+        <QrCode />
+        <span className="hidden lg:inline">QR Code</span>
+      </Button>
+      <EditExtensionButton ext={ext} tabIndex={tabIndex} />
+      <ConfirmDeleteDialog
+        what="extension"
+        name={ext.extension}
+        list={queryKeys.extensions}
+        id={ext.id}
+        onDelete={() => remove.mutateAsync(ext)}
+      >
+        {(ask) => (
+          <Button
+            variant="ghost"
+            size="sm"
+            className="text-muted-foreground hover:text-destructive"
+            disabled={remove.isPending}
+            onClick={ask}
+            aria-label={`Delete extension ${ext.extension}`}
+            tabIndex={tabIndex}
+          >
+            {remove.isPending ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+          </Button>
+        )}
+      </ConfirmDeleteDialog>
+    </>
+  );
+}
+
+/** The extensions: loading, error, empty, the filter, the table and what its selection does. */
 export function ExtensionsList() {
   const list = useExtensions();
+  const canWrite = useCan("operator");
   const [query, setQuery] = useState("");
   const deferredQuery = useDeferredValue(query);
   const [qrFor, setQrFor] = useState<Extension | null>(null);
   const closeQr = useCallback(() => setQrFor(null), []);
+  const [selection, setSelection] = useState<RowSelectionState>({});
+  // Enter on a row: its edit dialog (an operator's), focus going back to the row when it closes.
+  const [editing, setEditing] = useState<{ ext: Extension; row: HTMLElement | null } | null>(null);
+  const openEdit = useCallback(
+    (ext: Extension) => {
+      if (canWrite)
+        setEditing({ ext, row: document.activeElement instanceof HTMLElement ? document.activeElement : null });
+    },
+    [canWrite],
+  );
+  const closeEdit = useCallback(() => {
+    setEditing((e) => {
+      e?.row?.focus();
+      return null;
+    });
+  }, []);
 
   const sorted = useMemo(() => sortExtensions(list.data ?? []), [list.data]);
   const shown = useMemo(() => filterExtensions(sorted, deferredQuery), [sorted, deferredQuery]);
-  const renderCard = useCallback((ext: Extension) => <ExtensionCard ext={ext} onShowQr={setQrFor} />, []);
+  // The selection's stored extensions (one deleted elsewhere drops out), whether or not the filter shows them.
+  const selectedIds = useMemo(() => sorted.filter((e) => selection[e.id]).map((e) => e.id), [sorted, selection]);
+  const renderActions = useCallback(
+    (ext: Extension, active: boolean) =>
+      canWrite ? <RowActions ext={ext} active={active} onShowQr={setQrFor} /> : null,
+    [canWrite],
+  );
 
   if (!list.data) {
     if (list.isError) {
@@ -96,7 +175,7 @@ export function ExtensionsList() {
         />
       );
     }
-    return <SkeletonCards />;
+    return <SkeletonRows />;
   }
 
   if (sorted.length === 0) {
@@ -120,9 +199,31 @@ export function ExtensionsList() {
           description={`Nothing matches “${deferredQuery.trim()}”. Try a number, a name or an email.`}
         />
       ) : (
-        <VirtualGrid items={shown} getKey={(e) => e.id} renderItem={renderCard} label="Extensions" />
+        <ExtensionsTable
+          rows={shown}
+          selection={selection}
+          onSelectionChange={setSelection}
+          onOpen={openEdit}
+          actions={renderActions}
+          toolbar={
+            canWrite && selectedIds.length > 0 ? (
+              <BulkActions
+                ids={selectedIds}
+                onClear={() => setSelection({})}
+                onDeleted={(deleted) =>
+                  setSelection((s) => {
+                    const next = { ...s };
+                    for (const id of deleted) delete next[id];
+                    return next;
+                  })
+                }
+              />
+            ) : null
+          }
+        />
       )}
       <QrCodeDialog ext={qrFor} onClose={closeQr} />
+      {editing && <AddExtensionDialog editing={editing.ext} onClose={closeEdit} />}
     </>
   );
 }

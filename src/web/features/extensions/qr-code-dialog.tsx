@@ -1,75 +1,72 @@
-import { useQuery } from "@tanstack/react-query";
-import { LoaderCircle } from "lucide-react";
-import { useEffect } from "react";
+import { LoaderCircle, RefreshCw } from "lucide-react";
+import { useEffect, useRef } from "react";
+import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { toast } from "@/components/ui/use-toast";
-import { serverInfoQuery } from "@/features/auth/api";
+import { useIssueProvisioningLink } from "@/features/softphone/api";
+import { ProvisioningApps, ProvisioningLinkView } from "@/features/softphone/link-view";
 import { errorMessage } from "@/lib/error-text";
 import type { Extension } from "../../../shared/inventory";
-import { qrCodeQuery } from "./api";
 
-function Detail({ label, value, mono }: { label: string; value: string; mono?: boolean }) {
-  return (
-    <div className="flex justify-between gap-4 py-1.5">
-      <dt className="text-muted-foreground">{label}</dt>
-      <dd className={mono ? "truncate font-mono" : "truncate font-medium"}>{value}</dd>
-    </div>
-  );
-}
-
-/** Fetched each time it opens: the code carries the current secret and PTT groups. */
-function QrImage({ ext }: { ext: Extension }) {
-  const qr = useQuery(qrCodeQuery(ext.id));
-
+/**
+ * Issues a one-time link when it opens (ADR 0039): a link works once and for 15 minutes, so one is made
+ * for each showing; "New link" replaces it (the earlier one stops working).
+ */
+function LinkPanel({ ext }: { ext: Extension }) {
+  const issue = useIssueProvisioningLink({
+    onError: (err) =>
+      toast({
+        variant: "destructive",
+        title: "Failed to create the provisioning link.",
+        description: errorMessage(err),
+      }),
+  });
+  const issued = useRef(false);
   useEffect(() => {
-    if (qr.isError)
-      toast({ variant: "destructive", title: "Failed to generate QR code.", description: errorMessage(qr.error) });
-  }, [qr.isError, qr.error]);
+    if (issued.current) return;
+    issued.current = true;
+    issue.mutate(ext.id);
+  }, [issue, ext.id]);
 
   return (
-    <div className="mx-auto flex size-64 items-center justify-center rounded-lg border bg-white p-2">
-      {qr.data ? (
-        <img src={qr.data.qrCode} alt={`Sangoma Talk QR code for extension ${ext.extension}`} className="size-full" />
-      ) : qr.isError ? (
-        <p className="px-4 text-center text-sm text-zinc-600">The QR code could not be generated.</p>
+    <div className="grid gap-3">
+      {issue.data && !issue.isPending ? (
+        <ProvisioningLinkView link={issue.data} extension={ext.extension} />
+      ) : issue.isError ? (
+        <p className="rounded-md border p-4 text-center text-sm">The provisioning link could not be created.</p>
       ) : (
-        <div role="status" className="flex flex-col items-center gap-2 text-sm text-zinc-600">
+        <div
+          role="status"
+          className="mx-auto flex size-64 flex-col items-center justify-center gap-2 rounded-lg border text-muted-foreground text-sm"
+        >
           <LoaderCircle className="size-8 animate-spin" aria-hidden />
-          Generating QR code…
+          Creating provisioning link…
         </div>
       )}
+      <div>
+        <Button variant="outline" size="sm" disabled={issue.isPending} onClick={() => issue.mutate(ext.id)}>
+          <RefreshCw />
+          New link
+        </Button>
+      </div>
     </div>
   );
 }
 
-/** The per-extension softphone code: scan it in Sangoma Talk to set the account up. */
+/** The per-extension provisioning code: scan it in Linphone to set the account up. */
 export function QrCodeDialog({ ext, onClose }: { ext: Extension | null; onClose: () => void }) {
-  const info = useQuery(serverInfoQuery());
   return (
     <Dialog open={ext !== null} onOpenChange={(open) => !open && onClose()}>
       {ext && (
-        <DialogContent className="sm:max-w-md">
+        <DialogContent className="max-h-[90vh] overflow-y-auto sm:max-w-md">
           <DialogHeader>
-            <DialogTitle>Sangoma Talk QR Code</DialogTitle>
-            <DialogDescription>Scan this code with Sangoma Talk to set up extension {ext.extension}.</DialogDescription>
+            <DialogTitle>Provision a softphone</DialogTitle>
+            <DialogDescription>
+              Extension {ext.extension} ({ext.name}): scan the code in Linphone, or open the link on the phone.
+            </DialogDescription>
           </DialogHeader>
-          <QrImage key={ext.id} ext={ext} />
-          <dl className="divide-y rounded-md border px-3 text-sm">
-            <Detail label="Extension" value={ext.extension} mono />
-            <Detail label="User" value={ext.name} />
-            <Detail label="Server" value={info.data?.serverAddress ?? "…"} mono />
-          </dl>
-          <div className="text-sm">
-            <p className="font-medium">To scan</p>
-            <ol className="mt-1 list-decimal space-y-0.5 pl-5 text-muted-foreground">
-              <li>Open Sangoma Talk on the phone.</li>
-              <li>Go to Settings → Scan QR Code.</li>
-              <li>Point the camera at this code.</li>
-            </ol>
-            <p className="mt-2 text-muted-foreground text-xs">
-              The code contains the extension's SIP password: show it only to its user.
-            </p>
-          </div>
+          <LinkPanel key={ext.id} ext={ext} />
+          <ProvisioningApps />
         </DialogContent>
       )}
     </Dialog>

@@ -1,9 +1,13 @@
 import { Users } from "lucide-react";
+import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
+import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PTT_MEMBERS_SHOWN } from "@/lib/constants";
+import { queryKeys } from "@/lib/query-keys";
 import type { PttGroup } from "../../../shared/inventory";
+import { EditPttGroupDialog } from "./add-ptt-group-dialog";
 
 export function PttGroupCard({
   group,
@@ -12,11 +16,12 @@ export function PttGroupCard({
 }: {
   group: PttGroup;
   deleting: boolean;
-  onDelete: () => void;
+  onDelete: () => Promise<unknown>;
 }) {
   const shown = group.members.slice(0, PTT_MEMBERS_SHOWN);
   const more = group.members.length - shown.length;
   const count = group.members.length;
+  const edit = useEditDialog<PttGroup>();
   return (
     <li>
       <Card className="h-full gap-4">
@@ -30,13 +35,26 @@ export function PttGroupCard({
             </div>
             {group.description && <CardDescription>{group.description}</CardDescription>}
           </div>
-          <DeleteButton label={`Delete PTT group ${group.name}`} pending={deleting} onClick={onDelete} />
+          <EditButton
+            label={`Edit PTT group ${group.name}`}
+            buttonRef={edit.buttonRef}
+            onClick={() => edit.show(group)}
+          />
+          <EditDialogSlot dialog={edit.editing && <EditPttGroupDialog group={edit.editing} onClose={edit.close} />} />
+          <ConfirmDeleteDialog
+            what="PTT group"
+            name={group.name}
+            list={queryKeys.pttGroups}
+            id={group.id}
+            onDelete={onDelete}
+          >
+            {(ask) => <DeleteButton label={`Delete PTT group ${group.name}`} pending={deleting} onClick={ask} />}
+          </ConfirmDeleteDialog>
         </CardHeader>
         <CardContent className="grid gap-3">
-          {(group.duplex || group.autoAnswer) && (
+          {group.duplex && (
             <div className="flex flex-wrap gap-2">
-              {group.duplex && <Badge variant="secondary">Two-way</Badge>}
-              {group.autoAnswer && <Badge variant="secondary">Auto-Answer</Badge>}
+              <Badge variant="secondary">Two-way</Badge>
             </div>
           )}
           <span className="flex items-center gap-1.5 text-muted-foreground text-sm">

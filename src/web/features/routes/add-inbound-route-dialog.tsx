@@ -1,12 +1,12 @@
-import { Controller, useWatch } from "react-hook-form";
+import { useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { ControlledSelect, SelectField } from "@/components/form-fields";
+import { ControlledSelect } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import type { Trunk } from "../../../shared/inventory";
+import type { InboundRoute } from "../../../shared/inventory";
 import { destinationTypes, inboundRouteSchema } from "../../../shared/inventory";
-import { type NewInboundRoute, useCreateInboundRoute } from "./api";
+import { type NewInboundRoute, useCreateInboundRoute, useUpdateInboundRoute } from "./api";
 
 type InboundInput = z.input<typeof inboundRouteSchema>;
 type InboundOutput = z.output<typeof inboundRouteSchema>;
@@ -14,14 +14,11 @@ type InboundOutput = z.output<typeof inboundRouteSchema>;
 const DEFAULTS: InboundInput = {
   description: "",
   didNumber: "",
-  trunkId: null,
   destination: "",
   destinationType: "extension",
 };
-const FIELDS = ["description", "didNumber", "trunkId", "destination", "destinationType"] as const;
-
-/** Radix Select has no empty value, so "Any Trunk" is this sentinel (never sent). */
-const ANY_TRUNK = "any";
+// No trunk field: FreePBX matches an inbound route by its DID only, never by the trunk (ADR 0037).
+const FIELDS = ["description", "didNumber", "destination", "destinationType"] as const;
 
 const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; placeholder: string }> = {
   extension: { label: "Extension", placeholder: "1001" },
@@ -32,38 +29,49 @@ const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; p
 };
 const DESTINATION_OPTIONS = destinationTypes.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
 
-/** The create body: 'Any Trunk' sends no trunkId at all. */
-function toBody({ trunkId, ...rest }: InboundOutput): NewInboundRoute {
-  return trunkId == null ? rest : { ...rest, trunkId };
-}
+const toBody = (values: InboundOutput): NewInboundRoute => values;
 
-export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
+/** The route being edited as the form's values. */
+const toForm = (r: InboundRoute): InboundInput => ({
+  ...DEFAULTS,
+  description: r.description,
+  didNumber: r.didNumber ?? "",
+  destination: r.destination,
+  destinationType: r.destinationType,
+});
+
+/**
+ * "Add Inbound Route", or with `editing` "Edit Inbound Route": the same form prefilled (the card opens
+ * it and closes it with `onClose`); the save is optimistic.
+ */
+export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundRoute; onClose?: () => void }) {
   const dialog = useFormDialog({
     schema: inboundRouteSchema,
-    defaults: DEFAULTS,
+    defaults: editing ? toForm(editing) : DEFAULTS,
     fields: FIELDS,
-    draft: "keep",
-    success: "Route created",
-    failure: "Failed to create inbound route.",
+    draft: editing ? "reset-on-open" : "keep",
+    success: { create: "Route created", edit: "Route saved" },
+    failure: { create: "Failed to create inbound route.", edit: "Failed to save inbound route." },
+    failureDetail: editing ? "server" : "form",
+    ...(editing ? { open: true, onClose, editing, toForm } : {}),
   });
   const { form } = dialog;
   const { errors } = form.formState;
   const destinationType = useWatch({ control: form.control, name: "destinationType" });
   const create = useCreateInboundRoute(dialog.saved);
-  const trunkOptions = [
-    { value: ANY_TRUNK, label: "Any Trunk" },
-    ...trunks.map((t) => ({ value: String(t.id), label: t.name })),
-  ];
+  const update = useUpdateInboundRoute(dialog.saved);
 
   return (
     <FormDialog
       dialog={dialog}
-      trigger="Add Inbound Route"
-      title="Add Inbound Route"
+      trigger={editing ? undefined : "Add Inbound Route"}
+      title={editing ? "Edit Inbound Route" : "Add Inbound Route"}
       description="Send calls that arrive on a DID number to a destination."
-      submitLabel="Create Route"
-      onSubmit={dialog.submit((values) => create.mutate(toBody(values)))}
-      pending={create.isPending}
+      submitLabel={editing ? "Save Changes" : "Create Route"}
+      onSubmit={dialog.submit((values) =>
+        editing ? update.mutate({ ...toBody(values), id: editing.id }) : create.mutate(toBody(values)),
+      )}
+      pending={create.isPending || update.isPending}
     >
       <FormField label="Description" error={errors.description?.message}>
         {(control) => <Input {...control} placeholder="Main number" autoFocus {...form.register("description")} />}
@@ -74,19 +82,6 @@ export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
             <Input {...control} inputMode="tel" placeholder="Any (leave empty)" {...form.register("didNumber")} />
           )}
         </FormField>
-        <Controller
-          control={form.control}
-          name="trunkId"
-          render={({ field }) => (
-            <SelectField
-              label="Trunk"
-              error={errors.trunkId?.message}
-              value={field.value == null ? ANY_TRUNK : String(field.value)}
-              onValueChange={(v) => field.onChange(v === ANY_TRUNK ? null : Number(v))}
-              options={trunkOptions}
-            />
-          )}
-        />
         <ControlledSelect
           control={form.control}
           name="destinationType"
@@ -106,4 +101,9 @@ export function AddInboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
       </div>
     </FormDialog>
   );
+}
+
+/** The card's edit dialog. */
+export function EditInboundRouteDialog({ route, onClose }: { route: InboundRoute; onClose: () => void }) {
+  return <AddInboundRouteDialog editing={route} onClose={onClose} />;
 }

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { Controller, type DefaultValues, useWatch } from "react-hook-form";
@@ -6,10 +7,11 @@ import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import type { Trunk } from "../../../shared/inventory";
+import { trunksQuery } from "@/features/trunks/api";
+import type { OutboundRoute, Trunk } from "../../../shared/inventory";
 import { outboundRouteSchema } from "../../../shared/inventory";
 import { ROUTE_TEMPLATES, type RouteTemplate } from "../../../shared/route-templates";
-import { useCreateOutboundRoute } from "./api";
+import { useCreateOutboundRoute, useUpdateOutboundRoute } from "./api";
 import { DialPatternEditor } from "./dial-pattern-editor";
 
 type OutboundInput = z.input<typeof outboundRouteSchema>;
@@ -19,21 +21,44 @@ const DEFAULTS: DefaultValues<OutboundInput> = { name: "", dialPatterns: [], tru
 const FIELDS = ["name", "dialPatterns", "trunkId", "routeOrder"] as const;
 const TEMPLATE_OPTIONS = ROUTE_TEMPLATES.map((t) => ({ value: t.id, label: t.label }));
 
-export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
+/** The route being edited as the form's values (its dial order is not the form's: it stays). */
+const toForm = (r: OutboundRoute): OutboundInput => ({
+  name: r.name,
+  dialPatterns: r.dialPatterns,
+  trunkId: r.trunkId,
+  routeOrder: r.routeOrder,
+});
+
+/**
+ * "Add Outbound Route", or with `editing` "Edit Outbound Route": the same form prefilled (the card
+ * opens it and closes it with `onClose`); the save is optimistic.
+ */
+export function AddOutboundRouteDialog({
+  trunks,
+  editing,
+  onClose,
+}: {
+  trunks: Trunk[];
+  editing?: OutboundRoute;
+  onClose?: () => void;
+}) {
   const [template, setTemplate] = useState<RouteTemplate["id"]>(DEFAULT_TEMPLATE);
   const dialog = useFormDialog({
     schema: outboundRouteSchema,
-    defaults: DEFAULTS,
+    defaults: editing ? toForm(editing) : DEFAULTS,
     fields: FIELDS,
-    draft: "keep",
-    success: "Route created",
-    failure: "Failed to create outbound route.",
+    draft: editing ? "reset-on-open" : "keep",
+    success: { create: "Route created", edit: "Route saved" },
+    failure: { create: "Failed to create outbound route.", edit: "Failed to save outbound route." },
+    failureDetail: editing ? "server" : "form",
     onSaved: () => setTemplate(DEFAULT_TEMPLATE),
+    ...(editing ? { open: true, onClose, editing, toForm } : {}),
   });
   const { form } = dialog;
   const { errors } = form.formState;
   const patterns = useWatch({ control: form.control, name: "dialPatterns" });
   const create = useCreateOutboundRoute(dialog.saved);
+  const update = useUpdateOutboundRoute(dialog.saved);
 
   function chooseTemplate(id: string) {
     const chosen = ROUTE_TEMPLATES.find((t) => t.id === id);
@@ -48,12 +73,14 @@ export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
   return (
     <FormDialog
       dialog={dialog}
-      trigger="Add Outbound Route"
-      title="Add Outbound Route"
+      trigger={editing ? undefined : "Add Outbound Route"}
+      title={editing ? "Edit Outbound Route" : "Add Outbound Route"}
       description="Choose which trunk places calls that match these dial patterns."
-      submitLabel="Create Route"
-      onSubmit={dialog.submit((values) => create.mutate(values))}
-      pending={create.isPending}
+      submitLabel={editing ? "Save Changes" : "Create Route"}
+      onSubmit={dialog.submit(({ routeOrder, ...values }) =>
+        editing ? update.mutate({ ...values, id: editing.id }) : create.mutate({ ...values, routeOrder }),
+      )}
+      pending={create.isPending || update.isPending}
       canSubmit={patterns.length > 0}
     >
       <div className="grid items-start gap-4 sm:grid-cols-2">
@@ -101,4 +128,10 @@ export function AddOutboundRouteDialog({ trunks }: { trunks: Trunk[] }) {
       />
     </FormDialog>
   );
+}
+
+/** The card's edit dialog: the trunks come from the list the screen already loaded. */
+export function EditOutboundRouteDialog({ route, onClose }: { route: OutboundRoute; onClose: () => void }) {
+  const trunks = useQuery(trunksQuery()).data ?? [];
+  return <AddOutboundRouteDialog trunks={trunks} editing={route} onClose={onClose} />;
 }

@@ -1,21 +1,23 @@
-import { Network, PhoneIncoming } from "lucide-react";
+import { PhoneIncoming } from "lucide-react";
+import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
+import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { queryKeys } from "@/lib/query-keys";
 import type { InboundRoute } from "../../../shared/inventory";
+import { EditInboundRouteDialog } from "./add-inbound-route-dialog";
 
 export function InboundRouteCard({
   route,
-  trunkName,
   deleting,
   onDelete,
 }: {
   route: InboundRoute;
-  /** undefined: the route takes calls from any trunk. */
-  trunkName: string | undefined;
   deleting: boolean;
-  onDelete: () => void;
+  onDelete: () => Promise<unknown>;
 }) {
+  const edit = useEditDialog<InboundRoute>();
   return (
     <li>
       <Card className="gap-3 py-4">
@@ -24,16 +26,30 @@ export function InboundRouteCard({
             <PhoneIncoming className="size-4 shrink-0 text-muted-foreground" aria-hidden />
             <span className="truncate">{route.description}</span>
           </CardTitle>
-          <DeleteButton label={`Delete inbound route ${route.description}`} pending={deleting} onClick={onDelete} />
+          <EditButton
+            label={`Edit inbound route ${route.description}`}
+            buttonRef={edit.buttonRef}
+            onClick={() => edit.show(route)}
+          />
+          <EditDialogSlot
+            dialog={edit.editing && <EditInboundRouteDialog route={edit.editing} onClose={edit.close} />}
+          />
+          <ConfirmDeleteDialog
+            what="inbound route"
+            name={route.description}
+            list={queryKeys.inboundRoutes}
+            id={route.id}
+            onDelete={onDelete}
+          >
+            {(ask) => (
+              <DeleteButton label={`Delete inbound route ${route.description}`} pending={deleting} onClick={ask} />
+            )}
+          </ConfirmDeleteDialog>
         </CardHeader>
         <CardContent className="flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
           <Badge variant="outline" className="font-mono">
             DID: {route.didNumber ?? "Any"}
           </Badge>
-          <span className="flex items-center gap-1.5 text-muted-foreground">
-            <Network className="size-4" aria-hidden />
-            {trunkName ?? "Any Trunk"}
-          </span>
           <span className="font-medium">
             → {route.destinationType} {route.destination}
           </span>

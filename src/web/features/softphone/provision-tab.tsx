@@ -1,31 +1,40 @@
-import { Check, Copy, QrCode } from "lucide-react";
+import { LoaderCircle, QrCode, RefreshCw } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Label } from "@/components/ui/label";
-import { Textarea } from "@/components/ui/textarea";
 import { toast } from "@/components/ui/use-toast";
-import { useCopiedFlag } from "@/hooks/use-copied";
-import { copyText } from "@/lib/clipboard";
+import { errorDescription } from "@/lib/error-text";
+import { useIssueProvisioningLink } from "./api";
+import { ProvisioningApps, ProvisioningLinkView } from "./link-view";
 import type { GeneratedConfig } from "./types";
 
-/** The generated QR code and provisioning link; stays until the next Generate. */
+/** The last one-time link issued, as a QR code and as text; "New link" replaces it. */
 export function ProvisionTab({
   generated,
   onConfigure,
+  onGenerated,
 }: {
   generated: GeneratedConfig | null;
   onConfigure: () => void;
+  onGenerated: (config: GeneratedConfig) => void;
 }) {
-  const [copied, flashCopied] = useCopiedFlag();
+  const issue = useIssueProvisioningLink({
+    onSuccess: (link) => generated && onGenerated({ ...generated, link }),
+    onError: (err) =>
+      toast({
+        variant: "destructive",
+        title: "Failed to create the provisioning link",
+        description: errorDescription(err),
+      }),
+  });
 
   if (!generated) {
     return (
       <Card>
         <CardContent className="flex flex-col items-center gap-3 py-10 text-center">
           <QrCode className="size-10 text-muted-foreground" aria-hidden />
-          <p className="font-medium">No configuration generated yet</p>
+          <p className="font-medium">No provisioning link yet</p>
           <p className="text-muted-foreground text-sm">
-            Generate a configuration in the Configure tab first to get a QR code and provisioning link.
+            Create a provisioning link in the Configure tab first to get a QR code for Linphone.
           </p>
           <Button variant="outline" onClick={onConfigure}>
             Go to Configure
@@ -34,15 +43,6 @@ export function ProvisionTab({
       </Card>
     );
   }
-
-  const copyLink = async () => {
-    try {
-      await copyText(generated.link);
-      flashCopied();
-    } catch (err) {
-      toast({ variant: "destructive", title: "Failed to copy link", description: String(err) });
-    }
-  };
 
   return (
     <Card>
@@ -53,34 +53,19 @@ export function ProvisionTab({
         <CardDescription>{generated.name}</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6 md:grid-cols-[auto_1fr] md:items-start">
-        <div className="mx-auto flex flex-col items-center gap-3">
-          <div className="size-64 rounded-lg border bg-white p-2">
-            <img
-              src={generated.qrCode}
-              alt={`Provisioning QR code for extension ${generated.extension}`}
-              className="size-full"
-            />
-          </div>
-          <p className="text-center text-sm">Open Sangoma Talk → Settings → Scan QR Code</p>
-        </div>
-        <div className="grid min-w-0 gap-2">
-          <Label htmlFor="provisioning-link">Provisioning link</Label>
-          <Textarea
-            id="provisioning-link"
-            readOnly
-            value={generated.link}
-            rows={6}
-            className="resize-none break-all font-mono text-xs"
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <div className="flex flex-wrap items-center gap-2">
-            <Button variant="outline" size="sm" onClick={copyLink}>
-              {copied ? <Check /> : <Copy />}
-              {copied ? "Copied" : "Copy Link"}
+        <ProvisioningLinkView link={generated.link} extension={generated.extension} />
+        <div className="grid min-w-0 gap-4">
+          <ProvisioningApps />
+          <div>
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={issue.isPending}
+              onClick={() => issue.mutate(generated.extensionId)}
+            >
+              {issue.isPending ? <LoaderCircle className="animate-spin" /> : <RefreshCw />}
+              New link
             </Button>
-            <p className="text-muted-foreground text-xs">
-              Opening the link on the phone also provisions the app. It contains the SIP password.
-            </p>
           </div>
         </div>
       </CardContent>

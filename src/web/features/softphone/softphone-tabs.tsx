@@ -4,6 +4,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useCan } from "@/hooks/use-role";
 import type { Extension } from "../../../shared/inventory";
 import { ConfigureTab } from "./configure-tab";
+import { DialerHint } from "./dialer-hint";
 import { ProvisionTab } from "./provision-tab";
 import { PttTab } from "./ptt-tab";
 import type { GeneratedConfig } from "./types";
@@ -23,6 +24,7 @@ export function SoftphoneTabs() {
     return (
       <>
         <RoleNotice cannot="see or provision a softphone configuration: it contains the extension's SIP password" />
+        <DialerHint />
         <PttTab extension={null} />
       </>
     );
@@ -30,6 +32,7 @@ export function SoftphoneTabs() {
 
   return (
     <Tabs value={tab} onValueChange={(v) => setTab(v as Tab)}>
+      <DialerHint />
       <TabsList className="w-full sm:w-fit">
         <TabsTrigger value="configure">Configure</TabsTrigger>
         <TabsTrigger value="ptt">PTT/Paging</TabsTrigger>
@@ -49,7 +52,7 @@ export function SoftphoneTabs() {
         <PttTab extension={selected?.extension ?? null} />
       </TabsContent>
       <TabsContent value="provision">
-        <ProvisionTab generated={generated} onConfigure={() => setTab("configure")} />
+        <ProvisionTab generated={generated} onConfigure={() => setTab("configure")} onGenerated={setGenerated} />
       </TabsContent>
     </Tabs>
   );

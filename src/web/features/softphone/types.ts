@@ -1,7 +1,9 @@
-/** What the Provision tab shows: kept until the next Generate. */
+import type { ProvisioningLink } from "../../../shared/provisioning";
+
+/** What the Provision tab shows: the last link issued, kept until the next one. */
 export interface GeneratedConfig {
+  extensionId: number;
   extension: string;
   name: string;
-  link: string;
-  qrCode: string;
+  link: ProvisioningLink;
 }

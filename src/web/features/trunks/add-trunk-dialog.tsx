@@ -1,14 +1,21 @@
 import { type ReactNode, useState } from "react";
 import { Controller, useWatch } from "react-hook-form";
-import type { z } from "zod";
+import { z } from "zod";
 import { ControlledSelect, SwitchField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/utils";
-import { type TrunkAuthMode, trunkAuthTypes, trunkSchema, trunkTypes } from "../../../shared/inventory";
-import { type NewTrunk, useCreateTrunk } from "./api";
+import {
+  type Trunk,
+  type TrunkAuthMode,
+  trunkAuthTypes,
+  trunkSchema,
+  trunkTypeDeployProblem,
+  trunkTypes,
+} from "../../../shared/inventory";
+import { type NewTrunk, useCreateTrunk, useUpdateTrunk } from "./api";
 
 type TrunkInput = z.input<typeof trunkSchema>;
 type TrunkOutput = z.output<typeof trunkSchema>;
@@ -102,8 +109,10 @@ function AddressesInput({
   "aria-describedby"?: string;
 }) {
   const [text, setText] = useState(() => (value ?? []).join("\n"));
-  // A reset (the dialog reopened with its defaults) empties the list: follow it.
-  if ((value ?? []).length === 0 && addressList(text).length > 0) setText("");
+  // A reset (the dialog reopened with its defaults, or with the trunk being edited): follow it.
+  const list = value ?? [];
+  const typed = addressList(text);
+  if (typed.length !== list.length || typed.some((a, i) => a !== list[i])) setText(list.join("\n"));
   return (
     <Textarea
       {...control}
@@ -124,6 +133,42 @@ const portValue = (v: unknown) => (v === "" || v == null ? undefined : Number(v)
 /** The create body: everything but the status, which is the server's business. */
 const toBody = ({ status: _status, ...body }: TrunkOutput): NewTrunk => body;
 
+/** The trunk being edited as the form's values; the secret stays blank (blank keeps the stored one). */
+const toForm = (t: Trunk): TrunkInput => ({
+  name: t.name,
+  type: t.type,
+  host: t.host,
+  port: t.port,
+  authMode: t.authMode,
+  username: t.username ?? "",
+  secret: "",
+  providerAddresses: t.providerAddresses,
+  fromDomain: t.fromDomain ?? "",
+  fromUser: t.fromUser ?? "",
+  contactUser: t.contactUser ?? "",
+  authType: t.authType,
+  registrationEnabled: t.registrationEnabled,
+  rewriteContact: t.rewriteContact,
+  trustRpid: t.trustRpid,
+  sendRpid: t.sendRpid,
+});
+
+/** Stands for the stored secret while the edit form validates (its credential rule needs one); never sent. */
+const KEPT_SECRET = "kept-stored-secret";
+/**
+ * The edit form's schema: the create schema, where a blank secret means "keep the stored one" when the
+ * trunk has one (the server does the same: a blank secret keeps the stored sealed secret).
+ */
+const keepingSecret = (hasSecret: boolean) =>
+  (hasSecret
+    ? z
+        .preprocess(
+          (v) => (v && typeof v === "object" && !(v as TrunkInput).secret ? { ...v, secret: KEPT_SECRET } : v),
+          trunkSchema,
+        )
+        .transform((t) => ({ ...t, secret: t.secret === KEPT_SECRET ? null : t.secret }))
+    : trunkSchema) as unknown as typeof trunkSchema;
+
 function Section({ title, columns, children }: { title: string; columns: 2 | 3; children: ReactNode }) {
   return (
     <fieldset className={cn("grid items-start gap-4", columns === 2 ? "sm:grid-cols-2" : "sm:grid-cols-3")}>
@@ -133,18 +178,27 @@ function Section({ title, columns, children }: { title: string; columns: 2 | 3; 
   );
 }
 
-export function AddTrunkDialog() {
+/**
+ * "Add Trunk", or with `editing` "Edit Trunk": the same form prefilled from the trunk (the card opens it
+ * and closes it with `onClose`); a blank secret keeps the stored one, and the save is optimistic.
+ */
+export function AddTrunkDialog({ editing, onClose }: { editing?: Trunk; onClose?: () => void } = {}) {
   const dialog = useFormDialog({
-    schema: trunkSchema,
-    defaults: DEFAULTS,
+    schema: editing ? keepingSecret(editing.hasSecret) : trunkSchema,
+    defaults: editing ? toForm(editing) : DEFAULTS,
     fields: FIELDS,
-    draft: "keep",
-    success: "Trunk created",
-    failure: "Failed to create trunk.",
+    draft: editing ? "reset-on-open" : "keep",
+    success: { create: "Trunk created", edit: "Trunk saved" },
+    failure: { create: "Failed to create trunk.", edit: "Failed to save trunk." },
+    failureDetail: editing ? "server" : "form",
+    ...(editing ? { open: true, onClose, editing, toForm } : {}),
   });
   const { form } = dialog;
   const { errors } = form.formState;
   const create = useCreateTrunk(dialog.saved);
+  const update = useUpdateTrunk(dialog.saved);
+  const type = useWatch({ control: form.control, name: "type" });
+  const typeNotice = type ? trunkTypeDeployProblem(type) : null;
   const authMode = useWatch({ control: form.control, name: "authMode" }) ?? "credentials";
   const addressError =
     errors.providerAddresses?.message ??
@@ -154,12 +208,16 @@ export function AddTrunkDialog() {
   return (
     <FormDialog
       dialog={dialog}
-      trigger="Add Trunk"
-      title="Add Trunk"
-      description="Connect the PBX to a SIP, IAX or DAHDI carrier."
-      submitLabel="Create Trunk"
-      onSubmit={dialog.submit((values) => create.mutate(toBody(values)))}
-      pending={create.isPending}
+      trigger={editing ? undefined : "Add Trunk"}
+      title={editing ? "Edit Trunk" : "Add Trunk"}
+      description={
+        editing ? `Change how the PBX connects to ${editing.name}.` : "Connect the PBX to a SIP, IAX or DAHDI carrier."
+      }
+      submitLabel={editing ? "Save Changes" : "Create Trunk"}
+      onSubmit={dialog.submit((values) =>
+        editing ? update.mutate({ ...toBody(values), id: editing.id }) : create.mutate(toBody(values)),
+      )}
+      pending={create.isPending || update.isPending}
       wide
     >
       <Section title="Connection" columns={2}>
@@ -173,6 +231,11 @@ export function AddTrunkDialog() {
           error={errors.type?.message}
           options={TYPE_OPTIONS}
         />
+        {typeNotice && (
+          <p className="text-muted-foreground text-sm sm:col-span-2" data-testid="trunk-type-notice">
+            {typeNotice}. The console keeps it as a record.
+          </p>
+        )}
         <FormField label="Host" error={errors.host?.message}>
           {(control) => <Input {...control} placeholder="sip.example.com" {...form.register("host")} />}
         </FormField>
@@ -232,7 +295,13 @@ export function AddTrunkDialog() {
           </FormField>
           <FormField label="Secret" error={errors.secret?.message}>
             {(control) => (
-              <Input {...control} type="password" autoComplete="new-password" {...form.register("secret")} />
+              <Input
+                {...control}
+                type="password"
+                autoComplete="new-password"
+                placeholder={editing?.hasSecret ? "Leave blank to keep the current secret" : undefined}
+                {...form.register("secret")}
+              />
             )}
           </FormField>
           <ControlledSelect

@@ -1,18 +1,35 @@
 import { Server } from "lucide-react";
+import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
+import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TrunkLiveBadge } from "@/features/live/live-badges";
+import { queryKeys } from "@/lib/query-keys";
 import type { Trunk } from "../../../shared/inventory";
+import { AddTrunkDialog } from "./add-trunk-dialog";
 
-export function TrunkCard({ trunk, deleting, onDelete }: { trunk: Trunk; deleting: boolean; onDelete: () => void }) {
+export function TrunkCard({
+  trunk,
+  deleting,
+  onDelete,
+}: {
+  trunk: Trunk;
+  deleting: boolean;
+  onDelete: () => Promise<unknown>;
+}) {
   const address = trunk.port ? `${trunk.host}:${trunk.port}` : trunk.host;
+  const edit = useEditDialog<Trunk>();
   return (
     <li>
       <Card className="h-full gap-4">
         <CardHeader className="flex items-start justify-between gap-2">
           <CardTitle className="truncate leading-normal">{trunk.name}</CardTitle>
-          <DeleteButton label={`Delete trunk ${trunk.name}`} pending={deleting} onClick={onDelete} />
+          <EditButton label={`Edit trunk ${trunk.name}`} buttonRef={edit.buttonRef} onClick={() => edit.show(trunk)} />
+          <EditDialogSlot dialog={edit.editing && <AddTrunkDialog editing={edit.editing} onClose={edit.close} />} />
+          <ConfirmDeleteDialog what="trunk" name={trunk.name} list={queryKeys.trunks} id={trunk.id} onDelete={onDelete}>
+            {(ask) => <DeleteButton label={`Delete trunk ${trunk.name}`} pending={deleting} onClick={ask} />}
+          </ConfirmDeleteDialog>
         </CardHeader>
         <CardContent className="grid gap-3">
           <span className="flex min-w-0 items-center gap-2 text-muted-foreground text-sm">

@@ -1,0 +1,1 @@
+ALTER TABLE `pbx_objects` ADD `deployed_members` text;

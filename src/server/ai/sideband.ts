@@ -1,0 +1,640 @@
+/**
+ * The console's side of an accepted AI call (issue 17 items 1–3, ADR 0042): one `CallSession` per call id,
+ * over the call's sideband WebSocket (clients/openai-sideband.ts). It turns input transcription on, runs the
+ * model's tools (`transfer_call` → REST refer, `end_call` → REST hangup after the goodbye's `response.done`,
+ * `take_message` → a stored message), answers every tool with `function_call_output` + `response.create`,
+ * keeps the turns in order and stores them as the call's transcript when the call ends.
+ *
+ * Bounded: one session per call id, an open deadline, one reconnect after an unexpected drop, a longest call,
+ * at most `maxTurns` turns of `maxTurnChars`, messages over `maxMessageChars` dropped, every timer counted
+ * (`CallSessions.counts()`), and every session closed when the console stops.
+ *
+ * Sessions publish typed `CallSessionEvent`s in-process (`CallSessions.subscribe`) so the classification and
+ * the live view (issue 17 items 4–5) can follow a call without reading the socket.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import { z } from "zod";
+import { aiCallLogs, extensions } from "../../db/schema";
+import { sipSettings } from "../accounts/settings";
+import { ServiceError } from "../clients/http";
+import {
+  type SidebandClientEvent,
+  SidebandOpenError,
+  type SidebandServerEvent,
+  SidebandSocket,
+  TimerTrack,
+} from "../clients/openai-sideband";
+import type { Deps } from "../domain/deps";
+import { DomainError } from "../domain/errors";
+import { clients } from "../integrations/outside";
+import { redact } from "../redact";
+import { storeAiMessage } from "./messages";
+import type { AssistantRow } from "./records";
+import { storeTranscript } from "./transcripts";
+
+/** What a call session needs: the database, events, clock, config (OpenAI URL, SIP host) and the key. */
+export type SidebandDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials">;
+
+export interface SidebandLimits {
+  /** The sideband must open within this time (each attempt). */
+  openTimeoutMs: number;
+  /** After `end_call`, hang up anyway if the goodbye's `response.done` has not come by then. */
+  goodbyeTimeoutMs: number;
+  /** The longest call the console follows; then it hangs up. */
+  maxCallMs: number;
+  /** Sideband messages longer than this (characters) are dropped unread (audio deltas can be large). */
+  maxMessageChars: number;
+  /** Turns kept per call (the earliest are kept; the transcript says so when more came). */
+  maxTurns: number;
+  /** Characters kept per turn. */
+  maxTurnChars: number;
+}
+
+export const DEFAULT_SIDEBAND_LIMITS: SidebandLimits = {
+  openTimeoutMs: 10_000,
+  goodbyeTimeoutMs: 20_000,
+  maxCallMs: 4 * 3600_000,
+  maxMessageChars: 2_000_000,
+  maxTurns: 500,
+  maxTurnChars: 4_000,
+};
+
+/** Lines kept in a call log row's `events`; characters per line. */
+const MAX_CALL_EVENTS = 50;
+const MAX_EVENT_CHARS = 300;
+/** Tool call ids remembered per call (a repeated one is not run twice). */
+const MAX_TOOL_CALLS = 200;
+/** The transcript schema's limit. */
+const MAX_TRANSCRIPT_CHARS = 200_000;
+
+/** The model used for input transcription, turned on with `session.update` when the sideband opens. */
+export const TRANSCRIPTION_MODEL = "gpt-4o-transcribe";
+
+export interface TranscriptTurn {
+  speaker: "caller" | "assistant";
+  text: string;
+  /** The conversation item the words belong to (its place in the conversation orders the transcript). */
+  itemId: string;
+}
+
+export type CallSessionEvent =
+  | { type: "opened"; callId: string; attempt: number }
+  | { type: "turn"; callId: string; turn: TranscriptTurn }
+  | { type: "tool"; callId: string; name: string; ok: boolean; detail: string }
+  | { type: "note"; callId: string; text: string }
+  | { type: "ended"; callId: string; outcome: string; partial: boolean; transcriptId: number | null };
+
+export interface CallStart {
+  callId: string;
+  assistant: AssistantRow;
+  callerNumber: string | null;
+  callerName: string | null;
+}
+
+type ToolAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
+
+const transferArgs = z.object({ extension: z.union([z.string(), z.number()]).transform((v) => String(v).trim()) });
+const messageArgs = z.object({
+  recipient: z.string().trim().min(1).max(200),
+  message: z.string().trim().min(1).max(4000),
+  callback_number: z.string().trim().max(50).optional().nullable(),
+});
+
+/** Arguments as the model sent them: a JSON object, or null when they are not one. */
+function parseArgs(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One accepted call followed over its sideband. Made by `CallSessions.start`. */
+export class CallSession {
+  readonly callId: string;
+  readonly assistant: AssistantRow;
+  readonly callerNumber: string | null;
+  readonly callerName: string | null;
+  readonly startedAt: number;
+  private socket: SidebandSocket | null = null;
+  private connecting = false;
+  private reconnects = 0;
+  private ended = false;
+  private partial = false;
+  private droppedTurns = 0;
+  private readonly turns: (TranscriptTurn & { seq: number })[] = [];
+  private readonly itemOrder = new Map<string, number>();
+  private nextSeq = 0;
+  private readonly handledTools = new Set<string>();
+  /** Tools still running (a refer in flight): the end waits for them, so the outcome knows the transfer. */
+  private readonly pending = new Set<Promise<void>>();
+  private transferredTo: string | null = null;
+  private endedByAssistant = false;
+  private messagesTaken = 0;
+  private goodbye: { responseId: string | null } | null = null;
+  private goodbyeTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly maxTimer: ReturnType<typeof setTimeout>;
+  /** Resolves once the session has ended and its transcript is stored. */
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(
+    private readonly owner: CallSessions,
+    start: CallStart,
+  ) {
+    this.callId = start.callId;
+    this.assistant = start.assistant;
+    this.callerNumber = start.callerNumber;
+    this.callerName = start.callerName;
+    this.startedAt = owner.deps.now();
+    this.done = new Promise((r) => {
+      this.resolveDone = r;
+    });
+    this.maxTimer = owner.timers.set(() => {
+      this.note(`the call reached the longest call the console follows (${owner.limits.maxCallMs} ms): hung up`);
+      void this.hangup("longest call reached");
+    }, owner.limits.maxCallMs);
+  }
+
+  get isOpen(): boolean {
+    return this.socket?.isOpen ?? false;
+  }
+
+  get hasSocket(): boolean {
+    return this.socket !== null || this.connecting;
+  }
+
+  /** The turns so far, in conversation order. */
+  transcriptTurns(): TranscriptTurn[] {
+    return [...this.turns].sort((a, b) => a.seq - b.seq).map(({ seq: _s, ...t }) => t);
+  }
+
+  // ---------- connection ----------
+
+  /** @internal Opens (attempt 1) or reopens (attempt 2) the sideband. */
+  connect(attempt: number): void {
+    const { deps, limits } = this.owner;
+    const apiKey = deps.credentials.values("openai").apiKey ?? "";
+    this.connecting = true;
+    SidebandSocket.open(
+      {
+        baseUrl: deps.config.endpoints.openai,
+        apiKey,
+        callId: this.callId,
+        openTimeoutMs: limits.openTimeoutMs,
+        maxMessageChars: limits.maxMessageChars,
+      },
+      {
+        event: (e) => this.onEvent(e),
+        oversized: (n) => this.problem(`a sideband message of ${n} characters was dropped unread`),
+        closed: (info) => this.onClosed(info),
+      },
+      this.owner.timers,
+    ).then(
+      (socket) => {
+        this.connecting = false;
+        if (this.ended) {
+          socket.close();
+          return;
+        }
+        this.socket = socket;
+        if (attempt > 1) this.note("sideband reopened");
+        this.emit({ type: "opened", callId: this.callId, attempt });
+        // Input transcription on: the caller's words arrive as conversation.item.input_audio_transcription.completed.
+        this.send({
+          type: "session.update",
+          session: { type: "realtime", audio: { input: { transcription: { model: TRANSCRIPTION_MODEL } } } },
+        });
+      },
+      (err: unknown) => {
+        this.connecting = false;
+        const why = err instanceof SidebandOpenError ? err.message : "could not open";
+        this.problem(attempt > 1 ? `sideband reconnect failed: ${why}` : `sideband did not open: ${why}`);
+        this.partial = true;
+        void this.finish(attempt > 1 ? "connection lost" : "not followed");
+      },
+    );
+  }
+
+  private onClosed(info: { code: number; reason: string; clean: boolean }): void {
+    this.socket = null;
+    if (this.ended) return;
+    if (info.clean) {
+      // OpenAI closes the sideband when the call ends.
+      void this.finish(null);
+      return;
+    }
+    if (this.reconnects < 1) {
+      this.reconnects++;
+      this.problem(`sideband dropped (code ${info.code}); reconnecting once`);
+      this.connect(2);
+      return;
+    }
+    this.problem(`sideband dropped again (code ${info.code}); the transcript is partial`);
+    this.partial = true;
+    void this.finish("connection lost");
+  }
+
+  private send(event: SidebandClientEvent): boolean {
+    return this.socket?.send(event) ?? false;
+  }
+
+  // ---------- events ----------
+
+  private seqOf(itemId: string): number {
+    let seq = this.itemOrder.get(itemId);
+    if (seq === undefined) {
+      seq = this.nextSeq++;
+      // Bounded like the turns: ids past the cap share the last place (arrival order among them).
+      if (this.itemOrder.size < this.owner.limits.maxTurns * 4) this.itemOrder.set(itemId, seq);
+    }
+    return seq;
+  }
+
+  private onEvent(e: SidebandServerEvent): void {
+    if (this.ended) return;
+    switch (e.type) {
+      case "conversation.item.added":
+      case "conversation.item.created":
+      case "input_audio_buffer.committed":
+        this.seqOf(e.item_id);
+        return;
+      case "conversation.item.input_audio_transcription.completed":
+        this.addTurn("caller", e.item_id, e.transcript);
+        return;
+      case "response.output_audio_transcript.done":
+      case "response.audio_transcript.done":
+        this.addTurn("assistant", e.item_id, e.transcript);
+        return;
+      case "response.function_call_arguments.done":
+        void this.runTool(e.call_id, e.name, e.arguments);
+        return;
+      case "response.created":
+        // The first response after end_call's answer is the goodbye.
+        if (this.goodbye && this.goodbye.responseId === null) this.goodbye.responseId = e.response.id;
+        return;
+      case "response.done":
+        this.toolsFromResponse(e.response.output);
+        if (this.goodbye?.responseId === e.response.id) {
+          this.goodbye = null;
+          this.owner.timers.clear(this.goodbyeTimer);
+          this.goodbyeTimer = null;
+          void this.hangup("goodbye said");
+        }
+        return;
+      case "error": {
+        const text = this.owner.secretFree(
+          `OpenAI error${e.error.code ? ` ${e.error.code}` : ""}: ${e.error.message}`.slice(0, 250),
+        );
+        this.problem(text);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Function calls in a `response.done` that `response.function_call_arguments.done` did not bring (run once). */
+  private toolsFromResponse(output: unknown[] | undefined): void {
+    for (const item of output ?? []) {
+      if (typeof item !== "object" || item === null) continue;
+      const i = item as Record<string, unknown>;
+      if (i.type !== "function_call" || typeof i.call_id !== "string" || typeof i.name !== "string") continue;
+      if (this.handledTools.has(i.call_id)) continue;
+      void this.runTool(i.call_id, i.name, typeof i.arguments === "string" ? i.arguments : "");
+    }
+  }
+
+  private addTurn(speaker: TranscriptTurn["speaker"], itemId: string, raw: string): void {
+    const text = raw.trim().slice(0, this.owner.limits.maxTurnChars);
+    if (!text) return;
+    if (this.turns.length >= this.owner.limits.maxTurns) {
+      this.droppedTurns++;
+      return;
+    }
+    const turn: TranscriptTurn = { speaker, text, itemId };
+    this.turns.push({ ...turn, seq: this.seqOf(itemId) });
+    this.emit({ type: "turn", callId: this.callId, turn });
+  }
+
+  // ---------- tools ----------
+
+  private runTool(toolCallId: string, name: string, args: string): Promise<void> {
+    const run = this.runToolOnce(toolCallId, name, args);
+    this.pending.add(run);
+    return run.finally(() => this.pending.delete(run));
+  }
+
+  private async runToolOnce(toolCallId: string, name: string, args: string): Promise<void> {
+    if (this.handledTools.has(toolCallId)) return;
+    if (this.handledTools.size >= MAX_TOOL_CALLS) {
+      this.answer(toolCallId, { ok: false, error: "Too many tool calls on this call" });
+      return;
+    }
+    this.handledTools.add(toolCallId);
+    const parsed = parseArgs(args);
+    let answer: ToolAnswer;
+    if (parsed === null) answer = { ok: false, error: "The arguments were not a JSON object; call the tool again" };
+    else if (name === "transfer_call") answer = await this.transferTool(parsed);
+    else if (name === "end_call") answer = this.endCallTool();
+    else if (name === "take_message") answer = this.takeMessageTool(parsed);
+    else answer = { ok: false, error: `There is no tool named ${name.slice(0, 64)}` };
+    const detail = answer.ok ? JSON.stringify(answer).slice(0, 200) : answer.error;
+    this.emit({ type: "tool", callId: this.callId, name: name.slice(0, 64), ok: answer.ok, detail });
+    this.note(`${name.slice(0, 64)}: ${answer.ok ? "done" : `refused: ${answer.error}`}`);
+    this.answer(toolCallId, answer);
+  }
+
+  /** The tool's result to the model, then a response so the model speaks about it (also after failures). */
+  private answer(toolCallId: string, answer: ToolAnswer): void {
+    if (this.ended) return;
+    this.send({
+      type: "conversation.item.create",
+      item: { type: "function_call_output", call_id: toolCallId, output: JSON.stringify(answer) },
+    });
+    this.send({ type: "response.create" });
+  }
+
+  /** The SIP URI of an extension (or the assistant's IVR number) on the PBX's public SIP host, or why not. */
+  transferTarget(extension: string): { uri: string } | { error: string } {
+    const { deps } = this.owner;
+    if (!/^[0-9*#]{1,20}$/.test(extension)) return { error: `${extension.slice(0, 30)} is not an extension number` };
+    const ivr = this.assistant.ivrId?.trim();
+    const known =
+      (ivr && ivr === extension) ||
+      deps.db.select({ id: extensions.id }).from(extensions).where(eq(extensions.extension, extension)).get();
+    if (!known) return { error: `Extension ${extension} does not exist` };
+    const host = sipSettings(deps.db, deps.config).effective.host.trim();
+    if (!host) return { error: "The PBX public SIP host is not set, so calls cannot be transferred" };
+    return { uri: `sip:${extension}@${host}` };
+  }
+
+  /** Transfers the call (the `transfer_call` tool, and the live view's take-over later). */
+  async transfer(extension: string): Promise<ToolAnswer> {
+    const target = this.transferTarget(extension);
+    if ("error" in target) return { ok: false, error: target.error };
+    try {
+      await clients.openai(this.owner.deps).referCall(this.callId, target.uri);
+    } catch (err) {
+      const why = this.owner.secretFree(
+        err instanceof ServiceError || err instanceof DomainError ? err.message : "unexpected error",
+      );
+      this.problem(`transfer to ${target.uri} refused: ${why}`);
+      return { ok: false, error: `The transfer failed: ${why}` };
+    }
+    this.transferredTo = extension;
+    this.note(`transferred to ${target.uri}`);
+    return { ok: true, transferred_to: extension };
+  }
+
+  private async transferTool(args: Record<string, unknown>): Promise<ToolAnswer> {
+    const parsed = transferArgs.safeParse(args);
+    if (!parsed.success) return { ok: false, error: "Say which extension: the argument extension is required" };
+    return this.transfer(parsed.data.extension);
+  }
+
+  private endCallTool(): ToolAnswer {
+    this.endedByAssistant = true;
+    // The answer below asks for a response: that response is the goodbye; its response.done hangs up.
+    this.goodbye = { responseId: null };
+    this.owner.timers.clear(this.goodbyeTimer);
+    this.goodbyeTimer = this.owner.timers.set(() => {
+      this.goodbyeTimer = null;
+      this.note("the goodbye did not finish in time: hung up");
+      void this.hangup("goodbye timed out");
+    }, this.owner.limits.goodbyeTimeoutMs);
+    return { ok: true, note: "Say a short goodbye now; the call ends when you finish." };
+  }
+
+  private takeMessageTool(args: Record<string, unknown>): ToolAnswer {
+    const parsed = messageArgs.safeParse(args);
+    if (!parsed.success) return { ok: false, error: "Say who the message is for and what it is (recipient, message)" };
+    const m = storeAiMessage(this.owner.deps, {
+      callId: this.callId,
+      assistantId: this.assistant.id,
+      callerNumber: this.callerNumber,
+      callerName: this.callerName,
+      recipient: parsed.data.recipient,
+      message: parsed.data.message,
+      callbackNumber: parsed.data.callback_number || null,
+    });
+    this.messagesTaken++;
+    return { ok: true, message_id: m.id };
+  }
+
+  // ---------- ending ----------
+
+  /** Hangs the call up at OpenAI (REST), then ends the session. */
+  async hangup(why: string): Promise<void> {
+    if (this.ended) return;
+    try {
+      await clients.openai(this.owner.deps).hangupCall(this.callId);
+    } catch (err) {
+      const text = this.owner.secretFree(err instanceof Error ? err.message : "unexpected error");
+      this.problem(`hang-up (${why}) failed: ${text}`);
+    }
+    await this.finish(null);
+  }
+
+  /**
+   * Ends the session once: timers cleared, socket closed, transcript stored. `lost`: why it was not a normal
+   * end; `partial`: turns may be missing.
+   */
+  async finish(lost: string | null, opts: { partial?: boolean } = {}): Promise<void> {
+    if (this.ended) return this.done;
+    this.ended = true;
+    if (opts.partial) this.partial = true;
+    const timers = this.owner.timers;
+    timers.clear(this.maxTimer);
+    timers.clear(this.goodbyeTimer);
+    this.goodbyeTimer = null;
+    this.socket?.close();
+    this.socket = null;
+    // A transfer's refer may still be answering (the call leaves OpenAI as the refer succeeds).
+    await Promise.allSettled([...this.pending]);
+    const outcome = this.outcome(lost);
+    let transcriptId: number | null = null;
+    try {
+      transcriptId = this.store(outcome);
+    } catch (err) {
+      this.problem(`the transcript was not stored: ${(err as Error).message.slice(0, 200)}`);
+    }
+    this.note(`ended: ${outcome}${this.partial ? " (partial)" : ""}`);
+    this.owner.remove(this);
+    this.emit({ type: "ended", callId: this.callId, outcome, partial: this.partial, transcriptId });
+    this.resolveDone();
+  }
+
+  private outcome(lost: string | null): string {
+    const parts: string[] = [];
+    if (this.messagesTaken)
+      parts.push(this.messagesTaken > 1 ? `${this.messagesTaken} messages taken` : "message taken");
+    if (this.transferredTo) parts.push(`transferred to ${this.transferredTo}`);
+    else if (this.endedByAssistant) parts.push("ended by assistant");
+    if (!this.transferredTo && !this.endedByAssistant) parts.push(lost ?? "caller hung up");
+    return parts.join("; ");
+  }
+
+  /** The transcript row (when any words were heard); null when there were none. */
+  private store(outcome: string): number | null {
+    const turns = this.transcriptTurns();
+    if (turns.length === 0) return null;
+    let text = turns.map((t) => `${t.speaker === "caller" ? "Caller" : "Assistant"}: ${t.text}`).join("\n");
+    if (this.droppedTurns) text += `\n[${this.droppedTurns} more turns not kept]`;
+    if (text.length > MAX_TRANSCRIPT_CHARS) text = `${text.slice(0, MAX_TRANSCRIPT_CHARS - 20)}\n[truncated]`;
+    const { deps } = this.owner;
+    const stored = storeTranscript(deps, {
+      callId: this.callId,
+      extensionId: this.assistant.extensionId,
+      phoneNumber: this.callerNumber,
+      direction: "inbound",
+      transcript: text,
+      summary: null,
+      sentiment: null,
+      keywords: [],
+      duration: Math.max(0, Math.round((deps.now() - this.startedAt) / 1000)),
+      recordingUrl: null,
+      outcome,
+      partial: this.partial,
+    });
+    return stored.id;
+  }
+
+  // ---------- records ----------
+
+  /** A fault: on the call's record and in the log (secrets masked in both). */
+  private problem(text: string): void {
+    this.note(text);
+    this.owner.log(`ai-call ${this.callId} ${text}`);
+  }
+
+  private note(text: string): void {
+    this.owner.appendCallEvent(this.callId, text);
+    this.emit({ type: "note", callId: this.callId, text });
+  }
+
+  private emit(e: CallSessionEvent): void {
+    this.owner.emit(e);
+  }
+}
+
+/**
+ * The console's call sessions (one per call id) and their timers. One per app (`AppContext.aiCalls`);
+ * `closeAll()` when the console stops.
+ */
+export class CallSessions {
+  readonly timers = new TimerTrack();
+  readonly limits: SidebandLimits;
+  /** Where problem lines go (OpenAI errors, refused transfers); secrets are masked before. */
+  logger: (line: string) => void;
+  private readonly sessions = new Map<string, CallSession>();
+  private readonly listeners = new Set<(e: CallSessionEvent) => void>();
+  private closing = false;
+
+  constructor(
+    readonly deps: SidebandDeps,
+    limits: Partial<SidebandLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_SIDEBAND_LIMITS, ...limits };
+    this.logger = (line) => {
+      if (deps.config.logRequests) console.warn(`${new Date(deps.now()).toISOString()} ${line}`);
+    };
+  }
+
+  /**
+   * Starts following an accepted call (opens its sideband in the background); null when the call already
+   * has a session or the console is stopping.
+   */
+  start(call: CallStart): CallSession | null {
+    if (this.closing || this.sessions.has(call.callId)) return null;
+    const session = new CallSession(this, call);
+    this.sessions.set(call.callId, session);
+    session.connect(1);
+    return session;
+  }
+
+  get(callId: string): CallSession | undefined {
+    return this.sessions.get(callId);
+  }
+
+  list(): CallSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Open sessions, sockets (open or opening) and timers: all zero once every call has ended. */
+  counts(): { sessions: number; sockets: number; timers: number } {
+    let sockets = 0;
+    for (const s of this.sessions.values()) if (s.hasSocket) sockets++;
+    return { sessions: this.sessions.size, sockets, timers: this.timers.size };
+  }
+
+  /** Every session event, in-process (the live view and the classification hook in here). Returns unsubscribe. */
+  subscribe(listener: (e: CallSessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Ends every session (console stopping): sockets closed, timers cleared, transcripts stored as partial. */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    await Promise.all(
+      this.list().map((s) => {
+        this.appendCallEvent(s.callId, "the console stopped while the call was running");
+        // The call may go on at OpenAI without the console: what follows is not captured.
+        return s.finish("console stopped", { partial: true });
+      }),
+    );
+  }
+
+  /** @internal */
+  remove(session: CallSession): void {
+    if (this.sessions.get(session.callId) === session) this.sessions.delete(session.callId);
+  }
+
+  /** @internal */
+  emit(e: CallSessionEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        this.log(`ai-call listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** @internal Text with the OpenAI key and webhook secret masked in every encoding. */
+  secretFree(text: string): string {
+    const v = this.deps.credentials.values("openai");
+    return redact(text, [v.apiKey, v.webhookSecret]);
+  }
+
+  /** @internal */
+  log(line: string): void {
+    this.logger(this.secretFree(line));
+  }
+
+  /** @internal One line on the call's log row (the accepted one), at most `MAX_CALL_EVENTS` kept. */
+  appendCallEvent(callId: string, text: string): void {
+    try {
+      const { db } = this.deps;
+      const row = db
+        .select({ id: aiCallLogs.id, events: aiCallLogs.events, outcome: aiCallLogs.outcome })
+        .from(aiCallLogs)
+        .where(and(eq(aiCallLogs.callId, callId), eq(aiCallLogs.outcome, "accept")))
+        .orderBy(desc(aiCallLogs.id))
+        .get();
+      if (!row) return;
+      const line = `${new Date(this.deps.now()).toISOString()} ${this.secretFree(text)}`.slice(0, MAX_EVENT_CHARS);
+      const events = [...row.events, line].slice(-MAX_CALL_EVENTS);
+      db.update(aiCallLogs).set({ events }).where(eq(aiCallLogs.id, row.id)).run();
+      this.deps.events.publish({
+        type: "ai-calls-updated",
+        data: { id: row.id, action: "updated", outcome: row.outcome },
+      });
+    } catch (err) {
+      // The database may be closing with the console: the line is lost, the call goes on.
+      this.logger(`ai-call ${callId} event not recorded: ${(err as Error).message}`);
+    }
+  }
+}
