@@ -206,7 +206,7 @@ async function browserScenarios(con: Console) {
 
   const browser = await launch();
   try {
-    const firstCard = '[data-testid="extension-row"]';
+    const firstRow = '[data-testid="extension-row"]';
     // Cold: a fresh context (empty cache) per run. Warm: the same context again, on its second visit
     // (everything in the HTTP cache) and on its third (Chromium also keeps the scripts' compiled code
     // once they have loaded twice: what a returning administrator gets).
@@ -215,7 +215,7 @@ async function browserScenarios(con: Console) {
     const later: number[] = [];
     for (let i = 0; i < 3; i++) {
       const context = await signedInContext(browser, con);
-      await installFirstSeen(context, firstCard);
+      await installFirstSeen(context, firstRow);
       const page = await context.newPage();
       await slowLink(page);
       cold.push(await firstSeen(page, `${con.base}/extensions`));

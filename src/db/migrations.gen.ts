@@ -19,6 +19,7 @@ import m15 from "../../migrations/0015_provisioning_tokens.sql" with { type: "te
 import m16 from "../../migrations/0016_outbound_route_position.sql" with { type: "text" };
 import m17 from "../../migrations/0017_pbx_objects_deployed_members.sql" with { type: "text" };
 import m18 from "../../migrations/0018_ai_sideband_messages.sql" with { type: "text" };
+import m19 from "../../migrations/0019_ai_call_classification.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -41,4 +42,5 @@ export const migrationSql: Record<string, string> = {
   "0016_outbound_route_position": m16,
   "0017_pbx_objects_deployed_members": m17,
   "0018_ai_sideband_messages": m18,
+  "0019_ai_call_classification": m19,
 };

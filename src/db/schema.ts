@@ -251,6 +251,10 @@ export const callTranscripts = sqliteTable(
     outcome: text("outcome"),
     /** The console lost the call's sideband for good: turns may be missing (ADR 0042). */
     partial: integer("partial", { mode: "boolean" }).notNull().default(false),
+    /** The caller's intent as the console's classification saw it at the end of the call (ADR 0043). */
+    intent: text("intent"),
+    /** What the routing rules did during the call: "rule 'Angry' (#3) route_to_extension → 200: done" (ADR 0043). */
+    ruleDecision: text("rule_decision"),
     createdAt: createdAt(),
   },
   // The transcripts list pages newest first by (created_at, id) (ADR 0033).

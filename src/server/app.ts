@@ -9,6 +9,7 @@ import { totpSetupRequired } from "./accounts/settings";
 import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
+import { publishLiveAiCalls } from "./ai/live";
 import { CallSessions } from "./ai/sideband";
 import { startBackupSchedule } from "./backup/snapshot";
 import { CdrSource } from "./cdr/source";
@@ -139,6 +140,8 @@ export function createApp(opts: AppOptions) {
     // Accepted AI calls' sidebands; all closed when the console stops.
     aiCalls: new CallSessions({ db: opts.db, events: hub, now, config: opts.config, credentials }),
   };
+  // The Live AI Calls screen's event, from the call sessions' own events (ADR 0044).
+  const stopLiveAi = publishLiveAiCalls(app.aiCalls, hub);
   const router = new ApiRouter(apiRoutes);
   // The lists' ETags and kept bodies (ADR 0029).
   const lists = new ListCache(opts.db);
@@ -362,6 +365,7 @@ export function createApp(opts: AppOptions) {
       stopBackups();
       app.jobs.close();
       await app.aiCalls.closeAll();
+      stopLiveAi();
       await app.live.stop();
       await app.cdr.close();
       await server.stop(force);

@@ -16,6 +16,8 @@ export interface AiMessage {
   message: string;
   /** Where to call back, when the caller gave a number. */
   callbackNumber: string | null;
+  /** The call's stored transcript (null while the call runs, or when it had no words). */
+  transcriptId: number | null;
   createdAt: string;
 }
 

@@ -501,6 +501,10 @@ export interface CallTranscript {
   outcome: string | null;
   /** The console lost the call's sideband for good: turns may be missing (ADR 0042). */
   partial: boolean;
+  /** The caller's intent from the console's end-of-call classification; null otherwise (ADR 0043). */
+  intent: string | null;
+  /** What a routing rule did during the call ("… rule 'Angry' (#3) route_to_extension → 200: done"), or null (ADR 0043). */
+  ruleDecision: string | null;
   createdAt: string;
 }
 

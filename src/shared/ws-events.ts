@@ -24,6 +24,8 @@ export const wsEventTypes = [
   "ai-calls-updated",
   /** An AI assistant took a message during a call (GET /api/ai/messages; ADR 0042). */
   "ai-messages-updated",
+  /** An AI call in progress started, said something, or ended (GET /api/ai/calls/live; coalesced; ADR 0044). */
+  "ai-live-updated",
   "api-tokens-updated",
   /** Credentials saved, removed or tested (API Settings badges, connection status). */
   "credentials-updated",

@@ -151,6 +151,14 @@ export const routeTree = rootRoute.addChildren([
     lazy(() => import("./pages/group-ai"), "AiAssistantsPage"),
   ),
   page(
+    "/ai-live-calls",
+    lazy(() => import("./pages/group-ai"), "AiLiveCallsPage"),
+  ),
+  page(
+    "/ai-messages",
+    lazy(() => import("./pages/group-ai"), "AiMessagesPage"),
+  ),
+  page(
     "/call-transcripts",
     lazy(() => import("./pages/group-ai"), "CallTranscriptsPage"),
   ),

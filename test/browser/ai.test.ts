@@ -64,34 +64,33 @@ describe("AI assistants", () => {
       const d = dialog(page);
       await d.getByRole("heading", { name: "Create AI Assistant" }).waitFor();
       // The defaults of docs/product/constants.md#defaults.
-      expect(await field(d, "Temperature (0-100)").inputValue()).toBe("80");
+      // No temperature: the GA realtime session has none (ADR 0044).
+      expect(await d.getByLabel("Temperature", { exact: false }).count()).toBe(0);
       expect(await field(d, "Model").textContent()).toContain("GPT-4O Realtime");
       expect(await field(d, "Voice").textContent()).toContain("Alloy (Neutral)");
       expect(await field(d, "Status").textContent()).toContain("Active");
 
       await field(d, "System prompt").fill("Too short");
-      await field(d, "Temperature (0-100)").fill("150");
       await d.getByRole("button", { name: "Create Assistant" }).click();
       expect(await errorUnder(d, "Name")).toBe("Name is required");
       expect(await errorUnder(d, "System prompt")).toBe("System prompt must be at least 10 characters");
-      expect(await errorUnder(d, "Temperature (0-100)")).toBe("Temperature must be 0-100");
 
       await field(d, "Name").fill("Front desk");
       await field(d, "Description").fill("Answers the main line");
       await field(d, "System prompt").fill("You are the receptionist of Example Ltd.");
-      await field(d, "Temperature (0-100)").fill("60");
       await field(d, "Extension").fill("1001");
       await chooseOption(page, d, "Voice", "Nova (Energetic)");
       const created = page.waitForResponse(
         (r) => r.url().endsWith("/api/ai/assistants") && r.request().method() === "POST",
       );
       await d.getByRole("button", { name: "Create Assistant" }).click();
-      expect((await created).request().postDataJSON()).toMatchObject({
+      const sent = (await created).request().postDataJSON();
+      expect(sent).not.toHaveProperty("temperature");
+      expect(sent).toMatchObject({
         name: "Front desk",
         provider: "openai",
         model: "gpt-4o-realtime-preview",
         voice: "nova",
-        temperature: 60,
         extensionId: "1001",
         status: "active",
       });
@@ -126,7 +125,6 @@ describe("AI assistants", () => {
       await card.getByRole("button", { name: "Edit Front desk" }).click();
       await d.getByRole("heading", { name: "Edit AI Assistant" }).waitFor();
       expect(await field(d, "Name").inputValue()).toBe("Front desk");
-      expect(await field(d, "Temperature (0-100)").inputValue()).toBe("60");
       await field(d, "Name").fill("Changed but cancelled");
       await d.getByRole("button", { name: "Cancel" }).click();
       await d.waitFor({ state: "detached" });

@@ -2,74 +2,12 @@
 // sidebar screen, in the dark and the light theme, at desktop width, against the built binary with data on
 // every screen. No serious or critical finding may remain. At 375 px no screen scrolls sideways.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { NAV_ITEMS } from "../../src/web/lib/nav";
+import { seriousFindings } from "./axe-findings";
 import { type Harness, startHarness } from "./harness";
 
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const TIMEOUT = 120_000;
-
-interface Finding {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: string[];
-}
-
-/** axe-core's findings that must not be there (WCAG 2.1 A/AA rules and best practices). */
-async function seriousFindings(page: Page): Promise<Finding[]> {
-  // Evaluated through the DevTools protocol: the console's Content-Security-Policy forbids inline script.
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            ctx: unknown,
-            opts: unknown,
-          ) => Promise<{
-            violations: Array<{
-              id: string;
-              impact: string | null;
-              help: string;
-              nodes: Array<{
-                target: unknown[];
-                any: Array<{ data?: { fgColor?: string; bgColor?: string; contrastRatio?: number } }>;
-              }>;
-            }>;
-          }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-      resultTypes: ["violations"],
-    });
-    return (
-      result.violations
-        // Serious and critical, plus the page-structure rules (moderate in axe, named by issue 16): every
-        // node inside a landmark, one main landmark, a way to skip the navigation, one h1.
-        .filter(
-          (v) =>
-            v.impact === "serious" ||
-            v.impact === "critical" ||
-            ["region", "landmark-one-main", "bypass", "page-has-heading-one", "landmark-unique"].includes(v.id),
-        )
-        .map((v) => ({
-          id: v.id,
-          impact: v.impact,
-          help: v.help,
-          nodes: v.nodes.slice(0, 5).map((n) => {
-            // A contrast finding says which colours: the one to change in styles.css.
-            const d = n.any[0]?.data;
-            const colours = d?.fgColor ? ` ${d.fgColor} on ${d.bgColor} = ${d.contrastRatio}:1` : "";
-            return `${JSON.stringify(n.target)}${colours}`;
-          }),
-        }))
-    );
-  });
-}
 
 /** The screen has rendered its content: its heading is there and nothing is loading. */
 async function settled(page: Page) {

@@ -22,6 +22,14 @@
  * completes the upgrade (until the fake stops), "refuse" answers 503. Like the real API it answers every
  * `response.create` with `response.created` (`lastResponseId`). Not in the reference, chosen here: the 404/503
  * refusals and the `resp_…`/`event_…` id formats.
+ *
+ * Chat Completions (the call classification, ADR 0043): `POST /v1/chat/completions` with Structured Outputs
+ * (`response_format: {type: "json_schema", json_schema: {name, schema, strict}}`, checked: a missing name or
+ * schema is a 400). Answers are scripted per test in `state.chatScripts` (first in, first out; then
+ * `state.chatFallback`): `{content}` the message content as given (JSON or garbage), `{status, message}` an
+ * OpenAI error, `{hang: true}` no answer until `fake.releaseChats()` or the fake stops. `chatInFlight` /
+ * `chatMaxInFlight` count requests being answered. Not in the reference, chosen here: the `chatcmpl-…` id and
+ * the usage numbers.
  */
 import {
   bearerToken,
@@ -86,7 +94,16 @@ export interface FakeSideband {
   drop(): void;
 }
 
+/** One scripted answer of `POST /v1/chat/completions` (see the header). */
+export type ChatScript = { content: string } | { status: number; message: string } | { hang: true };
+
 export interface OpenAiState extends CommonState {
+  /** Answers for the next chat completions, in order; then `chatFallback`. */
+  chatScripts: ChatScript[];
+  chatFallback: ChatScript;
+  /** Chat completions being answered now, and the most at once since the fake started (tests may reset it). */
+  chatInFlight: number;
+  chatMaxInFlight: number;
   models: OpenAiModel[];
   /** SIP calls by call_id. Seed with `incomingCall()` or let control requests create them. */
   realtimeCalls: Record<string, RealtimeCallRecord>;
@@ -310,6 +327,8 @@ export interface FakeOpenAi extends FakeServer<OpenAiState> {
   /** The call's sideband (created on first use, so a test can script it before the console connects). */
   sideband(callId: string): FakeSideband;
   openSidebands(): number;
+  /** Answers every hung chat completion (a 503). */
+  releaseChats(): void;
 }
 
 export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<FakeOpenAi> {
@@ -325,6 +344,31 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
     })),
     realtimeCalls: {},
     rejectUnknownSessionFields: true,
+    chatScripts: [],
+    chatFallback: { content: JSON.stringify({ sentiment: "neutral", intent: "other", summary: "A call." }) },
+    chatInFlight: 0,
+    chatMaxInFlight: 0,
+  };
+  const hung: Array<() => void> = [];
+
+  const chatAnswer = (script: ChatScript, model: string): Response => {
+    if ("hang" in script) return oaError(503, { message: "released", type: "server_error" });
+    if ("status" in script) return oaError(script.status, { message: script.message, type: "server_error" });
+    return json(200, {
+      id: `chatcmpl-${randomHex(12)}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: script.content, refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    });
   };
 
   const callRecord = (callId: string): RealtimeCallRecord => {
@@ -376,6 +420,39 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
               code: "model_not_found",
               param: "model",
             });
+      },
+    },
+    "/v1/chat/completions": {
+      post: async (_p, req) => {
+        const body = objectBody(req);
+        if (body instanceof Response) return body;
+        if (typeof body.model !== "string")
+          return oaError(400, { message: "Missing required parameter: 'model'.", param: "model" });
+        if (!Array.isArray(body.messages) || body.messages.length === 0)
+          return oaError(400, { message: "Missing required parameter: 'messages'.", param: "messages" });
+        const rf = body.response_format;
+        if (rf !== undefined) {
+          const js = isObject(rf) ? rf.json_schema : undefined;
+          if (!isObject(rf) || rf.type !== "json_schema" || !isObject(js) || typeof js.name !== "string")
+            return oaError(400, {
+              message: "Missing required parameter: 'response_format.json_schema.name'.",
+              param: "response_format.json_schema.name",
+            });
+          if (!isObject(js.schema))
+            return oaError(400, {
+              message: "Invalid 'response_format.json_schema.schema': expected an object.",
+              param: "response_format.json_schema.schema",
+            });
+        }
+        const script = state.chatScripts.shift() ?? state.chatFallback;
+        state.chatInFlight++;
+        state.chatMaxInFlight = Math.max(state.chatMaxInFlight, state.chatInFlight);
+        try {
+          if ("hang" in script) await new Promise<void>((resolve) => hung.push(resolve));
+          return chatAnswer(script, body.model);
+        } finally {
+          state.chatInFlight--;
+        }
       },
     },
     "/v1/realtime/calls/:callId/accept": {
@@ -553,8 +630,12 @@ export async function startFakeOpenAi(options: OpenAiOptions = {}): Promise<Fake
     sideband: (callId: string): FakeSideband => sideband(callId),
     /** Sideband connections open right now (over every call). */
     openSidebands: () => [...sidebands.values()].filter((s) => s.socket !== null).length,
+    releaseChats: () => {
+      for (const release of hung.splice(0)) release();
+    },
     stop: async () => {
       for (const release of held.splice(0)) release();
+      for (const release of hung.splice(0)) release();
       await server.stop();
     },
   };

@@ -96,6 +96,22 @@ const assistant = (extensionId = String(5000 + next())) =>
     systemPrompt: "Answer calls politely.",
     extensionId,
   });
+/** An AI call in progress (its sideband open at the fake OpenAI) and an extension to transfer it to. */
+const liveAiCall = async () => {
+  await s.call("PUT", "/api/settings/sip", { publicHost: "pbx.example.org", port: 5060 });
+  const ext = (await extension()).extension as string;
+  const number = String(5000 + next());
+  await assistant(number);
+  const d = buildSignedIncomingCall(webhookSecret, { to: `<sip:${number}@sip.api.openai.com;transport=tls>` });
+  const sb = openai.sideband(d.event.data.call_id);
+  await s.call("POST", "/api/ai/openai/webhook", d.body, { ...d.headers, cookie: "" });
+  await until(() => sb.open && s.app.aiCalls.get(d.event.data.call_id)?.isOpen === true);
+  lastAiCall = d.event.data.call_id;
+  return { callId: lastAiCall, ext };
+};
+let lastAiCall = "";
+/** The last `liveAiCall` has ended (the end publishes at once). */
+const aiCallsEnded = () => until(() => !s.app.aiCalls.get(lastAiCall));
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
@@ -372,7 +388,22 @@ const FIXTURES: Record<string, Fixture> = {
     const number = String(5000 + next());
     await assistant(number);
     const d = buildSignedIncomingCall(webhookSecret, { to: `<sip:${number}@sip.api.openai.com;transport=tls>` });
-    return { body: d.body, headers: { ...d.headers, cookie: "" } };
+    // An accepted call's sideband opens after the answer: its coalesced ai-live-updated is this route's too
+    // (the walk's catch-all hang-up rules may have refused the call: then no session follows it).
+    const id = d.event.data.call_id;
+    return {
+      body: d.body,
+      headers: { ...d.headers, cookie: "" },
+      after: () => until(() => !s.app.aiCalls.get(id) || published.some((e) => e.type === "ai-live-updated")),
+    };
+  },
+  "POST /api/ai/calls/:callId/transfer": async () => {
+    const { callId, ext } = await liveAiCall();
+    return { path: `/api/ai/calls/${callId}/transfer`, body: { extension: ext }, after: aiCallsEnded };
+  },
+  "POST /api/ai/calls/:callId/hangup": async () => {
+    const { callId } = await liveAiCall();
+    return { path: `/api/ai/calls/${callId}/hangup`, body: {}, after: aiCallsEnded };
   },
 };
 

@@ -28,6 +28,12 @@ import type { Deps } from "../domain/deps";
 import { DomainError } from "../domain/errors";
 import { clients } from "../integrations/outside";
 import { redact } from "../redact";
+import {
+  CallClassification,
+  type ClassificationResult,
+  type ClassifyLimits,
+  DEFAULT_CLASSIFY_LIMITS,
+} from "./classify";
 import { storeAiMessage } from "./messages";
 import type { AssistantRow } from "./records";
 import { storeTranscript } from "./transcripts";
@@ -135,6 +141,8 @@ export class CallSession {
   private goodbye: { responseId: string | null } | null = null;
   private goodbyeTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly maxTimer: ReturnType<typeof setTimeout>;
+  /** Sentiment and intent while the call runs, and the rules applied on them (ADR 0043). */
+  readonly classification: CallClassification;
   /** Resolves once the session has ended and its transcript is stored. */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -150,6 +158,10 @@ export class CallSession {
     this.startedAt = owner.deps.now();
     this.done = new Promise((r) => {
       this.resolveDone = r;
+    });
+    this.classification = new CallClassification(this, owner.deps, owner.classifyLimits, {
+      note: (text) => this.note(text),
+      problem: (text) => this.problem(text),
     });
     this.maxTimer = owner.timers.set(() => {
       this.note(`the call reached the longest call the console follows (${owner.limits.maxCallMs} ms): hung up`);
@@ -316,6 +328,7 @@ export class CallSession {
     const turn: TranscriptTurn = { speaker, text, itemId };
     this.turns.push({ ...turn, seq: this.seqOf(itemId) });
     this.emit({ type: "turn", callId: this.callId, turn });
+    this.classification.onTurn(turn);
   }
 
   // ---------- tools ----------
@@ -374,18 +387,29 @@ export class CallSession {
   async transfer(extension: string): Promise<ToolAnswer> {
     const target = this.transferTarget(extension);
     if ("error" in target) return { ok: false, error: target.error };
+    return this.refer(target.uri, extension);
+  }
+
+  /** A REST refer of the call to a SIP/tel URI (a transfer, a rule's IVR or voicemail target). */
+  async refer(uri: string, label: string = uri): Promise<ToolAnswer> {
     try {
-      await clients.openai(this.owner.deps).referCall(this.callId, target.uri);
+      await clients.openai(this.owner.deps).referCall(this.callId, uri);
     } catch (err) {
       const why = this.owner.secretFree(
         err instanceof ServiceError || err instanceof DomainError ? err.message : "unexpected error",
       );
-      this.problem(`transfer to ${target.uri} refused: ${why}`);
+      this.problem(`transfer to ${uri} refused: ${why}`);
       return { ok: false, error: `The transfer failed: ${why}` };
     }
-    this.transferredTo = extension;
-    this.note(`transferred to ${target.uri}`);
-    return { ok: true, transferred_to: extension };
+    this.transferredTo = label;
+    this.note(`transferred to ${uri}`);
+    return { ok: true, transferred_to: label };
+  }
+
+  /** @internal Work the end of the call waits for (a rule's refer), like a running tool. */
+  track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
   }
 
   private async transferTool(args: Record<string, unknown>): Promise<ToolAnswer> {
@@ -453,10 +477,12 @@ export class CallSession {
     this.socket = null;
     // A transfer's refer may still be answering (the call leaves OpenAI as the refer succeeds).
     await Promise.allSettled([...this.pending]);
+    // The end's classification (not when the console is stopping: it would hold the shutdown up).
+    const classified = await this.classification.atEnd({ classify: !this.owner.stopping });
     const outcome = this.outcome(lost);
     let transcriptId: number | null = null;
     try {
-      transcriptId = this.store(outcome);
+      transcriptId = this.store(outcome, classified);
     } catch (err) {
       this.problem(`the transcript was not stored: ${(err as Error).message.slice(0, 200)}`);
     }
@@ -477,7 +503,7 @@ export class CallSession {
   }
 
   /** The transcript row (when any words were heard); null when there were none. */
-  private store(outcome: string): number | null {
+  private store(outcome: string, classified: ClassificationResult): number | null {
     const turns = this.transcriptTurns();
     if (turns.length === 0) return null;
     let text = turns.map((t) => `${t.speaker === "caller" ? "Caller" : "Assistant"}: ${t.text}`).join("\n");
@@ -490,8 +516,10 @@ export class CallSession {
       phoneNumber: this.callerNumber,
       direction: "inbound",
       transcript: text,
-      summary: null,
-      sentiment: null,
+      summary: classified.summary,
+      sentiment: classified.sentiment,
+      intent: classified.intent,
+      ruleDecision: classified.ruleDecision,
       keywords: [],
       duration: Math.max(0, Math.round((deps.now() - this.startedAt) / 1000)),
       recordingUrl: null,
@@ -526,6 +554,8 @@ export class CallSession {
 export class CallSessions {
   readonly timers = new TimerTrack();
   readonly limits: SidebandLimits;
+  /** The classification's model, timeout and budgets (ADR 0043); tests shorten them. */
+  readonly classifyLimits: ClassifyLimits = { ...DEFAULT_CLASSIFY_LIMITS };
   /** Where problem lines go (OpenAI errors, refused transfers); secrets are masked before. */
   logger: (line: string) => void;
   private readonly sessions = new Map<string, CallSession>();
@@ -552,6 +582,11 @@ export class CallSessions {
     this.sessions.set(call.callId, session);
     session.connect(1);
     return session;
+  }
+
+  /** True once `closeAll` began (the console is stopping). */
+  get stopping(): boolean {
+    return this.closing;
   }
 
   get(callId: string): CallSession | undefined {

@@ -249,8 +249,13 @@ export function getTranscript(deps: Pick<Deps, "db">, rawId: string | undefined)
  */
 export function storeTranscript(
   deps: Pick<Deps, "db" | "events" | "now">,
-  /** `outcome` and `partial`: only the console's own sideband sets them (ADR 0042). */
-  input: TranscriptInput & { outcome?: string | null; partial?: boolean },
+  /** `outcome` and `partial`: only the console's own sideband sets them (ADR 0042); `intent`, `ruleDecision` too (ADR 0043). */
+  input: TranscriptInput & {
+    outcome?: string | null;
+    partial?: boolean;
+    intent?: string | null;
+    ruleDecision?: string | null;
+  },
   apiTokenId?: number | null,
 ): CallTranscript {
   if (input.callId) {

@@ -1,4 +1,4 @@
-import { expectJson, httpRequest, isObject } from "./http";
+import { expectJson, httpRequest, isObject, ServiceError } from "./http";
 
 const SERVICE = "OpenAI";
 
@@ -34,6 +34,50 @@ export class OpenAiClient {
     });
     const body = expectJson<{ data: { id: string }[] }>(SERVICE, res, (v) => isObject(v) && Array.isArray(v.data));
     return body.data.map((m) => m.id);
+  }
+
+  /**
+   * POST /chat/completions with `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`
+   * (Structured Outputs): the first choice's message content, the JSON text the model wrote (ADR 0043).
+   * A refusal or an answer without content is an error.
+   */
+  async chatJson(req: {
+    model: string;
+    messages: { role: "system" | "user"; content: string }[];
+    schemaName: string;
+    schema: Record<string, unknown>;
+    maxTokens: number;
+    timeoutMs: number;
+  }): Promise<string> {
+    const res = await httpRequest({
+      service: SERVICE,
+      method: "POST",
+      url: `${this.baseUrl}/chat/completions`,
+      headers: { Authorization: `Bearer ${this.apiKey}` },
+      body: {
+        model: req.model,
+        messages: req.messages,
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: req.schemaName, schema: req.schema, strict: true },
+        },
+        max_completion_tokens: req.maxTokens,
+      },
+      timeoutMs: req.timeoutMs,
+      signal: this.signal,
+      secrets: [this.apiKey],
+      errorMessage: openAiErrorMessage,
+    });
+    const body = expectJson<{ choices: { message?: { content?: unknown; refusal?: unknown } }[] }>(
+      SERVICE,
+      res,
+      (v) => isObject(v) && Array.isArray(v.choices),
+    );
+    const message = body.choices[0]?.message;
+    if (typeof message?.refusal === "string" && message.refusal)
+      throw new ServiceError(SERVICE, "the model refused to answer");
+    if (typeof message?.content !== "string") throw new ServiceError(SERVICE, "the answer had no content");
+    return message.content;
   }
 
   /** POST /realtime/calls/{call_id}/accept with the session that answers the call. */

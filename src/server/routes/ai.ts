@@ -1,4 +1,5 @@
 import { aiAssistantSchema } from "../../shared/ai";
+import { type AiTransferRequest, aiTransferSchema } from "../../shared/ai-live";
 import { patchOf } from "../../shared/fields";
 import {
   createAssistant,
@@ -9,6 +10,7 @@ import {
   updateAssistant,
 } from "../ai/assistants";
 import { listCallLogs } from "../ai/calls";
+import { hangupLiveAiCall, listLiveAiCalls, transferLiveAiCall } from "../ai/live";
 import { listAiMessages } from "../ai/messages";
 import { loadById, type RouteDef, route } from "../context";
 import { json } from "../http";
@@ -70,8 +72,41 @@ export const aiRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/ai/messages",
-    summary: "Messages AI assistants took during calls (take_message), newest first, at most 500",
-    etag: ["ai_messages"],
+    summary:
+      "Messages AI assistants took during calls (take_message), newest first, at most 500, each with its call's transcript id once stored",
+    etag: ["ai_messages", "call_transcripts"],
     handler: ({ app }) => json(listAiMessages(app)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/ai/calls/live",
+    summary:
+      "AI calls in progress (ADR 0044): caller, assistant, start, the running transcript and the last classification; ai-live-updated says when it changed",
+    handler: ({ app }) => json(listLiveAiCalls(app)),
+  }),
+  route<AiTransferRequest>({
+    method: "POST",
+    path: "/api/ai/calls/:callId/transfer",
+    summary:
+      "Take an AI call over: refer it to an extension (or the assistant's IVR number); 404 when the call ended, 400 for an unknown extension, 502 with the reason when the refer is refused",
+    minRole: "operator",
+    body: aiTransferSchema,
+    // The call's log line at once; the card goes and the transcript is stored as the call leaves OpenAI.
+    publishes: ["ai-calls-updated", "ai-live-updated", "ai-transcripts-updated"],
+    audit: {
+      action: "ai.call.transfer",
+      object: "ai-call",
+      detail: (answer) => `Transferred to ${(answer as { transferredTo?: string }).transferredTo ?? "?"}`,
+    },
+    handler: async ({ app, params, body }) => json(await transferLiveAiCall(app, params.callId, body.extension)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/ai/calls/:callId/hangup",
+    summary: "End an AI call in progress (REST hangup); 404 when it has ended, 502 with the reason when refused",
+    minRole: "operator",
+    publishes: ["ai-calls-updated", "ai-live-updated", "ai-transcripts-updated"],
+    audit: { action: "ai.call.hangup", object: "ai-call" },
+    handler: async ({ app, params }) => json(await hangupLiveAiCall(app, params.callId)),
   }),
 ];

@@ -1,6 +1,7 @@
 /** The sidebar's screens, in order. The router has one route per entry. */
 import type { RegisteredRouter } from "@tanstack/react-router";
 import {
+  AudioLines,
   Bot,
   Cable,
   FileCode,
@@ -22,6 +23,7 @@ import {
   ShieldAlert,
   Smartphone,
   Users,
+  Voicemail,
   WandSparkles,
   Workflow,
 } from "lucide-react";
@@ -77,6 +79,8 @@ export const NAV_GROUPS: NavGroup[] = [
     label: "AI Voice",
     items: [
       { title: "AI Assistants", url: "/ai-assistants", icon: Bot },
+      { title: "Live AI Calls", url: "/ai-live-calls", icon: AudioLines },
+      { title: "Messages", url: "/ai-messages", icon: Voicemail },
       { title: "Call Transcripts", url: "/call-transcripts", icon: MessageSquareText },
       { title: "Routing Rules", url: "/ai-routing", icon: Workflow },
     ],

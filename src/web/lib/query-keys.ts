@@ -62,6 +62,7 @@ export const queryKeys = {
   aiCalls: ["/api/ai/calls"],
   /** Messages AI assistants took during calls (ADR 0042). */
   aiMessages: ["/api/ai/messages"],
+  aiLiveCalls: ["/api/ai/calls/live"],
   aiSipUri: ["/api/ai/sip-uri"],
   apiTokens: ["/api/ai/tokens"],
 
@@ -93,9 +94,10 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "sync-status": [],
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],
   "ai-rules-updated": [queryKeys.aiRoutingRules],
-  "ai-transcripts-updated": [queryKeys.aiTranscripts],
+  "ai-transcripts-updated": [queryKeys.aiTranscripts, queryKeys.aiMessages],
   "ai-calls-updated": [queryKeys.aiCalls],
   "ai-messages-updated": [queryKeys.aiMessages],
+  "ai-live-updated": [queryKeys.aiLiveCalls],
   "pbx-status-updated": [queryKeys.pbxLive],
   "calls-updated": [queryKeys.activeCalls],
   "call-history-updated": [queryKeys.callHistory],

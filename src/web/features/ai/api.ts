@@ -17,9 +17,13 @@ import type {
   TranscriptPage,
 } from "../../../shared/ai";
 import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai";
+import type { AiHangupAnswer, AiTransferAnswer, LiveAiCall } from "../../../shared/ai-live";
+import type { AiMessage } from "../../../shared/ai-messages";
 import type { DeleteAnswer } from "../../../shared/safe-delete";
 
 export type AssistantBody = z.output<typeof aiAssistantSchema>;
+/** What the assistant form sends: no temperature (the GA session has none; ADR 0044). */
+export type AssistantFormBody = Omit<AssistantBody, "temperature">;
 export type RuleBody = z.output<typeof aiRoutingRuleSchema>;
 
 // The AI screens re-read their lists on every visit.
@@ -79,9 +83,9 @@ const save = <T>(listUrl: string, id: number | null, body: unknown) =>
   id === null ? sendJson<T>("POST", listUrl, body) : sendJson<T>("PATCH", `${listUrl}/${id}`, body);
 
 /** Creates an assistant, or edits the one with `editingId`. */
-export function useSaveAssistant(editingId: number | null, ui: MutationUi<AiAssistant, AssistantBody>) {
+export function useSaveAssistant(editingId: number | null, ui: MutationUi<AiAssistant, AssistantFormBody>) {
   return useApiMutation({
-    mutationFn: (body: AssistantBody) => save<AiAssistant>("/api/ai/assistants", editingId, body),
+    mutationFn: (body: AssistantFormBody) => save<AiAssistant>("/api/ai/assistants", editingId, body),
     invalidates: [queryKeys.aiAssistants],
     ...ui,
   });
@@ -119,3 +123,30 @@ export function useRouteTest(ui: MutationUi<RouteDecision, Record<string, unknow
     onError: ui.onError,
   });
 }
+
+/** AI calls in progress (never polled: the sync socket's "ai-live-updated" refetches it; ADR 0044). */
+export const liveAiCallsQuery = () =>
+  queryOptions<LiveAiCall[]>({ queryKey: queryKeys.aiLiveCalls, refetchOnMount: "always" });
+/** Messages the assistants took, newest first ("ai-messages-updated" refetches them). */
+export const aiMessagesQuery = () =>
+  queryOptions<AiMessage[]>({ queryKey: queryKeys.aiMessages, refetchOnMount: "always" });
+
+/** An operator takes a call over: refers it to an extension. */
+export const useTransferAiCall = (ui: MutationUi<AiTransferAnswer, { callId: string; extension: string }>) =>
+  useApiMutation({
+    mutationFn: ({ callId, extension }: { callId: string; extension: string }) =>
+      sendJson<AiTransferAnswer>("POST", `/api/ai/calls/${encodeURIComponent(callId)}/transfer`, { extension }),
+    invalidates: [queryKeys.aiLiveCalls],
+    refetchAfterFailure: true,
+    ...ui,
+  });
+
+/** An operator ends a call. */
+export const useHangupAiCall = (ui: MutationUi<AiHangupAnswer, string>) =>
+  useApiMutation({
+    mutationFn: (callId: string) =>
+      sendJson<AiHangupAnswer>("POST", `/api/ai/calls/${encodeURIComponent(callId)}/hangup`, {}),
+    invalidates: [queryKeys.aiLiveCalls],
+    refetchAfterFailure: true,
+    ...ui,
+  });

@@ -1,3 +1,4 @@
+import { useId } from "react";
 import { Controller } from "react-hook-form";
 import type { z } from "zod";
 import { ControlledSelect, SelectField } from "@/components/form-fields";
@@ -22,7 +23,11 @@ import { useSaveAssistant } from "./api";
 
 type FormInput = z.input<typeof aiAssistantSchema>;
 
-/** A new assistant: empty texts, the default model, the "alloy" voice, temperature 80, active. */
+/**
+ * A new assistant: empty texts, the default model, the "alloy" voice, active. No temperature: the GA realtime
+ * session has none, so the form neither shows nor sends it (the API still accepts it from older clients and
+ * stores it, but nothing uses it; ADR 0044).
+ */
 export const ASSISTANT_DEFAULTS: FormInput = {
   name: "",
   description: "",
@@ -30,7 +35,6 @@ export const ASSISTANT_DEFAULTS: FormInput = {
   model: AI_DEFAULT_MODEL,
   systemPrompt: "",
   voice: "alloy",
-  temperature: 80,
   tools: [],
   extensionId: "",
   ivrId: "",
@@ -44,7 +48,6 @@ const FIELDS = [
   "model",
   "systemPrompt",
   "voice",
-  "temperature",
   "tools",
   "extensionId",
   "ivrId",
@@ -58,7 +61,6 @@ const toForm = (a: AiAssistant): FormInput => ({
   model: a.model,
   systemPrompt: a.systemPrompt,
   voice: a.voice as FormInput["voice"],
-  temperature: a.temperature,
   tools: a.tools as FormInput["tools"],
   extensionId: a.extensionId ?? "",
   ivrId: a.ivrId ?? "",
@@ -71,9 +73,6 @@ const STATUS_OPTIONS = [
   { value: "active", label: "Active" },
   { value: "inactive", label: "Inactive" },
 ];
-
-/** Empty stays empty (the schema says 'must be 0-100'); anything else is read as a number. */
-const numberValue = (v: unknown) => (v === "" || v == null ? Number.NaN : Number(v));
 
 /**
  * The one dialog for creating and editing an assistant ('Create AI Assistant' /
@@ -107,6 +106,7 @@ export function AssistantDialog({
   const save = useSaveAssistant(editing?.id ?? null, dialog.saved);
 
   const model = form.watch("model");
+  const ivrHelpId = useId();
 
   return (
     <FormDialog
@@ -114,7 +114,7 @@ export function AssistantDialog({
       title={editing ? "Edit AI Assistant" : "Create AI Assistant"}
       description="A voice assistant that answers calls through OpenAI's realtime SIP connector."
       submitLabel={editing ? "Save Changes" : "Create Assistant"}
-      onSubmit={dialog.submit((values) => save.mutate(values))}
+      onSubmit={dialog.submit(({ temperature: _unused, ...values }) => save.mutate(values))}
       pending={save.isPending}
       wide
     >
@@ -159,23 +159,24 @@ export function AssistantDialog({
           options={VOICE_OPTIONS}
           fallback="alloy"
         />
-        <FormField label="Temperature (0-100)" error={errors.temperature?.message}>
-          {(control) => (
-            <Input
-              {...control}
-              type="number"
-              inputMode="numeric"
-              min={0}
-              max={100}
-              {...form.register("temperature", { setValueAs: numberValue })}
-            />
-          )}
-        </FormField>
         <FormField label="Extension" error={errors.extensionId?.message}>
           {(control) => <Input {...control} placeholder="1001 or +15551234567" {...form.register("extensionId")} />}
         </FormField>
-        <FormField label="IVR" error={errors.ivrId?.message}>
-          {(control) => <Input {...control} placeholder="Optional" {...form.register("ivrId")} />}
+        <FormField label="IVR number" error={errors.ivrId?.message}>
+          {(control) => (
+            <>
+              <Input
+                {...control}
+                aria-describedby={[control["aria-describedby"], ivrHelpId].filter(Boolean).join(" ")}
+                placeholder="Optional, e.g. 7000"
+                {...form.register("ivrId")}
+              />
+              <p id={ivrHelpId} className="text-muted-foreground text-xs">
+                A transfer target besides the extensions: when the caller asks for it, the assistant's transfer sends
+                the call to this number on the PBX (an IVR or any dial plan number).
+              </p>
+            </>
+          )}
         </FormField>
       </div>
       {model === "gpt-4o-realtime-preview" && (
