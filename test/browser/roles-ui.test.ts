@@ -223,6 +223,19 @@ const SCREENS: Screen[] = [
     ready: (p) => p.getByRole("list", { name: "AI assistants" }).getByText("Front desk"),
     writes: (p) => [button(p, "Create Assistant"), button(p, "Edit Front desk"), button(p, "Delete Front desk")],
   },
+  // No call in progress and no message taken here: each says so (the views with data: ai-live.test.ts).
+  {
+    link: "Live AI Calls",
+    heading: "Live AI Calls",
+    ready: (p) => p.getByText("No AI calls in progress"),
+    writes: () => [],
+  },
+  {
+    link: "Messages",
+    heading: "Messages",
+    ready: (p) => p.getByText("No messages", { exact: true }),
+    writes: () => [],
+  },
   {
     link: "Call Transcripts",
     heading: "Call Transcripts",

@@ -1,27 +1,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { CircleAlert, PhoneCall, PhoneOff, RotateCw } from "lucide-react";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useState } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { CardListSkeleton, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { activeCallsQuery } from "@/features/calls/api";
 import { CallsTable } from "@/features/calls/calls-table";
 import { HangupDialog } from "@/features/calls/hangup-dialog";
+import { useNow } from "@/hooks/use-now";
 import { errorText } from "@/lib/error-text";
 import { cn } from "@/lib/utils";
 import type { ActiveCall } from "../../shared/live";
-
-/** The page's one clock: ticks every second while `running` (durations count up without refetching). */
-function useNow(running: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!running) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [running]);
-  return now;
-}
 
 export function ActiveCallsPage() {
   // Never polled: the sync socket's calls-updated refetches it.

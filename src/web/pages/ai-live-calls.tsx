@@ -1,23 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { Radio } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { liveAiCallsQuery } from "@/features/ai/api";
 import { EndAiCallDialog, LiveCallCard, TakeOverDialog } from "@/features/ai/live-calls";
+import { useNow } from "@/hooks/use-now";
 import type { LiveAiCall } from "../../shared/ai-live";
-
-/** The page's one clock: ticks every second while calls run (durations count up without refetching). */
-function useNow(running: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!running) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [running]);
-  return now;
-}
 
 export function AiLiveCallsPage() {
   // Never polled: the sync socket's ai-live-updated refetches it (ADR 0044).
