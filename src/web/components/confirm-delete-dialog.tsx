@@ -44,6 +44,7 @@ export function ConfirmDeleteDialog({
   list,
   id,
   onDelete,
+  onClosed,
   children,
 }: {
   /** The kind in words: "extension", "trunk", "inbound route"… */
@@ -55,6 +56,8 @@ export function ConfirmDeleteDialog({
   id: number;
   /** Runs the delete; resolves once the list no longer shows it (a rejection is the mutation's own toast). */
   onDelete: () => Promise<unknown>;
+  /** Once it has closed (deleted or cancelled), focus moved. */
+  onClosed?: () => void;
   /** The delete button, given the function that opens this confirmation. */
   children: (ask: () => void) => ReactNode;
 }) {
@@ -91,6 +94,7 @@ export function ConfirmDeleteDialog({
             e.preventDefault();
             if (deleted.current || !opener.current?.isConnected) focusScreenHeading();
             else opener.current.focus();
+            onClosed?.();
           }}
         >
           <DialogHeader>

@@ -4,7 +4,7 @@
  * `aria-rowindex` tell assistive technology where a row sits among all of them. Up to `renderAllBelow`
  * rows every row is mounted, so the browser's find-in-page sees a short table whole.
  */
-import { type ReactNode, useMemo } from "react";
+import { type ReactNode, useDeferredValue, useMemo } from "react";
 import { useWindowList } from "@/hooks/use-window-list";
 import { cn } from "@/lib/utils";
 
@@ -33,17 +33,22 @@ function Spacer({ height, columns }: { height: number; columns: number }) {
   );
 }
 
+const NONE: readonly never[] = [];
+
 export function VirtualTable<T>({
   label,
   headers,
   headerClassName,
-  items,
+  items: given,
   getKey,
   rowHeight,
   renderAllBelow = 150,
   rowProps,
   cells,
 }: VirtualTableProps<T>) {
+  // The rows render as a transition (in slices, not one long task): on mount the header first, then the
+  // rows; new rows (a filter, Load more) replace the shown ones once rendered.
+  const items = useDeferredValue(given, NONE as readonly T[]);
   const list = useWindowList<HTMLTableSectionElement>({
     count: items.length,
     estimateSize: rowHeight,

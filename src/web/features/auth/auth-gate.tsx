@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { LoaderCircle, ServerCrash } from "lucide-react";
-import { useEffect } from "react";
+import { useDeferredValue, useEffect } from "react";
 import { AppShell } from "@/components/layout/app-shell";
 import { Button } from "@/components/ui/button";
 import { deferred } from "@/lib/deferred";
@@ -30,13 +30,18 @@ function Loading() {
 export function AuthGate() {
   const client = useQueryClient();
   const me = useQuery(meQuery());
-  const signedIn = me.data?.authenticated === true;
+  // An answer's render (the first is the whole shell and screen) runs as a transition, in slices the
+  // browser can interrupt, instead of one long task (ADR 0030); what it replaces stays until it is done.
+  // Also on mount (the initial value): the router mounts this once the screen's chunk is in, often with the
+  // answer already cached, in a render React will not slice.
+  const data = useDeferredValue(me.data ?? null, null);
+  const signedIn = data?.authenticated === true;
 
   useEffect(() => {
-    if (me.data && !signedIn) forgetSignedInData(client);
-  }, [me.data, signedIn, client]);
+    if (data && !signedIn) forgetSignedInData(client);
+  }, [data, signedIn, client]);
 
-  if (!me.data) {
+  if (!data) {
     if (me.isError) {
       return (
         <div className="flex min-h-svh flex-col items-center justify-center gap-4 p-6 text-center">
@@ -53,8 +58,8 @@ export function AuthGate() {
     }
     return <Loading />;
   }
-  if (!me.data.authenticated) return me.data.setupRequired ? <CreateAdminPage /> : <SignInPage />;
+  if (!data.authenticated) return data.setupRequired ? <CreateAdminPage /> : <SignInPage />;
   // Two-factor sign-in is required for everyone and this user has not set it up: nothing else until they do.
-  if (me.data.totpSetupRequired) return <EnrolTotpPage username={me.data.user.username} />;
-  return <AppShell user={me.data.user} />;
+  if (data.totpSetupRequired) return <EnrolTotpPage username={data.user.username} />;
+  return <AppShell user={data.user} />;
 }

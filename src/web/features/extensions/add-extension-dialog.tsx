@@ -1,5 +1,4 @@
 import { Controller } from "react-hook-form";
-import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -107,22 +106,5 @@ export function AddExtensionDialog({ editing, onClose }: { editing?: Extension; 
         )}
       />
     </FormDialog>
-  );
-}
-
-/** The row's Edit button and its dialog (focus comes back to the button when the dialog closes). */
-export function EditExtensionButton({ ext, tabIndex }: { ext: Extension; tabIndex?: number }) {
-  const edit = useEditDialog<Extension>();
-  return (
-    <>
-      <EditButton
-        label={`Edit extension ${ext.extension}`}
-        buttonRef={edit.buttonRef}
-        onClick={() => edit.show(ext)}
-        tabIndex={tabIndex}
-        className="text-muted-foreground hover:text-foreground"
-      />
-      <EditDialogSlot dialog={edit.editing && <AddExtensionDialog editing={edit.editing} onClose={edit.close} />} />
-    </>
   );
 }

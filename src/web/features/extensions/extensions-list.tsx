@@ -1,6 +1,6 @@
 import type { RowSelectionState } from "@tanstack/react-table";
-import { LoaderCircle, PhoneOff, QrCode, Search, SearchX, Trash2, TriangleAlert } from "lucide-react";
-import { useCallback, useDeferredValue, useMemo, useState } from "react";
+import { LoaderCircle, Pencil, PhoneOff, QrCode, Search, SearchX, Trash2, TriangleAlert } from "lucide-react";
+import { type ReactNode, useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
 import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
 import { EmptyState } from "@/components/empty-state";
 import { Button } from "@/components/ui/button";
@@ -11,7 +11,7 @@ import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 import { queryKeys } from "@/lib/query-keys";
 import type { Extension } from "../../../shared/inventory";
-import { AddExtensionDialog, EditExtensionButton } from "./add-extension-dialog";
+import { AddExtensionDialog } from "./add-extension-dialog";
 import { useDeleteExtension, useExtensions } from "./api";
 import { BulkActions } from "./bulk-actions";
 import { ExtensionsTable } from "./extensions-table";
@@ -71,22 +71,30 @@ function FilterBar({
   );
 }
 
-/** One row's actions: the QR code (it carries the SIP password) and Delete are an operator's. */
+/**
+ * One row's actions: the QR code (it carries the SIP password), Edit and Delete are an operator's. Plain
+ * buttons: the dialogs they open are the list's, one for all rows (a row mounts no dialog, query or
+ * mutation of its own, which kept 5,000 extensions' first render long).
+ */
 function RowActions({
   ext,
   active,
+  deleting,
   onShowQr,
+  onEdit,
+  onDelete,
 }: {
   ext: Extension;
   /** The table's active row: its buttons follow it in the tab order, the others' are reached through it. */
   active: boolean;
+  /** Its delete is in flight. */
+  deleting: boolean;
   onShowQr: (ext: Extension) => void;
+  onEdit: (ext: Extension) => void;
+  onDelete: (ext: Extension) => void;
 }) {
   const tabIndex = active ? 0 : -1;
-  // The confirmation lists what uses it; a 409 in between says why in the toast, not just "failed".
-  const remove = useDeleteExtension(
-    undoableDeleteToasts("Extension deleted", "Failed to delete extension.", [queryKeys.extensions], errorMessage),
-  );
+  const edit = `Edit extension ${ext.extension}`;
   return (
     <>
       <Button
@@ -99,30 +107,38 @@ function RowActions({
         <QrCode />
         <span className="hidden lg:inline">QR Code</span>
       </Button>
-      <EditExtensionButton ext={ext} tabIndex={tabIndex} />
-      <ConfirmDeleteDialog
-        what="extension"
-        name={ext.extension}
-        list={queryKeys.extensions}
-        id={ext.id}
-        onDelete={() => remove.mutateAsync(ext)}
+      <Button
+        type="button"
+        variant="ghost"
+        size="icon"
+        className="text-muted-foreground hover:text-foreground"
+        aria-label={edit}
+        title={edit}
+        tabIndex={tabIndex}
+        onClick={() => onEdit(ext)}
       >
-        {(ask) => (
-          <Button
-            variant="ghost"
-            size="sm"
-            className="text-muted-foreground hover:text-destructive"
-            disabled={remove.isPending}
-            onClick={ask}
-            aria-label={`Delete extension ${ext.extension}`}
-            tabIndex={tabIndex}
-          >
-            {remove.isPending ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
-          </Button>
-        )}
-      </ConfirmDeleteDialog>
+        <Pencil />
+      </Button>
+      <Button
+        variant="ghost"
+        size="sm"
+        className="text-muted-foreground hover:text-destructive"
+        disabled={deleting}
+        onClick={() => onDelete(ext)}
+        aria-label={`Delete extension ${ext.extension}`}
+        tabIndex={tabIndex}
+      >
+        {deleting ? <LoaderCircle className="animate-spin" /> : <Trash2 />}
+      </Button>
     </>
   );
+}
+
+/** Opens the confirmation it is given as soon as it mounts (the list mounts one per Delete press, until it closes). */
+function AskNow({ ask }: { ask: () => void }) {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per mount.
+  useEffect(() => ask(), []);
+  return null;
 }
 
 /** The extensions: loading, error, empty, the filter, the table and what its selection does. */
@@ -150,36 +166,76 @@ export function ExtensionsList() {
     });
   }, []);
 
-  const sorted = useMemo(() => sortExtensions(list.data ?? []), [list.data]);
+  // The table renders as a transition, in slices the browser can interrupt, not in one long task: on mount
+  // (the skeleton first, unless the screen itself is rendering as one, ADR 0030) and when the list arrives.
+  const data = useDeferredValue(list.data, null);
+  const sorted = useMemo(() => sortExtensions(data ?? []), [data]);
   const shown = useMemo(() => filterExtensions(sorted, deferredQuery), [sorted, deferredQuery]);
   // The selection's stored extensions (one deleted elsewhere drops out), whether or not the filter shows them.
   const selectedIds = useMemo(() => sorted.filter((e) => selection[e.id]).map((e) => e.id), [sorted, selection]);
+  // Delete: the confirmation lists what uses it; a 409 in between says why in the toast, not just "failed".
+  const remove = useDeleteExtension(
+    undoableDeleteToasts("Extension deleted", "Failed to delete extension.", [queryKeys.extensions], errorMessage),
+  );
+  // The extension whose Delete was pressed, until its confirmation closes.
+  const [deleting, setDeleting] = useState<Extension | null>(null);
+  const askDelete = useCallback((ext: Extension) => setDeleting(ext), []);
+  const closeDelete = useCallback(() => setDeleting(null), []);
+  const deletingId = remove.isPending ? remove.variables?.id : undefined;
   const renderActions = useCallback(
     (ext: Extension, active: boolean) =>
-      canWrite ? <RowActions ext={ext} active={active} onShowQr={setQrFor} /> : null,
-    [canWrite],
+      canWrite ? (
+        <RowActions
+          ext={ext}
+          active={active}
+          deleting={deletingId === ext.id}
+          onShowQr={setQrFor}
+          onEdit={openEdit}
+          onDelete={askDelete}
+        />
+      ) : null,
+    [canWrite, deletingId, openEdit, askDelete],
   );
 
-  if (!list.data) {
-    if (list.isError) {
-      return (
-        <EmptyState
-          icon={TriangleAlert}
-          title="Could not load extensions"
-          description={errorMessage(list.error)}
-          action={
-            <Button variant="outline" onClick={() => list.refetch()}>
-              Try again
-            </Button>
-          }
-        />
-      );
-    }
-    return <SkeletonRows />;
-  }
+  // The dialogs stay mounted whatever the list shows (a confirmation still closing when the last row goes).
+  const dialogs = (
+    <>
+      <QrCodeDialog ext={qrFor} onClose={closeQr} />
+      {deleting && (
+        <ConfirmDeleteDialog
+          key={deleting.id}
+          what="extension"
+          name={deleting.extension}
+          list={queryKeys.extensions}
+          id={deleting.id}
+          onDelete={() => remove.mutateAsync(deleting)}
+          onClosed={closeDelete}
+        >
+          {(ask) => <AskNow ask={ask} />}
+        </ConfirmDeleteDialog>
+      )}
+      {editing && <AddExtensionDialog editing={editing.ext} onClose={closeEdit} />}
+    </>
+  );
 
-  if (sorted.length === 0) {
-    return (
+  let body: ReactNode;
+  if (!data) {
+    body = list.isError ? (
+      <EmptyState
+        icon={TriangleAlert}
+        title="Could not load extensions"
+        description={errorMessage(list.error)}
+        action={
+          <Button variant="outline" onClick={() => list.refetch()}>
+            Try again
+          </Button>
+        }
+      />
+    ) : (
+      <SkeletonRows />
+    );
+  } else if (sorted.length === 0) {
+    body = (
       <EmptyState
         icon={PhoneOff}
         title="No extensions yet"
@@ -187,43 +243,48 @@ export function ExtensionsList() {
         viewerDescription="No extension has been added yet."
       />
     );
+  } else {
+    body = (
+      <>
+        <FilterBar query={query} onQuery={setQuery} shown={shown.length} total={sorted.length} />
+        {shown.length === 0 ? (
+          <EmptyState
+            icon={SearchX}
+            title="No matching extensions"
+            description={`Nothing matches “${deferredQuery.trim()}”. Try a number, a name or an email.`}
+          />
+        ) : (
+          <ExtensionsTable
+            rows={shown}
+            selection={selection}
+            onSelectionChange={setSelection}
+            onOpen={openEdit}
+            actions={renderActions}
+            toolbar={
+              canWrite && selectedIds.length > 0 ? (
+                <BulkActions
+                  ids={selectedIds}
+                  onClear={() => setSelection({})}
+                  onDeleted={(deleted) =>
+                    setSelection((s) => {
+                      const next = { ...s };
+                      for (const id of deleted) delete next[id];
+                      return next;
+                    })
+                  }
+                />
+              ) : null
+            }
+          />
+        )}
+      </>
+    );
   }
 
   return (
     <>
-      <FilterBar query={query} onQuery={setQuery} shown={shown.length} total={sorted.length} />
-      {shown.length === 0 ? (
-        <EmptyState
-          icon={SearchX}
-          title="No matching extensions"
-          description={`Nothing matches “${deferredQuery.trim()}”. Try a number, a name or an email.`}
-        />
-      ) : (
-        <ExtensionsTable
-          rows={shown}
-          selection={selection}
-          onSelectionChange={setSelection}
-          onOpen={openEdit}
-          actions={renderActions}
-          toolbar={
-            canWrite && selectedIds.length > 0 ? (
-              <BulkActions
-                ids={selectedIds}
-                onClear={() => setSelection({})}
-                onDeleted={(deleted) =>
-                  setSelection((s) => {
-                    const next = { ...s };
-                    for (const id of deleted) delete next[id];
-                    return next;
-                  })
-                }
-              />
-            ) : null
-          }
-        />
-      )}
-      <QrCodeDialog ext={qrFor} onClose={closeQr} />
-      {editing && <AddExtensionDialog editing={editing.ext} onClose={closeEdit} />}
+      {body}
+      {dialogs}
     </>
   );
 }

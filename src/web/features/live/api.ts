@@ -4,6 +4,7 @@
  * socket's `pbx-status-updated` / `pbx-security-updated` make these stale (lib/query-keys.ts).
  */
 import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { errorText } from "@/lib/error-text";
 import { queryKeys } from "@/lib/query-keys";
 import type { ExtensionLive, PbxLiveStatus, PbxSecurity, TrunkLive } from "../../../shared/live";
@@ -43,6 +44,40 @@ function useLiveLookup<T>(pick: (s: PbxLiveStatus) => T | null): LiveLookup<T> {
 /** One extension's registration and device state, selected from GET /api/pbx/status. */
 export function useLiveExtension(extension: string): LiveLookup<ExtensionLive> {
   return useLiveLookup((s) => s.extensions.find((e) => e.extension === extension) ?? null);
+}
+
+/** Every extension's lookup from one read of the status (a table's rows), and its rank for sorting. */
+export interface LiveExtensions {
+  lookup: (extension: string) => LiveLookup<ExtensionLive>;
+  /** Registered 2, not registered 1, not known 0. */
+  rank: (extension: string) => number;
+}
+
+/** By number, or the reason the status is unknown (a stable function: `select` runs once per answer). */
+const byExtension = (s: PbxLiveStatus): Map<string, ExtensionLive> | string =>
+  s.connected ? new Map(s.extensions.map((e) => [e.extension, e])) : unknownReason(s, null);
+
+export function useLiveExtensions(): LiveExtensions {
+  const q = useQuery({ ...pbxLiveQuery(), select: byExtension });
+  return useMemo(() => {
+    const data = q.data;
+    if (data instanceof Map) {
+      return {
+        lookup: (extension) => ({ status: "known", live: data.get(extension) ?? null }),
+        rank: (extension) => {
+          const live = data.get(extension);
+          return live ? (live.registered ? 2 : 1) : 0;
+        },
+      };
+    }
+    const unknown: LiveLookup<ExtensionLive> =
+      typeof data === "string"
+        ? { status: "unknown", reason: data }
+        : q.isError
+          ? { status: "unknown", reason: unknownReason(undefined, q.error) }
+          : { status: "loading" };
+    return { lookup: () => unknown, rank: () => 0 };
+  }, [q.data, q.isError, q.error]);
 }
 
 /** One trunk's registration and reachability, selected from GET /api/pbx/status. */

@@ -118,7 +118,11 @@ function NotKnown({ lookup, testId }: { lookup: Exclude<LiveLookup<unknown>, { s
 
 /** Registered / Not registered (+ the device state while ringing or in a call), or Unknown with the reason. */
 export function ExtensionLiveBadge({ extension }: { extension: string }) {
-  const lookup: LiveLookup<ExtensionLive> = useLiveExtension(extension);
+  return <ExtensionLiveView extension={extension} lookup={useLiveExtension(extension)} />;
+}
+
+/** The badge from a lookup already made (a table reads the status once for all its rows: `useLiveExtensions`). */
+export function ExtensionLiveView({ extension, lookup }: { extension: string; lookup: LiveLookup<ExtensionLive> }) {
   const testId = "extension-live";
   if (lookup.status !== "known") return <NotKnown lookup={lookup} testId={testId} />;
   const live = lookup.live;
