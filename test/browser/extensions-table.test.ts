@@ -62,6 +62,31 @@ describe("extensions table", () => {
   );
 
   test(
+    "a shown table is still: nothing in the page changes while nobody acts (no render loop)",
+    async () => {
+      const page = await tablePage();
+      await rowFor(page, "1100").waitFor();
+      // TanStack Table re-rendered forever once when it was given a new array per render (ADR 0045).
+      const changes = await page.evaluate(
+        () =>
+          new Promise<number>((done) => {
+            let n = 0;
+            const watch = new MutationObserver((list) => {
+              n += list.length;
+            });
+            watch.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true });
+            setTimeout(() => {
+              watch.disconnect();
+              done(n);
+            }, 1500);
+          }),
+      );
+      expect(changes).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "the filter keeps the rows that match number, name or email",
     async () => {
       const page = await tablePage();
