@@ -77,11 +77,13 @@ const created = (iso: string) => formatWith(dateFormat, iso);
 
 type Compare = (a: Extension, b: Extension, rank: (extension: string) => number) => number;
 const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+// Names and emails as a person orders them: case-insensitive, "Desk 2" before "Desk 10".
+const natural = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" }).compare;
 /** Each sortable column's order (ascending); ties keep the incoming order (numeric, `sortExtensions`). */
 const COMPARE: Record<string, Compare> = {
   extension: (a, b) => byNumber(a.extension, b.extension),
-  name: (a, b) => text(a.name.toLocaleLowerCase(), b.name.toLocaleLowerCase()),
-  email: (a, b) => text(a.email?.toLocaleLowerCase() ?? "", b.email?.toLocaleLowerCase() ?? ""),
+  name: (a, b) => natural(a.name, b.name),
+  email: (a, b) => natural(a.email ?? "", b.email ?? ""),
   voicemail: (a, b) => Number(a.voicemail) - Number(b.voicemail),
   live: (a, b, rank) => rank(a.extension) - rank(b.extension),
   created: (a, b) => text(a.createdAt, b.createdAt),
