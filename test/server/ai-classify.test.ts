@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { DEFAULT_CLASSIFY_LIMITS } from "../../src/server/ai/classify";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { startAiServer } from "../helpers/ai-server";
+import type { TestServer } from "../helpers/server";
 
 const secret = generateWebhookSecret();
 const fake = await startFakeOpenAi();
@@ -18,13 +19,7 @@ const answer = (sentiment: string, intent: string, summary = "The caller called.
 });
 
 beforeAll(async () => {
-  s = await startTestServer({
-    PBX_OPENAI_URL: fake.baseUrl,
-    OPENAI_API_KEY: OPENAI_DEFAULT_KEY,
-    OPENAI_WEBHOOK_SECRET: secret,
-    OPENAI_PROJECT_ID: "proj_test",
-  });
-  await s.setup();
+  s = await startAiServer(fake, secret);
   s.app.aiCalls.logger = (line) => logged.push(line);
   s.app.aiCalls.limits.openTimeoutMs = 300;
 });

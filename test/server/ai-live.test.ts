@@ -6,8 +6,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { DEFAULT_CLASSIFY_LIMITS } from "../../src/server/ai/classify";
 import type { LiveAiCall } from "../../src/shared/ai-live";
 import type { WsEvent } from "../../src/shared/ws-events";
-import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { buildSignedIncomingCall, generateWebhookSecret, startFakeOpenAi } from "../fakes/openai";
+import { startAiServer } from "../helpers/ai-server";
+import type { TestServer } from "../helpers/server";
 
 const secret = generateWebhookSecret();
 const fake = await startFakeOpenAi();
@@ -17,13 +18,7 @@ const PASSWORD = "live password 123";
 const cookies = { admin: "", operator: "", viewer: "" };
 
 beforeAll(async () => {
-  s = await startTestServer({
-    PBX_OPENAI_URL: fake.baseUrl,
-    OPENAI_API_KEY: OPENAI_DEFAULT_KEY,
-    OPENAI_WEBHOOK_SECRET: secret,
-    OPENAI_PROJECT_ID: "proj_test",
-  });
-  await s.setup();
+  s = await startAiServer(fake, secret, published);
   cookies.admin = s.cookie;
   for (const role of ["operator", "viewer"] as const) {
     const res = await s.call("POST", "/api/users", { username: role, password: PASSWORD, role });
@@ -33,12 +28,6 @@ beforeAll(async () => {
     cookies[role] = s.cookie;
     s.cookie = keep;
   }
-  const hub = s.app.events;
-  const publish = hub.publish.bind(hub);
-  hub.publish = (e: WsEvent) => {
-    published.push(e);
-    publish(e);
-  };
   s.app.aiCalls.logger = () => {};
 });
 afterAll(async () => {

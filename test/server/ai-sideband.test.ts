@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
+import { startAiServer } from "../helpers/ai-server";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 const secret = generateWebhookSecret();
@@ -14,19 +15,7 @@ const published: WsEvent[] = [];
 const logged: string[] = [];
 
 beforeAll(async () => {
-  s = await startTestServer({
-    PBX_OPENAI_URL: fake.baseUrl,
-    OPENAI_API_KEY: OPENAI_DEFAULT_KEY,
-    OPENAI_WEBHOOK_SECRET: secret,
-    OPENAI_PROJECT_ID: "proj_test",
-  });
-  await s.setup();
-  const hub = s.app.events;
-  const publish = hub.publish.bind(hub);
-  hub.publish = (e: WsEvent) => {
-    published.push(e);
-    publish(e);
-  };
+  s = await startAiServer(fake, secret, published);
   s.app.aiCalls.logger = (line) => logged.push(line);
   s.app.aiCalls.limits.openTimeoutMs = 300;
   s.app.aiCalls.limits.goodbyeTimeoutMs = 5_000;

@@ -7,6 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import { LoaderCircle, PhoneForwarded, PhoneOff } from "lucide-react";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Can } from "@/components/can";
+import { EndCallDialog } from "@/components/end-call-dialog";
 import { SuggestField } from "@/components/form-fields";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -219,10 +220,7 @@ export function TakeOverDialog({ call: asked, onClose }: { call: LiveAiCall | nu
 }
 
 /** Asks before ending `call` (null: closed); toasts the outcome. */
-export function EndAiCallDialog({ call: asked, onClose }: { call: LiveAiCall | null; onClose: () => void }) {
-  const last = useRef<LiveAiCall | null>(null);
-  if (asked) last.current = asked;
-  const call = asked ?? last.current;
+export function EndAiCallDialog({ call, onClose }: { call: LiveAiCall | null; onClose: () => void }) {
   const hangup = useHangupAiCall({
     onSuccess: () => {
       toast({ title: "Call ended" });
@@ -234,26 +232,14 @@ export function EndAiCallDialog({ call: asked, onClose }: { call: LiveAiCall | n
     },
   });
   return (
-    <Dialog open={asked !== null} onOpenChange={(open) => !open && !hangup.isPending && onClose()}>
-      <DialogContent>
-        <DialogHeader>
-          <DialogTitle>End this call?</DialogTitle>
-          <DialogDescription>
-            {call ? `This hangs up the call from ${callerText(call)} with ${call.assistantName}.` : ""}
-          </DialogDescription>
-        </DialogHeader>
-        <DialogFooter>
-          <DialogClose asChild>
-            <Button variant="outline" disabled={hangup.isPending}>
-              Cancel
-            </Button>
-          </DialogClose>
-          <Button variant="destructive" disabled={hangup.isPending} onClick={() => call && hangup.mutate(call.callId)}>
-            {hangup.isPending ? <LoaderCircle className="animate-spin" /> : <PhoneOff />}
-            End call
-          </Button>
-        </DialogFooter>
-      </DialogContent>
-    </Dialog>
+    <EndCallDialog
+      call={call}
+      onClose={onClose}
+      title="End this call?"
+      describe={(c) => `This hangs up the call from ${callerText(c)} with ${c.assistantName}.`}
+      action="End call"
+      pending={hangup.isPending}
+      onConfirm={(c) => hangup.mutate(c.callId)}
+    />
   );
 }

@@ -1,15 +1,4 @@
-import { LoaderCircle, PhoneOff } from "lucide-react";
-import { useRef } from "react";
-import { Button } from "@/components/ui/button";
-import {
-  Dialog,
-  DialogClose,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from "@/components/ui/dialog";
+import { EndCallDialog } from "@/components/end-call-dialog";
 import { toast } from "@/components/ui/use-toast";
 import { errorText } from "@/lib/error-text";
 import type { ActiveCall } from "../../../shared/live";
@@ -31,11 +20,7 @@ export function callName(call: ActiveCall): string {
 }
 
 /** Asks before ending `call` (null: closed); toasts the outcome. */
-export function HangupDialog({ call: asked, onClose }: { call: ActiveCall | null; onClose: () => void }) {
-  // The text stays while the dialog fades out after closing.
-  const last = useRef<ActiveCall | null>(null);
-  if (asked) last.current = asked;
-  const call = asked ?? last.current;
+export function HangupDialog({ call, onClose }: { call: ActiveCall | null; onClose: () => void }) {
   const hangup = useHangup({
     onSuccess: () => {
       toast({ title: "Call hung up" });
@@ -48,36 +33,27 @@ export function HangupDialog({ call: asked, onClose }: { call: ActiveCall | null
   });
   const channel = call ? hangupChannel(call) : null;
   return (
-    <Dialog open={asked !== null} onOpenChange={(open) => !open && !hangup.isPending && onClose()}>
-      <DialogContent>
-        <DialogHeader>
-          <DialogTitle>Hang up this call?</DialogTitle>
-          <DialogDescription>
-            {call ? `This ends ${callName(call)} for everyone on it.` : ""}
-            {channel && (
+    <EndCallDialog
+      call={call}
+      onClose={onClose}
+      title="Hang up this call?"
+      describe={(c) => {
+        const first = hangupChannel(c);
+        return (
+          <>
+            {`This ends ${callName(c)} for everyone on it.`}
+            {first && (
               <>
                 {" "}
-                Channel <span className="break-all font-mono">{channel}</span>.
+                Channel <span className="break-all font-mono">{first}</span>.
               </>
             )}
-          </DialogDescription>
-        </DialogHeader>
-        <DialogFooter>
-          <DialogClose asChild>
-            <Button variant="outline" disabled={hangup.isPending}>
-              Cancel
-            </Button>
-          </DialogClose>
-          <Button
-            variant="destructive"
-            disabled={!channel || hangup.isPending}
-            onClick={() => channel && hangup.mutate({ channel })}
-          >
-            {hangup.isPending ? <LoaderCircle className="animate-spin" /> : <PhoneOff />}
-            Hang up
-          </Button>
-        </DialogFooter>
-      </DialogContent>
-    </Dialog>
+          </>
+        );
+      }}
+      action="Hang up"
+      pending={hangup.isPending}
+      onConfirm={channel ? () => hangup.mutate({ channel }) : null}
+    />
   );
 }
