@@ -32,8 +32,47 @@ for (const line of exitCodes.split("\n").filter(Boolean)) {
   const [group, code] = line.split(" exit=");
   if (code !== "0" && !failedByGroup.get(group as string)) {
     console.log(`(${group} exited with ${code} without a recorded test failure: counted as 1 failed)`);
+    for (const line of whyGroupFailed(group as string)) console.log(`  ${line}`);
     failed += 1;
   }
+}
+
+/**
+ * What a group's kept output (`NAME.log`, written by scripts/test-all.sh) says about a failure bun's JUnit
+ * report does not record: the test files it started that reported no test (a file that failed to load) and
+ * the "Unhandled error" blocks with the file each came from. Kept short, so CI's tail shows it.
+ */
+function whyGroupFailed(group: string): string[] {
+  let log = "";
+  let xml = "";
+  try {
+    log = readFileSync(join(dir as string, `${group}.log`), "utf8");
+    xml = readFileSync(join(dir as string, `${group}.xml`), "utf8");
+  } catch {
+    return ["(no output kept for this group)"];
+  }
+  const reported = new Set([...xml.matchAll(/<testsuite\b[^>]*\bfile="([^"]+)"/g)].map((m) => m[1]));
+  const lines = log.split("\n");
+  const out: string[] = [];
+  let file = "";
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const header = line.match(/^(\S+\.test\.[jt]sx?):$/);
+    if (header) {
+      file = header[1] as string;
+      if (!reported.has(file)) out.push(`${file}: no test reported (the file did not load or stopped early)`);
+      continue;
+    }
+    if (!line.startsWith("# Unhandled error")) continue;
+    out.push(`${file || "(before any file)"}: ${line.replace(/^# /, "")}`);
+    let rules = 0;
+    for (let j = i + 1; j < lines.length && j < i + 30; j++) {
+      const next = lines[j] as string;
+      if (/^-{10,}$/.test(next) && ++rules === 2) break;
+      if (/^\s*(error|\w*Error)\b|^\s+at /.test(next)) out.push(`  ${next.trim()}`);
+    }
+  }
+  return out.length > 0 ? out.slice(0, 40) : ["(nothing in its output names the cause; see the group's output above)"];
 }
 
 const passed = tests - failed - skipped;

@@ -19,8 +19,9 @@ run_group() { # name, paths...
   local name=$1
   shift
   echo "== $name: bun test $*"
-  "$BUN" test "$@" --reporter=junit --reporter-outfile="$reports/$name.xml" 2>&1
-  local code=$?
+  # The output is also kept, so the summary can say why a group failed without a failed test.
+  "$BUN" test "$@" --reporter=junit --reporter-outfile="$reports/$name.xml" 2>&1 | tee "$reports/$name.log"
+  local code=${PIPESTATUS[0]}
   echo "$name exit=$code" >>"$reports/exit-codes"
   [ $code -eq 0 ] || status=1
 }
