@@ -4,10 +4,7 @@
  */
 import { z } from "zod";
 
-/** The largest file an import reads (the transport refuses a larger body with 413). */
-export const BULK_CSV_MAX_BYTES = 5 * 1024 * 1024;
-/** The most data rows an import reads (more is a 400 with a message). */
-export const BULK_CSV_MAX_ROWS = 20_000;
+export { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "./limits";
 
 /**
  * The extension columns the console writes, in the Bulk Handler's order (Core's `bulkhandlerGetHeaders`:

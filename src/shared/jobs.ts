@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { RollbackSummary } from "./deploy-history";
+import { JOBS_LIST_MAX } from "./limits";
 import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
 
 /** `rollback`: restoring a deployment's backup (docs/decisions/0026). */
@@ -80,8 +81,7 @@ export interface JobStarted {
   jobId: number;
 }
 
-export const JOBS_LIST_DEFAULT = 10;
-export const JOBS_LIST_MAX = 50;
+export { JOBS_LIST_DEFAULT, JOBS_LIST_MAX } from "./limits";
 
 export const jobsQuerySchema = z.object({
   limit: z.coerce

@@ -5,6 +5,7 @@
  * server and web. ADR 0027.
  */
 import { z } from "zod";
+import type { DeviceState } from "./live-states";
 
 // ---------------------------------------------------------------------------------------------------
 // AMI: connection, extensions, trunks
@@ -22,19 +23,7 @@ export interface AmiConnection {
   since: string;
 }
 
-/** An endpoint's device state (AMI `DeviceState` / `DeviceStateChange`), in the console's words. */
-export const DEVICE_STATES = ["idle", "ringing", "in-use", "busy", "on-hold", "unavailable", "unknown"] as const;
-export type DeviceState = (typeof DEVICE_STATES)[number];
-
-export const DEVICE_STATE_LABELS: Record<DeviceState, string> = {
-  idle: "Idle",
-  ringing: "Ringing",
-  "in-use": "In use",
-  busy: "Busy",
-  "on-hold": "On hold",
-  unavailable: "Unavailable",
-  unknown: "Unknown",
-};
+export { DEVICE_STATE_LABELS, DEVICE_STATES, type DeviceState } from "./live-states";
 
 /** A contact (registered phone) of an endpoint: AMI `ContactList` / `ContactStatus`. */
 export interface LiveContact {

@@ -6,9 +6,10 @@
  */
 import { zodResolver } from "@hookform/resolvers/zod";
 import { LoaderCircle, Plus } from "lucide-react";
-import { type FormEventHandler, type ReactNode, useEffect, useState } from "react";
+import { type FormEventHandler, type ReactNode, useContext, useEffect, useState } from "react";
 import { type DefaultValues, type FieldValues, type Path, useForm } from "react-hook-form";
 import type { z } from "zod";
+import { OpenFromOutsideContext } from "@/components/deferred-dialog";
 import { Button } from "@/components/ui/button";
 import {
   Dialog,
@@ -94,8 +95,10 @@ export interface FormDialogOptions<S extends Schema, T> {
 export function useFormDialog<S extends Schema, T = never>(opts: FormDialogOptions<S, T>) {
   const { form, formError, setFormError, showServerError, submit } = useSchemaForm(opts.schema, opts.defaults);
   const [ownOpen, setOwnOpen] = useState(false);
+  // A create dialog loaded on demand has its "Add …" button, and so its open state, outside (ADR 0046).
+  const outside = useContext(OpenFromOutsideContext);
   const controlled = opts.open !== undefined;
-  const open = controlled ? Boolean(opts.open) : ownOpen;
+  const open = controlled ? Boolean(opts.open) : outside ? outside.open : ownOpen;
   const editing = opts.editing ?? null;
   const mode = editing === null ? "create" : "edit";
   const textFor = (text: PerMode) => (typeof text === "string" ? text : text[mode]);
@@ -108,7 +111,8 @@ export function useFormDialog<S extends Schema, T = never>(opts: FormDialogOptio
   const setOpen = (next: boolean) => {
     if (controlled) {
       if (!next) opts.onClose?.();
-    } else setOwnOpen(next);
+    } else if (outside) outside.setOpen(next);
+    else setOwnOpen(next);
     if (!next && opts.draft === "reset-on-close") resetForm();
   };
 
@@ -167,9 +171,11 @@ export function FormDialog({
 }) {
   // A role that cannot send the request does not see the dialog's own "Add …" button (the server refuses anyway).
   const canWrite = useCan(minRole);
+  // Loaded on demand, the dialog's button is drawn by its wrapper (components/deferred-dialog.tsx).
+  const outside = useContext(OpenFromOutsideContext);
   return (
     <Dialog open={dialog.open} onOpenChange={dialog.setOpen}>
-      {trigger && canWrite && (
+      {trigger && canWrite && !outside && (
         <DialogTrigger asChild>
           <Button>
             <Plus />

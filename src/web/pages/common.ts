@@ -4,17 +4,18 @@
  * group alone came in 16 to 22 files, most under 1 KB, and on a 40 ms link each file is a request in a
  * queue of six. Every group barrel re-exports `SHARED_MODULES`, so every group reaches all of these and
  * they land in one chunk: a screen pays a few KB it may not use instead of a dozen round trips (ADR 0030).
- * Add a module here when the chunk table (`bun scripts/chunk-sizes.ts`) shows it split out on its own.
+ * Add a module here when the chunk table (`bun scripts/chunk-sizes.ts`) shows it split out on its own,
+ * unless it brings zod or react-hook-form: those go into `common-forms.ts`, which the Inventory group
+ * does not load until a form is wanted (ADR 0046).
  */
 import { infiniteQueryOptions, useInfiniteQuery } from "@tanstack/react-query";
 import * as virtual from "@tanstack/react-virtual";
 import * as icons from "lucide-react";
 import * as can from "@/components/can";
 import * as confirmDelete from "@/components/confirm-delete-dialog";
+import * as deferredDialog from "@/components/deferred-dialog";
 import * as editButton from "@/components/edit-button";
 import * as emptyState from "@/components/empty-state";
-import * as formFields from "@/components/form-fields";
-import * as formKit from "@/components/form-kit";
 import * as pageHeader from "@/components/layout/page-header";
 import * as listKit from "@/components/list-kit";
 import * as badge from "@/components/ui/badge";
@@ -33,6 +34,7 @@ import * as toast from "@/components/ui/toast";
 import * as tooltip from "@/components/ui/tooltip";
 import * as virtualTable from "@/components/virtual-table";
 import * as deploymentApi from "@/features/deployment/api";
+import * as extensionsFilter from "@/features/extensions/filter";
 import * as jobsApi from "@/features/jobs/api";
 import * as reviewStale from "@/features/review/stale-plan";
 import * as safeDeleteApi from "@/features/safe-delete/api";
@@ -40,16 +42,11 @@ import * as undoToast from "@/features/safe-delete/undo-toast";
 import * as secretInput from "@/features/settings/secret-input";
 import * as softphoneApi from "@/features/softphone/api";
 import * as linkView from "@/features/softphone/link-view";
+import * as telnyxApi from "@/features/telnyx/api";
 import * as copied from "@/hooks/use-copied";
 import * as debounced from "@/hooks/use-debounced";
 import * as windowList from "@/hooks/use-window-list";
 import * as clipboard from "@/lib/clipboard";
-import * as formErrors from "@/lib/form-errors";
-import * as sharedAi from "../../shared/ai";
-import * as sharedFields from "../../shared/fields";
-import * as sharedInventory from "../../shared/inventory";
-import * as sharedJobs from "../../shared/jobs";
-import * as sharedLive from "../../shared/live";
 import * as sharedProvisioning from "../../shared/provisioning";
 import * as sharedSort from "../../shared/sort";
 
@@ -71,7 +68,6 @@ const ICONS = [
   icons.RotateCw,
   icons.Search,
   icons.SearchX,
-  icons.ShieldCheck,
   icons.Trash,
   icons.Trash2,
   icons.TriangleAlert,
@@ -97,9 +93,8 @@ export const SHARED_MODULES = [
   virtual,
   ICONS,
   can,
+  deferredDialog,
   emptyState,
-  formFields,
-  formKit,
   pageHeader,
   listKit,
   badge,
@@ -117,6 +112,8 @@ export const SHARED_MODULES = [
   tooltip,
   virtualTable,
   deploymentApi,
+  extensionsFilter,
+  telnyxApi,
   jobsApi,
   reviewStale,
   secretInput,
@@ -124,10 +121,4 @@ export const SHARED_MODULES = [
   debounced,
   windowList,
   clipboard,
-  formErrors,
-  sharedAi,
-  sharedFields,
-  sharedInventory,
-  sharedJobs,
-  sharedLive,
 ];

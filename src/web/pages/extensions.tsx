@@ -3,10 +3,10 @@ import { PageHeader } from "@/components/layout/page-header";
 import { ExportCsvLink } from "@/components/list-kit";
 import { bulkExportUrl } from "@/features/bulk-csv/api";
 import { ImportCsvDialog } from "@/features/bulk-csv/import-dialog";
-import { AddExtensionDialog } from "@/features/extensions/add-extension-dialog";
 import { ExtensionsList } from "@/features/extensions/extensions-list";
 import { PushButton } from "@/features/extensions/push-button";
 import { DialerHint } from "@/features/softphone/dialer-hint";
+import { AddExtensionDialog } from "@/pages/forms-inventory-deferred";
 
 export function ExtensionsPage() {
   return (

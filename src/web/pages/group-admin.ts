@@ -2,5 +2,6 @@
 
 export * from "./audit";
 export { SHARED_MODULES, TooltipProvider } from "./common";
+export { FORM_MODULES } from "./common-forms";
 export * from "./settings";
 export * from "./users";

@@ -5,3 +5,4 @@ export * from "./ai-messages";
 export * from "./ai-routing";
 export * from "./call-transcripts";
 export { SHARED_MODULES, TooltipProvider } from "./common";
+export { FORM_MODULES } from "./common-forms";

@@ -2,4 +2,5 @@
 export * from "./active-calls";
 export * from "./call-history";
 export { SHARED_MODULES, TooltipProvider } from "./common";
+export { FORM_MODULES } from "./common-forms";
 export * from "./pbx-security";

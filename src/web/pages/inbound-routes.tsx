@@ -5,13 +5,13 @@ import { EmptyState } from "@/components/empty-state";
 import { ExportCsvLink, ListBody, ScreenHeader } from "@/components/list-kit";
 import { bulkExportUrl } from "@/features/bulk-csv/api";
 import { ImportCsvDialog } from "@/features/bulk-csv/import-dialog";
-import { AddInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
 import { inboundRoutesQuery, useDeleteInboundRoute } from "@/features/routes/api";
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { AddInboundRouteDialog } from "@/pages/forms-inventory-deferred";
 
 export function InboundRoutesPage() {
   const routes = useQuery({ ...inboundRoutesQuery(), refetchInterval: POLL_LIST_MS });

@@ -2,7 +2,6 @@ import { useQuery } from "@tanstack/react-query";
 import { PhoneOutgoing } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
-import { AddOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
 import { outboundRoutesQuery, useDeleteOutboundRoute } from "@/features/routes/api";
 import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
 import { useOutboundRouteOrder } from "@/features/routes/outbound-route-order";
@@ -10,6 +9,7 @@ import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { trunksQuery } from "@/features/trunks/api";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { AddOutboundRouteDialog } from "@/pages/forms-inventory-deferred";
 
 /** Not polled (outbound routes change rarely); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {

@@ -3,13 +3,13 @@ import { Radio } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { extensionsQuery } from "@/features/extensions/api";
-import { AddPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
 import { pttGroupsQuery, useDeletePttGroup } from "@/features/ptt/api";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { AddPttGroupDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 

@@ -13,13 +13,13 @@ import {
   sipServerQuery,
 } from "@/features/telnyx/api";
 import { ConnectionsList } from "@/features/telnyx/connections-list";
-import { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
 import { CredentialsList } from "@/features/telnyx/credentials-list";
 import { GenerateCredentialForm } from "@/features/telnyx/generate-credential-form";
 import { NotConfigured } from "@/features/telnyx/not-configured";
 import { PhoneNumbersList } from "@/features/telnyx/phone-numbers-list";
 import { SipServerCard } from "@/features/telnyx/sip-server-card";
 import { useCan } from "@/hooks/use-role";
+import { CreateConnectionForm } from "@/pages/forms-inventory-deferred";
 
 const Loading = () => (
   <div className="flex items-center gap-2 text-muted-foreground text-sm">

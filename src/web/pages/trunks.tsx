@@ -3,12 +3,12 @@ import { Network } from "lucide-react";
 import { EmptyState } from "@/components/empty-state";
 import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
-import { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 import { trunksQuery, useDeleteTrunk } from "@/features/trunks/api";
 import { TrunkCard } from "@/features/trunks/trunk-card";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { AddTrunkDialog } from "@/pages/forms-inventory-deferred";
 
 export function TrunksPage() {
   const trunks = useQuery({ ...trunksQuery(), refetchInterval: POLL_LIST_MS });

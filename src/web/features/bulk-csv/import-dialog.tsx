@@ -20,7 +20,8 @@ import {
 } from "@/components/ui/dialog";
 import { toast } from "@/components/ui/use-toast";
 import { errorText } from "@/lib/error-text";
-import { BULK_CSV_MAX_BYTES, type ImportPreview, type ImportRow, type ImportVerdict } from "../../../shared/bulk-csv";
+import type { ImportPreview, ImportRow, ImportVerdict } from "../../../shared/bulk-csv";
+import { BULK_CSV_MAX_BYTES } from "../../../shared/limits";
 import { type BulkCsvKind, useApplyImport, useImportPreview } from "./api";
 
 const WORDS: Record<BulkCsvKind, { title: string; what: string; number: string; freepbx: string }> = {

@@ -10,8 +10,8 @@ import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 import { queryKeys } from "@/lib/query-keys";
+import { EditExtensionDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../../shared/inventory";
-import { AddExtensionDialog } from "./add-extension-dialog";
 import { useDeleteExtension, useExtensions } from "./api";
 import { BulkActions } from "./bulk-actions";
 import { ExtensionsTable } from "./extensions-table";
@@ -214,7 +214,7 @@ export function ExtensionsList() {
           {(ask) => <AskNow ask={ask} />}
         </ConfirmDeleteDialog>
       )}
-      {editing && <AddExtensionDialog editing={editing.ext} onClose={closeEdit} />}
+      {editing && <EditExtensionDialog editing={editing.ext} onClose={closeEdit} />}
     </>
   );
 

@@ -7,7 +7,8 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { useEffect, useRef, useState } from "react";
 import { getJson, sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
-import { JOBS_LIST_DEFAULT, type Job, type JobKind, type JobStarted } from "../../../shared/jobs";
+import type { Job, JobKind, JobStarted } from "../../../shared/jobs";
+import { JOBS_LIST_DEFAULT } from "../../../shared/limits";
 
 /** The most recent jobs, newest first (the running one, if any, is the first). */
 export const recentJobsQuery = (limit = JOBS_LIST_DEFAULT) =>

@@ -8,13 +8,8 @@ import type { ReactNode } from "react";
 import { badgeVariants } from "@/components/ui/badge";
 import { Tooltip, TooltipContent, TooltipTrigger } from "@/components/ui/tooltip";
 import { cn } from "@/lib/utils";
-import {
-  DEVICE_STATE_LABELS,
-  type ExtensionLive,
-  type LiveContact,
-  type TrunkLive,
-  type TrunkRegistration,
-} from "../../../shared/live";
+import type { ExtensionLive, LiveContact, TrunkLive, TrunkRegistration } from "../../../shared/live";
+import { DEVICE_STATE_LABELS } from "../../../shared/live-states";
 import { type LiveLookup, useLiveExtension, useLiveTrunk } from "./api";
 
 type Variant = NonNullable<VariantProps<typeof badgeVariants>["variant"]>;

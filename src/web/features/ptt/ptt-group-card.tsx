@@ -6,8 +6,8 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PTT_MEMBERS_SHOWN } from "@/lib/constants";
 import { queryKeys } from "@/lib/query-keys";
+import { EditPttGroupDialog } from "@/pages/forms-inventory-deferred";
 import type { PttGroup } from "../../../shared/inventory";
-import { EditPttGroupDialog } from "./add-ptt-group-dialog";
 
 export function PttGroupCard({
   group,

@@ -5,8 +5,8 @@ import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { queryKeys } from "@/lib/query-keys";
+import { EditInboundRouteDialog } from "@/pages/forms-inventory-deferred";
 import type { InboundRoute } from "../../../shared/inventory";
-import { EditInboundRouteDialog } from "./add-inbound-route-dialog";
 
 export function InboundRouteCard({
   route,

@@ -7,8 +7,8 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { queryKeys } from "@/lib/query-keys";
+import { EditOutboundRouteDialog } from "@/pages/forms-inventory-deferred";
 import type { OutboundRoute } from "../../../shared/inventory";
-import { EditOutboundRouteDialog } from "./add-outbound-route-dialog";
 import type { RouteOrderHandles } from "./outbound-route-order";
 
 export function OutboundRouteCard({

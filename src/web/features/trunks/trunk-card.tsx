@@ -6,8 +6,8 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TrunkLiveBadge } from "@/features/live/live-badges";
 import { queryKeys } from "@/lib/query-keys";
+import { EditTrunkDialog } from "@/pages/forms-inventory-deferred";
 import type { Trunk } from "../../../shared/inventory";
-import { AddTrunkDialog } from "./add-trunk-dialog";
 
 export function TrunkCard({
   trunk,
@@ -26,7 +26,7 @@ export function TrunkCard({
         <CardHeader className="flex items-start justify-between gap-2">
           <CardTitle className="truncate leading-normal">{trunk.name}</CardTitle>
           <EditButton label={`Edit trunk ${trunk.name}`} buttonRef={edit.buttonRef} onClick={() => edit.show(trunk)} />
-          <EditDialogSlot dialog={edit.editing && <AddTrunkDialog editing={edit.editing} onClose={edit.close} />} />
+          <EditDialogSlot dialog={edit.editing && <EditTrunkDialog editing={edit.editing} onClose={edit.close} />} />
           <ConfirmDeleteDialog what="trunk" name={trunk.name} list={queryKeys.trunks} id={trunk.id} onDelete={onDelete}>
             {(ask) => <DeleteButton label={`Delete trunk ${trunk.name}`} pending={deleting} onClick={ask} />}
           </ConfirmDeleteDialog>
