@@ -391,6 +391,44 @@ describe("bounds", () => {
     sb.hangup();
   });
 
+  test("a sideband still opening when the console stops fails later without an unhandled error", async () => {
+    // Seen in CI: the open failed after the console had closed its database, and logging the failure
+    // (secrets masked from the stored credentials) threw from the socket's callback: an unhandled error
+    // that bun reported against the next test file, whose tests then never ran.
+    const own = await startFakeOpenAi();
+    const other = await startAiServer(own, secret);
+    const unhandled: unknown[] = [];
+    const record = (e: unknown) => unhandled.push(e);
+    process.on("unhandledRejection", record);
+    process.on("uncaughtException", record);
+    try {
+      const lines: string[] = [];
+      other.app.aiCalls.logger = (line) => lines.push(line);
+      await other.call("POST", "/api/ai/assistants", {
+        name: "Night",
+        model: "gpt-realtime",
+        systemPrompt: "You answer calls at night. Be brief.",
+        extensionId: "2000",
+        status: "active",
+      });
+      const d = buildSignedIncomingCall(secret, { to: "<sip:2000@sip.api.openai.com;transport=tls>" });
+      const sb = own.sideband(d.event.data.call_id);
+      sb.mode = "hold";
+      await other.call("POST", "/api/ai/openai/webhook", d.body, { cookie: "", ...d.headers });
+      await until(() => sb.attempts === 1);
+      await other.stop(); // ends the call and closes the database while the upgrade is held
+      await own.stop(); // the held upgrade fails now
+      // The failure reaches the session within milliseconds; give it a second to surface if it throws.
+      await until(() => unhandled.length > 0, 1000).catch(() => {});
+      expect(unhandled).toEqual([]);
+      expect(lines.filter((l) => l.includes("did not open"))).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+      process.off("uncaughtException", record);
+      await own.stop();
+    }
+  });
+
   test("one session per call id, and the console stopping ends every call with a partial transcript", async () => {
     const other = await startTestServer({
       PBX_OPENAI_URL: fake.baseUrl,

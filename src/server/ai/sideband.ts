@@ -221,6 +221,9 @@ export class CallSession {
       },
       (err: unknown) => {
         this.connecting = false;
+        // Ended while it was opening (the call finished, or the console stopped and closed its database):
+        // there is nothing left to record it on.
+        if (this.ended) return;
         const why = err instanceof SidebandOpenError ? err.message : "could not open";
         this.problem(attempt > 1 ? `sideband reconnect failed: ${why}` : `sideband did not open: ${why}`);
         this.partial = true;
@@ -644,9 +647,19 @@ export class CallSessions {
     return redact(text, [v.apiKey, v.webhookSecret]);
   }
 
-  /** @internal */
+  /**
+   * @internal A log line, secrets masked. Never throws: it runs from socket and timer callbacks, where a
+   * throw is an unhandled error; when the credentials cannot be read (the database closing with the
+   * console) the line cannot be checked for secrets and is dropped, saying why.
+   */
   log(line: string): void {
-    this.logger(this.secretFree(line));
+    let text: string;
+    try {
+      text = this.secretFree(line);
+    } catch (err) {
+      text = `ai-call log line dropped (secrets could not be masked): ${(err as Error).message}`;
+    }
+    this.logger(text);
   }
 
   /** @internal One line on the call's log row (the accepted one), at most `MAX_CALL_EVENTS` kept. */
