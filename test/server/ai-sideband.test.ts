@@ -59,6 +59,18 @@ async function until(cond: () => boolean, ms = 3000): Promise<void> {
   }
 }
 
+/** A second console's assistant on extension 2000 (the tests that start their own console). */
+async function addNightAssistant(t: TestServer): Promise<void> {
+  const res = await t.call("POST", "/api/ai/assistants", {
+    name: "Night",
+    model: "gpt-realtime",
+    systemPrompt: "You answer calls at night. Be brief.",
+    extensionId: "2000",
+    status: "active",
+  });
+  expect(res.status).toBe(201);
+}
+
 /** An incoming call for the assistant's number, delivered as OpenAI does; resolves once the sideband is open. */
 async function callIn(opts: { waitOpen?: boolean } = {}) {
   const d = buildSignedIncomingCall(secret, {
@@ -404,13 +416,7 @@ describe("bounds", () => {
     try {
       const lines: string[] = [];
       other.app.aiCalls.logger = (line) => lines.push(line);
-      await other.call("POST", "/api/ai/assistants", {
-        name: "Night",
-        model: "gpt-realtime",
-        systemPrompt: "You answer calls at night. Be brief.",
-        extensionId: "2000",
-        status: "active",
-      });
+      await addNightAssistant(other);
       const d = buildSignedIncomingCall(secret, { to: "<sip:2000@sip.api.openai.com;transport=tls>" });
       const sb = own.sideband(d.event.data.call_id);
       sb.mode = "hold";
@@ -437,13 +443,7 @@ describe("bounds", () => {
     });
     try {
       await other.setup();
-      await other.call("POST", "/api/ai/assistants", {
-        name: "Night",
-        model: "gpt-realtime",
-        systemPrompt: "You answer calls at night. Be brief.",
-        extensionId: "2000",
-        status: "active",
-      });
+      await addNightAssistant(other);
       const d = buildSignedIncomingCall(secret, { to: "<sip:2000@sip.api.openai.com;transport=tls>" });
       const callId = d.event.data.call_id;
       const sb = fake.sideband(callId);

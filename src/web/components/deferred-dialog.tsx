@@ -11,7 +11,7 @@ import { Plus } from "lucide-react";
 import { type ComponentType, createContext, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { useCan } from "@/hooks/use-role";
-import { type Deferred, deferred } from "@/lib/deferred";
+import { chunkedComponent, type Deferred, deferred } from "@/lib/deferred";
 import type { Role } from "../../shared/users";
 
 /** Whether a create dialog is open, when its "Add …" button is outside it: read by the form kit. */
@@ -43,20 +43,8 @@ export function deferredCreateDialog<P extends object>(
   label: string,
   minRole: Role = "operator",
 ): DeferredDialog<P> {
-  let Loaded: ComponentType<P> | undefined;
-  let failure: unknown;
-  let loading: Promise<void> | undefined;
-  const preload = () => {
-    loading ??= load().then(
-      (component) => {
-        Loaded = component;
-      },
-      (error: unknown) => {
-        failure = error;
-      },
-    );
-    return loading;
-  };
+  const chunk = chunkedComponent(load);
+  const { preload } = chunk;
 
   // biome-ignore lint/correctness/noComponentHookFactories: made once per dialog at module level, as React.lazy does.
   function DeferredCreateDialog(props: P) {
@@ -99,7 +87,8 @@ export function deferredCreateDialog<P extends object>(
       wasOpen.current = open;
     }, [open]);
 
-    if (failure !== undefined) throw failure;
+    if (chunk.failure !== undefined) throw chunk.failure;
+    const { Loaded } = chunk;
     return (
       <>
         {canWrite && (

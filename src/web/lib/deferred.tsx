@@ -13,30 +13,48 @@ export interface Deferred<P> {
   preload: () => Promise<void>;
 }
 
+/** A component's chunk, loaded once: what arrived (or why not), read at render. */
+export interface ChunkedComponent<P> {
+  /** Starts loading the chunk (once); settles when it arrived or failed. */
+  preload: () => Promise<void>;
+  /** The component, once the chunk is in. */
+  readonly Loaded: ComponentType<P> | undefined;
+  /** Why the chunk did not load (undefined while loading or after it arrived). */
+  readonly failure: unknown;
+}
+
+export function chunkedComponent<P>(load: () => Promise<ComponentType<P>>): ChunkedComponent<P> {
+  let loading: Promise<void> | undefined;
+  const chunk = {
+    Loaded: undefined as ComponentType<P> | undefined,
+    failure: undefined as unknown,
+    preload: () => {
+      loading ??= load().then(
+        (component) => {
+          chunk.Loaded = component;
+        },
+        (error: unknown) => {
+          chunk.failure = error;
+        },
+      );
+      return loading;
+    },
+  };
+  return chunk;
+}
+
 export function deferred<P extends object>(
   load: () => Promise<ComponentType<P>>,
   fallback: (props: P) => ReactNode = () => null,
 ): Deferred<P> {
-  let Loaded: ComponentType<P> | undefined;
-  let failure: unknown;
-  let loading: Promise<void> | undefined;
-  const preload = () => {
-    loading ??= load().then(
-      (component) => {
-        Loaded = component;
-      },
-      (error: unknown) => {
-        failure = error;
-      },
-    );
-    return loading;
-  };
+  const chunk = chunkedComponent(load);
+  const { preload } = chunk;
 
   // biome-ignore lint/correctness/noComponentHookFactories: made once per chunk at module level, as React.lazy does.
   function DeferredComponent(props: P) {
     const [, setSettled] = useState(false);
     useEffect(() => {
-      if (Loaded || failure !== undefined) return;
+      if (chunk.Loaded || chunk.failure !== undefined) return;
       let mounted = true;
       void preload().then(() => {
         if (mounted) setSettled(true);
@@ -45,7 +63,8 @@ export function deferred<P extends object>(
         mounted = false;
       };
     }, []);
-    if (failure !== undefined) throw failure;
+    if (chunk.failure !== undefined) throw chunk.failure;
+    const { Loaded } = chunk;
     return Loaded ? <Loaded {...props} /> : fallback(props);
   }
   DeferredComponent.preload = preload;

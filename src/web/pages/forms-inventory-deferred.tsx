@@ -4,10 +4,10 @@
  * free of zod and react-hook-form. A new Inventory form is exported from `forms-inventory.ts` and
  * wrapped here.
  */
-import { Plus } from "lucide-react";
 import { deferredCreateDialog, deferredEditDialog } from "@/components/deferred-dialog";
-import { Card, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardFooter } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
+import { CreateConnectionHeader } from "@/features/telnyx/create-connection-header";
 import { deferred } from "@/lib/deferred";
 
 type Forms = typeof import("./forms-inventory");
@@ -52,15 +52,7 @@ export const EditPttGroupDialog = deferredEditDialog(() => forms().then((m) => m
 function ConnectionFormPlaceholder() {
   return (
     <Card aria-busy>
-      <CardHeader>
-        <CardTitle className="flex items-center gap-2">
-          <Plus className="size-4 text-muted-foreground" aria-hidden />
-          Create SIP Connection
-        </CardTitle>
-        <CardDescription>
-          A credential connection at Telnyx. Username and password are generated when left blank.
-        </CardDescription>
-      </CardHeader>
+      <CreateConnectionHeader />
       <div className="grid flex-1 content-start gap-4 px-6">
         <Skeleton className="h-15" />
         <Skeleton className="h-15" />

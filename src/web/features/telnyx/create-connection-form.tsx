@@ -1,13 +1,14 @@
 import { LoaderCircle, Plus } from "lucide-react";
 import { useSchemaForm } from "@/components/form-kit";
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardFooter } from "@/components/ui/card";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
 import { SecretInput } from "@/features/settings/secret-input";
 import { createConnectionSchema } from "../../../shared/telnyx";
 import { failureText, useCreateConnection } from "./api";
+import { CreateConnectionHeader } from "./create-connection-header";
 
 const FIELDS = ["connectionName", "username", "password"] as const;
 
@@ -33,15 +34,7 @@ export function CreateConnectionForm() {
 
   return (
     <Card role="region" aria-label="Create SIP Connection">
-      <CardHeader>
-        <CardTitle className="flex items-center gap-2">
-          <Plus className="size-4 text-muted-foreground" aria-hidden />
-          Create SIP Connection
-        </CardTitle>
-        <CardDescription>
-          A credential connection at Telnyx. Username and password are generated when left blank.
-        </CardDescription>
-      </CardHeader>
+      <CreateConnectionHeader />
       <form noValidate onSubmit={submit((v) => create.mutate(v))} className="flex flex-1 flex-col gap-6">
         <CardContent className="grid flex-1 content-start gap-4">
           <FormField label="Connection Name" error={errors.connectionName?.message}>
