@@ -129,6 +129,49 @@ describe("signed in", () => {
   );
 
   test(
+    "Extensions shows without its forms' chunk; Add Extension pressed before it arrives opens when it lands",
+    async () => {
+      // The forms come in one chunk on demand (ADR 0046): the one holding the Add Extension form's text.
+      const MARKER = "Create a SIP extension for a phone or softphone.";
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let formsRequested = false;
+      const page = await h.signedInPage("/extensions", {
+        before: (p) =>
+          p.route(/\/chunk-[a-z0-9]+\.js$/, async (route) => {
+            // Uncompressed, so the body can be read and handed on as it is.
+            const headers = { ...route.request().headers(), "accept-encoding": "identity" };
+            const res = await route.fetch({ headers });
+            const body = await res.body();
+            if (body.includes(MARKER)) {
+              formsRequested = true;
+              await released;
+            }
+            await route.fulfill({ status: res.status(), headers: res.headers(), body });
+          }),
+      });
+      await h1(page, "Extensions").waitFor();
+      const add = page.getByRole("button", { name: "Add Extension", exact: true });
+      await add.waitFor();
+      const deadline = Date.now() + 10_000;
+      while (!formsRequested && Date.now() < deadline) await Bun.sleep(20); // the idle preload asks for it
+      expect(formsRequested).toBe(true);
+
+      await add.click(); // the form is not there yet
+      const dialog = page.getByRole("dialog", { name: "Add Extension" });
+      expect(await dialog.count()).toBe(0);
+      release();
+      await dialog.waitFor(); // opens as soon as the chunk lands, without a second click
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      expect(await add.evaluate((el) => el === document.activeElement)).toBe(true);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "a screen's chunk is loaded when the screen is opened, not at start",
     async () => {
       let requests: string[] = [];

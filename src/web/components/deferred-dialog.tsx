@@ -5,13 +5,13 @@
  * same element when the form arrives (a click is never lost to a swap). Hovering or focusing it starts
  * the download, and so does the browser's next idle moment; a click before the form is there opens the
  * dialog as soon as it arrives. An edit dialog, mounted by its card only while open, shows nothing until
- * then.
+ * then (`deferred()`).
  */
 import { Plus } from "lucide-react";
 import { type ComponentType, createContext, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { useCan } from "@/hooks/use-role";
-import { chunkedComponent, type Deferred, deferred } from "@/lib/deferred";
+import { chunkedComponent } from "@/lib/deferred";
 import type { Role } from "../../shared/users";
 
 /** Whether a create dialog is open, when its "Add …" button is outside it: read by the form kit. */
@@ -118,9 +118,4 @@ export function deferredCreateDialog<P extends object>(
   }
   DeferredCreateDialog.preload = preload;
   return DeferredCreateDialog;
-}
-
-/** An edit dialog (mounted by its card only while open) from `load`'s chunk: nothing until it arrives. */
-export function deferredEditDialog<P extends object>(load: () => Promise<ComponentType<P>>): Deferred<P> {
-  return deferred(load);
 }

@@ -4,6 +4,8 @@
  * reached by all of those but the shell: the shell re-exports `DIALOG_MODULES` too, so they join the
  * chunk it shares with the others (react-remove-scroll and the like) instead of a file of their own.
  * Every session loads the shell and at least one of the others, so this costs no extra bytes.
+ * `deferred-dialog` is also in `common.ts`'s list on purpose: taken out of either, it (and more) splits
+ * into files of their own (checked with the chunk table).
  */
 import * as deferredDialog from "@/components/deferred-dialog";
 import * as badge from "@/components/ui/badge";

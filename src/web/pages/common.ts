@@ -16,6 +16,7 @@ import * as confirmDelete from "@/components/confirm-delete-dialog";
 import * as deferredDialog from "@/components/deferred-dialog";
 import * as editButton from "@/components/edit-button";
 import * as emptyState from "@/components/empty-state";
+import * as endCallDialog from "@/components/end-call-dialog";
 import * as pageHeader from "@/components/layout/page-header";
 import * as listKit from "@/components/list-kit";
 import * as badge from "@/components/ui/badge";
@@ -43,8 +44,10 @@ import * as secretInput from "@/features/settings/secret-input";
 import * as softphoneApi from "@/features/softphone/api";
 import * as linkView from "@/features/softphone/link-view";
 import * as telnyxApi from "@/features/telnyx/api";
+import * as telnyxConnectionHeader from "@/features/telnyx/create-connection-header";
 import * as copied from "@/hooks/use-copied";
 import * as debounced from "@/hooks/use-debounced";
+import * as now from "@/hooks/use-now";
 import * as windowList from "@/hooks/use-window-list";
 import * as clipboard from "@/lib/clipboard";
 import * as sharedProvisioning from "../../shared/provisioning";
@@ -114,6 +117,9 @@ export const SHARED_MODULES = [
   deploymentApi,
   extensionsFilter,
   telnyxApi,
+  telnyxConnectionHeader,
+  endCallDialog,
+  now,
   jobsApi,
   reviewStale,
   secretInput,

@@ -4,7 +4,7 @@
  * free of zod and react-hook-form. A new Inventory form is exported from `forms-inventory.ts` and
  * wrapped here.
  */
-import { deferredCreateDialog, deferredEditDialog } from "@/components/deferred-dialog";
+import { deferredCreateDialog } from "@/components/deferred-dialog";
 import { Card, CardFooter } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { CreateConnectionHeader } from "@/features/telnyx/create-connection-header";
@@ -24,29 +24,27 @@ export const AddExtensionDialog = deferredCreateDialog(
   () => forms().then((m) => m.AddExtensionDialog),
   "Add Extension",
 );
-export const EditExtensionDialog = deferredEditDialog<PropsOf<"AddExtensionDialog">>(() =>
+export const EditExtensionDialog = deferred<PropsOf<"AddExtensionDialog">>(() =>
   forms().then((m) => m.AddExtensionDialog),
 );
 
 export const AddTrunkDialog = deferredCreateDialog(() => forms().then((m) => m.AddTrunkDialog), "Add Trunk");
-export const EditTrunkDialog = deferredEditDialog<PropsOf<"AddTrunkDialog">>(() =>
-  forms().then((m) => m.AddTrunkDialog),
-);
+export const EditTrunkDialog = deferred<PropsOf<"AddTrunkDialog">>(() => forms().then((m) => m.AddTrunkDialog));
 
 export const AddInboundRouteDialog = deferredCreateDialog(
   () => forms().then((m) => m.AddInboundRouteDialog),
   "Add Inbound Route",
 );
-export const EditInboundRouteDialog = deferredEditDialog(() => forms().then((m) => m.EditInboundRouteDialog));
+export const EditInboundRouteDialog = deferred(() => forms().then((m) => m.EditInboundRouteDialog));
 
 export const AddOutboundRouteDialog = deferredCreateDialog(
   () => forms().then((m) => m.AddOutboundRouteDialog),
   "Add Outbound Route",
 );
-export const EditOutboundRouteDialog = deferredEditDialog(() => forms().then((m) => m.EditOutboundRouteDialog));
+export const EditOutboundRouteDialog = deferred(() => forms().then((m) => m.EditOutboundRouteDialog));
 
 export const AddPttGroupDialog = deferredCreateDialog(() => forms().then((m) => m.AddPttGroupDialog), "Add PTT Group");
-export const EditPttGroupDialog = deferredEditDialog(() => forms().then((m) => m.EditPttGroupDialog));
+export const EditPttGroupDialog = deferred(() => forms().then((m) => m.EditPttGroupDialog));
 
 /** The Telnyx screen's "Create SIP Connection" card: its frame and the form's height until the form arrives. */
 function ConnectionFormPlaceholder() {
