@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { HTMLBundle } from "bun";
-import { acceptedCodings, pageRoutes } from "../../src/server/transport/page";
+import { acceptedCodings, COMPILE_HINT, pageRoutes } from "../../src/server/transport/page";
 import { type Binary, startBinary } from "../security/binary";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -114,6 +114,18 @@ describe("compression", () => {
             `br ${brBody.length} B (${pct(brBody, plain)})`,
         );
       }
+    }
+  });
+
+  test("every script starts with V8's compile hint, once, and then the chunk", async () => {
+    const scripts = assets.filter((a) => a.endsWith(".js"));
+    expect(scripts.length).toBeGreaterThan(1);
+    for (const path of scripts) {
+      const text = await (await raw(path, "identity")).text();
+      expect(text.startsWith(COMPILE_HINT)).toBe(true);
+      // Once, on a line of its own: the chunk as built follows (the app running is the browser tests' business).
+      expect(text.split(COMPILE_HINT.trim()).length).toBe(2);
+      expect(text.length).toBeGreaterThan(COMPILE_HINT.length + 100);
     }
   });
 

@@ -202,6 +202,23 @@ export function screenChunks(entryCode: string): Map<string, string> {
 /** Every page asks who is signed in first (the auth gate): its answer is preloaded with the page. */
 const ME = "/api/auth/me";
 
+/**
+ * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
+ * thread, instead of function by function on the main thread as the first render calls them. Our chunks are
+ * loaded when their code is about to run, so the hint is true of them. ~15–30 ms off a cold first row on a
+ * 2-core machine (ADR 0030); a comment to every other engine.
+ */
+export const COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
+
+async function withCompileHint(path: string): Promise<Uint8Array<ArrayBuffer>> {
+  const code = await Bun.file(path).bytes();
+  const hint = new TextEncoder().encode(COMPILE_HINT);
+  const out = new Uint8Array(hint.byteLength + code.byteLength);
+  out.set(hint);
+  out.set(code, hint.byteLength);
+  return out;
+}
+
 /** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028. */
 function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, policy: HeaderPolicy): RouteTable {
   const routes: RouteTable = {};
@@ -238,10 +255,16 @@ function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, 
   for (const file of files) {
     if (file.path === page.index) continue;
     const name = basename(file.path);
-    routes[`/${name}`] = fileHandler(file, file.headers["content-type"] ?? "application/octet-stream", policy, (h) => {
-      setCommonHeaders(h, policy);
-      h.set("Cache-Control", HASHED_NAME.test(name) ? IMMUTABLE : "no-cache");
-    });
+    routes[`/${name}`] = fileHandler(
+      file,
+      file.headers["content-type"] ?? "application/octet-stream",
+      policy,
+      (h) => {
+        setCommonHeaders(h, policy);
+        h.set("Cache-Control", HASHED_NAME.test(name) ? IMMUTABLE : "no-cache");
+      },
+      name.endsWith(".js") ? () => withCompileHint(file.path) : undefined,
+    );
   }
   return routes;
 }
