@@ -205,7 +205,7 @@ const ME = "/api/auth/me";
 /**
  * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
  * thread, instead of function by function on the main thread as the first render calls them. Our chunks are
- * loaded when their code is about to run, so the hint is true of them. ~15–30 ms off a cold first row on a
+ * loaded when their code is about to run, so the hint is true of them. ~30 ms off a cold first row on a
  * 2-core machine (ADR 0030); a comment to every other engine.
  */
 export const COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
