@@ -206,35 +206,43 @@ async function browserScenarios(con: Console) {
 
   const browser = await launch();
   try {
-    const firstRow = '[data-testid="extension-row"]';
+    // Two marks: a row the user can see (the server's picture of the screen, ADR 0047, or the app's own), and
+    // the app's own row with the picture gone (the screen can be used). Each at the frame that paints it.
+    const marks = {
+      shown: "[data-extension]",
+      app: '#root [data-testid="extension-row"]:not(#prerender ~ #root *)',
+    };
+    const names = Object.keys(marks);
     // Cold: a fresh context (empty cache) per run. Warm: the same context again, on its second visit
     // (everything in the HTTP cache) and on its third (Chromium also keeps the scripts' compiled code
     // once they have loaded twice: what a returning administrator gets).
-    const cold: number[] = [];
-    const second: number[] = [];
-    const later: number[] = [];
+    const cold: Record<string, number>[] = [];
+    const second: Record<string, number>[] = [];
+    const later: Record<string, number>[] = [];
     for (let i = 0; i < 3; i++) {
       const context = await signedInContext(browser, con);
-      await installFirstSeen(context, firstRow);
+      await installFirstSeen(context, marks);
       const page = await context.newPage();
       await slowLink(page);
-      cold.push(await firstSeen(page, `${con.base}/extensions`));
+      cold.push(await firstSeen(page, `${con.base}/extensions`, names));
       await page.waitForLoadState("networkidle").catch(() => {});
-      second.push(await firstSeen(page, `${con.base}/extensions`));
+      second.push(await firstSeen(page, `${con.base}/extensions`, names));
       await page.waitForLoadState("networkidle").catch(() => {});
-      later.push(await firstSeen(page, `${con.base}/extensions`));
+      later.push(await firstSeen(page, `${con.base}/extensions`, names));
       await context.close();
     }
-    const median = (v: number[]) => [...v].sort((a, b) => a - b)[1] as number;
+    const median = (v: Record<string, number>[], mark: string) =>
+      [...v.map((m) => m[mark] as number)].sort((a, b) => a - b)[1] as number;
+    log("first row cold", JSON.stringify(cold), "second", JSON.stringify(second), "later", JSON.stringify(later));
     ceilingRow(
-      `/extensions first row, ${n0(EXTENSIONS)} extensions, 20 Mbit/40 ms, cold cache (median of 3)`,
-      median(cold),
+      `/extensions first row shown, ${n0(EXTENSIONS)} extensions, 20 Mbit/40 ms, cold cache (median of 3; the app's own row, usable, ${n0(median(cold, "app"))} ms)`,
+      median(cold, "shown"),
       "ms",
       500,
     );
     ceilingRow(
-      `/extensions first row, 20 Mbit/40 ms, warm cache: a later visit (median of 3; second visit ${n0(median(second))} ms)`,
-      median(later),
+      `/extensions first row shown, 20 Mbit/40 ms, warm cache: a later visit (median of 3; second visit ${n0(median(second, "shown"))} ms; the app's own row ${n0(median(later, "app"))} ms)`,
+      median(later, "shown"),
       "ms",
       150,
     );

@@ -33,27 +33,40 @@ export async function slowLink(page: Page): Promise<void> {
   });
 }
 
-/** Records, from the navigation's start, when an element matching `selector` first appears. */
-const FIRST_SEEN = (selector: string) => `
+/**
+ * Records, from the navigation's start, when each mark's selector first matches, taken in the next animation
+ * frame: the frame that paints it (a document waiting for its render-blocking stylesheet runs no frames, so
+ * a row parsed before the CSS is in counts when it can be seen).
+ */
+const FIRST_SEEN = (marks: Record<string, string>) => `
   (() => {
-    const sel = ${JSON.stringify(selector)};
+    const marks = ${JSON.stringify(marks)};
+    const seen = (window.__firstSeen = {});
+    const pending = new Set();
     const check = () => {
-      if (window.__firstSeen === undefined && document.querySelector(sel)) window.__firstSeen = performance.now();
+      for (const [name, sel] of Object.entries(marks)) {
+        if (pending.has(name) || !document.querySelector(sel)) continue;
+        pending.add(name);
+        requestAnimationFrame(() => { seen[name] = performance.now(); });
+      }
     };
     new MutationObserver(check).observe(document, { childList: true, subtree: true });
   })();`;
 
-/** Milliseconds from navigation start to the first element of `installFirstSeen`'s selector on `url`. */
-export async function firstSeen(page: Page, url: string): Promise<number> {
+/** Milliseconds from navigation start to each mark of `installFirstSeen` on `url`, once all are seen. */
+export async function firstSeen(page: Page, url: string, marks: readonly string[]): Promise<Record<string, number>> {
   await page.goto(url, { waitUntil: "commit" });
-  await page.waitForFunction(() => (window as unknown as { __firstSeen?: number }).__firstSeen !== undefined, null, {
-    timeout: 30_000,
-  });
-  return page.evaluate(() => (window as unknown as { __firstSeen: number }).__firstSeen);
+  await page.waitForFunction(
+    (names) =>
+      names.every((n) => (window as unknown as { __firstSeen: Record<string, number> }).__firstSeen?.[n] !== undefined),
+    marks,
+    { timeout: 30_000 },
+  );
+  return page.evaluate(() => (window as unknown as { __firstSeen: Record<string, number> }).__firstSeen);
 }
 
-export async function installFirstSeen(context: BrowserContext, selector: string): Promise<void> {
-  await context.addInitScript(FIRST_SEEN(selector));
+export async function installFirstSeen(context: BrowserContext, marks: Record<string, string>): Promise<void> {
+  await context.addInitScript(FIRST_SEEN(marks));
 }
 
 /** Long tasks (over 50 ms) seen by the page from its start, kept on `window.__longTasks`. */

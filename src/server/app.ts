@@ -41,6 +41,7 @@ import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
 import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
 import { ListCache } from "./transport/list-cache";
 import { pageRoutes } from "./transport/page";
+import { firstScreenRenderer } from "./transport/prerender";
 import { tlsOptions } from "./transport/tls";
 import { Hub, type SocketData } from "./ws";
 
@@ -316,7 +317,8 @@ export function createApp(opts: AppOptions) {
         log(req, res?.status ?? 101, start);
         return res;
       },
-      ...(opts.page ? pageRoutes(opts.page, policy) : {}),
+      // A signed-in screen's page comes with the server's picture of it, read through this same API (ADR 0047).
+      ...(opts.page ? pageRoutes(opts.page, policy, firstScreenRenderer(handleApi)) : {}),
     }),
     fetch(req) {
       const refused = hostGuard(req);

@@ -9,3 +9,14 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/trunks": ["/api/trunks"],
   "/ptt-groups": ["/api/ptt-groups", "/api/extensions"],
 };
+
+/**
+ * The screens whose page comes with the server's picture of the first screen (ADR 0047), and what else the
+ * picture is rendered with besides the screen's `SCREEN_DATA` (without which there is no picture): the
+ * shell's and the screen's other first answers, so the picture shows what the app's first render will. Only
+ * answers the server has in memory or in its database (never a call to an outside system), and only screens
+ * whose component reveals the app once it shows its data (`useRevealWhen`).
+ */
+export const PICTURE_DATA: Readonly<Record<string, readonly string[]>> = {
+  "/extensions": ["/api/info", "/api/dialer/status", "/api/pbx/status"],
+};

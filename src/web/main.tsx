@@ -5,11 +5,15 @@ import { createRoot } from "react-dom/client";
 import { meQuery } from "./features/auth/api";
 import { deferred } from "./lib/deferred";
 import type { AppPath } from "./lib/nav";
+import { installPrerenderGuard, rememberViewport } from "./lib/prerender";
 import { queryClient } from "./lib/query-client";
 import { installSessionGuard } from "./lib/session";
 import { router } from "./router";
 
 installSessionGuard(queryClient);
+// The server's copy of the first screen (ADR 0047) goes if the app navigates elsewhere before showing it.
+installPrerenderGuard((listener) => router.subscribe("onResolved", (e) => listener(e.toLocation.pathname)));
+rememberViewport();
 // The session check, the first screen's chunk and its loader's queries start now, side by side, not after
 // the first render (ADR 0030). The router's own first load then finds them under way.
 void queryClient.prefetchQuery(meQuery());

@@ -15,8 +15,9 @@ import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from
 import type { HTMLBundle, Server } from "bun";
 import { SCREEN_DATA } from "../../shared/screens";
 import { fetchOwnPage } from "../clients/own-page";
-import { acceptedCodings, type Coding } from "./encoding";
+import { acceptedCodings, type Coding, encodeJson } from "./encoding";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
+import { type FirstScreen, ME_URL, type RenderFirstScreen, withFirstScreen } from "./prerender";
 
 export { acceptedCodings };
 
@@ -200,7 +201,7 @@ export function screenChunks(entryCode: string): Map<string, string> {
 }
 
 /** Every page asks who is signed in first (the auth gate): its answer is preloaded with the page. */
-const ME = "/api/auth/me";
+const ME = ME_URL;
 
 /**
  * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
@@ -220,38 +221,104 @@ async function withCompileHint(path: string): Promise<Uint8Array<ArrayBuffer>> {
   return out;
 }
 
+/**
+ * A screen's page with the server's picture of it (ADR 0047): it holds the session's data, so it is kept by
+ * this browser only and revalidated every time (`private, no-cache`, `Vary: Cookie`); its ETag is the hash
+ * of what is sent, so an unchanged screen answers 304. Made once per picture (the renderer keeps the recent
+ * ones) and coding, with the per-request settings of the API's JSON (ADR 0031).
+ */
+const picturePages = new WeakMap<FirstScreen, Map<string, Promise<Variant>>>();
+
+function firstScreenVariant(page: string, screen: FirstScreen, coding: Coding | null): Promise<Variant> {
+  let codings = picturePages.get(screen);
+  if (!codings) {
+    codings = new Map();
+    picturePages.set(screen, codings);
+  }
+  const made = codings.get(coding ?? "identity");
+  if (made) return made;
+  const variant = (async (): Promise<Variant> => {
+    const body = new TextEncoder().encode(withFirstScreen(page, screen));
+    const etag = quoted(`p-${Bun.hash(body).toString(36)}`);
+    const coded = coding ? await encodeJson(body, coding) : null;
+    return coded && coding ? { body: coded, coding, etag: tagged(etag, coding) } : { body, etag };
+  })();
+  codings.set(coding ?? "identity", variant);
+  return variant;
+}
+
+async function firstScreenPage(
+  req: Request,
+  page: string,
+  screen: FirstScreen,
+  contentType: string,
+  policy: HeaderPolicy,
+): Promise<Response> {
+  const variant = await firstScreenVariant(
+    page,
+    screen,
+    acceptedCodings(req.headers.get("accept-encoding"))[0] ?? null,
+  );
+  const headers = new Headers({ "Content-Type": contentType, ETag: variant.etag, Vary: "Accept-Encoding, Cookie" });
+  setPageHeaders(headers, policy, req.headers.get("host"));
+  headers.set("Cache-Control", "private, no-cache");
+  if (notModified(req, variant.etag)) return new Response(null, { status: 304, headers });
+  if (variant.coding) headers.set("Content-Encoding", variant.coding);
+  headers.set("Content-Length", String(variant.body.byteLength));
+  return new Response(variant.body, { headers });
+}
+
 /** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028. */
-function builtRoutes(page: HTMLBundle, files: NonNullable<HTMLBundle["files"]>, policy: HeaderPolicy): RouteTable {
+function builtRoutes(
+  page: HTMLBundle,
+  files: NonNullable<HTMLBundle["files"]>,
+  policy: HeaderPolicy,
+  render?: RenderFirstScreen,
+): RouteTable {
   const routes: RouteTable = {};
   const entry = files.find((f) => f.loader === "html" && f.path === page.index);
+  const contentType = entry?.headers["content-type"] ?? "text/html;charset=utf-8";
   const byName = new Map(files.map((f) => [`/${basename(f.path)}`, f.path]));
   const read = (name: string) => {
     const path = byName.get(name);
     return path ? Bun.file(path).text() : Promise.resolve(null);
   };
   const html = () => Bun.file(page.index).text();
-  const pageHandler = (screen: readonly string[], data: readonly string[]) =>
-    fileHandler(
+  interface ScreenPage {
+    source: () => Promise<string>;
+    handler: (req: Request) => Promise<Response>;
+  }
+  const screenPage = (screen: readonly string[], data: readonly string[]): ScreenPage => {
+    let text: Promise<string> | undefined;
+    const source = () => {
+      text ??= html().then((h) => withModulePreloads(h, read, screen, data));
+      return text;
+    };
+    const handler = fileHandler(
       { path: page.index, headers: entry?.headers ?? {} },
-      entry?.headers["content-type"] ?? "text/html;charset=utf-8",
+      contentType,
       policy,
       (headers, req) => setPageHeaders(headers, policy, req.headers.get("host")), // Cache-Control: no-cache
-      async () => new TextEncoder().encode(await withModulePreloads(await html(), read, screen, data)),
+      async () => new TextEncoder().encode(await source()),
     );
+    return { source, handler };
+  };
   // The page of a screen names that screen's chunks and first data too: they load beside the shell
   // instead of after it (ADR 0030). Any other path gets the page with the shell's chunks only.
-  const anyPath = pageHandler([], [ME]);
+  const anyPath = screenPage([], [ME]);
   const screens = (async () => {
     const source = await html();
     const entryPath = source.match(/<script[^>]*\ssrc="(\/chunk-[a-z0-9]+\.js)"/)?.[1];
     const chunks = screenChunks((entryPath && (await read(entryPath))) || "");
-    return new Map(
-      [...chunks].map(([path, chunk]) => [path, pageHandler([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]),
-    );
+    return new Map([...chunks].map(([path, chunk]) => [path, screenPage([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]));
   })();
   routes["/*"] = async (req: Request) => {
-    const handler = (await screens).get(new URL(req.url).pathname) ?? anyPath;
-    return handler(req);
+    const path = new URL(req.url).pathname;
+    const known = (await screens).get(path);
+    // A signed-in browser's screen page comes with the picture of the screen where there is one (ADR 0047).
+    const picture = known && render ? await render(req, path) : null;
+    if (known && picture) return firstScreenPage(req, await known.source(), picture, contentType, policy);
+    return (known ?? anyPath).handler(req);
   };
   for (const file of files) {
     if (file.path === page.index) continue;
@@ -286,6 +353,6 @@ function onDemandRoutes(page: HTMLBundle, policy: HeaderPolicy): RouteTable {
 }
 
 /** The routes that serve the web app: `/*` (the page, for client-side routing) and its assets. */
-export function pageRoutes(page: HTMLBundle, policy: HeaderPolicy): RouteTable {
-  return page.files?.length ? builtRoutes(page, page.files, policy) : onDemandRoutes(page, policy);
+export function pageRoutes(page: HTMLBundle, policy: HeaderPolicy, render?: RenderFirstScreen): RouteTable {
+  return page.files?.length ? builtRoutes(page, page.files, policy, render) : onDemandRoutes(page, policy);
 }

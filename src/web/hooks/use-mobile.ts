@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from "react";
+import { serverViewport } from "@/lib/prerender";
 
 export const MOBILE_BREAKPOINT = 768;
 const QUERY = `(max-width: ${MOBILE_BREAKPOINT - 1}px)`;
@@ -9,7 +10,10 @@ function subscribe(onChange: () => void) {
   return () => mql.removeEventListener("change", onChange);
 }
 
+/** On the server (ADR 0047): from the size the browser last said it had. */
+const onServer = () => serverViewport().width < MOBILE_BREAKPOINT;
+
 /** True below the 768px breakpoint; read synchronously so the first paint is right. */
 export function useIsMobile(): boolean {
-  return useSyncExternalStore(subscribe, () => window.matchMedia(QUERY).matches);
+  return useSyncExternalStore(subscribe, () => window.matchMedia(QUERY).matches, onServer);
 }

@@ -6,6 +6,7 @@
  */
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
+import { ON_SERVER, serverViewport } from "@/lib/prerender";
 
 export interface WindowListOptions {
   count: number;
@@ -53,12 +54,13 @@ export function useWindowList<E extends HTMLElement>({
     estimateSize: () => estimateSize,
     getItemKey,
     gap,
-    overscan: count <= renderAllBelow ? count : overscan,
+    // The server's picture (ADR 0047) holds the rows its window shows, and no more.
+    overscan: count <= renderAllBelow ? count : ON_SERVER ? 0 : overscan,
     scrollMargin,
     // The window's size from the start: left at its default (0 × 0), the virtualizer learnt it in its
     // layout effect and re-rendered the whole list synchronously in the task that mounted it (~40 ms of
     // a warm /extensions' largest task at 5,000 rows). Reading innerWidth/innerHeight forces no layout.
-    initialRect: { width: window.innerWidth, height: window.innerHeight },
+    initialRect: ON_SERVER ? serverViewport() : { width: window.innerWidth, height: window.innerHeight },
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items[items.length - 1]?.index ?? -1;

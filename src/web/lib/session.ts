@@ -3,6 +3,7 @@ import type { FetchQueryOptions, QueryClient } from "@tanstack/react-query";
 import type { MeResponse } from "../../shared/auth";
 import { toast } from "../components/ui/use-toast";
 import { setUnauthorizedHandler } from "./api";
+import { ON_SERVER } from "./prerender";
 import { queryKeys } from "./query-keys";
 
 export const ME_KEY = queryKeys.me;
@@ -49,6 +50,7 @@ export type ScreenQuery = FetchQueryOptions<any, any, any, any>;
  * as for any query. ADR 0030.
  */
 export function prefetchScreen(client: QueryClient, queries: readonly ScreenQuery[]): void {
+  if (ON_SERVER) return; // the server's render (ADR 0047) is given its answers
   const me = client.getQueryData<MeResponse>(ME_KEY);
   if (me && (!me.authenticated || me.totpSetupRequired)) return;
   for (const options of queries) {

@@ -1,6 +1,7 @@
 /** shadcn/ui Sidebar state: open/collapsed (cookie-backed), the mobile sheet, and Ctrl/Cmd+B. */
 import * as React from "react";
 import { useIsMobile } from "@/hooks/use-mobile";
+import { documentCookie } from "@/lib/prerender";
 import { cn } from "@/lib/utils";
 
 export const SIDEBAR_COOKIE_NAME = "sidebar_state";
@@ -29,7 +30,7 @@ export function useSidebar(): SidebarContextValue {
 }
 
 /** The saved open state from the (non-HttpOnly) `sidebar_state` cookie, if any. */
-export function readSidebarCookie(cookie: string = document.cookie): boolean | undefined {
+export function readSidebarCookie(cookie: string = documentCookie()): boolean | undefined {
   const match = /(?:^|;\s*)sidebar_state=(true|false)(?:;|$)/.exec(cookie);
   return match ? match[1] === "true" : undefined;
 }

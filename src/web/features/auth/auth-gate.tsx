@@ -4,6 +4,7 @@ import { useDeferredValue, useEffect } from "react";
 import { AppShell } from "@/components/layout/app-shell";
 import { Button } from "@/components/ui/button";
 import { deferred } from "@/lib/deferred";
+import { ON_SERVER, useRevealWhen } from "@/lib/prerender";
 import { forgetSignedInData } from "@/lib/session";
 import { meQuery } from "./api";
 
@@ -34,8 +35,10 @@ export function AuthGate() {
   // browser can interrupt, instead of one long task (ADR 0030); what it replaces stays until it is done.
   // Also on mount (the initial value): the router mounts this once the screen's chunk is in, often with the
   // answer already cached, in a render React will not slice.
-  const data = useDeferredValue(me.data ?? null, null);
+  const data = useDeferredValue(me.data ?? null, ON_SERVER ? undefined : null);
   const signedIn = data?.authenticated === true;
+  // Anything but the console (sign-in, set-up, an error) replaces the server's copy of the screen at once.
+  useRevealWhen(me.isError || (data !== null && (!signedIn || data.totpSetupRequired === true)));
 
   useEffect(() => {
     if (data && !signedIn) forgetSignedInData(client);

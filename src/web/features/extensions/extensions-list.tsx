@@ -9,6 +9,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
+import { useRevealWhen } from "@/lib/prerender";
 import { queryKeys } from "@/lib/query-keys";
 import { EditExtensionDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../../shared/inventory";
@@ -172,6 +173,8 @@ export function ExtensionsList() {
   // initial one is given, which cost a second pass (~50 ms before the first row of a warm visit).
   const [listAtMount] = useState(() => list.data !== undefined);
   const data = useDeferredValue(list.data, listAtMount ? undefined : null);
+  // The server's copy of this screen (ADR 0047) stays until this shows the list (or why it cannot).
+  useRevealWhen(data != null || list.isError);
   const sorted = useMemo(() => sortExtensions(data ?? []), [data]);
   const shown = useMemo(() => filterExtensions(sorted, deferredQuery), [sorted, deferredQuery]);
   // The selection's stored extensions (one deleted elsewhere drops out), whether or not the filter shows them.

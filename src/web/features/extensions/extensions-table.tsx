@@ -28,6 +28,7 @@ import { useLiveExtensions } from "@/features/live/api";
 import { ExtensionLiveView } from "@/features/live/live-badges";
 import { useWindowList } from "@/hooks/use-window-list";
 import { formatWith } from "@/lib/format";
+import { documentCookie, ON_SERVER } from "@/lib/prerender";
 import { cn } from "@/lib/utils";
 import type { Extension } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
@@ -47,7 +48,19 @@ export const HIDEABLE_COLUMNS = {
 } as const;
 type Hideable = keyof typeof HIDEABLE_COLUMNS;
 
+/** The hidden columns in a cookie too (`a.b`): the server renders the screen's first HTML with them (ADR 0047). */
+const COLUMNS_COOKIE = "extensions_hidden";
+
 function readColumns(): VisibilityState {
+  if (ON_SERVER) {
+    const hidden = new RegExp(`(?:^|;\\s*)${COLUMNS_COOKIE}=([a-z.]*)`).exec(documentCookie())?.[1] ?? "";
+    return Object.fromEntries(
+      hidden
+        .split(".")
+        .filter((k) => k in HIDEABLE_COLUMNS)
+        .map((k) => [k, false]),
+    );
+  }
   try {
     const raw = JSON.parse(localStorage.getItem(COLUMNS_KEY) ?? "{}") as unknown;
     if (!raw || typeof raw !== "object") return {};
@@ -63,6 +76,9 @@ function readColumns(): VisibilityState {
 function useColumnChoice() {
   const [visibility, setVisibility] = useState<VisibilityState>(readColumns);
   useEffect(() => {
+    const hidden = Object.keys(HIDEABLE_COLUMNS).filter((k) => visibility[k] === false);
+    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, as the sidebar's.
+    document.cookie = `${COLUMNS_COOKIE}=${hidden.join(".")}; path=/; max-age=31536000; SameSite=Strict`;
     try {
       localStorage.setItem(COLUMNS_KEY, JSON.stringify(visibility));
     } catch {

@@ -1,0 +1,81 @@
+/**
+ * The first screen's picture, rendered by the server (ADR 0047). The page of a screen that has one comes
+ * with `<div id="prerender" aria-hidden="true"><div inert>…</div></div>` before `#root`: the same components
+ * rendered on the server from the session's answers, laid over the window (styles.css) from the moment the
+ * HTML and CSS are in. The app renders into `#root` underneath as usual; once the screen shows its data (or
+ * anything else: sign-in, an error, another screen), `revealApp` removes the picture in that same commit.
+ * Nothing is hydrated: the picture is a picture of the first screen, the app is the console.
+ */
+import { useLayoutEffect } from "react";
+
+/** Rendering on the server: no window, no deferred first render (a server render shows deferred values' initial ones). */
+export const ON_SERVER = typeof window === "undefined";
+
+let requestCookie = "";
+/** The Cookie header of the request being rendered on the server (renderToString is synchronous). */
+export function setPrerenderCookie(cookie: string): void {
+  requestCookie = cookie;
+}
+/** `document.cookie` in the browser, the request's cookies on the server. */
+export const documentCookie = (): string => (ON_SERVER ? requestCookie : document.cookie);
+
+const VIEWPORT_COOKIE = "viewport";
+/** A tall desktop window, for a browser that has not said its size yet. */
+const DEFAULT_VIEWPORT = { width: 1280, height: 1000 };
+
+/**
+ * The window the server renders a screen's picture for: the browser's last size, from its `viewport` cookie
+ * (`rememberViewport`), else a desktop one. So the picture holds the rows the window shows (no more: each
+ * is parsed and laid out twice, once in the picture and once by the app) and the narrow layout on a phone.
+ */
+export function serverViewport(): { width: number; height: number } {
+  const m = new RegExp(`(?:^|;\\s*)${VIEWPORT_COOKIE}=(\\d{2,5})x(\\d{2,5})(?:;|$)`).exec(documentCookie());
+  if (!m) return DEFAULT_VIEWPORT;
+  const clamp = (v: string) => Math.min(4000, Math.max(200, Number(v)));
+  return { width: clamp(m[1] as string), height: clamp(m[2] as string) };
+}
+
+/** Keeps the window's size in the `viewport` cookie, now and after each resize (ADR 0047). */
+export function rememberViewport(): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const write = () => {
+    const value = `${window.innerWidth}x${window.innerHeight}`;
+    if (documentCookie().includes(`${VIEWPORT_COOKIE}=${value}`)) return;
+    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, as the sidebar's.
+    document.cookie = `${VIEWPORT_COOKIE}=${value}; path=/; max-age=31536000; SameSite=Strict`;
+  };
+  write();
+  window.addEventListener("resize", () => {
+    clearTimeout(timer);
+    timer = setTimeout(write, 500);
+  });
+}
+
+/** Removes the server's copy of the first screen, showing the app (idempotent). */
+export function revealApp(): void {
+  if (ON_SERVER) return;
+  document.getElementById("prerender")?.remove();
+}
+
+/** Whether the page came with the server's copy of its first screen, still shown. */
+export const prerenderShown = (): boolean => !ON_SERVER && document.getElementById("prerender") !== null;
+
+/** Reveals the app once `ready` (in the commit that shows it, so the swap is one frame). */
+export function useRevealWhen(ready: boolean): void {
+  useLayoutEffect(() => {
+    if (ready) revealApp();
+  }, [ready]);
+}
+
+/**
+ * At start-up: the server's copy goes when the app navigates elsewhere (back, forward) or, whatever else
+ * happens, after `maxMs` (a screen whose data never comes shows its own loading state then).
+ */
+export function installPrerenderGuard(onNavigate: (listener: (pathname: string) => void) => void, maxMs = 8_000): void {
+  if (!prerenderShown()) return;
+  const shownFor = window.location.pathname;
+  onNavigate((pathname) => {
+    if (pathname !== shownFor) revealApp();
+  });
+  setTimeout(revealApp, maxMs);
+}

@@ -1,0 +1,141 @@
+// The server's picture of the first screen (ADR 0047) in Chromium against the built binary: a signed-in
+// /extensions shows its rows from the page itself, covered and inert, while the app loads; the app takes
+// over in the same place once it shows the list; a picture never outlives its use (another answer from the
+// session check, a list that never comes).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page, Route } from "playwright-core";
+import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  for (let i = 0; i < 40; i++) {
+    await h.apiJson("POST", "/api/extensions", { extension: String(3000 + i), name: `Picture desk ${i}` });
+  }
+}, 60_000);
+
+afterAll(() => h?.stop());
+
+const picture = (page: Page) => page.locator("#prerender");
+const pictureRow = (page: Page, n: string) => page.locator(`#prerender [data-extension="${n}"]`);
+const appRow = (page: Page, n: string) => page.locator(`#root [data-testid="extension-row"][data-extension="${n}"]`);
+
+/** Holds the browser's requests for `path` until the returned function is called. */
+async function hold(page: Page, path: string): Promise<() => void> {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(
+    (url) => url.pathname === path,
+    async (route: Route) => {
+      await gate;
+      await route.continue().catch(() => {});
+    },
+  );
+  return release;
+}
+
+describe("the first screen's picture", () => {
+  test(
+    "shows the rows before the app has them, inert and out of the accessibility tree; the app takes over in place",
+    async () => {
+      let release: () => void = () => {};
+      const page = await h.signedInPage("/extensions", {
+        before: async (p) => {
+          release = await hold(p, "/api/extensions");
+        },
+      });
+      await pictureRow(page, "3000").waitFor();
+      expect(await pictureRow(page, "3000").isVisible()).toBe(true);
+      expect(await appRow(page, "3000").count()).toBe(0);
+      // Nothing of it is offered to assistive technology, and a click on it does nothing.
+      expect(await page.getByRole("row").count()).toBe(0);
+      const before = (await pictureRow(page, "3001").boundingBox()) as { x: number; y: number };
+      await page.mouse.click(before.x + 40, before.y + 10);
+      await page.getByRole("button", { name: "Add Extension" }).first().waitFor({ state: "attached" });
+      expect(await page.getByRole("dialog").count()).toBe(0);
+      expect(new URL(page.url()).pathname).toBe("/extensions");
+
+      release();
+      await appRow(page, "3001").waitFor();
+      await picture(page).waitFor({ state: "detached" });
+      const after = (await appRow(page, "3001").boundingBox()) as { x: number; y: number };
+      expect(Math.abs(after.x - before.x)).toBeLessThanOrEqual(2);
+      expect(Math.abs(after.y - before.y)).toBeLessThanOrEqual(2);
+      // The console works: a row's name, and no id twice in the document.
+      expect(await page.getByRole("row").count()).toBeGreaterThan(10);
+      const repeated = await page.evaluate(() => {
+        const ids = [...document.querySelectorAll("[id]")].map((e) => e.id);
+        return ids.filter((id, i) => ids.indexOf(id) !== i);
+      });
+      expect(repeated).toEqual([]);
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "is painted in the saved light theme, and the app keeps it",
+    async () => {
+      let release: () => void = () => {};
+      const page = await h.signedInPage("/extensions", {
+        before: async (p) => {
+          await p.context().addCookies([{ name: "theme", value: "light", url: h.baseUrl }]);
+          release = await hold(p, "/api/extensions");
+        },
+      });
+      await pictureRow(page, "3000").waitFor();
+      expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(false);
+      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const light = await background();
+      release();
+      await picture(page).waitFor({ state: "detached" });
+      expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(false);
+      expect(await page.evaluate(() => localStorage.getItem("theme") ?? "unset")).toBe("unset");
+      expect(await background()).toBe(light);
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "goes at once when the session check says signed out: the sign-in page shows",
+    async () => {
+      const page = await h.signedInPage("/extensions", {
+        before: async (p) => {
+          await p.route(
+            (url) => url.pathname === "/api/auth/me",
+            (route) => route.fulfill({ json: { authenticated: false, setupRequired: false } }),
+          );
+          await p.route(
+            (url) => url.pathname === "/api/extensions",
+            (route) => route.fulfill({ status: 401, json: { error: "Sign in required" } }),
+          );
+        },
+      });
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      expect(await picture(page).count()).toBe(0);
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "goes by itself when the list never comes: the screen's own loading state shows",
+    async () => {
+      const page = await h.signedInPage("/extensions", {
+        before: async (p) => {
+          await hold(p, "/api/extensions");
+        },
+      });
+      await pictureRow(page, "3000").waitFor();
+      await picture(page).waitFor({ state: "detached", timeout: 12_000 });
+      expect(await appRow(page, "3000").count()).toBe(0);
+      expect(await page.locator("#root main").isVisible()).toBe(true);
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
+});
