@@ -98,9 +98,12 @@ describe("extensions screen", () => {
       await page.getByTestId("extension-skeleton").nth(2).waitFor();
       expect(await page.getByTestId("extension-skeleton").count()).toBe(3);
       release();
-      await page.getByText("No extensions yet", { exact: true }).waitFor();
-      await page.getByText("Create your first extension to get started", { exact: true }).waitFor();
+      // The app's own empty state: the server's picture of the screen (ADR 0047) showed it all along.
+      const app = page.locator("#root");
+      await app.getByText("No extensions yet", { exact: true }).waitFor();
+      await app.getByText("Create your first extension to get started", { exact: true }).waitFor();
       expect(await page.getByTestId("extension-skeleton").count()).toBe(0);
+      expect(await page.locator("#prerender").count()).toBe(0);
     },
     TEST_TIMEOUT,
   );

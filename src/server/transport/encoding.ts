@@ -28,11 +28,12 @@ const brotli = promisify(brotliCompress);
 const gzip = promisify(gzipCompress);
 
 /**
- * `body` in `coding` with settings for answers made per request (ADR 0031: the 5,000-extension list,
- * 1.1 MB, is 32 KB in ~5 ms at brotli quality 4 and 53 KB in ~4 ms at gzip level 6; quality 11 would take
- * 2.4 s). Runs on the thread pool, off the event loop. Null when it fails or would not be smaller.
+ * `body` in `coding` with settings for answers made per request: JSON, and a page with its first screen's
+ * picture (ADR 0047). ADR 0031: the 5,000-extension list, 1.1 MB, is 32 KB in ~5 ms at brotli quality 4
+ * and 53 KB in ~4 ms at gzip level 6; quality 11 would take 2.4 s. Runs on the thread pool, off the event
+ * loop. Null when it fails or would not be smaller.
  */
-export async function encodeJson(body: Uint8Array, coding: Coding): Promise<Uint8Array<ArrayBuffer> | null> {
+export async function encodeAnswer(body: Uint8Array, coding: Coding): Promise<Uint8Array<ArrayBuffer> | null> {
   try {
     const out =
       coding === "br"
@@ -78,7 +79,7 @@ export async function compressAnswer(res: Response, acceptEncoding: string | nul
   let chosen: { coding: Coding; bytes: Uint8Array<ArrayBuffer> } | null = null;
   if (body.byteLength >= COMPRESS_MIN_BYTES) {
     for (const coding of codings) {
-      const bytes = await encodeJson(body, coding);
+      const bytes = await encodeAnswer(body, coding);
       if (bytes) {
         chosen = { coding, bytes };
         break;

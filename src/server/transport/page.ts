@@ -15,7 +15,7 @@ import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from
 import type { HTMLBundle, Server } from "bun";
 import { SCREEN_DATA } from "../../shared/screens";
 import { fetchOwnPage } from "../clients/own-page";
-import { acceptedCodings, type Coding, encodeJson } from "./encoding";
+import { acceptedCodings, type Coding, encodeAnswer } from "./encoding";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
 import { type FirstScreen, ME_URL, type RenderFirstScreen, withFirstScreen } from "./prerender";
 
@@ -200,9 +200,6 @@ export function screenChunks(entryCode: string): Map<string, string> {
   return out;
 }
 
-/** Every page asks who is signed in first (the auth gate): its answer is preloaded with the page. */
-const ME = ME_URL;
-
 /**
  * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
  * thread, instead of function by function on the main thread as the first render calls them. Most of our
@@ -240,7 +237,7 @@ function firstScreenVariant(page: string, screen: FirstScreen, coding: Coding | 
   const variant = (async (): Promise<Variant> => {
     const body = new TextEncoder().encode(withFirstScreen(page, screen));
     const etag = quoted(`p-${Bun.hash(body).toString(36)}`);
-    const coded = coding ? await encodeJson(body, coding) : null;
+    const coded = coding ? await encodeAnswer(body, coding) : null;
     return coded && coding ? { body: coded, coding, etag: tagged(etag, coding) } : { body, etag };
   })();
   codings.set(coding ?? "identity", variant);
@@ -305,12 +302,15 @@ function builtRoutes(
   };
   // The page of a screen names that screen's chunks and first data too: they load beside the shell
   // instead of after it (ADR 0030). Any other path gets the page with the shell's chunks only.
-  const anyPath = screenPage([], [ME]);
+  // Every page asks who is signed in first (the auth gate): its answer is preloaded with the page.
+  const anyPath = screenPage([], [ME_URL]);
   const screens = (async () => {
     const source = await html();
     const entryPath = source.match(/<script[^>]*\ssrc="(\/chunk-[a-z0-9]+\.js)"/)?.[1];
     const chunks = screenChunks((entryPath && (await read(entryPath))) || "");
-    return new Map([...chunks].map(([path, chunk]) => [path, screenPage([chunk], [ME, ...(SCREEN_DATA[path] ?? [])])]));
+    return new Map(
+      [...chunks].map(([path, chunk]) => [path, screenPage([chunk], [ME_URL, ...(SCREEN_DATA[path] ?? [])])]),
+    );
   })();
   routes["/*"] = async (req: Request) => {
     const path = new URL(req.url).pathname;

@@ -21,6 +21,13 @@ export interface FirstScreen {
   theme: "dark" | "light";
 }
 
+interface Answer {
+  url: string;
+  /** What tells this answer apart from another: a list's ETag (ADR 0029), else the JSON text itself. */
+  tag: string;
+  text: () => Promise<string>;
+}
+
 /** Pictures kept, the most recently used: ~0.2 MB each at 5,000 extensions. */
 export const PICTURES_KEPT = 16;
 
@@ -41,42 +48,49 @@ export function firstScreenRenderer(answer: AnswerApi, deadlineMs = PRERENDER_DE
   // costs reading the answers (the lists' bodies are kept per version, ADR 0029) and a lookup.
   const kept = new Map<string, FirstScreen>();
 
-  /** The API's answer to GET `url` as this request's browser would get it (its JSON text), or null unless a 200. */
-  async function read(req: Request, url: string): Promise<string | null> {
+  /**
+   * The API's answer to GET `url` as this request's browser would get it, or null unless a 200: what tells
+   * it apart (a list's ETag, else the JSON text) and its JSON text, read only when a picture is made.
+   */
+  async function read(req: Request, url: string): Promise<Answer | null> {
     const headers = new Headers({ cookie: req.headers.get("cookie") ?? "" });
     const host = req.headers.get("host");
     if (host) headers.set("host", host);
     const res = await answer(new Request(new URL(url, req.url), { headers }));
-    return res.status === 200 ? res.text() : null;
+    if (res.status !== 200) return null;
+    const etag = res.headers.get("etag");
+    if (etag) return { url, tag: etag, text: () => res.text() };
+    const text = await res.text();
+    return { url, tag: text, text: async () => text };
   }
 
   async function render(req: Request, path: string, cookie: string): Promise<FirstScreen | null> {
-    const meText = await read(req, ME_URL);
+    const meAnswer = await read(req, ME_URL);
+    const meText = meAnswer ? await meAnswer.text() : null;
     const me = meText === null ? null : (JSON.parse(meText) as MeResponse);
     if (!me?.authenticated || me.totpSetupRequired) return null;
-    const needed = SCREEN_DATA[path] ?? [];
-    const extra = PICTURE_DATA[path] ?? [];
-    const [texts, extraTexts] = await Promise.all([
-      Promise.all(needed.map((url) => read(req, url))),
-      Promise.all(extra.map((url) => read(req, url))),
+    const [needed, extra] = await Promise.all([
+      Promise.all((SCREEN_DATA[path] ?? []).map((url) => read(req, url))),
+      Promise.all((PICTURE_DATA[path] ?? []).map((url) => read(req, url))),
     ]);
-    if (texts.some((t) => t === null)) return null;
-    const answered = [...needed.map((url, i) => [url, texts[i]]), ...extra.map((url, i) => [url, extraTexts[i]])];
-    const answers = answered.filter((a): a is [string, string] => typeof a[1] === "string");
+    if (needed.some((a) => a === null)) return null;
+    const answers = [...needed, ...extra].filter((a): a is Answer => a !== null);
     // What the picture is made of: the screen, the answers, and the cookies but the session's (preferences).
-    const key = Bun.hash([path, cookie.replace(SESSION_VALUE, ""), meText, ...answers.flat()].join("\0")).toString(36);
+    const made = [path, cookie.replace(SESSION_VALUE, ""), meText, ...answers.flatMap((a) => [a.url, a.tag])];
+    const key = Bun.hash(made.join("\0")).toString(36);
     const hit = kept.get(key);
     if (hit) {
       kept.delete(key);
       kept.set(key, hit);
       return hit;
     }
+    const data = await Promise.all(answers.map(async (a) => [a.url, JSON.parse(await a.text())] as const));
     renderer ??= import("../../web/first-screen");
     const { renderFirstScreen } = await renderer;
     const html = await renderFirstScreen({
       path,
       me,
-      answers: Object.fromEntries(answers.map(([url, text]) => [url, JSON.parse(text)])),
+      answers: Object.fromEntries(data),
       cookie,
     });
     if (html === null) return null;
