@@ -57,7 +57,7 @@ function readColumns(): VisibilityState {
     return Object.fromEntries(
       hidden
         .split(".")
-        .filter((k) => k in HIDEABLE_COLUMNS)
+        .filter((k) => Object.hasOwn(HIDEABLE_COLUMNS, k))
         .map((k) => [k, false]),
     );
   }
