@@ -10,6 +10,7 @@
  */
 import type { MeResponse } from "../../shared/auth";
 import { PICTURE_DATA, SCREEN_DATA } from "../../shared/screens";
+import { cookieValue } from "../../web/lib/cookies";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE } from "../accounts/sessions";
 
 /** Answers an API request in this process (app.ts's `handleApi`). */
@@ -39,7 +40,6 @@ export const PRERENDER_DEADLINE_MS = 1_000;
 
 const SESSION_IN_COOKIE = new RegExp(`(?:^|;\\s*)(?:${SESSION_COOKIE}|${HOST_SESSION_COOKIE})=`);
 const SESSION_VALUE = new RegExp(`(?:^|;\\s*)(?:${SESSION_COOKIE}|${HOST_SESSION_COOKIE})=[^;]*`, "g");
-const LIGHT_IN_COOKIE = /(?:^|;\s*)theme=light(?:;|$)/;
 
 /** The picture renderer over `answer`; `deadlineMs` bounds each page's wait for it. */
 export function firstScreenRenderer(answer: AnswerApi, deadlineMs = PRERENDER_DEADLINE_MS): RenderFirstScreen {
@@ -94,7 +94,7 @@ export function firstScreenRenderer(answer: AnswerApi, deadlineMs = PRERENDER_DE
       cookie,
     });
     if (html === null) return null;
-    const screen: FirstScreen = { html, theme: LIGHT_IN_COOKIE.test(cookie) ? "light" : "dark" };
+    const screen: FirstScreen = { html, theme: cookieValue(cookie, "theme") === "light" ? "light" : "dark" };
     kept.set(key, screen);
     if (kept.size > PICTURES_KEPT) kept.delete(kept.keys().next().value as string);
     return screen;

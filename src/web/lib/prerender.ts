@@ -7,6 +7,7 @@
  * Nothing is hydrated: the picture is a picture of the first screen, the app is the console.
  */
 import { useLayoutEffect } from "react";
+import { cookieValue, setPreferenceCookie } from "./cookies";
 
 /** Rendering on the server: no window, no deferred first render (a server render shows deferred values' initial ones). */
 export const ON_SERVER = typeof window === "undefined";
@@ -29,7 +30,7 @@ const DEFAULT_VIEWPORT = { width: 1280, height: 1000 };
  * is parsed and laid out twice, once in the picture and once by the app) and the narrow layout on a phone.
  */
 export function serverViewport(): { width: number; height: number } {
-  const m = new RegExp(`(?:^|;\\s*)${VIEWPORT_COOKIE}=(\\d{2,5})x(\\d{2,5})(?:;|$)`).exec(documentCookie());
+  const m = /^(\d{2,5})x(\d{2,5})$/.exec(cookieValue(documentCookie(), VIEWPORT_COOKIE) ?? "");
   if (!m) return DEFAULT_VIEWPORT;
   const clamp = (v: string) => Math.min(4000, Math.max(200, Number(v)));
   return { width: clamp(m[1] as string), height: clamp(m[2] as string) };
@@ -40,9 +41,7 @@ export function rememberViewport(): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const write = () => {
     const value = `${window.innerWidth}x${window.innerHeight}`;
-    if (documentCookie().includes(`${VIEWPORT_COOKIE}=${value}`)) return;
-    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, as the sidebar's.
-    document.cookie = `${VIEWPORT_COOKIE}=${value}; path=/; max-age=31536000; SameSite=Strict`;
+    if (cookieValue(document.cookie, VIEWPORT_COOKIE) !== value) setPreferenceCookie(VIEWPORT_COOKIE, value);
   };
   write();
   window.addEventListener("resize", () => {

@@ -1,6 +1,7 @@
 import { Moon, Sun } from "lucide-react";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { cookieValue, setPreferenceCookie } from "@/lib/cookies";
 import { documentCookie, ON_SERVER } from "@/lib/prerender";
 
 export type Theme = "dark" | "light";
@@ -8,15 +9,14 @@ export type Theme = "dark" | "light";
 /** The theme lives in localStorage['theme'] and as the `dark` class on <html> (dark by default). */
 export function currentTheme(): Theme {
   // The server's copy of a screen (ADR 0047) is painted in the theme its cookie names.
-  if (ON_SERVER) return /(?:^|;\s*)theme=light(?:;|$)/.test(documentCookie()) ? "light" : "dark";
+  if (ON_SERVER) return cookieValue(documentCookie(), "theme") === "light" ? "light" : "dark";
   return document.documentElement.classList.contains("dark") ? "dark" : "light";
 }
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.classList.toggle("dark", theme === "dark");
   // Also in a cookie: the server paints a screen's first HTML in it (ADR 0047, theme-init.ts).
-  // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, as the sidebar's.
-  document.cookie = `theme=${theme}; path=/; max-age=31536000; SameSite=Strict`;
+  setPreferenceCookie("theme", theme);
   try {
     localStorage.setItem("theme", theme);
   } catch {

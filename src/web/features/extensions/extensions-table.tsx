@@ -27,6 +27,7 @@ import { Button } from "@/components/ui/button";
 import { useLiveExtensions } from "@/features/live/api";
 import { ExtensionLiveView } from "@/features/live/live-badges";
 import { useWindowList } from "@/hooks/use-window-list";
+import { cookieValue, setPreferenceCookie } from "@/lib/cookies";
 import { formatWith } from "@/lib/format";
 import { documentCookie, ON_SERVER } from "@/lib/prerender";
 import { cn } from "@/lib/utils";
@@ -53,7 +54,7 @@ const COLUMNS_COOKIE = "extensions_hidden";
 
 function readColumns(): VisibilityState {
   if (ON_SERVER) {
-    const hidden = new RegExp(`(?:^|;\\s*)${COLUMNS_COOKIE}=([a-z.]*)`).exec(documentCookie())?.[1] ?? "";
+    const hidden = cookieValue(documentCookie(), COLUMNS_COOKIE) ?? "";
     return Object.fromEntries(
       hidden
         .split(".")
@@ -77,8 +78,7 @@ function useColumnChoice() {
   const [visibility, setVisibility] = useState<VisibilityState>(readColumns);
   useEffect(() => {
     const hidden = Object.keys(HIDEABLE_COLUMNS).filter((k) => visibility[k] === false);
-    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, as the sidebar's.
-    document.cookie = `${COLUMNS_COOKIE}=${hidden.join(".")}; path=/; max-age=31536000; SameSite=Strict`;
+    setPreferenceCookie(COLUMNS_COOKIE, hidden.join("."));
     try {
       localStorage.setItem(COLUMNS_KEY, JSON.stringify(visibility));
     } catch {
