@@ -14,8 +14,11 @@ let tests = 0;
 let failed = 0;
 let skipped = 0;
 const failedByGroup = new Map<string, number>();
+/** One line per failed test, so the tail of CI's output names them (the groups' output is long). */
+const failedTests: string[] = [];
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".xml"))) {
   const xml = readFileSync(join(dir, file), "utf8");
+  failedTests.push(...failuresIn(xml));
   const root = xml.match(/<testsuites\b[^>]*>/)?.[0] ?? "";
   const attr = (name: string) => Number(root.match(new RegExp(`\\b${name}="(\\d+)"`))?.[1] ?? 0);
   tests += attr("tests");
@@ -75,6 +78,36 @@ function whyGroupFailed(group: string): string[] {
   return out.length > 0 ? out.slice(0, 40) : ["(nothing in its output names the cause; see the group's output above)"];
 }
 
+/** `file > describe > test: the message, its lines joined` for each failed test case of a bun JUnit report. */
+function failuresIn(xml: string): string[] {
+  const xmlText = (s: string) =>
+    s
+      .replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, "&");
+  const attr = (tag: string, name: string) => xmlText(tag.match(new RegExp(`\\b${name}="([^"]*)"`))?.[1] ?? "");
+  const out: string[] = [];
+  for (const m of xml.matchAll(/(<testcase\b[^>]*>)\s*<failure\b([^>]*)>/g)) {
+    const [, testcase, failure] = m as unknown as [string, string, string];
+    const where = [attr(testcase, "file"), attr(testcase, "classname"), attr(testcase, "name")].filter(Boolean);
+    const message = attr(failure, "message")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(" / ");
+    out.push(`${where.join(" > ")}: ${message.slice(0, 240)}`);
+  }
+  return out;
+}
+
+if (failedTests.length > 0) {
+  console.log(`failed tests (${failedTests.length}):`);
+  for (const line of failedTests.slice(0, 30)) console.log(`  ${line}`);
+  if (failedTests.length > 30) console.log(`  … and ${failedTests.length - 30} more (see the groups' output above)`);
+}
 const passed = tests - failed - skipped;
 console.log(`${Math.max(passed, 0)} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
