@@ -144,7 +144,8 @@ describe("SSH", () => {
     const r = await exec(ssh, 'echo "$PATH"; command -v fwconsole; command -v mysql; command -v mariadb; id -un');
     expect(r.code).toBe(0);
     const [path, fwconsole, mysql, mariadb, user] = r.stdout.trim().split("\n");
-    expect(path?.split(":")).toContain(pbx.binDir);
+    // Exactly the host's PATH: the test user's ~/.bashrc (which bash run by sshd would source) is not read.
+    expect(path).toBe(`${pbx.binDir}:/usr/local/bin:/usr/bin:/bin`);
     expect(fwconsole).toBe(join(pbx.binDir, "fwconsole"));
     expect(mysql).toBe(join(pbx.binDir, "mysql"));
     expect(mariadb).toBe(join(pbx.binDir, "mariadb"));

@@ -369,7 +369,11 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
           "UsePAM no",
           "StrictModes no",
           "PermitRootLogin prohibit-password",
-          `SetEnv ${cfgQuote(`PATH=${dir.bin}:/usr/local/bin:/usr/bin:/bin`)}`,
+          // SHLVL=1: bash started by sshd then counts as a nested shell and does not source the test user's
+          // ~/.bashrc (Debian's bash does for a top-level shell run by sshd), which may be slow (a pyenv init
+          // cost ~370 ms per command here) or change PATH: a PBX host's commands should not depend on who runs
+          // the tests.
+          `SetEnv ${cfgQuote(`PATH=${dir.bin}:/usr/local/bin:/usr/bin:/bin`)} SHLVL=1`,
           "Subsystem sftp internal-sftp",
           "PrintMotd no",
           "PrintLastLog no",
