@@ -319,38 +319,51 @@ describe("extensions screen", () => {
       expect(await quiet.getByRole("button", { name: "Push to Web Dialer" }).count()).toBe(0);
       await quiet.close();
 
+      // The push's failure is held until the create's toast has been seen: one toast shows at a time
+      // (TOAST_LIMIT), so an immediate failure could replace it before the test looks.
+      let createSeen = () => {};
+      const seen = new Promise<void>((r) => {
+        createSeen = r;
+      });
       const page = await extensionsPage({
         before: async (p) => {
           await p.route("**/api/dialer/status", (route) =>
             route.fulfill({ status: 200, contentType: "application/json", body: '{"configured":true}' }),
           );
-          await p.route("**/api/dialer/push-all", (route) =>
-            route.fulfill({
+          await p.route("**/api/dialer/push-all", async (route) => {
+            await seen;
+            await route.fulfill({
               status: 502,
               contentType: "application/json",
               body: '{"error":{"message":"The web dialer push failed: connection refused"}}',
-            }),
-          );
+            });
+          });
         },
       });
-      const t = toastItems(page);
-      // The background push after a create reports a configured dialer's failure.
-      await page.getByRole("button", { name: "Add Extension" }).click();
-      const dialog = await fillDialog(page, { extension: "1099", name: "Dialer Check" });
-      const backgroundPush = page.waitForRequest("**/api/dialer/push-all");
-      await dialog.getByRole("button", { name: "Create Extension" }).click();
-      await t.getByText("Extension created", { exact: true }).waitFor();
-      await backgroundPush;
-      await t.getByText("Failed to sync extensions to Web Dialer", { exact: true }).waitFor();
-      await t.getByText(/connection refused/).waitFor();
-      expect(await t.filter({ hasText: "Failed to sync" }).getAttribute("class")).toContain("destructive");
+      try {
+        const t = toastItems(page);
+        // The background push after a create reports a configured dialer's failure.
+        await page.getByRole("button", { name: "Add Extension" }).click();
+        const dialog = await fillDialog(page, { extension: "1099", name: "Dialer Check" });
+        const backgroundPush = page.waitForRequest("**/api/dialer/push-all");
+        await dialog.getByRole("button", { name: "Create Extension" }).click();
+        await t.getByText("Extension created", { exact: true }).waitFor();
+        createSeen();
+        await backgroundPush;
+        await t.getByText("Failed to sync extensions to Web Dialer", { exact: true }).waitFor();
+        await t.getByText(/connection refused/).waitFor();
+        expect(await t.filter({ hasText: "Failed to sync" }).getAttribute("class")).toContain("destructive");
 
-      // So does the push button.
-      const answered = page.waitForResponse("**/api/dialer/push-all");
-      await page.getByRole("button", { name: "Push to Web Dialer" }).click();
-      expect((await answered).status()).toBe(502);
-      const made = (await listExtensions()).find((e) => e.extension === "1099");
-      if (made) await h.apiJson("DELETE", `/api/extensions/${made.id}`);
+        // So does the push button.
+        const answered = page.waitForResponse("**/api/dialer/push-all");
+        await page.getByRole("button", { name: "Push to Web Dialer" }).click();
+        expect((await answered).status()).toBe(502);
+      } finally {
+        createSeen();
+        // The next tests count the extensions: this one goes whatever happened above.
+        const made = (await listExtensions()).find((e) => e.extension === "1099");
+        if (made) await h.apiJson("DELETE", `/api/extensions/${made.id}`);
+      }
     },
     TEST_TIMEOUT,
   );
