@@ -286,8 +286,7 @@ async function browserScenarios(con: Console) {
       // as a tab's first page and 85 ms after a one-line one): the screens are measured after a one-line page
       // (/healthz), so each figure is that screen's own work, and `/` as a new tab's first page, in a context
       // of its own, is the reference.
-      const longestTask = async (p: Page) =>
-        Math.max(0, ...(await p.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks)));
+      const longTasks = (p: Page) => p.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
       let firstPage = 0;
       {
         const fresh = await signedInContext(browser, con);
@@ -296,7 +295,7 @@ async function browserScenarios(con: Console) {
         await tab.goto(`${con.base}/`);
         await tab.waitForLoadState("networkidle").catch(() => {});
         await Bun.sleep(1000);
-        firstPage = await longestTask(tab);
+        firstPage = Math.max(0, ...(await longTasks(tab)));
         await fresh.close();
       }
       await page.goto(`${con.base}/healthz`);
@@ -306,7 +305,7 @@ async function browserScenarios(con: Console) {
         await page.goto(con.base + item.url);
         await page.waitForLoadState("networkidle").catch(() => {});
         await Bun.sleep(1000);
-        const tasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
+        const tasks = await longTasks(page);
         const longest = Math.max(0, ...tasks);
         log("long tasks", item.url, tasks.map((t) => Math.round(t)).join(",") || "none");
         if (longest > worst.ms) worst = { path: item.url, ms: longest };

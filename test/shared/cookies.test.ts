@@ -1,5 +1,6 @@
 // The preference cookies the server reads to draw a screen's picture (ADR 0047).
 import { describe, expect, test } from "bun:test";
+import { readSidebarCookie } from "../../src/web/components/ui/sidebar-context";
 import { cookieValue } from "../../src/web/lib/cookies";
 
 describe("cookieValue", () => {
@@ -15,5 +16,15 @@ describe("cookieValue", () => {
     expect(cookieValue("mytheme=light; themes=light", "theme")).toBeUndefined();
     expect(cookieValue("", "theme")).toBeUndefined();
     expect(cookieValue("theme", "theme")).toBeUndefined();
+  });
+});
+
+describe("readSidebarCookie", () => {
+  test("reads the sidebar's saved state by its whole name; anything else is no saved state", () => {
+    expect(readSidebarCookie("theme=light; sidebar_state=false")).toBe(false);
+    expect(readSidebarCookie("sidebar_state=true")).toBe(true);
+    expect(readSidebarCookie("mysidebar_state=false")).toBeUndefined();
+    expect(readSidebarCookie("sidebar_state=maybe")).toBeUndefined();
+    expect(readSidebarCookie("")).toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 /** shadcn/ui Sidebar state: open/collapsed (cookie-backed), the mobile sheet, and Ctrl/Cmd+B. */
 import * as React from "react";
 import { useIsMobile } from "@/hooks/use-mobile";
+import { cookieValue, setPreferenceCookie } from "@/lib/cookies";
 import { documentCookie } from "@/lib/prerender";
 import { cn } from "@/lib/utils";
 
 export const SIDEBAR_COOKIE_NAME = "sidebar_state";
-export const SIDEBAR_COOKIE_MAX_AGE = 60 * 60 * 24 * 7;
 export const SIDEBAR_WIDTH = "16rem";
 export const SIDEBAR_WIDTH_MOBILE = "18rem";
 export const SIDEBAR_WIDTH_ICON = "3rem";
@@ -31,13 +31,12 @@ export function useSidebar(): SidebarContextValue {
 
 /** The saved open state from the (non-HttpOnly) `sidebar_state` cookie, if any. */
 export function readSidebarCookie(cookie: string = documentCookie()): boolean | undefined {
-  const match = /(?:^|;\s*)sidebar_state=(true|false)(?:;|$)/.exec(cookie);
-  return match ? match[1] === "true" : undefined;
+  const value = cookieValue(cookie, SIDEBAR_COOKIE_NAME);
+  return value === "true" ? true : value === "false" ? false : undefined;
 }
 
 function writeSidebarCookie(open: boolean) {
-  // biome-ignore lint/suspicious/noDocumentCookie: the sidebar remembers its state in a plain cookie, as shadcn/ui's sidebar does.
-  document.cookie = `${SIDEBAR_COOKIE_NAME}=${open}; path=/; max-age=${SIDEBAR_COOKIE_MAX_AGE}`;
+  setPreferenceCookie(SIDEBAR_COOKIE_NAME, String(open));
 }
 
 export function SidebarProvider({ className, style, children, ...props }: React.ComponentProps<"div">) {
