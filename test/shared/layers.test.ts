@@ -59,6 +59,31 @@ describe("server layers", () => {
   });
 });
 
+describe("start-up", () => {
+  // The binary evaluates every module it imports statically before it answers (ADR 0034): the SSH client,
+  // the QR encoder and Bun's SQL client are loaded when first used. A value import of any of them is an offender.
+  test("ssh2, qrcode and bun:sql are imported only where they are used, never at start", () => {
+    const server = filesUnder("src/server");
+    const staticValueImports = server.flatMap((f) =>
+      [...f.text.matchAll(/^import\s+(?!type\b)([^;]*?)\s+from\s+["']([^"']+)["']/gm)]
+        .filter(
+          ([, what, spec]) =>
+            spec === "ssh2" ||
+            spec === "qrcode" ||
+            spec === "bun:sql" ||
+            (spec === "bun" && /\bSQL\b/.test((what as string).replace(/\btype\s+\w+/g, ""))),
+        )
+        .map(([, , spec]) => `${f.path} imports ${spec}`),
+    );
+    expect(staticValueImports).toEqual([]);
+    // …and each is still used somewhere, loaded on demand (a dynamic import or Bun.SQL).
+    const all = server.map((f) => f.text).join("\n");
+    expect(all).toContain('import("ssh2")');
+    expect(all).toContain('import("qrcode")');
+    expect(all).toMatch(/new Bun\.SQL\(/);
+  });
+});
+
 describe("shared and web", () => {
   test("src/shared is browser-safe: no server, database or bun imports", () => {
     expect(offenders(filesUnder("src/shared"), (s) => /src\/server|\/server\/|\/db\/|^bun:|^node:/.test(s))).toEqual(

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Client, type ConnectConfig } from "ssh2";
+import type { Client, ConnectConfig } from "ssh2";
 import { ServiceError } from "./http";
 
 const SERVICE = "PBX host (SSH)";
@@ -34,7 +34,10 @@ export class SshSession {
     readonly hostKey: string,
   ) {}
 
-  static connect(s: SshSettings, timeoutMs = 10_000): Promise<SshSession> {
+  static async connect(s: SshSettings, timeoutMs = 10_000): Promise<SshSession> {
+    // ssh2 is loaded at the first connection, not at start: it is the largest module the server
+    // imports and was ~half of the binary's start-up evaluation (ADR 0034).
+    const { Client } = await import("ssh2");
     return new Promise((resolve, reject) => {
       const client = new Client();
       let seen = "";
