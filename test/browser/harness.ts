@@ -219,7 +219,10 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
     /** Closes the pages opened so far (so their polling stops). */
     async closePages(): Promise<void> {
-      await Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
+      const closing = Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
+      // Called from afterEach hooks, which have 5 s: a context still closing after 4 (a loaded machine;
+      // it happened) is left to close with the browser at the end of the file.
+      await Promise.race([closing, Bun.sleep(4000)]);
     },
 
     /** Fills and submits the sign-in form on the current page. */

@@ -54,8 +54,16 @@ beforeAll(async () => {
     published.push(event);
     send(event);
   };
-  // Connected (and its connect events gone by) before the walk starts.
+  // Connected, and its connect events gone by, before the walk starts: the live PBX's status event is
+  // coalesced (one per 250 ms), so it can come a moment after "connected" (it did, under load, into the
+  // first write's window). Quiet means no event for a second.
   await until(() => s.app.live.status().connected);
+  let seen = -1;
+  let quietSince = Date.now();
+  await until(() => {
+    if (published.length !== seen) [seen, quietSince] = [published.length, Date.now()];
+    return Date.now() - quietSince >= 1000;
+  });
 }, 120_000);
 afterAll(async () => {
   await s?.stop();

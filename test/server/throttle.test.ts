@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { authFailureLine, logSafeAddress, logSafeName } from "../../src/server/accounts/auth-log";
-import { addressKey, backoffMs, LAYERS, LoginThrottle } from "../../src/server/accounts/throttle";
+import { addressKey, backoffMs, IN_FLIGHT_MAX_MS, LAYERS, LoginThrottle } from "../../src/server/accounts/throttle";
 import { unlockCommand } from "../../src/server/cli/unlock";
 
 let dir: string;
@@ -24,11 +24,25 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `n` attempts that all fail (reserved and never given back); returns how many were let through. */
+/** `n` attempts that all fail (reserved, checked, answered wrong); returns how many were let through. */
 function failures(n: number, username: string, ip: string): number {
   let evaluated = 0;
-  for (let i = 0; i < n; i++) if (throttle.begin(username, ip).ok) evaluated++;
+  for (let i = 0; i < n; i++) {
+    const attempt = throttle.begin(username, ip);
+    if (!attempt.ok) continue;
+    evaluated++;
+    throttle.finish(attempt.ticket);
+  }
   return evaluated;
+}
+
+/** `n` attempts reserved whose checks have not answered yet. */
+function inFlight(n: number, username: string, ip: string) {
+  return Array.from({ length: n }, () => {
+    const attempt = throttle.begin(username, ip);
+    if (!attempt.ok) throw new Error("refused");
+    return attempt.ticket;
+  });
 }
 
 describe("back-off", () => {
@@ -72,6 +86,47 @@ describe("back-off", () => {
   test("usernames are compared case-insensitively", () => {
     failures(5, "Admin", "10.0.0.1");
     expect(throttle.begin("ADMIN", "10.0.0.1").ok).toBe(false);
+  });
+});
+
+describe("a check that takes long (a loaded server)", () => {
+  test("five attempts still being checked pause the key however long the checks take", () => {
+    const checking = inFlight(5, "admin", "10.0.0.1");
+    clock += 30_000;
+    expect(throttle.begin("admin", "10.0.0.1")).toEqual({ ok: false, retryAfterSeconds: 1, layer: "pair" });
+    // The answers go out now: the pause runs a second from them, not from the requests 30 s ago.
+    for (const t of checking) throttle.finish(t);
+    clock += 999;
+    expect(throttle.begin("admin", "10.0.0.1").ok).toBe(false);
+    clock += 1;
+    expect(throttle.begin("admin", "10.0.0.1").ok).toBe(true);
+  });
+
+  test("below the threshold, attempts in flight pause nothing", () => {
+    inFlight(4, "admin", "10.0.0.1");
+    expect(throttle.begin("admin", "10.0.0.1").ok).toBe(true);
+  });
+
+  test("finish() after succeed() changes nothing; a second finish() neither", () => {
+    const [a] = inFlight(1, "admin", "10.0.0.1");
+    if (!a) throw new Error("no ticket");
+    throttle.succeed(a);
+    throttle.finish(a);
+    throttle.finish(a);
+    expect(failures(10, "admin", "10.0.0.1")).toBe(5);
+  });
+
+  test("an attempt never finished stops pausing after a minute; unlock clears a key whose checks are running", () => {
+    inFlight(5, "admin", "10.0.0.1");
+    clock += IN_FLIGHT_MAX_MS - 1;
+    expect(throttle.begin("admin", "10.0.0.1").ok).toBe(false);
+    clock += 1;
+    expect(throttle.begin("admin", "10.0.0.1").ok).toBe(true);
+    inFlight(1, "root", "10.0.0.2");
+    failures(4, "root", "10.0.0.2");
+    expect(throttle.begin("root", "10.0.0.2").ok).toBe(false);
+    throttle.clear({ username: "root" });
+    expect(throttle.begin("root", "10.0.0.2").ok).toBe(true);
   });
 });
 

@@ -95,21 +95,27 @@ export async function signIn(
   // Synchronous up to the await: the check and the reservation cannot interleave with another attempt.
   const attempt = deps.throttle.begin(input.username, client.ip);
   if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
-  const user = await checkPassword(deps.db, input.username, input.password);
-  // A disabled user is refused exactly like a wrong password (and the attempt stays counted).
-  if (!user || user.disabled) {
-    logAuthFailure(input.username, client.ip);
-    throw new Unauthenticated("Wrong username or password");
+  let user: Awaited<ReturnType<typeof checkPassword>>;
+  // Whatever ends the attempt short of `succeed()` ends it as a failure, paused from now.
+  try {
+    user = await checkPassword(deps.db, input.username, input.password);
+    // A disabled user is refused exactly like a wrong password (and the attempt stays counted).
+    if (!user || user.disabled) {
+      logAuthFailure(input.username, client.ip);
+      throw new Unauthenticated("Wrong username or password");
+    }
+    // Two-factor sign-in: without a code the attempt stays counted (no way to reset the throttle with the
+    // password alone); a wrong or replayed code is a failed sign-in.
+    const second = checkSecondFactor(deps, user.id, input.code);
+    if (second === "missing") throw new Unauthenticated(TOTP_CODE_REQUIRED, undefined, { code: TOTP_CODE_REQUIRED });
+    if (second === "wrong") {
+      logAuthFailure(input.username, client.ip);
+      throw new Unauthenticated(TOTP_CODE_WRONG, undefined, { code: TOTP_CODE_WRONG });
+    }
+    deps.throttle.succeed(attempt.ticket);
+  } finally {
+    deps.throttle.finish(attempt.ticket);
   }
-  // Two-factor sign-in: without a code the attempt stays counted (no way to reset the throttle with the
-  // password alone); a wrong or replayed code is a failed sign-in.
-  const second = checkSecondFactor(deps, user.id, input.code);
-  if (second === "missing") throw new Unauthenticated(TOTP_CODE_REQUIRED, undefined, { code: TOTP_CODE_REQUIRED });
-  if (second === "wrong") {
-    logAuthFailure(input.username, client.ip);
-    throw new Unauthenticated(TOTP_CODE_WRONG, undefined, { code: TOTP_CODE_WRONG });
-  }
-  deps.throttle.succeed(attempt.ticket);
   const token = deps.sessions.create(user.id, client);
   deps.events.publish({ type: "sessions-updated", data: { action: "signed-in" } });
   return { user: { id: user.id, username: user.username, role: user.role }, token };
@@ -177,12 +183,16 @@ export async function changePassword(
   if (!own) throw new Unauthenticated("Sign in required");
   const attempt = deps.throttle.begin(user.username, client.ip);
   if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
-  const checked = await checkPassword(deps.db, user.username, input.currentPassword);
-  if (!checked || checked.id !== user.id) {
-    logAuthFailure(user.username, client.ip);
-    throw new Invalid("The current password is wrong", { currentPassword: "The current password is wrong" });
+  try {
+    const checked = await checkPassword(deps.db, user.username, input.currentPassword);
+    if (!checked || checked.id !== user.id) {
+      logAuthFailure(user.username, client.ip);
+      throw new Invalid("The current password is wrong", { currentPassword: "The current password is wrong" });
+    }
+    deps.throttle.succeed(attempt.ticket);
+  } finally {
+    deps.throttle.finish(attempt.ticket);
   }
-  deps.throttle.succeed(attempt.ticket);
   const hash = await hashPassword(input.newPassword);
   updatePasswordHash(deps.db, user.id, hash);
   const signedOut = deps.sessions.revokeAllFor(user.id, own);

@@ -6,6 +6,10 @@
  *   as a failure until it succeeds (`succeed()` gives the slot back), so 100 parallel guesses cannot
  *   all be evaluated. Everything in `begin()` is synchronous SQLite work: no other request runs between
  *   the check and the record.
+ * - The pause counts from the answer: a failure happens when the wrong password is known (`finish()`),
+ *   and a key at its threshold with an attempt still in flight is paused however long the check takes.
+ *   Counted from the request instead, a check slower than the first delay (a loaded VPS, argon2 queued
+ *   behind a flood) let a burst's 6th guess through while the first five were still being checked.
  * - Layered: per account at one client address (strong), per client address across accounts (catches
  *   username spraying), and per account across all addresses (looser, and with a short cap, so a burst
  *   against `admin` from one address does not keep the real administrator out from another).
@@ -37,6 +41,12 @@ export const LAYERS = {
 } as const satisfies Record<string, ThrottleLayer>;
 
 export type LayerName = keyof typeof LAYERS;
+
+/**
+ * An attempt not finished after this long no longer pauses its keys (a check never takes this long; a
+ * leak, were there one, must not lock an account).
+ */
+export const IN_FLIGHT_MAX_MS = 60 * 1000;
 
 /** A key's failures are forgotten this long after its last one. */
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -91,15 +101,19 @@ function keysFor(username: string, ip: string | null | undefined): Array<{ layer
   ];
 }
 
-/** A reserved attempt: give it to `succeed()` when the password was right. */
+/** A reserved attempt: give it to `succeed()` when the password was right, and always to `finish()`. */
 export interface AttemptTicket {
   keys: Array<{ layer: LayerName; key: string }>;
+  startedAt: number;
+  settled: boolean;
 }
 
 export type Attempt = { ok: true; ticket: AttemptTicket } | { ok: false; retryAfterSeconds: number; layer: LayerName };
 
 export class LoginThrottle {
   private lastSweep = 0;
+  /** Attempts reserved and not finished, per key (this process's own; they end within seconds). */
+  private readonly inFlight = new Map<string, Set<AttemptTicket>>();
 
   constructor(
     private readonly db: Db,
@@ -139,7 +153,9 @@ export class LoginThrottle {
       let blockedBy: LayerName = "pair";
       const states = keys.map(({ layer, key }) => {
         const state = this.read(key, now);
-        const until = state.lastFailureAt + backoffMs(LAYERS[layer], state.failures);
+        const pause = backoffMs(LAYERS[layer], state.failures);
+        // A failure still being checked has not happened yet: its pause starts when it does.
+        const until = pause > 0 && this.checking(key, now) ? now + pause : state.lastFailureAt + pause;
         if (until - now > wait) {
           wait = until - now;
           blockedBy = layer;
@@ -150,7 +166,48 @@ export class LoginThrottle {
       keys.forEach(({ key }, i) => {
         this.write(key, (states[i]?.failures ?? 0) + 1, now);
       });
-      return { ok: true, ticket: { keys } };
+      const ticket: AttemptTicket = { keys, startedAt: now, settled: false };
+      for (const { key } of keys) {
+        const set = this.inFlight.get(key) ?? new Set();
+        this.inFlight.set(key, set.add(ticket));
+      }
+      return { ok: true, ticket };
+    });
+  }
+
+  /** Whether an attempt on `key` is still being checked (a stale one is dropped). */
+  private checking(key: string, now: number): boolean {
+    const set = this.inFlight.get(key);
+    if (!set) return false;
+    for (const t of set) if (now - t.startedAt >= IN_FLIGHT_MAX_MS) set.delete(t);
+    if (set.size === 0) this.inFlight.delete(key);
+    return set.size > 0;
+  }
+
+  private release(ticket: AttemptTicket): boolean {
+    if (ticket.settled) return false;
+    ticket.settled = true;
+    for (const { key } of ticket.keys) {
+      const set = this.inFlight.get(key);
+      set?.delete(ticket);
+      if (set?.size === 0) this.inFlight.delete(key);
+    }
+    return true;
+  }
+
+  /**
+   * Ends an attempt that did not succeed (call it in a `finally`; after `succeed()` it does nothing): its
+   * reserved failure stays, and the keys' last failure is now, so the pause runs from the answer.
+   */
+  finish(ticket: AttemptTicket): void {
+    if (!this.release(ticket)) return;
+    const now = this.now();
+    this.db.transaction(() => {
+      for (const { key } of ticket.keys) {
+        const state = this.read(key, now);
+        // Cleared meanwhile (`unlock`, or a success on the account): nothing to move.
+        if (state.failures > 0 && state.lastFailureAt < now) this.write(key, state.failures, now);
+      }
     });
   }
 
@@ -159,6 +216,7 @@ export class LoginThrottle {
    * slot this attempt reserved (its other failures stay).
    */
   succeed(ticket: AttemptTicket): void {
+    if (!this.release(ticket)) return;
     const now = this.now();
     this.db.transaction(() => {
       for (const { layer, key } of ticket.keys) {

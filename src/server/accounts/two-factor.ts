@@ -158,12 +158,16 @@ export async function disableTotp(
       `Too many failed sign-ins; try again in ${attempt.retryAfterSeconds} s`,
       attempt.retryAfterSeconds,
     );
-  const checked = await checkPassword(deps.db, user.username, input.password);
-  if (!checked || checked.id !== user.id) {
-    logAuthFailure(user.username, client.ip);
-    throw new Invalid("The password is wrong", { password: "The password is wrong" });
+  try {
+    const checked = await checkPassword(deps.db, user.username, input.password);
+    if (!checked || checked.id !== user.id) {
+      logAuthFailure(user.username, client.ip);
+      throw new Invalid("The password is wrong", { password: "The password is wrong" });
+    }
+    deps.throttle.succeed(attempt.ticket);
+  } finally {
+    deps.throttle.finish(attempt.ticket);
   }
-  deps.throttle.succeed(attempt.ticket);
   // The policy may have been turned on while the password was checked.
   refuseWhileRequired();
   deps.db.delete(userTotp).where(eq(userTotp.userId, user.id)).run();
