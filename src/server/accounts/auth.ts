@@ -14,8 +14,9 @@ import type {
 } from "../../shared/auth";
 import { TOTP_CODE_REQUIRED, TOTP_CODE_WRONG } from "../../shared/auth";
 import type { Deps } from "../domain/deps";
-import { Conflict, Invalid, NotFound, RateLimited, Unauthenticated } from "../domain/errors";
+import { Conflict, NotFound, Unauthenticated } from "../domain/errors";
 import { logAuthFailure } from "./auth-log";
+import { confirmPassword, throttled } from "./confirm-password";
 import type { SessionClient, SessionStore } from "./sessions";
 import { totpSetupRequired } from "./settings";
 import type { SetupCode } from "./setup-code";
@@ -73,10 +74,6 @@ export async function setupFirstAdmin(
 export interface ClientInfo {
   ip: string | null;
   userAgent?: string | null;
-}
-
-function throttled(wait: number): RateLimited {
-  return new RateLimited(`Too many failed sign-ins; try again in ${wait} s`, wait);
 }
 
 /**
@@ -181,18 +178,10 @@ export async function changePassword(
 ): Promise<SignedOutOthers> {
   const own = deps.sessions.current(token)?.sessionId;
   if (!own) throw new Unauthenticated("Sign in required");
-  const attempt = deps.throttle.begin(user.username, client.ip);
-  if (!attempt.ok) throw throttled(attempt.retryAfterSeconds);
-  try {
-    const checked = await checkPassword(deps.db, user.username, input.currentPassword);
-    if (!checked || checked.id !== user.id) {
-      logAuthFailure(user.username, client.ip);
-      throw new Invalid("The current password is wrong", { currentPassword: "The current password is wrong" });
-    }
-    deps.throttle.succeed(attempt.ticket);
-  } finally {
-    deps.throttle.finish(attempt.ticket);
-  }
+  await confirmPassword(deps, user, input.currentPassword, client.ip, {
+    field: "currentPassword",
+    message: "The current password is wrong",
+  });
   const hash = await hashPassword(input.newPassword);
   updatePasswordHash(deps.db, user.id, hash);
   const signedOut = deps.sessions.revokeAllFor(user.id, own);

@@ -23,13 +23,12 @@ import {
 } from "../../shared/auth";
 import { TOTP_REQUIRED_CANNOT_DISABLE } from "../../shared/settings";
 import type { Deps } from "../domain/deps";
-import { Conflict, Invalid, RateLimited } from "../domain/errors";
+import { Conflict, Invalid } from "../domain/errors";
 import { qrDataUrl } from "../qr";
 import type { AccountDeps, ClientInfo } from "./auth";
-import { logAuthFailure } from "./auth-log";
+import { confirmPassword } from "./confirm-password";
 import { securitySettings } from "./settings";
 import { matchTotp, newTotpSecret, otpauthUrl } from "./totp";
-import { checkPassword } from "./users";
 
 export const RECOVERY_CODE_COUNT = 10;
 
@@ -152,22 +151,10 @@ export async function disableTotp(
     if (securitySettings(deps.db).requireTotp) throw new Conflict(TOTP_REQUIRED_CANNOT_DISABLE);
   };
   refuseWhileRequired();
-  const attempt = deps.throttle.begin(user.username, client.ip);
-  if (!attempt.ok)
-    throw new RateLimited(
-      `Too many failed sign-ins; try again in ${attempt.retryAfterSeconds} s`,
-      attempt.retryAfterSeconds,
-    );
-  try {
-    const checked = await checkPassword(deps.db, user.username, input.password);
-    if (!checked || checked.id !== user.id) {
-      logAuthFailure(user.username, client.ip);
-      throw new Invalid("The password is wrong", { password: "The password is wrong" });
-    }
-    deps.throttle.succeed(attempt.ticket);
-  } finally {
-    deps.throttle.finish(attempt.ticket);
-  }
+  await confirmPassword(deps, user, input.password, client.ip, {
+    field: "password",
+    message: "The password is wrong",
+  });
   // The policy may have been turned on while the password was checked.
   refuseWhileRequired();
   deps.db.delete(userTotp).where(eq(userTotp.userId, user.id)).run();
