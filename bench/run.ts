@@ -18,7 +18,14 @@ import {
   signedInContext,
   slowLink,
 } from "./lib/browser";
-import { addExtensions, type Console, rssOf, startConsole, startHelloWorld } from "./lib/console";
+import {
+  addExtensions,
+  type Console,
+  compiledHelloWorldStartMs,
+  rssOf,
+  startConsole,
+  startHelloWorld,
+} from "./lib/console";
 import { load } from "./lib/load";
 
 const EXTENSIONS = Number(process.env.BENCH_EXTENSIONS ?? 5000);
@@ -78,6 +85,8 @@ async function serverScenarios() {
   const helloLoad = await load(`${hello.base}/`, { connections: CONNECTIONS, durationMs: DURATION_MS });
   log("hello-world", n0(helloLoad.rps), "req/s");
 
+  const compiledStart = await compiledHelloWorldStartMs();
+  log("compiled hello-world start", n0(compiledStart), "ms");
   // Cold start: a console that has started once before (migrations applied), started again five times.
   const first = await startConsole();
   const dataDir = first.dataDir;
@@ -96,7 +105,7 @@ async function serverScenarios() {
     starts[2] as number,
     "ms",
     100,
-    `hello-world ${n0(hello.startMs)} ms`,
+    `compiled hello-world ${n0(compiledStart)} ms (bun -e ${n0(hello.startMs)} ms)`,
   );
   await con.api("GET", "/api/extensions");
   await Bun.sleep(3000);

@@ -117,3 +117,38 @@ export async function startHelloWorld(): Promise<{ base: string; startMs: number
   const startMs = await untilAnswers(`${base}/`, proc);
   return { base, startMs, pid: proc.pid, stop: () => proc.kill("SIGKILL") };
 }
+
+/**
+ * The start of a compiled hello-world (`Bun.serve` alone, built like the binary: bytecode, ESM), median of
+ * `runs` starts: the reference for the binary's own cold start (the `bun -e` hello-world also transpiles).
+ */
+export async function compiledHelloWorldStartMs(runs = 5): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "pbx-bench-hello-"));
+  try {
+    const entry = join(dir, "hello.ts");
+    await Bun.write(
+      entry,
+      'Bun.serve({ port: Number(process.env.PORT), hostname: "127.0.0.1", fetch: () => new Response("ok") });\n',
+    );
+    const outfile = join(dir, "hello");
+    const built = await Bun.build({
+      entrypoints: [entry],
+      target: "bun",
+      bytecode: true,
+      format: "esm",
+      compile: { outfile },
+    });
+    if (!built.success) throw new Error("the compiled hello-world did not build");
+    const starts: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const port = freePort();
+      const proc = Bun.spawn([outfile], { env: { PORT: String(port) }, stdout: "ignore", stderr: "inherit" });
+      starts.push(await untilAnswers(`http://127.0.0.1:${port}/`, proc));
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+    return starts.sort((a, b) => a - b)[Math.floor(runs / 2)] as number;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
