@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { signIn } from "../../src/server/accounts/auth";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/server/accounts/sessions";
+import { Unauthenticated } from "../../src/server/domain/errors";
 import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
 
 let s: TestServer;
@@ -106,6 +108,23 @@ describe("sign-in", () => {
     expect((await s.call("POST", "/api/auth/login", { username: "someone", password: "x" })).status).toBe(401);
     s.advance(5 * 60 * 1000 + 1000);
     expect((await s.call("POST", "/api/auth/login", ADMIN)).status).toBe(200);
+  });
+
+  test("checks slower than the pause: the next guess waits while they run, then a second from their answers", async () => {
+    // signIn reserves its attempt synchronously, before the password check: five wrong guesses are in flight.
+    const client = { ip: "127.0.0.1" };
+    const guesses = Array.from({ length: 5 }, (_, i) =>
+      signIn(s.app, { username: "admin", password: `slow-${i}` }, client).catch((err: unknown) => err),
+    );
+    // The checks take 10 s (the clock moves while they run): the pause does not run out under them.
+    s.advance(10_000);
+    await expect(signIn(s.app, ADMIN, client)).rejects.toThrow("Too many failed sign-ins; try again in 1 s");
+    for (const answer of await Promise.all(guesses)) expect(answer).toBeInstanceOf(Unauthenticated);
+    // Answered now: the pause runs a second from the answers, not from the requests 10 s ago (the clock also
+    // runs in real time, so "right after" rather than 999 ms later).
+    await expect(signIn(s.app, ADMIN, client)).rejects.toThrow("Too many failed sign-ins; try again in 1 s");
+    s.advance(1000);
+    expect((await signIn(s.app, ADMIN, client)).user.username).toBe(ADMIN.username);
   });
 
   test("the 6th attempt waits 1 s, the 7th 2 s: back-off, not a lock", async () => {
