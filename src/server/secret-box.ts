@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { nodeCrypto } from "./lazy-node";
 
 const KEY_FILE = "secret.key";
 const PREFIX = "v1:";
@@ -22,7 +22,7 @@ export class SecretBox {
   static open(dataDir: string): SecretBox {
     const file = join(dataDir, KEY_FILE);
     if (!existsSync(file)) {
-      writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
+      writeFileSync(file, nodeCrypto().randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
     }
     if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
     const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
@@ -31,8 +31,8 @@ export class SecretBox {
   }
 
   encrypt(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    const iv = nodeCrypto().randomBytes(12);
+    const cipher = nodeCrypto().createCipheriv("aes-256-gcm", this.key, iv);
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64");
   }
@@ -66,7 +66,7 @@ export class SecretBox {
     const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
     const iv = raw.subarray(0, 12);
     const tag = raw.subarray(raw.length - 16);
-    const decipher = createDecipheriv("aes-256-gcm", this.key, iv);
+    const decipher = nodeCrypto().createDecipheriv("aes-256-gcm", this.key, iv);
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
   }

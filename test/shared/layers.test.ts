@@ -61,26 +61,38 @@ describe("server layers", () => {
 
 describe("start-up", () => {
   // The binary evaluates every module it imports statically before it answers (ADR 0034): the SSH client,
-  // the QR encoder and Bun's SQL client are loaded when first used. A value import of any of them is an offender.
-  test("ssh2, qrcode and bun:sql are imported only where they are used, never at start", () => {
+  // the QR encoder, Bun's SQL client and Node's crypto, zlib and net modules are loaded when first used.
+  // A value import of any of them is an offender (`import type` is erased and loads nothing).
+  const LAZY = new Set(["ssh2", "qrcode", "bun:sql", "node:crypto", "crypto", "node:zlib", "zlib", "node:net", "net"]);
+
+  test("ssh2, qrcode, bun:sql and node:crypto/zlib/net are imported only where they are used, never at start", () => {
     const server = filesUnder("src/server");
     const staticValueImports = server.flatMap((f) =>
       [...f.text.matchAll(/^import\s+(?!type\b)([^;]*?)\s+from\s+["']([^"']+)["']/gm)]
         .filter(
           ([, what, spec]) =>
-            spec === "ssh2" ||
-            spec === "qrcode" ||
-            spec === "bun:sql" ||
+            LAZY.has(spec as string) ||
             (spec === "bun" && /\bSQL\b/.test((what as string).replace(/\btype\s+\w+/g, ""))),
         )
         .map(([, , spec]) => `${f.path} imports ${spec}`),
     );
     expect(staticValueImports).toEqual([]);
-    // …and each is still used somewhere, loaded on demand (a dynamic import or Bun.SQL).
+    // …and each is still used somewhere, loaded on demand (a dynamic import, a require in lazy-node.ts, or Bun.SQL).
     const all = server.map((f) => f.text).join("\n");
     expect(all).toContain('import("ssh2")');
     expect(all).toContain('import("qrcode")');
     expect(all).toMatch(/new Bun\.SQL\(/);
+    const lazy = server.find((f) => f.path.endsWith("src/server/lazy-node.ts"))?.text ?? "";
+    for (const m of ["crypto", "zlib"]) expect(lazy).toContain(`require("node:${m}")`);
+    // Nothing else requires a module, but the AMI client its socket (a client, the only one with node:net).
+    const requires = server.flatMap((f) =>
+      [...f.text.matchAll(/\brequire\(\s*["']([^"']+)["']/g)].map((m) => `${f.path} ${m[1]}`),
+    );
+    expect(requires.sort()).toEqual([
+      "src/server/clients/ami.ts node:net",
+      "src/server/lazy-node.ts node:crypto",
+      "src/server/lazy-node.ts node:zlib",
+    ]);
   });
 });
 

@@ -5,10 +5,10 @@
  * journal), must be typed on the Create administrator screen. It is removed once the administrator exists.
  * On loopback no code is needed. ADR 0014.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Forbidden, Invalid } from "../domain/errors";
+import { nodeCrypto } from "../lazy-node";
 
 /** 32 letters and digits without 0/O and 1/I (easy to read from a terminal and type). */
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -19,10 +19,10 @@ export const SETUP_CODE_FILE = "setup-code";
 
 /** Upper-case, without spaces and dashes, so "abcd-efgh" and "ABCDEFGH" are the same code. */
 const normalize = (code: string) => code.toUpperCase().replace(/[\s-]/g, "");
-const digest = (code: string) => createHash("sha256").update(normalize(code)).digest();
+const digest = (code: string) => nodeCrypto().createHash("sha256").update(normalize(code)).digest();
 
 function newCode(): string {
-  const bytes = randomBytes(LENGTH);
+  const bytes = nodeCrypto().randomBytes(LENGTH);
   let code = "";
   for (let i = 0; i < LENGTH; i++) {
     if (i > 0 && i % 5 === 0) code += "-";
@@ -71,7 +71,7 @@ export class SetupCode {
         setupCode: "Enter the set-up code printed in the console's log (journalctl -u pbx-console)",
       });
     }
-    if (!timingSafeEqual(digest(given), digest(this.current))) {
+    if (!nodeCrypto().timingSafeEqual(digest(given), digest(this.current))) {
       throw new Forbidden("Wrong set-up code", { setupCode: "This is not the set-up code in the console's log" });
     }
   }

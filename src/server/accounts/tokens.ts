@@ -3,13 +3,13 @@
  * creation; only its SHA-256 is stored. Revoked tokens stay listed but no
  * longer authenticate.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { apiTokens } from "../../db/schema";
 import type { ApiToken, ApiTokenScope, CreatedApiToken } from "../../shared/ai";
 import type { Deps } from "../domain/deps";
 import { Forbidden, NotFound, Unauthenticated } from "../domain/errors";
 import { parseId } from "../domain/validate";
+import { nodeCrypto } from "../lazy-node";
 
 export const TOKEN_PREFIX = "pbxt_";
 
@@ -28,7 +28,7 @@ export const toToken = ({ tokenHash: _hash, ...r }: TokenRow): ApiToken => ({
   revokedAt: iso(r.revokedAt),
 });
 
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const hashToken = (token: string) => nodeCrypto().createHash("sha256").update(token).digest("hex");
 
 /** Newest first, revoked ones included. */
 export const listApiTokens = (deps: Pick<Deps, "db">): ApiToken[] =>
@@ -40,7 +40,7 @@ export function createApiToken(
   input: { name: string },
   scope: ApiTokenScope = DEFAULT_TOKEN_SCOPE,
 ): CreatedApiToken {
-  const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const token = `${TOKEN_PREFIX}${nodeCrypto().randomBytes(32).toString("base64url")}`;
   const row = deps.db
     .insert(apiTokens)
     .values({

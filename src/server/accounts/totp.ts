@@ -3,7 +3,7 @@
  * product (8 only for the RFC's test vectors), one step of clock skew either way. Secrets are 20 random
  * bytes, written in base32 (RFC 4648, no padding) as authenticator apps expect.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { nodeCrypto } from "../lazy-node";
 
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
@@ -49,13 +49,13 @@ export function base32Decode(text: string): Buffer {
 }
 
 /** A new TOTP secret: 20 random bytes (the HMAC-SHA-1 key length), base32. */
-export const newTotpSecret = () => base32Encode(randomBytes(20));
+export const newTotpSecret = () => base32Encode(nodeCrypto().randomBytes(20));
 
 /** RFC 4226: the HOTP value of `counter` under `key`, `digits` long (zero-padded). */
 export function hotp(key: Uint8Array, counter: number, digits = TOTP_DIGITS): string {
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
-  const mac = createHmac("sha1", key).update(message).digest();
+  const mac = nodeCrypto().createHmac("sha1", key).update(message).digest();
   const offset = (mac[mac.length - 1] as number) & 0x0f;
   const binary = mac.readUInt32BE(offset) & 0x7fffffff;
   return String(binary % 10 ** digits).padStart(digits, "0");
@@ -80,7 +80,7 @@ export function matchTotp(secret: string, code: string, nowMs: number, lastStep:
   let found: number | null = null;
   // Every candidate is computed and compared, so the time taken does not say which one matched.
   for (let step = now - TOTP_SKEW_STEPS; step <= now + TOTP_SKEW_STEPS; step++) {
-    const same = timingSafeEqual(Buffer.from(hotp(key, step)), Buffer.from(code));
+    const same = nodeCrypto().timingSafeEqual(Buffer.from(hotp(key, step)), Buffer.from(code));
     if (same && found === null && (lastStep === null || step > lastStep)) found = step;
   }
   return found;

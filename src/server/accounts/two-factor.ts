@@ -9,7 +9,6 @@
  * - Disable: needs the current password (checked under the sign-in throttle, like a password change),
  *   and is refused while the console requires two-factor sign-in for everyone (`settings.ts`).
  */
-import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { userTotp } from "../../db/schema";
 import {
@@ -24,6 +23,7 @@ import {
 import { TOTP_REQUIRED_CANNOT_DISABLE } from "../../shared/settings";
 import type { Deps } from "../domain/deps";
 import { Conflict, Invalid } from "../domain/errors";
+import { nodeCrypto } from "../lazy-node";
 import { qrDataUrl } from "../qr";
 import type { AccountDeps, ClientInfo } from "./auth";
 import { confirmPassword } from "./confirm-password";
@@ -34,13 +34,13 @@ export const RECOVERY_CODE_COUNT = 10;
 
 /** A recovery code as typed: case, spaces and dashes do not matter. */
 const normalizeRecovery = (code: string) => code.toLowerCase().replace(/[\s-]/g, "");
-const hashRecovery = (code: string) => createHash("sha256").update(normalizeRecovery(code)).digest("hex");
+const hashRecovery = (code: string) => nodeCrypto().createHash("sha256").update(normalizeRecovery(code)).digest("hex");
 
 /** Ten codes like `k3j9a-x2p7q` (50 random bits each). */
 function newRecoveryCodes(): string[] {
   const alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
   return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
-    const bytes = randomBytes(10);
+    const bytes = nodeCrypto().randomBytes(10);
     const chars = Array.from(bytes, (b) => alphabet[b & 31]).join("");
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;
   });

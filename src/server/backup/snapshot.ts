@@ -3,7 +3,6 @@
  * console keeps serving, with every secret still sealed (the data key, DATA_DIR/secret.key, is never in
  * a backup). Used by `GET /api/backup` (a download) and by the daily schedule into DATA_DIR/backups.
  */
-import { randomUUID } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -68,7 +67,7 @@ export interface BackupDownload {
  * open descriptor, closed at the end or when the client goes away.
  */
 export function backupForDownload(deps: Pick<Deps, "db" | "config" | "now">): BackupDownload {
-  const temp = join(deps.config.dataDir, `.backup-${randomUUID()}.tmp`);
+  const temp = join(deps.config.dataDir, `.backup-${crypto.randomUUID()}.tmp`);
   vacuumInto(deps, temp);
   let fd: number;
   try {
@@ -121,7 +120,7 @@ export function runScheduledBackup(deps: Pick<Deps, "db" | "config" | "now">): S
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   chmodSync(folder, 0o700);
   const file = join(folder, backupFileName(deps.now()));
-  const temp = join(folder, `.backup-${randomUUID()}.tmp`);
+  const temp = join(folder, `.backup-${crypto.randomUUID()}.tmp`);
   vacuumInto(deps, temp);
   renameSync(temp, file);
   const backups = readdirSync(folder)

@@ -8,7 +8,7 @@
  * a field with a line break is refused before anything is sent (header
  * injection). Error texts never carry the secret. ADR 0027.
  */
-import { createConnection, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { redact } from "../redact";
 import { deadlineMessage, ServiceError } from "./http";
 
@@ -368,7 +368,9 @@ export class AmiClient {
     this.closed = new Promise<void>((r) => {
       resolveClosed = r;
     });
-    const socket = createConnection({ host: this.settings.host, port: this.settings.port });
+    // node:net at the first connection, not at start (ADR 0034; src/server/lazy-node.ts).
+    const net = require("node:net") as typeof import("node:net");
+    const socket = net.createConnection({ host: this.settings.host, port: this.settings.port });
     this.socket = socket;
     socket.setEncoding("utf8");
     socket.setNoDelay(true);

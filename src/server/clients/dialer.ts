@@ -1,4 +1,4 @@
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { nodeCrypto } from "../lazy-node";
 import { httpRequest } from "./http";
 
 const SERVICE = "Web dialer";
@@ -6,7 +6,7 @@ const SERVICE = "Web dialer";
 /** Standard Webhooks signature: base64 HMAC-SHA256 of "id.timestamp.body" with the decoded whsec_ secret. */
 export function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): string {
   const key = secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8");
-  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+  return `v1,${nodeCrypto().createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
 export type WebhookVerification =
@@ -38,7 +38,8 @@ export function verifyStandardWebhook(
     const comma = part.indexOf(",");
     if (comma < 0 || part.slice(0, comma) !== "v1") continue;
     const given = Buffer.from(part.slice(comma + 1), "base64");
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, id, timestamp };
+    if (given.length === expected.length && nodeCrypto().timingSafeEqual(given, expected))
+      return { ok: true, id, timestamp };
   }
   return { ok: false, reason: "bad_signature" };
 }
@@ -55,7 +56,7 @@ export class DialerClient {
 
   async send(payload: Record<string, unknown>): Promise<void> {
     const body = JSON.stringify(payload);
-    const id = `msg_${randomUUID()}`;
+    const id = `msg_${nodeCrypto().randomUUID()}`;
     const timestamp = Math.floor(this.now() / 1000);
     await httpRequest({
       service: SERVICE,

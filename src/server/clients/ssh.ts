@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { Client, ConnectConfig } from "ssh2";
+import { nodeCrypto } from "../lazy-node";
 import { ServiceError } from "./http";
 
 const SERVICE = "PBX host (SSH)";
@@ -22,7 +22,7 @@ export interface ExecResult {
 
 /** OpenSSH-style fingerprint of a raw host key: "SHA256:" + unpadded base64 of its SHA-256. */
 export const fingerprint = (key: Buffer) =>
-  `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
+  `SHA256:${nodeCrypto().createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
 
 /**
  * One SSH session to the PBX host (ssh2). The host key is checked against the

@@ -15,7 +15,6 @@
  * state of the touched rows' owned fields and the console's desired state. Apply re-plans and needs the
  * same fingerprint.
  */
-import { createHmac, randomBytes } from "node:crypto";
 import { asc } from "drizzle-orm";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import type { DeployKind } from "../../shared/pbx";
@@ -35,6 +34,7 @@ import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
 import { type ClientDeps, clients } from "../integrations/outside";
 import { withOpenSecret } from "../inventory/sip-secrets";
+import { nodeCrypto } from "../lazy-node";
 import { type PbxRemote, withPbxHost } from "./host";
 import { deployedMembers, KEY_CHANGE, type ManagedRecord, managedOf } from "./managed";
 import {
@@ -721,10 +721,10 @@ function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
 // ---------- the plan ----------
 
 /** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
-const FINGERPRINT_KEY = randomBytes(32);
+const FINGERPRINT_KEY = crypto.getRandomValues(new Uint8Array(32));
 
 function fingerprint(target: PlanTarget, via: string, entries: PlanEntry[], refused: PlanRefused[]): string {
-  const h = createHmac("sha256", FINGERPRINT_KEY);
+  const h = nodeCrypto().createHmac("sha256", FINGERPRINT_KEY);
   h.update(JSON.stringify([target, via, refused]));
   for (const e of entries)
     h.update(

@@ -16,7 +16,6 @@
  * The fingerprint is an HMAC (a key random per process) over the PBX rows read and every entry's
  * decision with its unmasked values: a change on the PBX or in the console rows concerned changes it.
  */
-import { createHmac, randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { extensions, trunks } from "../../db/schema";
 import { extensionSchema, trunkSchema } from "../../shared/inventory";
@@ -32,6 +31,7 @@ import {
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../domain/deps";
 import { numberTakenMessage } from "../inventory/numbers";
+import { nodeCrypto } from "../lazy-node";
 import { type ManagedRecord, managedOf } from "./managed";
 import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, readPbxTrunks } from "./read";
 
@@ -277,10 +277,10 @@ export function planTrunksImport(
 // ---------- the plan ----------
 
 /** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
-const FINGERPRINT_KEY = randomBytes(32);
+const FINGERPRINT_KEY = crypto.getRandomValues(new Uint8Array(32));
 
 function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unknown[], entries: ImportEntry[]): string {
-  const h = createHmac("sha256", FINGERPRINT_KEY);
+  const h = nodeCrypto().createHmac("sha256", FINGERPRINT_KEY);
   h.update(JSON.stringify([kind, mode, via]));
   const keys = new Set(entries.map((e) => e.item.key));
   for (const r of pbxRows as (PbxExtension | PbxTrunk)[])

@@ -17,10 +17,10 @@
  * the SHA-256 the edit started from, into a temp file in the same directory with the file's owner and mode,
  * then renames it over the file. Then `asterisk -rx "voicemail reload"`.
  */
-import { createHash } from "node:crypto";
 import { controlProblem, numberProblem } from "../../shared/inventory";
 import type { DeployItemResult } from "../../shared/pbx";
 import { ServiceError } from "../clients/http";
+import { nodeCrypto } from "../lazy-node";
 import type { ExtensionRows } from "./astdb";
 import type { PbxRemote } from "./host";
 import { must, UnsafeValueError } from "./sql";
@@ -104,7 +104,8 @@ export function parseVoicemailRead(stdout: string): string | null {
   return Buffer.from(stdout.slice(nl + 1).replace(/\s+/g, ""), "base64").toString("latin1");
 }
 
-export const sha256Of = (content: string) => createHash("sha256").update(Buffer.from(content, "latin1")).digest("hex");
+export const sha256Of = (content: string) =>
+  nodeCrypto().createHash("sha256").update(Buffer.from(content, "latin1")).digest("hex");
 
 // ---------- the file as lines ----------
 
@@ -260,7 +261,7 @@ export interface VoicemailSnapshot {
   lines: StoredLine[];
 }
 
-const lineSha = (text: string) => createHash("sha256").update(Buffer.from(text, "latin1")).digest("hex");
+const lineSha = (text: string) => nodeCrypto().createHash("sha256").update(Buffer.from(text, "latin1")).digest("hex");
 
 /** The mailbox lines of these extensions (every mailbox context), as a backup keeps them. */
 export function voicemailSnapshot(path: string, content: string, numbers: string[]): VoicemailSnapshot {

@@ -2,9 +2,8 @@
  * Content codings of the HTTP edge: which codings a client accepts (used by the page's assets, ADR 0028,
  * and the API's JSON, ADR 0031), and the fast settings for compressing JSON answered per request.
  */
-import { promisify } from "node:util";
-import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from "node:zlib";
 import { isWholeJson } from "../http";
+import { nodeZlib } from "../lazy-node";
 
 export type Coding = "br" | "gzip";
 
@@ -24,27 +23,35 @@ export function acceptedCodings(header: string | null): Coding[] {
 /** JSON answers smaller than this go as they are: a coding would save a few hundred bytes at most. */
 export const COMPRESS_MIN_BYTES = 1024;
 
-const brotli = promisify(brotliCompress);
-const gzip = promisify(gzipCompress);
+/** How hard to compress: `answer` for bodies made per request, `file` for files compressed once and kept. */
+export type Effort = "answer" | "file";
 
 /**
- * `body` in `coding` with settings for answers made per request: JSON, and a page with its first screen's
- * picture (ADR 0047). ADR 0031: the 5,000-extension list, 1.1 MB, is 32 KB in ~5 ms at brotli quality 4
- * and 53 KB in ~4 ms at gzip level 6; quality 11 would take 2.4 s. Runs on the thread pool, off the event
- * loop. Null when it fails or would not be smaller.
+ * `body` in `coding` on the thread pool, off the event loop; null when it fails or would not be smaller.
+ * `answer` (JSON, and a page with its first screen's picture, ADR 0047): ADR 0031, the 5,000-extension list,
+ * 1.1 MB, is 32 KB in ~5 ms at brotli quality 4 and 53 KB in ~4 ms at gzip level 6; quality 11 would take
+ * 2.4 s. `file` (the embedded assets, ADR 0028): brotli 11 and gzip 9, made once per file. node:zlib is
+ * loaded at the first call (ADR 0034).
  */
-export async function encodeAnswer(body: Uint8Array, coding: Coding): Promise<Uint8Array<ArrayBuffer> | null> {
+export async function compressBytes(
+  body: Uint8Array,
+  coding: Coding,
+  effort: Effort,
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  const zlib = nodeZlib();
   try {
-    const out =
-      coding === "br"
-        ? await brotli(body, {
-            params: {
-              [zlibConstants.BROTLI_PARAM_QUALITY]: 4,
-              [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
-            },
-          })
-        : await gzip(body, { level: 6 });
+    const out = await new Promise<Buffer>((resolve, reject) => {
+      const done = (err: Error | null, result: Buffer) => (err ? reject(err) : resolve(result));
+      if (coding === "br") {
+        const { constants } = zlib;
+        const params = {
+          [constants.BROTLI_PARAM_QUALITY]: effort === "file" ? 11 : 4,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+        };
+        zlib.brotliCompress(body, { params }, done);
+      } else zlib.gzip(body, { level: effort === "file" ? 9 : 6 }, done);
+    });
     const coded = new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
     return coded.byteLength < body.byteLength ? coded : null;
   } catch {
@@ -79,7 +86,7 @@ export async function compressAnswer(res: Response, acceptEncoding: string | nul
   let chosen: { coding: Coding; bytes: Uint8Array<ArrayBuffer> } | null = null;
   if (body.byteLength >= COMPRESS_MIN_BYTES) {
     for (const coding of codings) {
-      const bytes = await encodeAnswer(body, coding);
+      const bytes = await compressBytes(body, coding, "answer");
       if (bytes) {
         chosen = { coding, bytes };
         break;

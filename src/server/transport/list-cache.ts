@@ -9,7 +9,7 @@
  */
 import type { Db } from "../../db/client";
 import { type LIST_TABLES, tableVersions } from "../../db/table-versions";
-import { acceptedCodings, COMPRESS_MIN_BYTES, type Coding, encodeAnswer } from "./encoding";
+import { acceptedCodings, COMPRESS_MIN_BYTES, type Coding, compressBytes } from "./encoding";
 
 export { VERSIONED_TABLES } from "../../db/table-versions";
 /** The tables a list's answer may be made of (each has a version row and its triggers: migration 0012). */
@@ -129,7 +129,7 @@ export class ListCache {
     for (const coding of acceptedCodings(req.acceptEncoding)) {
       let coded = entry.coded.get(coding);
       if (!coded) {
-        coded = encodeAnswer(entry.body, coding);
+        coded = compressBytes(entry.body, coding, "answer");
         entry.coded.set(coding, coded);
       }
       const body = await coded;

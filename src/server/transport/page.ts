@@ -10,12 +10,10 @@
  * Accept-Encoding, each coding made once in memory with its own ETag. ADR 0028.
  */
 import { basename } from "node:path";
-import { promisify } from "node:util";
-import { brotliCompress, gzip as gzipCompress, constants as zlibConstants } from "node:zlib";
 import type { HTMLBundle, Server } from "bun";
 import { SCREEN_DATA } from "../../shared/screens";
 import { fetchOwnPage } from "../clients/own-page";
-import { acceptedCodings, type Coding, encodeAnswer } from "./encoding";
+import { acceptedCodings, type Coding, compressBytes } from "./encoding";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
 import { type FirstScreen, ME_URL, type RenderFirstScreen, withFirstScreen } from "./prerender";
 
@@ -46,27 +44,10 @@ function notModified(req: Request, etag: string): boolean {
   });
 }
 
-const brotli = promisify(brotliCompress);
-const gzip = promisify(gzipCompress);
-
-/** The coding of `id`, or null when it fails or would not be smaller. Both run on the thread pool. */
+/** The coding of `id`, or null when it fails or would not be smaller. */
 async function compressed(id: Variant, coding: Coding): Promise<Variant | null> {
-  try {
-    const out =
-      coding === "br"
-        ? await brotli(id.body, {
-            params: {
-              [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
-              [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: id.body.byteLength,
-            },
-          })
-        : await gzip(id.body, { level: 9 });
-    const body = new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
-    return body.byteLength < id.body.byteLength ? { body, coding, etag: tagged(id.etag, coding) } : null;
-  } catch {
-    return null;
-  }
+  const body = await compressBytes(id.body, coding, "file");
+  return body ? { body, coding, etag: tagged(id.etag, coding) } : null;
 }
 
 /**
@@ -237,7 +218,7 @@ function firstScreenVariant(page: string, screen: FirstScreen, coding: Coding | 
   const variant = (async (): Promise<Variant> => {
     const body = new TextEncoder().encode(withFirstScreen(page, screen));
     const etag = quoted(`p-${Bun.hash(body).toString(36)}`);
-    const coded = coding ? await encodeAnswer(body, coding) : null;
+    const coded = coding ? await compressBytes(body, coding, "answer") : null;
     return coded && coding ? { body: coded, coding, etag: tagged(etag, coding) } : { body, etag };
   })();
   codings.set(coding ?? "identity", variant);

@@ -3,8 +3,8 @@
  * or ChaCha20-Poly1305). TLS 1.3 suites are all AEAD. Checked with `openssl s_client` by
  * test/security/transport.test.ts. ADR 0014.
  */
-import { constants } from "node:crypto";
 import type { TLSOptions } from "bun";
+import { nodeCrypto } from "../lazy-node";
 
 export const TLS12_CIPHERS = [
   "ECDHE-ECDSA-AES128-GCM-SHA256",
@@ -16,6 +16,7 @@ export const TLS12_CIPHERS = [
 ].join(":");
 
 export function tlsOptions(tls: { cert: string; key: string }): TLSOptions {
+  const { constants } = nodeCrypto();
   return {
     cert: Bun.file(tls.cert),
     key: Bun.file(tls.key),
