@@ -15,8 +15,7 @@ afterAll(() => h?.stop());
 
 /** The dashboard with the PBX status answered by `status`; the requests it made. */
 async function dashboard(status: PbxStatus): Promise<{ page: Page; answered: Promise<void> }> {
-  const page = await h.newPage();
-  await h.signInViaApi(page.context());
+  const page = await h.adminPage();
   let answer: () => void = () => {};
   const answered = new Promise<void>((resolve) => {
     answer = resolve;

@@ -1,6 +1,6 @@
 // The dashboard (/) through chromium against the built binary: server cards and the counts (from
 // GET /api/dashboard/summary, never the lists; ADR 0031).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import type { VpsStatus } from "../../src/shared/vps";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
@@ -12,13 +12,10 @@ beforeAll(async () => {
   await h.createAdminViaApi();
 });
 
+afterEach(() => h?.closePages());
 afterAll(() => h?.stop());
 
-async function dashboard(): Promise<Page> {
-  const page = await h.newPage();
-  await h.signInViaApi(page.context());
-  return page;
-}
+const dashboard = (): Promise<Page> => h.adminPage();
 
 const open = async (page: Page) => {
   await page.goto(`${h.baseUrl}/`);

@@ -10,6 +10,9 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 
+/** A cookie as `BrowserContext.addCookies` takes it. */
+type Cookie = Parameters<BrowserContext["addCookies"]>[0][number];
+
 export const BINARY = resolve(import.meta.dir, "../../dist/pbx-console");
 export const CHROMIUM = "/usr/bin/chromium";
 /** Chromium's flags for a machine without a sandbox, a GPU or the internet. */
@@ -114,6 +117,76 @@ export async function startHarness(opts: HarnessOptions = {}) {
     });
   }
 
+  /**
+   * The file's administrator context, shared by the pages of `signedInPage`. On the 2-core machine the
+   * Extensions screen of a page in a new context (a context, a sign-in, every script loaded and compiled
+   * cold) showed after ~2.3 s; in this context ~1.1 s, since a page on the console's origin (`keeper`,
+   * /healthz) stays open for the file's length and keeps the site's renderer and its compiled scripts warm
+   * (~1.65 s without it). Browser tests are bound by Chromium's CPU, so this is most of their time.
+   * Each test finds it as a new context would be but for the HTTP cache: at its first use after `closePages`
+   * its cookies are only the administrator's session, its permissions none, and the origin's storage
+   * (local, session, IndexedDB, caches) empty. Pages of one test share it, like tabs of one browser.
+   * Whenever a page is asked for, a session a test ended (signing out) is replaced by a new one.
+   */
+  interface Shared {
+    context: BrowserContext;
+    cookie: Cookie;
+    /** A test has used it since its last reset. */
+    dirty: boolean;
+    /** A page on the console's origin kept open for the file's length (see `adminPage`). */
+    keeper: Page;
+  }
+  let shared: Shared | null = null;
+
+  async function adminPage(viewport: { width: number; height: number }): Promise<Page> {
+    if (!shared) {
+      const context = await launched.newContext({ viewport: defaultViewport });
+      const cookie = await harness.signInViaApi(context);
+      const keeper = await context.newPage();
+      await keeper.goto(`${baseUrl}/healthz`);
+      const entry: Shared = { context, cookie, dirty: false, keeper };
+      context.on("close", () => {
+        if (shared === entry) shared = null;
+      });
+      shared = entry;
+    }
+    const { context } = shared;
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const me = await fetch(`${baseUrl}/api/auth/me`, {
+      headers: { Cookie: `${shared.cookie.name}=${shared.cookie.value}` },
+    });
+    const signedIn = me.ok && ((await me.json()) as { authenticated?: boolean }).authenticated === true;
+    if (shared.dirty) {
+      shared.dirty = false;
+      await context.clearCookies();
+      await context.clearPermissions();
+      if (signedIn) await context.addCookies([shared.cookie]);
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Storage.clearDataForOrigin", {
+        origin: baseUrl,
+        storageTypes: "local_storage,session_storage,indexeddb,cache_storage,service_workers,file_systems",
+      });
+      await cdp.detach();
+    }
+    // A test signed out (or its session was ended): the administrator signs in again.
+    if (!signedIn) shared.cookie = await harness.signInViaApi(context);
+    if (viewport.width !== defaultViewport.width || viewport.height !== defaultViewport.height) {
+      await page.setViewportSize(viewport);
+    }
+    return page;
+  }
+
+  /** The `Cookie` header of the administrator's API session (signed in at first use). */
+  async function apiSession(): Promise<string> {
+    if (!apiCookie) {
+      await ensureAdmin();
+      const res = await post("/api/auth/login", ADMIN);
+      apiCookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    }
+    return apiCookie;
+  }
+
   /** Creates the administrator unless one exists. */
   async function ensureAdmin() {
     if (adminCreated) return;
@@ -136,36 +209,58 @@ export async function startHarness(opts: HarnessOptions = {}) {
       return page;
     },
 
+    /** A page of the administrator signed in, in the file's shared context (see `adminPage` above), not navigated. */
+    async adminPage(o: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+      await ensureAdmin();
+      return adminPage(o.viewport ?? defaultViewport);
+    },
+
     /** Creates the first administrator through the API (no browser involved). */
     async createAdminViaApi(user: Credentials = ADMIN): Promise<void> {
       const res = await post("/api/auth/setup", { ...user, confirmPassword: user.password });
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${await res.text()}`);
     },
 
-    /** Signs in through the API and hands the session cookie to the browser context. */
-    async signInViaApi(context: BrowserContext, user: Credentials = ADMIN): Promise<void> {
+    /** Signs in through the API and hands the session cookie to the browser context (and answers it). */
+    async signInViaApi(context: BrowserContext, user: Credentials = ADMIN): Promise<Cookie> {
       const res = await post("/api/auth/login", user);
       if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
       const pair = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
       const eq = pair.indexOf("=");
       if (eq < 1) throw new Error("login answered without a session cookie");
-      await context.addCookies([
-        { name: pair.slice(0, eq), value: pair.slice(eq + 1), url: baseUrl, httpOnly: true, sameSite: "Strict" },
-      ]);
+      const cookie: Cookie = {
+        name: pair.slice(0, eq),
+        value: pair.slice(eq + 1),
+        url: baseUrl,
+        httpOnly: true,
+        sameSite: "Strict",
+      };
+      await context.addCookies([cookie]);
+      return cookie;
     },
 
     /**
-     * A signed-in page at `path` (the administrator is created on first use).
-     * `before` runs before navigation, e.g. to install routes or a fake clock.
+     * A signed-in administrator's page at `path` (the administrator is created on first use).
+     * The page opens in the file's shared administrator context (see `adminPage`) unless `before` is given:
+     * then in a context of its own (a cold HTTP cache, no other tab), and `before` runs before navigation,
+     * e.g. to install routes, a fake clock or an init script (context-wide things, hence its own context).
      */
     async signedInPage(
       path: string,
-      o: { viewport?: { width: number; height: number }; before?: (page: Page) => Promise<unknown> } = {},
+      o: {
+        viewport?: { width: number; height: number };
+        before?: (page: Page) => Promise<unknown>;
+      } = {},
     ): Promise<Page> {
       await ensureAdmin();
-      const page = await harness.newPage({ viewport: o.viewport });
-      await harness.signInViaApi(page.context());
-      await o.before?.(page);
+      let page: Page;
+      if (o.before) {
+        page = await harness.newPage({ viewport: o.viewport });
+        await harness.signInViaApi(page.context());
+        await o.before?.(page);
+      } else {
+        page = await harness.adminPage(o);
+      }
       await page.goto(baseUrl + path);
       return page;
     },
@@ -175,15 +270,10 @@ export async function startHarness(opts: HarnessOptions = {}) {
      * `headers` go last, e.g. `{ Cookie: "", Authorization: "Bearer …" }` to call as a token instead.
      */
     async api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-      if (!apiCookie) {
-        await ensureAdmin();
-        const res = await post("/api/auth/login", ADMIN);
-        apiCookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-      }
       return fetch(baseUrl + path, {
         method,
         headers: {
-          Cookie: apiCookie,
+          Cookie: await apiSession(),
           ...(method === "GET" ? {} : { "Content-Type": "application/json" }),
           ...headers,
         },
@@ -205,6 +295,22 @@ export async function startHarness(opts: HarnessOptions = {}) {
     },
 
     /**
+     * Adds many extensions in one request, through the Bulk Handler CSV import (`extension,name` rows;
+     * ADR 0038): 5,000 one `POST /api/extensions` at a time took ~25 s of a test here, the import ~1 s.
+     */
+    async importExtensions(rows: { extension: string; name: string }[]): Promise<void> {
+      const csv = `extension,name\n${rows.map((r) => `${r.extension},${r.name}`).join("\n")}\n`;
+      const res = await fetch(`${baseUrl}/api/extensions/import`, {
+        method: "POST",
+        headers: { Cookie: await apiSession(), "Content-Type": "text/csv" },
+        body: csv,
+      });
+      if (!res.ok) throw new Error(`import: ${res.status} ${await res.text()}`);
+      const { counts } = (await res.json()) as { counts: { new: number } };
+      if (counts.new !== rows.length) throw new Error(`import: created ${counts.new} of ${rows.length}`);
+    },
+
+    /**
      * Starts a job (a deploy or import `POST`, which answers 202 `{ jobId }`; ADR 0024) and waits until
      * it has ended; answers with the job (GET /api/jobs/:id).
      */
@@ -217,9 +323,14 @@ export async function startHarness(opts: HarnessOptions = {}) {
       }
     },
 
-    /** Closes the pages opened so far (so their polling stops). */
+    /** Closes the pages opened so far (so their polling stops); the shared context is reset at its next use. */
     async closePages(): Promise<void> {
-      const closing = Promise.all(contexts.splice(0).map((ctx) => ctx.close().catch(() => {})));
+      const sharedPages = (shared?.context.pages() ?? []).filter((p) => p !== shared?.keeper);
+      if (shared) shared.dirty = true;
+      const closing = Promise.all([
+        ...contexts.splice(0).map((ctx) => ctx.close().catch(() => {})),
+        ...sharedPages.map((p) => p.close().catch(() => {})),
+      ]);
       // Called from afterEach hooks, which have 5 s: a context still closing after 4 (a loaded machine;
       // it happened) is left to close with the browser at the end of the file.
       await Promise.race([closing, Bun.sleep(4000)]);

@@ -1,6 +1,6 @@
 // The signed-in console shell, driven through chromium against the built binary.
 // Tests run in order and share one server: the first one creates the administrator.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { ADMIN, type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 
@@ -32,6 +32,8 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
+
+afterEach(() => h?.closePages());
 
 afterAll(async () => {
   await h?.stop();
