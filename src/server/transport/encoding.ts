@@ -1,6 +1,6 @@
 /**
  * Content codings of the HTTP edge: which codings a client accepts (used by the page's assets, ADR 0028,
- * and the API's JSON, ADR 0031), and the fast settings for compressing JSON answered per request.
+ * and the API's JSON, ADR 0031), and compressing: fast for answers made per request, hard for files made once.
  */
 import { isWholeJson } from "../http";
 import { nodeZlib } from "../lazy-node";
