@@ -56,7 +56,7 @@ export class DialerClient {
 
   async send(payload: Record<string, unknown>): Promise<void> {
     const body = JSON.stringify(payload);
-    const id = `msg_${nodeCrypto().randomUUID()}`;
+    const id = `msg_${crypto.randomUUID()}`;
     const timestamp = Math.floor(this.now() / 1000);
     await httpRequest({
       service: SERVICE,
