@@ -9,9 +9,6 @@ import { openDatabase } from "../db/client";
 import page from "../web/index.html";
 import { createApp } from "./app";
 import { removePidFile, writePidFile } from "./backup/pid-file";
-import { createAdminCommand } from "./cli/create-admin";
-import { restoreCommand } from "./cli/restore";
-import { unlockCommand } from "./cli/unlock";
 import { type Config, ConfigError, loadConfig } from "./config";
 
 const VERSION: string = pkg.version;
@@ -105,6 +102,7 @@ async function serve() {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+// A CLI command loads its module only when it is the one asked for: serving never evaluates them.
 const args = process.argv.slice(2);
 const command = args[0];
 if (command === "--version" || command === "-v") {
@@ -114,15 +112,18 @@ if (command === "--version" || command === "-v") {
 } else if (command === undefined || command === "serve") {
   await serve();
 } else if (command === "create-admin") {
+  const { createAdminCommand } = await import("./cli/create-admin");
   const code = await createAdminCommand(() => open(prepare().dbFile), args.slice(1));
   process.exit(code);
 } else if (command === "unlock") {
+  const { unlockCommand } = await import("./cli/unlock");
   process.exit(unlockCommand(() => open(prepare().dbFile), args.slice(1)));
 } else if (command === "restore") {
   const target = () => {
     const { config, dbFile } = prepare();
     return { dataDir: config.dataDir, dbFile };
   };
+  const { restoreCommand } = await import("./cli/restore");
   process.exit(await restoreCommand(target, args.slice(1)));
 } else {
   fail(`Unknown command: ${command}\n\n${HELP}`, 2);

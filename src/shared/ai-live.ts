@@ -3,6 +3,7 @@
  * take-over (POST /api/ai/calls/:callId/transfer). Issue 17 item 5, ADR 0044.
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 export interface LiveAiTurn {
   speaker: "caller" | "assistant";
@@ -39,14 +40,16 @@ export interface LiveAiCall {
 export const LIVE_TURNS_MAX = 100;
 
 /** POST /api/ai/calls/:callId/transfer: the extension (or the assistant's IVR number) the call goes to. */
-export const aiTransferSchema = z.object({
-  extension: z
-    .string({ error: "Extension is required" })
-    .trim()
-    .min(1, "Extension is required")
-    .max(20, "Extension must be at most 20 characters")
-    .regex(/^[0-9*#]+$/, "Extension must be digits"),
-});
+export const aiTransferSchema = lazySchema(() =>
+  z.object({
+    extension: z
+      .string({ error: "Extension is required" })
+      .trim()
+      .min(1, "Extension is required")
+      .max(20, "Extension must be at most 20 characters")
+      .regex(/^[0-9*#]+$/, "Extension must be digits"),
+  }),
+);
 export type AiTransferRequest = z.output<typeof aiTransferSchema>;
 
 export interface AiTransferAnswer {

@@ -5,8 +5,9 @@
  * Decisions: docs/decisions/0007-ai-routing-and-webhook.md.
  */
 import { z } from "zod";
-import { dialable, optionalText, percent, required } from "./fields";
+import { dialable, optionalText, patchOf, percent, required } from "./fields";
 import { dialPatternProblem } from "./inventory";
+import { lazySchema } from "./lazy-schema";
 
 /** The original default model first, then the newer GA realtime models. */
 export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
@@ -68,70 +69,76 @@ export function callerPatternProblem(pattern: string): string | null {
 }
 
 /** One condition of a routing rule; each kind reads one fact of the call (see `conditionHolds`). */
-export const ruleConditionSchema = z.discriminatedUnion(
-  "kind",
-  [
-    z.object({
-      kind: z.literal("sentiment"),
-      op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
-      value: z.enum(SENTIMENTS, { error: "Choose positive, neutral or negative" }),
-    }),
-    z.object({
-      kind: z.literal("intent"),
-      op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
-      values: words("Intent", "intent"),
-    }),
-    z.object({ kind: z.literal("keywords"), any: words("Keyword", "keyword") }),
-    z.object({
-      kind: z.literal("caller"),
-      op: z.enum(["matches", "starts_with"], { error: "Choose matches or starts with" }).default("matches"),
-      pattern: z
-        .string({ error: "Enter a pattern such as NXXNXXXXXX or a prefix such as +44" })
-        .trim()
-        .superRefine((p, ctx) => {
-          const problem = callerPatternProblem(p);
-          if (problem) ctx.addIssue({ code: "custom", message: problem });
+export const ruleConditionSchema = lazySchema(() =>
+  z.discriminatedUnion(
+    "kind",
+    [
+      z.object({
+        kind: z.literal("sentiment"),
+        op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
+        value: z.enum(SENTIMENTS, { error: "Choose positive, neutral or negative" }),
+      }),
+      z.object({
+        kind: z.literal("intent"),
+        op: z.enum(["is", "is_not"], { error: "Choose is or is not" }).default("is"),
+        values: words("Intent", "intent"),
+      }),
+      z.object({ kind: z.literal("keywords"), any: words("Keyword", "keyword") }),
+      z.object({
+        kind: z.literal("caller"),
+        op: z.enum(["matches", "starts_with"], { error: "Choose matches or starts with" }).default("matches"),
+        pattern: z
+          .string({ error: "Enter a pattern such as NXXNXXXXXX or a prefix such as +44" })
+          .trim()
+          .superRefine((p, ctx) => {
+            const problem = callerPatternProblem(p);
+            if (problem) ctx.addIssue({ code: "custom", message: problem });
+          })
+          .transform((p) => p.toUpperCase()),
+      }),
+      z
+        .object({
+          kind: z.literal("time"),
+          from: clock("From"),
+          to: clock("To"),
+          days: z
+            .array(z.enum(WEEKDAYS, { error: "Days are mon … sun" }))
+            .min(1, "Choose at least one day")
+            .default([...WEEKDAYS])
+            .transform((d) => WEEKDAYS.filter((w) => d.includes(w))),
         })
-        .transform((p) => p.toUpperCase()),
-    }),
-    z
-      .object({
-        kind: z.literal("time"),
-        from: clock("From"),
-        to: clock("To"),
-        days: z
-          .array(z.enum(WEEKDAYS, { error: "Days are mon … sun" }))
-          .min(1, "Choose at least one day")
-          .default([...WEEKDAYS])
-          .transform((d) => WEEKDAYS.filter((w) => d.includes(w))),
-      })
-      .refine((t) => t.from !== t.to, { message: "From and To must differ", path: ["to"] }),
-    z.object({
-      kind: z.literal("fact"),
-      key: word("Fact name").max(64, "Fact name must be at most 64 characters"),
-      values: words("Value", "value"),
-    }),
-  ],
-  { error: "Choose a condition" },
+        .refine((t) => t.from !== t.to, { message: "From and To must differ", path: ["to"] }),
+      z.object({
+        kind: z.literal("fact"),
+        key: word("Fact name").max(64, "Fact name must be at most 64 characters"),
+        values: words("Value", "value"),
+      }),
+    ],
+    { error: "Choose a condition" },
+  ),
 );
 export type RuleCondition = z.output<typeof ruleConditionSchema>;
 
 /** The stored conditions (JSON text) of a rule made with the builder: all or any of a list of conditions. */
-export const ruleConditionsSchema = z.object({
-  match: z.enum(["all", "any"], { error: "Match must be all or any" }).default("all"),
-  conditions: z.array(ruleConditionSchema).max(20, "At most 20 conditions"),
-});
+export const ruleConditionsSchema = lazySchema(() =>
+  z.object({
+    match: z.enum(["all", "any"], { error: "Match must be all or any" }).default("all"),
+    conditions: z.array(ruleConditionSchema).max(20, "At most 20 conditions"),
+  }),
+);
 export type RuleConditions = z.output<typeof ruleConditionsSchema>;
 
 /** A rule's conditions stored before the builder: `{"fact": value or [values]}`, all must hold. */
-const legacyConditionsSchema = z.record(
-  z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
-  z.union(
-    [
-      z.union([z.string().max(500), z.number(), z.boolean()]),
-      z.array(z.union([z.string().max(500), z.number(), z.boolean()])).max(50),
-    ],
-    { error: "A condition's value must be text, a number, true/false or a list of them" },
+const legacyConditionsSchema = lazySchema(() =>
+  z.record(
+    z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
+    z.union(
+      [
+        z.union([z.string().max(500), z.number(), z.boolean()]),
+        z.array(z.union([z.string().max(500), z.number(), z.boolean()])).max(50),
+      ],
+      { error: "A condition's value must be text, a number, true/false or a list of them" },
+    ),
   ),
 );
 
@@ -239,133 +246,153 @@ export function actionParamsProblem(
   }
 }
 
-export const aiAssistantSchema = z.object({
-  name: required("Name", 100),
-  description: optionalText("Description", 500),
-  provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
-  /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
-  model: required("Model", 50).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
-  systemPrompt: z
-    .string({ error: "System prompt must be at least 10 characters" })
-    .trim()
-    .min(10, "System prompt must be at least 10 characters")
-    .max(20000, "System prompt must be at most 20000 characters"),
-  voice: z.enum(AI_VOICES, { error: "Voice must be one of the listed voices" }).default("alloy"),
-  temperature: percent("Temperature", 80),
-  tools: z
-    .array(z.enum(AI_TOOLS, { error: "Unknown tool" }))
-    .max(AI_TOOLS.length)
-    .default([])
-    .transform((list) => [...new Set(list)]),
-  extensionId: dialable("Extension"),
-  ivrId: optionalText("IVR", 50),
-  status: z.enum(["active", "inactive"], { error: "Status must be active or inactive" }).default("active"),
-});
-
-export const callTranscriptSchema = z.object({
-  callId: optionalText("Call id", 255),
-  extensionId: optionalText("Extension", 50),
-  phoneNumber: optionalText("Phone number", 50),
-  direction: optionalText("Direction", 10),
-  transcript: required("Transcript", 200_000),
-  summary: optionalText("Summary", 5000),
-  sentiment: optionalText("Sentiment", 20),
-  keywords: z
-    .array(
-      z
-        .string({ error: "Keywords must be text" })
-        .trim()
-        .min(1, "Keywords must not be empty")
-        .max(100, "Each keyword must be at most 100 characters"),
-      {
-        error: "Keywords must be a list of text",
-      },
-    )
-    .max(50, "At most 50 keywords")
-    .default([]),
-  duration: z
-    .number({ error: "Duration must be a number of seconds" })
-    .int("Duration must be a whole number of seconds")
-    .min(0, "Duration must not be negative")
-    .max(7 * 24 * 3600, "Duration is too long")
-    .optional()
-    .nullable()
-    .transform((v) => v ?? null),
-  recordingUrl: optionalText("Recording URL", 1000).refine((v) => v === null || /^https?:\/\/\S+$/.test(v), {
-    message: "Recording URL must be an http(s) URL",
+export const aiAssistantSchema = lazySchema(() =>
+  z.object({
+    name: required("Name", 100),
+    description: optionalText("Description", 500),
+    provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
+    /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
+    model: required("Model", 50).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
+    systemPrompt: z
+      .string({ error: "System prompt must be at least 10 characters" })
+      .trim()
+      .min(10, "System prompt must be at least 10 characters")
+      .max(20000, "System prompt must be at most 20000 characters"),
+    voice: z.enum(AI_VOICES, { error: "Voice must be one of the listed voices" }).default("alloy"),
+    temperature: percent("Temperature", 80),
+    tools: z
+      .array(z.enum(AI_TOOLS, { error: "Unknown tool" }))
+      .max(AI_TOOLS.length)
+      .default([])
+      .transform((list) => [...new Set(list)]),
+    extensionId: dialable("Extension"),
+    ivrId: optionalText("IVR", 50),
+    status: z.enum(["active", "inactive"], { error: "Status must be active or inactive" }).default("active"),
   }),
-});
+);
+
+/** PATCH body: any of an assistant's fields, each checked as on create. */
+export const aiAssistantPatchSchema = lazySchema(() => patchOf(aiAssistantSchema));
+
+export const callTranscriptSchema = lazySchema(() =>
+  z.object({
+    callId: optionalText("Call id", 255),
+    extensionId: optionalText("Extension", 50),
+    phoneNumber: optionalText("Phone number", 50),
+    direction: optionalText("Direction", 10),
+    transcript: required("Transcript", 200_000),
+    summary: optionalText("Summary", 5000),
+    sentiment: optionalText("Sentiment", 20),
+    keywords: z
+      .array(
+        z
+          .string({ error: "Keywords must be text" })
+          .trim()
+          .min(1, "Keywords must not be empty")
+          .max(100, "Each keyword must be at most 100 characters"),
+        {
+          error: "Keywords must be a list of text",
+        },
+      )
+      .max(50, "At most 50 keywords")
+      .default([]),
+    duration: z
+      .number({ error: "Duration must be a number of seconds" })
+      .int("Duration must be a whole number of seconds")
+      .min(0, "Duration must not be negative")
+      .max(7 * 24 * 3600, "Duration is too long")
+      .optional()
+      .nullable()
+      .transform((v) => v ?? null),
+    recordingUrl: optionalText("Recording URL", 1000).refine((v) => v === null || /^https?:\/\/\S+$/.test(v), {
+      message: "Recording URL must be an http(s) URL",
+    }),
+  }),
+);
 
 /**
  * A routing rule. `conditions` and `actionParams` stay JSON objects held as text (the stored form is
  * unchanged), but both are checked: conditions in the builder's shape (`ruleConditionsSchema`) or the
  * older flat `{"fact": value}`; the parameters as the action needs them (`actionParamsProblem`).
  */
-export const aiRoutingRuleSchema = z
-  .object({
-    name: required("Name", 100),
-    description: optionalText("Description", 500),
-    priority: percent("Priority", 0),
-    conditions: z
-      .string({ error: "Conditions are required" })
-      .trim()
-      .min(1, "Conditions are required")
-      .max(10_000, "Conditions must be at most 10000 characters")
-      .superRefine((text, ctx) => {
-        const parsed = parseRuleConditions(text);
-        if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+export const aiRoutingRuleSchema = lazySchema(() =>
+  z
+    .object({
+      name: required("Name", 100),
+      description: optionalText("Description", 500),
+      priority: percent("Priority", 0),
+      conditions: z
+        .string({ error: "Conditions are required" })
+        .trim()
+        .min(1, "Conditions are required")
+        .max(10_000, "Conditions must be at most 10000 characters")
+        .superRefine((text, ctx) => {
+          const parsed = parseRuleConditions(text);
+          if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+        }),
+      action: required("Action", 50).refine((a) => (ROUTING_ACTIONS as readonly string[]).includes(a), {
+        message: "Choose one of the listed actions",
       }),
-    action: required("Action", 50).refine((a) => (ROUTING_ACTIONS as readonly string[]).includes(a), {
-      message: "Choose one of the listed actions",
+      actionParams: z
+        .string({ error: "Action parameters are required" })
+        .trim()
+        .min(1, "Action parameters are required")
+        .max(10_000, "Action parameters must be at most 10000 characters")
+        .refine((text) => parseJsonObject(text) !== null, { message: "Action parameters must be a JSON object" }),
+      enabled: z.boolean({ error: "Enabled must be true or false" }).default(true),
+    })
+    .superRefine((rule, ctx) => {
+      const params = parseJsonObject(rule.actionParams);
+      if (!params || !(ROUTING_ACTIONS as readonly string[]).includes(rule.action)) return;
+      const problem = actionParamsProblem(rule.action, params);
+      if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: ["actionParams"] });
     }),
-    actionParams: z
-      .string({ error: "Action parameters are required" })
-      .trim()
-      .min(1, "Action parameters are required")
-      .max(10_000, "Action parameters must be at most 10000 characters")
-      .refine((text) => parseJsonObject(text) !== null, { message: "Action parameters must be a JSON object" }),
-    enabled: z.boolean({ error: "Enabled must be true or false" }).default(true),
-  })
-  .superRefine((rule, ctx) => {
-    const params = parseJsonObject(rule.actionParams);
-    if (!params || !(ROUTING_ACTIONS as readonly string[]).includes(rule.action)) return;
-    const problem = actionParamsProblem(rule.action, params);
-    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: ["actionParams"] });
-  });
+);
+
+/** PATCH body: any of a rule's fields, each checked as on create. */
+export const aiRoutingRulePatchSchema = lazySchema(() => patchOf(aiRoutingRuleSchema));
 
 /** POST /api/ai/route: the facts of a call, any keys (sentiment, intent, calledNumber, …). */
-export const routeFactsSchema = z
-  .record(
-    z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
-    z.union([z.string().max(500, "Fact values must be at most 500 characters"), z.number(), z.boolean(), z.null()], {
-      error: "Fact values must be text, numbers or booleans",
-    }),
-  )
-  .refine((facts) => Object.keys(facts).length <= 50, { message: "At most 50 facts" });
+export const routeFactsSchema = lazySchema(() =>
+  z
+    .record(
+      z.string().trim().min(1, "Fact names must not be empty").max(64, "Fact names must be at most 64 characters"),
+      z.union([z.string().max(500, "Fact values must be at most 500 characters"), z.number(), z.boolean(), z.null()], {
+        error: "Fact values must be text, numbers or booleans",
+      }),
+    )
+    .refine((facts) => Object.keys(facts).length <= 50, { message: "At most 50 facts" }),
+);
 
 /** POST /api/ai/tokens */
-export const apiTokenSchema = z.object({
-  name: required("Name", 100),
-});
+export const apiTokenSchema = lazySchema(() =>
+  z.object({
+    name: required("Name", 100),
+  }),
+);
 
 /** A delivery to POST /api/ai/openai/webhook (an OpenAI project webhook); only `realtime.call.incoming` is acted on. */
-export const openAiWebhookEventSchema = z.object({
-  type: z.string({ error: "Event type is required" }).max(100),
-  id: z.string().max(200).optional(),
-  data: z.unknown().optional(),
-});
+export const openAiWebhookEventSchema = lazySchema(() =>
+  z.object({
+    type: z.string({ error: "Event type is required" }).max(100),
+    id: z.string().max(200).optional(),
+    data: z.unknown().optional(),
+  }),
+);
 
-export const realtimeCallIncomingSchema = z.object({
-  call_id: z
-    .string({ error: "call_id is required" })
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, "call_id must be letters, digits, _ or -"),
-  sip_headers: z
-    .array(z.object({ name: z.string().max(200), value: z.string().max(4000) }), {
-      error: "sip_headers must be a list of {name, value}",
-    })
-    .max(200)
-    .default([]),
-});
+export const realtimeCallIncomingSchema = lazySchema(() =>
+  z.object({
+    call_id: z
+      .string({ error: "call_id is required" })
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, "call_id must be letters, digits, _ or -"),
+    sip_headers: z
+      .array(z.object({ name: z.string().max(200), value: z.string().max(4000) }), {
+        error: "sip_headers must be a list of {name, value}",
+      })
+      .max(200)
+      .default([]),
+  }),
+);
 
 export type AiModel = (typeof AI_MODELS)[number];
 export type AiVoice = (typeof AI_VOICES)[number];
@@ -530,37 +557,41 @@ export const TRANSCRIPT_SENTIMENTS = ["positive", "neutral", "negative"] as cons
  * `sentiment` (case-insensitive equality), `assistant` (the AI assistant the call was routed to, by the
  * call log's call id) and `caller` (part of the caller's number).
  */
-export const transcriptFilterSchema = z.object({
-  q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
-  from: transcriptTime("From").optional(),
-  to: transcriptTime("To").optional(),
-  sentiment: z.string().trim().min(1).max(100, "Sentiment is at most 100 characters").optional(),
-  assistant: z.coerce
-    .number({ error: "The assistant must be an assistant id" })
-    .int("The assistant must be an assistant id")
-    .positive("The assistant must be an assistant id")
-    .optional(),
-  caller: z.string().trim().min(1).max(50, "The caller number is at most 50 characters").optional(),
-});
+export const transcriptFilterSchema = lazySchema(() =>
+  z.object({
+    q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
+    from: transcriptTime("From").optional(),
+    to: transcriptTime("To").optional(),
+    sentiment: z.string().trim().min(1).max(100, "Sentiment is at most 100 characters").optional(),
+    assistant: z.coerce
+      .number({ error: "The assistant must be an assistant id" })
+      .int("The assistant must be an assistant id")
+      .positive("The assistant must be an assistant id")
+      .optional(),
+    caller: z.string().trim().min(1).max(50, "The caller number is at most 50 characters").optional(),
+  }),
+);
 export type TranscriptFilter = z.infer<typeof transcriptFilterSchema>;
 
 /**
  * GET /api/ai/transcripts query: the filters (`transcriptFilterSchema`); `limit` or `cursor` asks for a page
  * (`TranscriptPage`), without either the answer is the whole list (`CallTranscript[]`).
  */
-export const transcriptQuerySchema = transcriptFilterSchema.extend({
-  limit: z.coerce
-    .number({ error: "The limit must be a number" })
-    .int("The limit must be a whole number")
-    .min(1, "The limit is at least 1")
-    .max(TRANSCRIPT_PAGE_MAX, `The limit is at most ${TRANSCRIPT_PAGE_MAX}`)
-    .optional(),
-  /** The `nextCursor` of the previous page: `<createdAt ms>.<id>` of its last item. */
-  cursor: z
-    .string()
-    .regex(/^[0-9]{1,15}\.[1-9][0-9]{0,15}$/, "The cursor is not one this console gave out")
-    .optional(),
-});
+export const transcriptQuerySchema = lazySchema(() =>
+  transcriptFilterSchema.extend({
+    limit: z.coerce
+      .number({ error: "The limit must be a number" })
+      .int("The limit must be a whole number")
+      .min(1, "The limit is at least 1")
+      .max(TRANSCRIPT_PAGE_MAX, `The limit is at most ${TRANSCRIPT_PAGE_MAX}`)
+      .optional(),
+    /** The `nextCursor` of the previous page: `<createdAt ms>.<id>` of its last item. */
+    cursor: z
+      .string()
+      .regex(/^[0-9]{1,15}\.[1-9][0-9]{0,15}$/, "The cursor is not one this console gave out")
+      .optional(),
+  }),
+);
 export type TranscriptQuery = z.infer<typeof transcriptQuerySchema>;
 
 /** One transcript in a page: everything but the text, of which only the start (`preview`). */

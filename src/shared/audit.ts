@@ -1,5 +1,6 @@
 /** The audit trail: who did what, when, from where, to which object (GET /api/audit, the Audit screen). */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 /** How an audited call ended: done, refused by the role check, or failed (bad input, conflict, outside service). */
 export const AUDIT_OUTCOMES = ["ok", "denied", "failed"] as const;
@@ -51,34 +52,38 @@ export const AUDIT_PAGE_DEFAULT = 100;
 export const AUDIT_PAGE_MAX = 500;
 
 /** The filters of GET /api/audit and GET /api/audit/export.csv (query string values). */
-export const auditFilterSchema = z.object({
-  /** Exact username (or `token:<name>`, `system`, `cli`). */
-  actor: z.string().trim().max(100, "The actor is at most 100 characters").optional(),
-  /** An action (`extension.create`) or an action prefix ending in a dot (`extension.`, `auth.`). */
-  action: z
-    .string()
-    .trim()
-    .max(64, "The action is at most 64 characters")
-    .regex(/^[a-z0-9_.-]*$/, "Use an action name like extension.create or a prefix like extension.")
-    .optional(),
-  /** Free text: matched in the object, its label, the actor, the address, the detail and the changes. */
-  q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
-  outcome: z.enum(AUDIT_OUTCOMES, { error: "Choose ok, denied or failed" }).optional(),
-});
+export const auditFilterSchema = lazySchema(() =>
+  z.object({
+    /** Exact username (or `token:<name>`, `system`, `cli`). */
+    actor: z.string().trim().max(100, "The actor is at most 100 characters").optional(),
+    /** An action (`extension.create`) or an action prefix ending in a dot (`extension.`, `auth.`). */
+    action: z
+      .string()
+      .trim()
+      .max(64, "The action is at most 64 characters")
+      .regex(/^[a-z0-9_.-]*$/, "Use an action name like extension.create or a prefix like extension.")
+      .optional(),
+    /** Free text: matched in the object, its label, the actor, the address, the detail and the changes. */
+    q: z.string().trim().max(200, "The search is at most 200 characters").optional(),
+    outcome: z.enum(AUDIT_OUTCOMES, { error: "Choose ok, denied or failed" }).optional(),
+  }),
+);
 
-export const auditQuerySchema = auditFilterSchema.extend({
-  limit: z.coerce
-    .number({ error: "The limit must be a number" })
-    .int("The limit must be a whole number")
-    .min(1, "The limit is at least 1")
-    .max(AUDIT_PAGE_MAX, `The limit is at most ${AUDIT_PAGE_MAX}`)
-    .optional(),
-  /** The `nextCursor` of the previous page. */
-  cursor: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, "The cursor is not one this console gave out")
-    .optional(),
-});
+export const auditQuerySchema = lazySchema(() =>
+  auditFilterSchema.extend({
+    limit: z.coerce
+      .number({ error: "The limit must be a number" })
+      .int("The limit must be a whole number")
+      .min(1, "The limit is at least 1")
+      .max(AUDIT_PAGE_MAX, `The limit is at most ${AUDIT_PAGE_MAX}`)
+      .optional(),
+    /** The `nextCursor` of the previous page. */
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/, "The cursor is not one this console gave out")
+      .optional(),
+  }),
+);
 
 export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;

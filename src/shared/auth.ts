@@ -1,75 +1,87 @@
 /** Sign-in, first-run set-up and the session: request schemas and wire types. */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 import type { Role } from "./users";
 
 export const PASSWORD_MIN = 12;
 
-export const usernameSchema = z
-  .string({ error: "Username is required" })
-  .trim()
-  .min(1, "Username is required")
-  .max(64, "Username must be at most 64 characters")
-  .regex(/^[A-Za-z0-9._@-]+$/, "Use letters, digits and . _ @ - only");
+export const usernameSchema = lazySchema(() =>
+  z
+    .string({ error: "Username is required" })
+    .trim()
+    .min(1, "Username is required")
+    .max(64, "Username must be at most 64 characters")
+    .regex(/^[A-Za-z0-9._@-]+$/, "Use letters, digits and . _ @ - only"),
+);
 
-export const passwordSchema = z
-  .string({ error: "Password is required" })
-  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
-  .max(512, "Password must be at most 512 characters");
+export const passwordSchema = lazySchema(() =>
+  z
+    .string({ error: "Password is required" })
+    .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
+    .max(512, "Password must be at most 512 characters"),
+);
 
-export const loginSchema = z.object({
-  username: z.string({ error: "Username is required" }).trim().min(1, "Username is required").max(64),
-  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(512),
-  /** The authenticator code (or a recovery code) of a user with two-factor sign-in on. */
-  code: z.string().trim().max(64, "The code is at most 64 characters").optional(),
-});
+export const loginSchema = lazySchema(() =>
+  z.object({
+    username: z.string({ error: "Username is required" }).trim().min(1, "Username is required").max(64),
+    password: z.string({ error: "Password is required" }).min(1, "Password is required").max(512),
+    /** The authenticator code (or a recovery code) of a user with two-factor sign-in on. */
+    code: z.string().trim().max(64, "The code is at most 64 characters").optional(),
+  }),
+);
 
-export const setupSchema = z
-  .object({
-    username: usernameSchema,
-    password: passwordSchema,
-    confirmPassword: z.string({ error: "Repeat the password" }),
-    /** Needed when the console listens beyond loopback (`MeResponse.setupCodeRequired`): printed at start-up. */
-    setupCode: z.string().trim().max(64, "The set-up code is at most 64 characters").optional(),
-  })
-  .refine((v) => v.password === v.confirmPassword, {
-    message: "Passwords do not match",
-    path: ["confirmPassword"],
-  });
+export const setupSchema = lazySchema(() =>
+  z
+    .object({
+      username: usernameSchema,
+      password: passwordSchema,
+      confirmPassword: z.string({ error: "Repeat the password" }),
+      /** Needed when the console listens beyond loopback (`MeResponse.setupCodeRequired`): printed at start-up. */
+      setupCode: z.string().trim().max(64, "The set-up code is at most 64 characters").optional(),
+    })
+    .refine((v) => v.password === v.confirmPassword, {
+      message: "Passwords do not match",
+      path: ["confirmPassword"],
+    }),
+);
 
 export type LoginInput = z.infer<typeof loginSchema>;
 export type SetupInput = z.input<typeof setupSchema>;
 
-const currentPasswordField = z
-  .string({ error: "Current password is required" })
-  .min(1, "Current password is required")
-  .max(512);
+const currentPasswordField = lazySchema(() =>
+  z.string({ error: "Current password is required" }).min(1, "Current password is required").max(512),
+);
 
 /** POST /api/auth/password: the current password proves it is the owner; other sessions are signed out. */
-export const changePasswordSchema = z
-  .object({
-    currentPassword: currentPasswordField,
-    newPassword: passwordSchema,
-  })
-  .refine((v) => v.newPassword !== v.currentPassword, {
-    message: "The new password must differ from the current one",
-    path: ["newPassword"],
-  });
+export const changePasswordSchema = lazySchema(() =>
+  z
+    .object({
+      currentPassword: currentPasswordField,
+      newPassword: passwordSchema,
+    })
+    .refine((v) => v.newPassword !== v.currentPassword, {
+      message: "The new password must differ from the current one",
+      path: ["newPassword"],
+    }),
+);
 
 /** The change-password form: the request plus the repeated new password (checked in the browser). */
-export const changePasswordFormSchema = z
-  .object({
-    currentPassword: currentPasswordField,
-    newPassword: passwordSchema,
-    confirmPassword: z.string({ error: "Repeat the new password" }),
-  })
-  .refine((v) => v.newPassword !== v.currentPassword, {
-    message: "The new password must differ from the current one",
-    path: ["newPassword"],
-  })
-  .refine((v) => v.newPassword === v.confirmPassword, {
-    message: "Passwords do not match",
-    path: ["confirmPassword"],
-  });
+export const changePasswordFormSchema = lazySchema(() =>
+  z
+    .object({
+      currentPassword: currentPasswordField,
+      newPassword: passwordSchema,
+      confirmPassword: z.string({ error: "Repeat the new password" }),
+    })
+    .refine((v) => v.newPassword !== v.currentPassword, {
+      message: "The new password must differ from the current one",
+      path: ["newPassword"],
+    })
+    .refine((v) => v.newPassword === v.confirmPassword, {
+      message: "Passwords do not match",
+      path: ["confirmPassword"],
+    }),
+);
 
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
 
@@ -149,15 +161,17 @@ export interface TotpEnabled {
 }
 
 /** POST /api/auth/totp/enable: the current code of the authenticator, which proves the secret was saved. */
-export const totpEnableSchema = z.object({
-  code: z
-    .string({ error: "Enter the 6-digit code" })
-    .trim()
-    .regex(/^\d{6}$/, "Enter the 6-digit code"),
-});
+export const totpEnableSchema = lazySchema(() =>
+  z.object({
+    code: z
+      .string({ error: "Enter the 6-digit code" })
+      .trim()
+      .regex(/^\d{6}$/, "Enter the 6-digit code"),
+  }),
+);
 
 /** POST /api/auth/totp/disable: the current password. */
-export const totpDisableSchema = z.object({ password: currentPasswordField });
+export const totpDisableSchema = lazySchema(() => z.object({ password: currentPasswordField }));
 
 export type TotpEnableInput = z.infer<typeof totpEnableSchema>;
 export type TotpDisableInput = z.infer<typeof totpDisableSchema>;

@@ -3,6 +3,7 @@
  * the column names both sides use, the import's query and its preview as the API returns it.
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 export { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "./limits";
 
@@ -49,9 +50,11 @@ export const DID_CSV_COLUMNS = [
 ] as const;
 
 /** `?dryRun=true`: the preview, saving nothing. Without it (or `false`) the import is applied. */
-export const bulkImportQuerySchema = z.object({
-  dryRun: z.enum(["true", "false"], { error: "dryRun must be true or false" }).optional(),
-});
+export const bulkImportQuerySchema = lazySchema(() =>
+  z.object({
+    dryRun: z.enum(["true", "false"], { error: "dryRun must be true or false" }).optional(),
+  }),
+);
 
 export const importVerdicts = ["new", "changed", "unchanged", "invalid"] as const;
 export type ImportVerdict = (typeof importVerdicts)[number];

@@ -4,6 +4,7 @@
  * characters, never the value. Environment variables take precedence.
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 export const serviceTypes = [
   "hostinger",
@@ -193,13 +194,17 @@ const serviceUrl = (example: string) =>
 
 const text = (max: number) => z.string().trim().max(max).optional();
 /** A host of a TCP service (SSH, AMI): a name or an IP address, no scheme, port or path. */
-const hostField = z
-  .string()
-  .trim()
-  .max(255)
-  .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
-  .optional();
-const portField = z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional();
+const hostField = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .max(255)
+    .regex(/^$|^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/, "Enter a host name or IP address")
+    .optional(),
+);
+const portField = lazySchema(() =>
+  z.union([z.literal(""), z.string().regex(/^\d{1,5}$/, "Port is a number")]).optional(),
+);
 const secret = (max: number) => z.string().max(max).optional();
 
 /**
@@ -207,99 +212,101 @@ const secret = (max: number) => z.string().max(max).optional();
  * left empty or omitted keeps the stored one. Device management also accepts
  * `publicKey`/`secretKey` (the test call's names) for clientId/clientSecret.
  */
-export const saveCredentialSchema = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("hostinger"),
-    name: text(100),
-    apiKey: secret(1000),
-    vmId: z.string().trim().regex(/^\d*$/, "VM id is a number").optional(),
-  }),
-  z.object({
-    type: z.literal("freepbx"),
-    name: text(100),
-    apiUrl: serviceUrl("https://pbx.example.com").optional(),
-    clientId: text(255),
-    clientSecret: secret(1000),
-  }),
-  z.object({
-    type: z.literal("tinymdm"),
-    name: text(100),
-    clientId: text(255),
-    clientSecret: secret(1000),
-    publicKey: text(255),
-    secretKey: secret(1000),
-  }),
-  z.object({ type: z.literal("telnyx"), name: text(100), apiKey: secret(1000) }),
-  z.object({
-    type: z.literal("openai"),
-    name: text(100),
-    apiKey: secret(1000),
-    webhookSecret: secret(1000),
-    projectId: z
-      .string()
-      .trim()
-      .regex(/^$|^proj_[A-Za-z0-9]+$/, "Project ID looks like proj_…")
-      .optional(),
-  }),
-  z.object({
-    type: z.literal("dialer"),
-    name: text(100),
-    apiUrl: serviceUrl("https://dialer.example.com/hooks").optional(),
-    webhookSecret: secret(1000),
-  }),
-  z.object({
-    type: z.literal("ssh"),
-    name: text(100),
-    host: hostField,
-    port: portField,
-    username: z
-      .string()
-      .trim()
-      .max(64)
-      .regex(/^$|^[A-Za-z0-9._-]+$/, "Letters, digits, . _ - only")
-      .optional(),
-    privateKey: secret(20000),
-    password: secret(1000),
-    freepbxConf: z
-      .string()
-      .trim()
-      .regex(/^$|^\/[A-Za-z0-9._/-]+$/, "An absolute path such as /etc/freepbx.conf")
-      .optional(),
-    /** Clears the pinned host key so the next successful test pins the new one. */
-    resetHostKey: z.boolean().optional(),
-  }),
-  z.object({
-    type: z.literal("ami"),
-    name: text(100),
-    host: hostField,
-    port: portField,
-    username: z
-      .string()
-      .trim()
-      .max(80)
-      .regex(/^$|^[A-Za-z0-9._@-]+$/, "Letters, digits, . _ @ - only")
-      .optional(),
-    // AMI frames are lines: a line break in the secret would inject a header.
-    secret: z
-      .string()
-      .max(255)
-      .regex(/^[^\r\n]*$/, "The secret cannot contain a line break")
-      .optional(),
-  }),
-  z.object({
-    type: z.literal("cdr"),
-    name: text(100),
-    databaseUrl: z
-      .string()
-      .trim()
-      .max(1000)
-      .refine(
-        (v) => v === "" || cdrDatabaseUrl(v) !== null,
-        "Enter a URL such as mysql://user:password@127.0.0.1:3306/asteriskcdrdb",
-      )
-      .optional(),
-  }),
-]);
+export const saveCredentialSchema = lazySchema(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("hostinger"),
+      name: text(100),
+      apiKey: secret(1000),
+      vmId: z.string().trim().regex(/^\d*$/, "VM id is a number").optional(),
+    }),
+    z.object({
+      type: z.literal("freepbx"),
+      name: text(100),
+      apiUrl: serviceUrl("https://pbx.example.com").optional(),
+      clientId: text(255),
+      clientSecret: secret(1000),
+    }),
+    z.object({
+      type: z.literal("tinymdm"),
+      name: text(100),
+      clientId: text(255),
+      clientSecret: secret(1000),
+      publicKey: text(255),
+      secretKey: secret(1000),
+    }),
+    z.object({ type: z.literal("telnyx"), name: text(100), apiKey: secret(1000) }),
+    z.object({
+      type: z.literal("openai"),
+      name: text(100),
+      apiKey: secret(1000),
+      webhookSecret: secret(1000),
+      projectId: z
+        .string()
+        .trim()
+        .regex(/^$|^proj_[A-Za-z0-9]+$/, "Project ID looks like proj_…")
+        .optional(),
+    }),
+    z.object({
+      type: z.literal("dialer"),
+      name: text(100),
+      apiUrl: serviceUrl("https://dialer.example.com/hooks").optional(),
+      webhookSecret: secret(1000),
+    }),
+    z.object({
+      type: z.literal("ssh"),
+      name: text(100),
+      host: hostField,
+      port: portField,
+      username: z
+        .string()
+        .trim()
+        .max(64)
+        .regex(/^$|^[A-Za-z0-9._-]+$/, "Letters, digits, . _ - only")
+        .optional(),
+      privateKey: secret(20000),
+      password: secret(1000),
+      freepbxConf: z
+        .string()
+        .trim()
+        .regex(/^$|^\/[A-Za-z0-9._/-]+$/, "An absolute path such as /etc/freepbx.conf")
+        .optional(),
+      /** Clears the pinned host key so the next successful test pins the new one. */
+      resetHostKey: z.boolean().optional(),
+    }),
+    z.object({
+      type: z.literal("ami"),
+      name: text(100),
+      host: hostField,
+      port: portField,
+      username: z
+        .string()
+        .trim()
+        .max(80)
+        .regex(/^$|^[A-Za-z0-9._@-]+$/, "Letters, digits, . _ @ - only")
+        .optional(),
+      // AMI frames are lines: a line break in the secret would inject a header.
+      secret: z
+        .string()
+        .max(255)
+        .regex(/^[^\r\n]*$/, "The secret cannot contain a line break")
+        .optional(),
+    }),
+    z.object({
+      type: z.literal("cdr"),
+      name: text(100),
+      databaseUrl: z
+        .string()
+        .trim()
+        .max(1000)
+        .refine(
+          (v) => v === "" || cdrDatabaseUrl(v) !== null,
+          "Enter a URL such as mysql://user:password@127.0.0.1:3306/asteriskcdrdb",
+        )
+        .optional(),
+    }),
+  ]),
+);
 
 /** A `mysql://` or `mariadb://` URL with a user and a database name, or null. */
 export function cdrDatabaseUrl(

@@ -4,16 +4,19 @@
  * Shared by server (the domain function's answer) and web (the count cards).
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
-const count = z.number().int().nonnegative();
+const count = lazySchema(() => z.number().int().nonnegative());
 
-export const dashboardSummarySchema = z.object({
-  extensions: count,
-  trunks: count,
-  inboundRoutes: count,
-  outboundRoutes: count,
-  pttGroups: count,
-  aiAssistants: count,
-});
+export const dashboardSummarySchema = lazySchema(() =>
+  z.object({
+    extensions: count,
+    trunks: count,
+    inboundRoutes: count,
+    outboundRoutes: count,
+    pttGroups: count,
+    aiAssistants: count,
+  }),
+);
 
 export type DashboardSummary = z.infer<typeof dashboardSummarySchema>;

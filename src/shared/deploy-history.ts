@@ -4,19 +4,22 @@
  */
 import { z } from "zod";
 import type { JobItemResult, JobKind, JobState, JobTarget } from "./jobs";
+import { lazySchema } from "./lazy-schema";
 import type { ReloadResult } from "./pbx";
 
 export const DEPLOY_HISTORY_DEFAULT = 20;
 export const DEPLOY_HISTORY_MAX = 100;
 
-export const deployHistoryQuerySchema = z.object({
-  limit: z.coerce
-    .number({ error: "The limit must be a number" })
-    .int("The limit must be a whole number")
-    .min(1, "The limit is at least 1")
-    .max(DEPLOY_HISTORY_MAX, `The limit is at most ${DEPLOY_HISTORY_MAX}`)
-    .optional(),
-});
+export const deployHistoryQuerySchema = lazySchema(() =>
+  z.object({
+    limit: z.coerce
+      .number({ error: "The limit must be a number" })
+      .int("The limit must be a whole number")
+      .min(1, "The limit is at least 1")
+      .max(DEPLOY_HISTORY_MAX, `The limit is at most ${DEPLOY_HISTORY_MAX}`)
+      .optional(),
+  }),
+);
 export type DeployHistoryQuery = z.output<typeof deployHistoryQuerySchema>;
 
 /** The snapshot a deployment took before it wrote. */

@@ -1,37 +1,39 @@
 /**
  * Bulk actions on extensions (the Extensions table's selection, ADR 0041): delete many at once (those a
  * PTT group or inbound route uses are reported, not deleted) and set shared fields on many at once.
- * The fields are checked by the very validators of `extensionSchema` (`patchOf`), so a bulk edit
+ * The fields are checked by the very validators of `extensionSchema` (`extensionPatchSchema`), so a bulk edit
  * accepts exactly what the one-extension form accepts.
  */
 import { z } from "zod";
-import { patchOf } from "./fields";
-import { extensionSchema } from "./inventory";
+import { extensionPatchSchema } from "./inventory";
+import { lazySchema } from "./lazy-schema";
 
 /** At most this many extensions in one bulk call (the console is sized for 5,000). */
 export const EXTENSION_BULK_MAX = 10_000;
 
-const ids = z
-  .array(z.number({ error: "Each id must be a number" }).int("Each id must be a whole number").positive(), {
-    error: "ids must be a list of extension ids",
-  })
-  .min(1, "Select at least one extension")
-  .max(EXTENSION_BULK_MAX, `At most ${EXTENSION_BULK_MAX} extensions at once`)
-  .transform((list) => [...new Set(list)]);
+const ids = lazySchema(() =>
+  z
+    .array(z.number({ error: "Each id must be a number" }).int("Each id must be a whole number").positive(), {
+      error: "ids must be a list of extension ids",
+    })
+    .min(1, "Select at least one extension")
+    .max(EXTENSION_BULK_MAX, `At most ${EXTENSION_BULK_MAX} extensions at once`)
+    .transform((list) => [...new Set(list)]),
+);
 
-export const extensionBulkDeleteSchema = z.object({ ids });
-
-const fields = patchOf(extensionSchema).shape;
+export const extensionBulkDeleteSchema = lazySchema(() => z.object({ ids }));
 
 /** The fields that make sense to set on many extensions at once (never the number, name, email or secret). */
-export const extensionBulkPatchSchema = z
-  .strictObject(
-    { voicemail: fields.voicemail, position: fields.position },
-    { error: "Only voicemail and position can be set on many extensions at once" },
-  )
-  .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "Choose at least one field to set" });
+export const extensionBulkPatchSchema = lazySchema(() =>
+  z
+    .strictObject(
+      { voicemail: extensionPatchSchema.shape.voicemail, position: extensionPatchSchema.shape.position },
+      { error: "Only voicemail and position can be set on many extensions at once" },
+    )
+    .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "Choose at least one field to set" }),
+);
 
-export const extensionBulkUpdateSchema = z.object({ ids, patch: extensionBulkPatchSchema });
+export const extensionBulkUpdateSchema = lazySchema(() => z.object({ ids, patch: extensionBulkPatchSchema }));
 
 export type ExtensionBulkPatch = z.output<typeof extensionBulkPatchSchema>;
 

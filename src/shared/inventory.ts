@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { optionalText, patchOf, required } from "./fields";
+import { lazySchema } from "./lazy-schema";
 
 const SIP_SECRET_MIN = 12;
 
@@ -207,25 +208,27 @@ export const extensionRules: readonly FieldRule<{ extension: string; name: strin
   { field: "secret", problem: (e) => configTokenProblem(e.secret, "Secret") },
 ];
 
-export const extensionSchema = withRules(
-  z.object({
-    extension: required("Extension", 10),
-    name: named("Name"),
-    email: z
-      .union([z.literal(""), z.email("Enter a valid email address").max(255)])
-      .optional()
-      .nullable()
-      .transform((v) => (v ? v : null)),
-    position: optionalText("Position", 100),
-    personalPhone: optionalText("Personal phone", 20),
-    voicemail: z.boolean().default(false),
-    /** Empty → the server generates a strong one. A weak SIP secret is how PBXs get robbed. */
-    secret: optionalText("Secret", 255).refine((v) => v === null || v.length >= SIP_SECRET_MIN, {
-      message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
+export const extensionSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      extension: required("Extension", 10),
+      name: named("Name"),
+      email: z
+        .union([z.literal(""), z.email("Enter a valid email address").max(255)])
+        .optional()
+        .nullable()
+        .transform((v) => (v ? v : null)),
+      position: optionalText("Position", 100),
+      personalPhone: optionalText("Personal phone", 20),
+      voicemail: z.boolean().default(false),
+      /** Empty → the server generates a strong one. A weak SIP secret is how PBXs get robbed. */
+      secret: optionalText("Secret", 255).refine((v) => v === null || v.length >= SIP_SECRET_MIN, {
+        message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
+      }),
+      status: z.string().max(20).default("available"),
     }),
-    status: z.string().max(20).default("available"),
-  }),
-  extensionRules,
+    extensionRules,
+  ),
 );
 
 export const trunkTypes = ["sip", "iax", "dahdi"] as const;
@@ -278,38 +281,40 @@ export const trunkRules: readonly FieldRule<TrunkRuleFields>[] = [
   { field: "contactUser", problem: (t) => configTokenProblem(t.contactUser, "Contact user") },
 ];
 
-export const trunkSchema = withRules(
-  z.object({
-    name: named("Name"),
-    type: z.enum(trunkTypes, { error: "Type must be sip, iax or dahdi" }),
-    host: named("Host"),
-    port: z
-      .number()
-      .int("Port must be a whole number")
-      .min(1, "Port must be between 1 and 65535")
-      .max(65535, "Port must be between 1 and 65535")
-      .optional()
-      .nullable(),
-    /** Left out: `trunkAuthModeOf` decides (credentials when a username or secret is given, else IP). */
-    authMode: z.enum(trunkAuthModes, { error: "Authentication must be credentials or ip" }).optional(),
-    username: optionalText("Username", 100),
-    secret: optionalText("Secret", 255),
-    /** IP authentication: the provider's addresses (empty: the host's). */
-    providerAddresses: z
-      .array(checked(z.string().trim().min(1, "Enter an address"), providerAddressProblem))
-      .max(MAX_PROVIDER_ADDRESSES, `List at most ${MAX_PROVIDER_ADDRESSES} addresses`)
-      .default([]),
-    fromDomain: optionalText("From domain", 255),
-    fromUser: optionalText("From user", 100),
-    contactUser: optionalText("Contact user", 100),
-    authType: z.enum(trunkAuthTypes).default("outbound"),
-    registrationEnabled: z.boolean().default(false),
-    rewriteContact: z.boolean().default(false),
-    trustRpid: z.boolean().default(false),
-    sendRpid: z.boolean().default(false),
-    status: z.string().max(20).default("unregistered"),
-  }),
-  trunkRules,
+export const trunkSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      name: named("Name"),
+      type: z.enum(trunkTypes, { error: "Type must be sip, iax or dahdi" }),
+      host: named("Host"),
+      port: z
+        .number()
+        .int("Port must be a whole number")
+        .min(1, "Port must be between 1 and 65535")
+        .max(65535, "Port must be between 1 and 65535")
+        .optional()
+        .nullable(),
+      /** Left out: `trunkAuthModeOf` decides (credentials when a username or secret is given, else IP). */
+      authMode: z.enum(trunkAuthModes, { error: "Authentication must be credentials or ip" }).optional(),
+      username: optionalText("Username", 100),
+      secret: optionalText("Secret", 255),
+      /** IP authentication: the provider's addresses (empty: the host's). */
+      providerAddresses: z
+        .array(checked(z.string().trim().min(1, "Enter an address"), providerAddressProblem))
+        .max(MAX_PROVIDER_ADDRESSES, `List at most ${MAX_PROVIDER_ADDRESSES} addresses`)
+        .default([]),
+      fromDomain: optionalText("From domain", 255),
+      fromUser: optionalText("From user", 100),
+      contactUser: optionalText("Contact user", 100),
+      authType: z.enum(trunkAuthTypes).default("outbound"),
+      registrationEnabled: z.boolean().default(false),
+      rewriteContact: z.boolean().default(false),
+      trustRpid: z.boolean().default(false),
+      sendRpid: z.boolean().default(false),
+      status: z.string().max(20).default("unregistered"),
+    }),
+    trunkRules,
+  ),
 );
 
 /** What the deploy writes of an inbound route. */
@@ -327,18 +332,20 @@ export const inboundRules: readonly FieldRule<{
   { field: "destination", problem: (r) => destinationProblem(r.destinationType, r.destination) },
 ];
 
-export const inboundRouteSchema = withRules(
-  z.object({
-    description: named("Description"),
-    didNumber: optionalText("DID number", 20),
-    // No trunk: FreePBX matches an inbound route by its DID only, never by the trunk a call came in on
-    // (ADR 0037). A `trunkId` sent by an older client is ignored like any unknown field.
-    destination: named("Destination"),
-    destinationType: z.enum(destinationTypes, {
-      error: "Destination type must be extension, ivr, voicemail or queue",
+export const inboundRouteSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      description: named("Description"),
+      didNumber: optionalText("DID number", 20),
+      // No trunk: FreePBX matches an inbound route by its DID only, never by the trunk a call came in on
+      // (ADR 0037). A `trunkId` sent by an older client is ignored like any unknown field.
+      destination: named("Destination"),
+      destinationType: z.enum(destinationTypes, {
+        error: "Destination type must be extension, ivr, voicemail or queue",
+      }),
     }),
-  }),
-  inboundRules,
+    inboundRules,
+  ),
 );
 
 /** What the deploy writes of an outbound route (its dial patterns are checked one by one with `dialPatternProblem`). */
@@ -346,28 +353,34 @@ export const outboundRules: readonly FieldRule<{ name: string }>[] = [
   { field: "name", problem: (r) => configTextProblem(r.name, FREEPBX_LIMITS.routeName, "Name") },
 ];
 
-export const outboundRouteSchema = withRules(
-  z.object({
-    name: named("Name"),
-    dialPatterns: z
-      .array(
-        checked(z.string().trim().min(1, "Enter a dial pattern"), dialPatternProblem).transform((p) => p.toUpperCase()),
-      )
-      .min(1, "Add at least one dial pattern"),
-    trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
-    routeOrder: z.number().int().min(0).default(0),
-  }),
-  outboundRules,
+export const outboundRouteSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      name: named("Name"),
+      dialPatterns: z
+        .array(
+          checked(z.string().trim().min(1, "Enter a dial pattern"), dialPatternProblem).transform((p) =>
+            p.toUpperCase(),
+          ),
+        )
+        .min(1, "Add at least one dial pattern"),
+      trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
+      routeOrder: z.number().int().min(0).default(0),
+    }),
+    outboundRules,
+  ),
 );
 
 /** POST /api/outbound-routes/order: every outbound route's id, once each, in the new dial order (ADR 0040). */
-export const outboundRouteOrderSchema = z.object({
-  ids: z
-    .array(z.number({ error: "Route ids must be numbers" }).int("Route ids must be whole numbers").positive(), {
-      error: "ids must be the list of route ids",
-    })
-    .max(10_000, "At most 10000 routes"),
-});
+export const outboundRouteOrderSchema = lazySchema(() =>
+  z.object({
+    ids: z
+      .array(z.number({ error: "Route ids must be numbers" }).int("Route ids must be whole numbers").positive(), {
+        error: "ids must be the list of route ids",
+      })
+      .max(10_000, "At most 10000 routes"),
+  }),
+);
 
 /** What the deploy writes of a PTT (page) group (its members are checked one by one with `numberProblem`). */
 export const pttRules: readonly FieldRule<{ name: string; extension: string }>[] = [
@@ -376,19 +389,21 @@ export const pttRules: readonly FieldRule<{ name: string; extension: string }>[]
 ];
 export const memberProblem = (member: string) => numberProblem(member, "Member");
 
-export const pttGroupSchema = withRules(
-  z.object({
-    name: required("Name", 50),
-    extension: required("Extension", 10),
-    description: optionalText("Description", 255),
-    members: z
-      .array(checked(z.string().trim().min(1).max(10, "Each member must be at most 10 characters"), memberProblem))
-      .min(1, "Choose at least one member"),
-    duplex: z.boolean().default(false),
-    // No auto-answer switch: every FreePBX page leg is auto-answered, with the headers its `paging_autoanswer`
-    // recipes pick by the phone's User-Agent; there is no per-group setting to map it to (ADR 0037).
-  }),
-  pttRules,
+export const pttGroupSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      name: required("Name", 50),
+      extension: required("Extension", 10),
+      description: optionalText("Description", 255),
+      members: z
+        .array(checked(z.string().trim().min(1).max(10, "Each member must be at most 10 characters"), memberProblem))
+        .min(1, "Choose at least one member"),
+      duplex: z.boolean().default(false),
+      // No auto-answer switch: every FreePBX page leg is auto-answered, with the headers its `paging_autoanswer`
+      // recipes pick by the phone's User-Agent; there is no per-group setting to map it to (ADR 0037).
+    }),
+    pttRules,
+  ),
 );
 
 /*
@@ -396,11 +411,11 @@ export const pttGroupSchema = withRules(
  * then validates the stored record merged with them by the full schema, so an edit obeys every create
  * rule. A blank secret keeps the stored one.
  */
-export const extensionPatchSchema = patchOf(extensionSchema);
-export const trunkPatchSchema = patchOf(trunkSchema);
-export const inboundRoutePatchSchema = patchOf(inboundRouteSchema);
-export const outboundRoutePatchSchema = patchOf(outboundRouteSchema);
-export const pttGroupPatchSchema = patchOf(pttGroupSchema);
+export const extensionPatchSchema = lazySchema(() => patchOf(extensionSchema));
+export const trunkPatchSchema = lazySchema(() => patchOf(trunkSchema));
+export const inboundRoutePatchSchema = lazySchema(() => patchOf(inboundRouteSchema));
+export const outboundRoutePatchSchema = lazySchema(() => patchOf(outboundRouteSchema));
+export const pttGroupPatchSchema = lazySchema(() => patchOf(pttGroupSchema));
 
 export interface Extension {
   id: number;

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { RollbackSummary } from "./deploy-history";
+import { lazySchema } from "./lazy-schema";
 import { JOBS_LIST_MAX } from "./limits";
 import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
 
@@ -21,11 +22,13 @@ export const JOB_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as cons
 export type JobTarget = (typeof JOB_TARGETS)[number];
 
 /** One item's result, as it finished. */
-export const jobItemResultSchema = z.object({
-  label: z.string(),
-  status: z.enum(["success", "failed"]),
-  message: z.string(),
-});
+export const jobItemResultSchema = lazySchema(() =>
+  z.object({
+    label: z.string(),
+    status: z.enum(["success", "failed"]),
+    message: z.string(),
+  }),
+);
 export type JobItemResult = z.infer<typeof jobItemResultSchema>;
 
 /** The final answer: the shape the deploy and import routes returned before they were jobs. */
@@ -62,18 +65,20 @@ export interface Job {
 }
 
 /** The payload of a "job-updated" event: the job's progress, and the one result that just finished. */
-export const jobEventSchema = z.object({
-  id: z.number().int(),
-  kind: z.enum(JOB_KINDS),
-  target: z.enum(JOB_TARGETS),
-  state: z.enum(JOB_STATES),
-  total: z.number().int().nullable(),
-  done: z.number().int(),
-  current: z.string().nullable(),
-  result: jobItemResultSchema.optional(),
-  error: z.string().nullable(),
-  cancelledBy: z.string().nullable(),
-});
+export const jobEventSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    kind: z.enum(JOB_KINDS),
+    target: z.enum(JOB_TARGETS),
+    state: z.enum(JOB_STATES),
+    total: z.number().int().nullable(),
+    done: z.number().int(),
+    current: z.string().nullable(),
+    result: jobItemResultSchema.optional(),
+    error: z.string().nullable(),
+    cancelledBy: z.string().nullable(),
+  }),
+);
 export type JobEvent = z.infer<typeof jobEventSchema>;
 
 /** POST /api/deploy/* and POST /api/sync/*\/import: 202. */
@@ -83,14 +88,16 @@ export interface JobStarted {
 
 export { JOBS_LIST_DEFAULT, JOBS_LIST_MAX } from "./limits";
 
-export const jobsQuerySchema = z.object({
-  limit: z.coerce
-    .number({ error: "The limit must be a number" })
-    .int("The limit must be a whole number")
-    .min(1, "The limit is at least 1")
-    .max(JOBS_LIST_MAX, `The limit is at most ${JOBS_LIST_MAX}`)
-    .optional(),
-});
+export const jobsQuerySchema = lazySchema(() =>
+  z.object({
+    limit: z.coerce
+      .number({ error: "The limit must be a number" })
+      .int("The limit must be a whole number")
+      .min(1, "The limit is at least 1")
+      .max(JOBS_LIST_MAX, `The limit is at most ${JOBS_LIST_MAX}`)
+      .optional(),
+  }),
+);
 export type JobsQuery = z.output<typeof jobsQuerySchema>;
 
 export const jobTitle = (kind: JobKind, target: JobTarget): string => {

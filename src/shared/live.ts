@@ -5,6 +5,7 @@
  * server and web. ADR 0027.
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 import type { DeviceState } from "./live-states";
 
 // ---------------------------------------------------------------------------------------------------
@@ -122,14 +123,16 @@ export interface ActiveCallsView extends AmiConnection {
 export const CHANNEL_NAME = /^[A-Za-z][A-Za-z0-9_]{0,19}\/[A-Za-z0-9_.@:+;~-]{1,150}$/;
 
 /** POST /api/calls/hangup */
-export const hangupRequestSchema = z.object({
-  channel: z
-    .string({ error: "Channel is required" })
-    .trim()
-    .min(1, "Channel is required")
-    .max(200, "Channel is at most 200 characters")
-    .regex(CHANNEL_NAME, "Channel must be a channel name such as PJSIP/1001-00000004"),
-});
+export const hangupRequestSchema = lazySchema(() =>
+  z.object({
+    channel: z
+      .string({ error: "Channel is required" })
+      .trim()
+      .min(1, "Channel is required")
+      .max(200, "Channel is at most 200 characters")
+      .regex(CHANNEL_NAME, "Channel must be a channel name such as PJSIP/1001-00000004"),
+  }),
+);
 export type HangupRequest = z.infer<typeof hangupRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -221,38 +224,42 @@ const isoTime = (label: string) =>
     .refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), `${label} must be an ISO 8601 time`);
 
 /** The filters of GET /api/cdr, /api/cdr/export.csv and /api/cdr/stats (query string values). */
-export const cdrFilterSchema = z.object({
-  /** Start of the range (inclusive), ISO 8601. Default: 7 days before `to`. */
-  from: isoTime("From").optional(),
-  /** End of the range (exclusive), ISO 8601. Default: now. */
-  to: isoTime("To").optional(),
-  /** A number or name: caller, callee or DID (contains, case-insensitive, `%` and `_` literal). */
-  q: z.string().trim().max(80, "The search text is at most 80 characters").optional(),
-  disposition: z.enum([...CDR_DISPOSITIONS], { error: "Unknown disposition" }).optional(),
-  direction: z.enum(CALL_DIRECTIONS, { error: "Direction must be inbound, outbound or internal" }).optional(),
-  extension: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, "Extension must be digits")
-    .optional(),
-  trunk: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_.-]{1,50}$/, "Trunk must be a trunk name")
-    .optional(),
-});
+export const cdrFilterSchema = lazySchema(() =>
+  z.object({
+    /** Start of the range (inclusive), ISO 8601. Default: 7 days before `to`. */
+    from: isoTime("From").optional(),
+    /** End of the range (exclusive), ISO 8601. Default: now. */
+    to: isoTime("To").optional(),
+    /** A number or name: caller, callee or DID (contains, case-insensitive, `%` and `_` literal). */
+    q: z.string().trim().max(80, "The search text is at most 80 characters").optional(),
+    disposition: z.enum([...CDR_DISPOSITIONS], { error: "Unknown disposition" }).optional(),
+    direction: z.enum(CALL_DIRECTIONS, { error: "Direction must be inbound, outbound or internal" }).optional(),
+    extension: z
+      .string()
+      .trim()
+      .regex(/^\d{1,10}$/, "Extension must be digits")
+      .optional(),
+    trunk: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.-]{1,50}$/, "Trunk must be a trunk name")
+      .optional(),
+  }),
+);
 export type CdrFilter = z.infer<typeof cdrFilterSchema>;
 
-export const cdrPageQuerySchema = cdrFilterSchema.extend({
-  limit: z.coerce
-    .number({ error: "Limit must be a number" })
-    .int("Limit must be a whole number")
-    .min(1, `Limit must be from 1 to ${CDR_PAGE_MAX}`)
-    .max(CDR_PAGE_MAX, `Limit must be from 1 to ${CDR_PAGE_MAX}`)
-    .optional(),
-  /** `nextCursor` of the previous page. */
-  cursor: z.string().trim().max(200, "Invalid cursor").optional(),
-});
+export const cdrPageQuerySchema = lazySchema(() =>
+  cdrFilterSchema.extend({
+    limit: z.coerce
+      .number({ error: "Limit must be a number" })
+      .int("Limit must be a whole number")
+      .min(1, `Limit must be from 1 to ${CDR_PAGE_MAX}`)
+      .max(CDR_PAGE_MAX, `Limit must be from 1 to ${CDR_PAGE_MAX}`)
+      .optional(),
+    /** `nextCursor` of the previous page. */
+    cursor: z.string().trim().max(200, "Invalid cursor").optional(),
+  }),
+);
 export type CdrPageQuery = z.infer<typeof cdrPageQuerySchema>;
 
 /** GET /api/cdr */
@@ -262,9 +269,11 @@ export interface CdrPage {
   nextCursor: string | null;
 }
 
-export const cdrStatsQuerySchema = cdrFilterSchema.extend({
-  bucket: z.enum(["hour", "day"], { error: "Bucket must be hour or day" }).optional(),
-});
+export const cdrStatsQuerySchema = lazySchema(() =>
+  cdrFilterSchema.extend({
+    bucket: z.enum(["hour", "day"], { error: "Bucket must be hour or day" }).optional(),
+  }),
+);
 export type CdrStatsQuery = z.infer<typeof cdrStatsQuerySchema>;
 
 /** GET /api/cdr/stats: the charts of the Call history screen. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 /** Wire shapes of deployment to the PBX and of the Sync screen (compare and import). */
 
@@ -101,14 +102,18 @@ export interface ImportResult {
 
 // ---------- sync import ----------
 
-export const importExtensionsSchema = z.object({
-  extensions: z.array(z.string().regex(/^\d{1,20}$/, "Extension numbers are digits")).default([]),
-  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
-});
+export const importExtensionsSchema = lazySchema(() =>
+  z.object({
+    extensions: z.array(z.string().regex(/^\d{1,20}$/, "Extension numbers are digits")).default([]),
+    mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+  }),
+);
 export type ImportExtensionsInput = z.output<typeof importExtensionsSchema>;
 
-export const importTrunksSchema = z.object({
-  trunks: z.array(z.string().min(1).max(50)).default([]),
-  mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
-});
+export const importTrunksSchema = lazySchema(() =>
+  z.object({
+    trunks: z.array(z.string().min(1).max(50)).default([]),
+    mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+  }),
+);
 export type ImportTrunksInput = z.output<typeof importTrunksSchema>;

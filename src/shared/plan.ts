@@ -5,6 +5,7 @@
  * own plan (`ImportPlan`, below): what importing PBX objects does in the console.
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 import { type DeployKind, importExtensionsSchema, importTrunksSchema } from "./pbx";
 
 export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as const;
@@ -70,24 +71,28 @@ export interface DeployPlan {
   readAt: string;
 }
 
-export const planRequestSchema = z.object({
-  target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
-});
+export const planRequestSchema = lazySchema(() =>
+  z.object({
+    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+  }),
+);
 export type PlanRequest = z.output<typeof planRequestSchema>;
 
 export const RESOLUTIONS = ["adopt", "skip"] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-export const applyRequestSchema = z.object({
-  target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
-  fingerprint: z
-    .string({ error: "The plan's fingerprint is required" })
-    .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint"),
-  /** `"<kind>:<key>"` → adopt or skip, for conflicts; a conflict without one is skipped. */
-  resolutions: z
-    .record(z.string().max(200), z.enum(RESOLUTIONS, { error: "A resolution is adopt or skip" }))
-    .default({}),
-});
+export const applyRequestSchema = lazySchema(() =>
+  z.object({
+    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+    fingerprint: z
+      .string({ error: "The plan's fingerprint is required" })
+      .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint"),
+    /** `"<kind>:<key>"` → adopt or skip, for conflicts; a conflict without one is skipped. */
+    resolutions: z
+      .record(z.string().max(200), z.enum(RESOLUTIONS, { error: "A resolution is adopt or skip" }))
+      .default({}),
+  }),
+);
 export type ApplyRequest = z.output<typeof applyRequestSchema>;
 
 /** 409 of apply when the PBX or the console changed since the plan: the message and the new plan. */
@@ -157,19 +162,25 @@ export interface ImportPlan {
 
 export const emptyImportCounts = (): ImportCounts => ({ create: 0, update: 0, unchanged: 0, refused: 0 });
 
-const importFingerprint = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint")
-  .optional()
-  .describe(
-    "The fingerprint of the plan the user reviewed (POST /api/sync/<kind>/plan). When given and the PBX or the console changed since, the answer is 409 with the new plan and nothing is imported; when left out (API clients), the import runs without a review.",
-  );
+const importFingerprint = lazySchema(() =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint")
+    .optional()
+    .describe(
+      "The fingerprint of the plan the user reviewed (POST /api/sync/<kind>/plan). When given and the PBX or the console changed since, the answer is 409 with the new plan and nothing is imported; when left out (API clients), the import runs without a review.",
+    ),
+);
 
 /** POST /api/sync/extensions/import: the selection, and the reviewed plan's fingerprint (optional). */
-export const importExtensionsRequestSchema = importExtensionsSchema.extend({ fingerprint: importFingerprint });
+export const importExtensionsRequestSchema = lazySchema(() =>
+  importExtensionsSchema.extend({ fingerprint: importFingerprint }),
+);
 export type ImportExtensionsRequest = z.output<typeof importExtensionsRequestSchema>;
 /** POST /api/sync/trunks/import. */
-export const importTrunksRequestSchema = importTrunksSchema.extend({ fingerprint: importFingerprint });
+export const importTrunksRequestSchema = lazySchema(() =>
+  importTrunksSchema.extend({ fingerprint: importFingerprint }),
+);
 export type ImportTrunksRequest = z.output<typeof importTrunksRequestSchema>;
 
 /** 409 of an import when the PBX or the console changed since the reviewed plan (STALE_PLAN_MESSAGE). */

@@ -1,12 +1,15 @@
 /** Console-wide settings an administrator changes: request schemas and wire types. */
 import { z } from "zod";
 import { hostProblem } from "./inventory";
+import { lazySchema } from "./lazy-schema";
 
 /** GET/PUT /api/settings/security */
-export const securitySettingsSchema = z.object({
-  /** Every user must sign in with two-factor sign-in; a user without it may only set it up. */
-  requireTotp: z.boolean({ error: "Must be true or false" }),
-});
+export const securitySettingsSchema = lazySchema(() =>
+  z.object({
+    /** Every user must sign in with two-factor sign-in; a user without it may only set it up. */
+    requireTotp: z.boolean({ error: "Must be true or false" }),
+  }),
+);
 
 export type SecuritySettings = z.infer<typeof securitySettingsSchema>;
 
@@ -25,19 +28,21 @@ export const TOTP_SETUP_REQUIRED = "Two-factor sign-in is required: set it up fi
  * GET/PUT /api/settings/sip: where a softphone dials (provisioning links and the SIP details shown for manual
  * entry). An empty host means "not set here": the console falls back to SIP_SERVER_HOST, then SERVER_ADDRESS.
  */
-export const sipSettingsSchema = z.object({
-  publicHost: z
-    .string({ error: "Must be text" })
-    .trim()
-    .max(255, "Host must be at most 255 characters")
-    .refine((h) => h === "" || hostProblem(h) === null, "Host must be a host name or an IP address")
-    .transform((h) => h.replace(/^\[(.*)\]$/, "$1")),
-  port: z
-    .number({ error: "Port must be a number" })
-    .int("Port must be a whole number")
-    .min(1, "Port must be between 1 and 65535")
-    .max(65535, "Port must be between 1 and 65535"),
-});
+export const sipSettingsSchema = lazySchema(() =>
+  z.object({
+    publicHost: z
+      .string({ error: "Must be text" })
+      .trim()
+      .max(255, "Host must be at most 255 characters")
+      .refine((h) => h === "" || hostProblem(h) === null, "Host must be a host name or an IP address")
+      .transform((h) => h.replace(/^\[(.*)\]$/, "$1")),
+    port: z
+      .number({ error: "Port must be a number" })
+      .int("Port must be a whole number")
+      .min(1, "Port must be between 1 and 65535")
+      .max(65535, "Port must be between 1 and 65535"),
+  }),
+);
 
 export type SipSettings = z.infer<typeof sipSettingsSchema>;
 

@@ -1,5 +1,6 @@
 /** The SIP provider (Telnyx) screen: wire shapes and request schemas. */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 export interface SipConnection {
   id: string;
@@ -36,44 +37,52 @@ export interface RegulatoryRequirement {
   record_type: string;
 }
 
-export const createConnectionSchema = z.object({
-  connectionName: z
-    .string({ error: "Connection name is required" })
-    .trim()
-    .min(1, "Connection name is required")
-    .max(100),
-  username: z
-    .string()
-    .trim()
-    .regex(/^$|^[A-Za-z0-9]{4,32}$/, "Username: 4-32 letters and digits")
-    .optional(),
-  password: z
-    .string()
-    .regex(/^$|^.{8,128}$/, "Password: 8-128 characters")
-    .optional(),
-});
+export const createConnectionSchema = lazySchema(() =>
+  z.object({
+    connectionName: z
+      .string({ error: "Connection name is required" })
+      .trim()
+      .min(1, "Connection name is required")
+      .max(100),
+    username: z
+      .string()
+      .trim()
+      .regex(/^$|^[A-Za-z0-9]{4,32}$/, "Username: 4-32 letters and digits")
+      .optional(),
+    password: z
+      .string()
+      .regex(/^$|^.{8,128}$/, "Password: 8-128 characters")
+      .optional(),
+  }),
+);
 
-export const createSipCredentialSchema = z.object({
-  connectionId: z
-    .string({ error: "Connection and extension are required" })
-    .trim()
-    .min(1, "Connection and extension are required"),
-});
+export const createSipCredentialSchema = lazySchema(() =>
+  z.object({
+    connectionId: z
+      .string({ error: "Connection and extension are required" })
+      .trim()
+      .min(1, "Connection and extension are required"),
+  }),
+);
 
-export const routeNumberSchema = z.object({
-  /** "" or null: not routed. */
-  connectionId: z.string().trim().nullable().optional(),
-});
+export const routeNumberSchema = lazySchema(() =>
+  z.object({
+    /** "" or null: not routed. */
+    connectionId: z.string().trim().nullable().optional(),
+  }),
+);
 
 /**
  * GET /api/telnyx/regulatory-requirements query: `countryCode` (ISO 3166
  * alpha-2, default IL) and `phoneNumberType` (e.g. local, default local).
  * The server checks their form and answers 400 with its own message.
  */
-export const requirementsQuerySchema = z.object({
-  countryCode: z.string().optional(),
-  phoneNumberType: z.string().optional(),
-});
+export const requirementsQuerySchema = lazySchema(() =>
+  z.object({
+    countryCode: z.string().optional(),
+    phoneNumberType: z.string().optional(),
+  }),
+);
 
 export type CreateConnection = z.output<typeof createConnectionSchema>;
 export type CreateSipCredential = z.output<typeof createSipCredentialSchema>;

@@ -2,22 +2,25 @@
 import { z } from "zod";
 import { passwordSchema, usernameSchema } from "./auth";
 import { patchOf } from "./fields";
+import { lazySchema } from "./lazy-schema";
 import { ROLES, type Role } from "./roles";
 
 export { ROLE_LABELS, ROLES, type Role, roleAllows } from "./roles";
 
-export const roleSchema = z.enum(ROLES, { error: "Choose admin, operator or viewer" });
+export const roleSchema = lazySchema(() => z.enum(ROLES, { error: "Choose admin, operator or viewer" }));
 
 /** POST /api/users */
-export const newUserSchema = z.object({
-  username: usernameSchema,
-  password: passwordSchema,
-  role: roleSchema,
-});
+export const newUserSchema = lazySchema(() =>
+  z.object({
+    username: usernameSchema,
+    password: passwordSchema,
+    role: roleSchema,
+  }),
+);
 
 /** PATCH /api/users/:id: any of the fields; a new password signs the user out everywhere. */
-export const userPatchSchema = patchOf(
-  newUserSchema.extend({ disabled: z.boolean({ error: "Must be true or false" }) }),
+export const userPatchSchema = lazySchema(() =>
+  patchOf(newUserSchema.extend({ disabled: z.boolean({ error: "Must be true or false" }) })),
 );
 
 export type NewUserInput = z.infer<typeof newUserSchema>;

@@ -1,5 +1,6 @@
 /** VPS management: the status the screen shows and the control request. */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 /** GET /api/vps/status */
 export interface VpsStatus {
@@ -23,9 +24,11 @@ export interface VpsStatus {
 }
 
 /** POST /api/vps/control body. */
-export const vpsControlSchema = z.object({
-  action: z.enum(["start", "restart", "stop"], { error: "Action must be start, restart or stop" }),
-});
+export const vpsControlSchema = lazySchema(() =>
+  z.object({
+    action: z.enum(["start", "restart", "stop"], { error: "Action must be start, restart or stop" }),
+  }),
+);
 
 export type VpsAction = z.output<typeof vpsControlSchema>["action"];
 

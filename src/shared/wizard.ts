@@ -1,6 +1,7 @@
 /** The configuration wizard: its request, defaults, numbering and result. */
 import { z } from "zod";
 import { HOST_RE } from "./inventory";
+import { lazySchema } from "./lazy-schema";
 
 export const WIZARD_DEFAULTS = {
   extensionCount: 5,
@@ -10,29 +11,31 @@ export const WIZARD_DEFAULTS = {
   enableIVR: false,
 } as const;
 
-export const wizardDeploySchema = z.object({
-  step: z.number().int().optional(),
-  extensionCount: z
-    .number({ error: "Extension count must be a number" })
-    .int("Extension count must be a whole number")
-    .min(1, "Create at least 1 extension")
-    .max(100, "Create at most 100 extensions"),
-  extensionPrefix: z
-    .string()
-    .trim()
-    .min(1, "Prefix is required")
-    .max(5, "Prefix must be at most 5 characters")
-    .regex(/^\d+$/, "Prefix must contain digits only"),
-  trunkProvider: z
-    .string()
-    .trim()
-    .max(255)
-    .refine((v) => v === "" || HOST_RE.test(v), "Enter a host name such as sip.example.com")
-    .optional()
-    .default(""),
-  enableVoicemail: z.boolean().default(true),
-  enableIVR: z.boolean().default(false),
-});
+export const wizardDeploySchema = lazySchema(() =>
+  z.object({
+    step: z.number().int().optional(),
+    extensionCount: z
+      .number({ error: "Extension count must be a number" })
+      .int("Extension count must be a whole number")
+      .min(1, "Create at least 1 extension")
+      .max(100, "Create at most 100 extensions"),
+    extensionPrefix: z
+      .string()
+      .trim()
+      .min(1, "Prefix is required")
+      .max(5, "Prefix must be at most 5 characters")
+      .regex(/^\d+$/, "Prefix must contain digits only"),
+    trunkProvider: z
+      .string()
+      .trim()
+      .max(255)
+      .refine((v) => v === "" || HOST_RE.test(v), "Enter a host name such as sip.example.com")
+      .optional()
+      .default(""),
+    enableVoicemail: z.boolean().default(true),
+    enableIVR: z.boolean().default(false),
+  }),
+);
 
 /** Wizard numbering: prefix plus a two-digit index (1001–1005 for the defaults). */
 export const wizardExtensionNumbers = (prefix: string, count: number) =>

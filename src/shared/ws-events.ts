@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema";
 
 /**
  * Events published on /ws?type=sync. Every mutation publishes one, so every
@@ -59,10 +60,12 @@ export const wsEventTypes = [
 export type WsEventType = (typeof wsEventTypes)[number];
 
 // Pure: a bundle that does not use the schema (the web app's first chunk) leaves zod out (ADR 0030).
-export const wsEventSchema = /* @__PURE__ */ z.object({
-  type: /* @__PURE__ */ z.enum(wsEventTypes),
-  data: /* @__PURE__ */ z.unknown().optional(),
-});
+export const wsEventSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({
+    type: /* @__PURE__ */ z.enum(wsEventTypes),
+    data: /* @__PURE__ */ z.unknown().optional(),
+  }),
+);
 
 export type WsEvent = z.infer<typeof wsEventSchema>;
 

@@ -27,6 +27,76 @@ describe("configuration from the environment", () => {
     );
   });
 
+  test("every variable's rule: the bad value is named with its message, all of them at once; good values are read", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, false);
+        return [];
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message
+          .split("\n")
+          .slice(1)
+          .map((l) => l.trim());
+      }
+    };
+    expect(
+      problems({
+        HOST: "  ",
+        DATA_DIR: "",
+        SERVER_LABEL: "x".repeat(101),
+        SERVER_ADDRESS: "a".repeat(256),
+        PUBLIC_HOSTNAMES: "pbx.example.com;rm",
+        BACKUP_KEEP: "1001",
+        AUDIT_RETENTION_DAYS: "0",
+        SIP_SERVER_HOST: "pbx example",
+        SIP_TRANSPORT: "sctp",
+        PBX_TELNYX_URL: "ftp://files.example.com",
+        PBX_OPENAI_URL: "not a url",
+      }),
+    ).toEqual([
+      "HOST: must not be empty",
+      "DATA_DIR: must not be empty",
+      "SERVER_LABEL: must be at most 100 characters",
+      "SERVER_ADDRESS: must be at most 255 characters",
+      "PUBLIC_HOSTNAMES: must be host names or addresses separated by commas",
+      "BACKUP_KEEP: must be a whole number from 0 to 1000 (0 turns the daily backup off)",
+      "AUDIT_RETENTION_DAYS: must be a whole number of days from 1 to 36500",
+      "SIP_SERVER_HOST: must be a host name or IP address",
+      "SIP_TRANSPORT: must be udp, tcp or tls",
+      "PBX_TELNYX_URL: must be a URL",
+      "PBX_OPENAI_URL: must be a URL",
+    ]);
+    expect(problems({ PORT: "80.5" })).toEqual(["PORT: must be a whole number"]);
+    expect(problems({ SIP_SERVER_PORT: "0" })).toEqual(["SIP_SERVER_PORT: must be between 1 and 65535"]);
+    expect(problems({ BACKUP_KEEP: "12345" })).toEqual([
+      "BACKUP_KEEP: must be a whole number from 0 to 1000 (0 turns the daily backup off)",
+    ]);
+    const c = loadConfig(
+      {
+        PORT: "8080",
+        HOST: " 0.0.0.0 ",
+        PUBLIC_HOSTNAMES: "pbx.example.com, 203.0.113.5",
+        BACKUP_KEEP: " 0 ",
+        AUDIT_RETENTION_DAYS: "",
+        SIP_SERVER_HOST: "[2001:db8::1]",
+        SIP_SERVER_PORT: "5061",
+        SIP_TRANSPORT: "tls",
+        PBX_TELNYX_URL: " http://127.0.0.1:9000/v2/ ",
+        LOG_LEVEL: "silent",
+      },
+      false,
+    );
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.publicHostnames).toEqual(["pbx.example.com", "203.0.113.5"]);
+    expect(c.backupKeep).toBe(0);
+    expect(c.auditRetentionDays).toBe(365);
+    expect(c.sip).toEqual({ host: "[2001:db8::1]", port: 5061, transport: "tls" });
+    expect(c.endpoints.telnyx).toBe("http://127.0.0.1:9000/v2");
+    expect(c.logRequests).toBe(false);
+  });
+
   test("the PBX host's own files default to FreePBX's paths and can be moved", () => {
     expect(loadConfig({}, true).pbxFiles).toEqual({
       managerConf: "/etc/asterisk/manager.conf",

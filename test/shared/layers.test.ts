@@ -1,6 +1,7 @@
 // The layering rules of ARCHITECTURE.md, checked on the source: a rule nobody checks is a rule that erodes.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import ts from "typescript";
 
 const root = join(import.meta.dir, "../..");
 
@@ -93,6 +94,83 @@ describe("start-up", () => {
       "src/server/lazy-node.ts node:crypto",
       "src/server/lazy-node.ts node:zlib",
     ]);
+  });
+});
+
+describe("the CLI", () => {
+  test("serving evaluates no CLI command: each is imported only when it is the one asked for", () => {
+    const index = filesUnder("src/server", "index.ts")[0]?.text ?? "";
+    const statics = [...index.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
+    expect(statics.filter((s) => s?.startsWith("./cli/"))).toEqual([]);
+    for (const c of ["create-admin", "unlock", "restore"]) expect(index).toContain(`await import("./cli/${c}")`);
+  });
+});
+
+describe("schemas are built at first use (ADR 0048)", () => {
+  // A module-level call that makes a zod schema: one on `z`, on a `…Schema` value, or a field builder of
+  // src/shared/fields.ts. Inside a function (a `lazySchema` builder among them) it runs when called.
+  const FIELD_BUILDERS = new Set(
+    Object.entries(require("../../src/shared/fields") as Record<string, unknown>)
+      .filter(([, v]) => typeof v === "function")
+      .map(([k]) => k),
+  );
+  function eagerSchemas(path: string, text: string): string[] {
+    const sf = ts.createSourceFile(
+      path,
+      text,
+      ts.ScriptTarget.Latest,
+      true,
+      path.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
+    const found: string[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isFunctionLike(n)) return;
+      if (ts.isCallExpression(n)) {
+        let root: ts.Expression = n.expression;
+        while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = root.expression;
+        const name = ts.isIdentifier(root) ? root.text : "";
+        const zodConfig =
+          name === "z" && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === "config";
+        if (
+          (name === "z" && !zodConfig) ||
+          (/Schema$/.test(name) && name !== "lazySchema") ||
+          FIELD_BUILDERS.has(name)
+        ) {
+          const line = sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+          found.push(`${path}:${line} ${n.getText(sf).slice(0, 50).replace(/\s+/g, " ")}`);
+          return;
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    for (const st of sf.statements) if (!ts.isImportDeclaration(st)) visit(st);
+    return found;
+  }
+
+  test("no module builds a schema when it is imported: module-level schemas go through lazySchema", () => {
+    const files = ["src/shared", "src/server", "src/web"].flatMap((d) => filesUnder(d));
+    expect(files.length).toBeGreaterThan(200);
+    expect(files.flatMap((f) => eagerSchemas(f.path, f.text))).toEqual([]);
+    // The check sees what it is for: an eager schema, a field builder and a derived schema at module level.
+    expect(
+      eagerSchemas("x.ts", 'const a = z.object({});\nconst b = required("B", 5);\nconst c = aSchema.extend({});'),
+    ).toHaveLength(3);
+    expect(eagerSchemas("x.ts", 'const a = lazySchema(() => z.object({ b: required("B", 5) }));')).toEqual([]);
+  });
+
+  test("importing every shared module and the server builds no schema, nor does reading the configuration", () => {
+    const shared = filesUnder("src/shared", "*.ts").map((f) => JSON.stringify(join(root, f.path)));
+    const script = `
+      const { lazySchemasBuilt } = await import(${JSON.stringify(join(root, "src/shared/lazy-schema.ts"))});
+      for (const f of [${shared.join(",")}]) await import(f);
+      await import(${JSON.stringify(join(root, "src/server/app.ts"))});
+      const imported = lazySchemasBuilt();
+      const { loadConfig } = await import(${JSON.stringify(join(root, "src/server/config.ts"))});
+      loadConfig({ PORT: "3000" }, false);
+      console.log(JSON.stringify({ imported, config: lazySchemasBuilt() - imported }));`;
+    const run = Bun.spawnSync([process.execPath, "-e", script], { cwd: root, env: { PATH: process.env.PATH ?? "" } });
+    expect(run.stderr.toString()).toBe("");
+    expect(JSON.parse(run.stdout.toString())).toEqual({ imported: 0, config: 0 });
   });
 });
 

@@ -18,6 +18,7 @@
  */
 import { z } from "zod";
 import { parseRuleConditions, SENTIMENTS } from "../../shared/ai";
+import { lazySchema } from "../../shared/lazy-schema";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import { DomainError } from "../domain/errors";
@@ -56,13 +57,15 @@ export const DEFAULT_CLASSIFY_LIMITS: ClassifyLimits = {
 /** The other intent, when the rules name intents and the call fits none of them. */
 export const OTHER_INTENT = "other";
 
-export const classificationSchema = z
-  .object({
-    sentiment: z.enum(SENTIMENTS),
-    intent: z.string().trim().min(1).max(100),
-    summary: z.string().trim().min(1).max(300),
-  })
-  .strict();
+export const classificationSchema = lazySchema(() =>
+  z
+    .object({
+      sentiment: z.enum(SENTIMENTS),
+      intent: z.string().trim().min(1).max(100),
+      summary: z.string().trim().min(1).max(300),
+    })
+    .strict(),
+);
 export type Classification = z.output<typeof classificationSchema>;
 
 /** The intents the enabled rules test (lower case, sorted), so the model answers in the rules' words. */

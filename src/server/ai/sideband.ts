@@ -15,6 +15,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { aiCallLogs, extensions } from "../../db/schema";
+import { lazySchema } from "../../shared/lazy-schema";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import {
@@ -99,12 +100,16 @@ export interface CallStart {
 
 type ToolAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
 
-const transferArgs = z.object({ extension: z.union([z.string(), z.number()]).transform((v) => String(v).trim()) });
-const messageArgs = z.object({
-  recipient: z.string().trim().min(1).max(200),
-  message: z.string().trim().min(1).max(4000),
-  callback_number: z.string().trim().max(50).optional().nullable(),
-});
+const transferArgs = lazySchema(() =>
+  z.object({ extension: z.union([z.string(), z.number()]).transform((v) => String(v).trim()) }),
+);
+const messageArgs = lazySchema(() =>
+  z.object({
+    recipient: z.string().trim().min(1).max(200),
+    message: z.string().trim().min(1).max(4000),
+    callback_number: z.string().trim().max(50).optional().nullable(),
+  }),
+);
 
 /** Arguments as the model sent them: a JSON object, or null when they are not one. */
 function parseArgs(text: string): Record<string, unknown> | null {

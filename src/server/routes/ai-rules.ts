@@ -1,5 +1,4 @@
-import { aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
-import { patchOf } from "../../shared/fields";
+import { aiRoutingRulePatchSchema, aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
 import { routeDecision } from "../ai/routing";
 import { createRule, deleteRule, dependentsOfRule, listRules, updateRule } from "../ai/rules";
 import { loadById, type RouteDef, route } from "../context";
@@ -27,7 +26,7 @@ export const aiRuleRoutes: RouteDef[] = [
     method: "PATCH",
     path: "/api/ai/routing-rules/:id",
     summary: "Change some fields of a routing rule",
-    body: patchOf(aiRoutingRuleSchema),
+    body: aiRoutingRulePatchSchema,
     publishes: ["ai-rules-updated"],
     audit: { action: "ai.rule.update", object: "ai-rule", load: loadById(listRules) },
     handler: ({ app, params, body }) => json(updateRule(app, params.id, body)),

@@ -1,6 +1,5 @@
-import { aiAssistantSchema } from "../../shared/ai";
+import { aiAssistantPatchSchema, aiAssistantSchema } from "../../shared/ai";
 import { type AiTransferRequest, aiTransferSchema } from "../../shared/ai-live";
-import { patchOf } from "../../shared/fields";
 import {
   createAssistant,
   deleteAssistant,
@@ -37,7 +36,7 @@ export const aiRoutes: RouteDef[] = [
     method: "PATCH",
     path: "/api/ai/assistants/:id",
     summary: "Change some fields of an AI assistant",
-    body: patchOf(aiAssistantSchema),
+    body: aiAssistantPatchSchema,
     publishes: ["ai-assistants-updated"],
     audit: { action: "ai.assistant.update", object: "ai-assistant", load: loadById(listAssistants) },
     handler: ({ app, params, body }) => json(updateAssistant(app, params.id, body)),

@@ -6,9 +6,10 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
 import { outboundRouteSchema } from "../../../shared/inventory";
+import { lazySchema } from "../../../shared/lazy-schema";
 
 /** One pattern, judged (and upper-cased) by the same rule the server applies. */
-const patternSchema = outboundRouteSchema.shape.dialPatterns.element;
+const patternSchema = lazySchema(() => outboundRouteSchema.shape.dialPatterns.element);
 
 /**
  * The route's dial patterns as removable badges, and (for the Custom template

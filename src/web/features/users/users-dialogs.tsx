@@ -4,6 +4,7 @@ import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { passwordSchema } from "../../../shared/auth";
+import { lazySchema } from "../../../shared/lazy-schema";
 import { type ConsoleUser, newUserSchema, ROLE_LABELS, ROLES } from "../../../shared/users";
 import { useCreateUser, useUpdateUser } from "./api";
 
@@ -48,7 +49,7 @@ export function AddUserDialog() {
   );
 }
 
-const resetSchema = z.object({ password: passwordSchema });
+const resetSchema = lazySchema(() => z.object({ password: passwordSchema }));
 
 /** An administrator sets a new password for `user`; the user is signed out everywhere. */
 export function ResetPasswordDialog({ user, onClose }: { user: ConsoleUser | null; onClose: () => void }) {
