@@ -3,19 +3,13 @@
  * third of the console's cold start, and a screen's bundle pays the same for every schema it imports;
  * a process needs a handful of them at first. `lazySchema(() => z.object({ … }))` answers a stand-in of
  * exactly the schema's type that builds it on its first use (a parse, `.shape`, `.extend()`, being
- * checked inside another schema) and from then on forwards everything to the built schema.
+ * checked inside another schema) and from then on is that schema.
  *
- * Also the one place zod is configured: `jitless`, so no schema compiles a parser with `new Function`
- * at its first parse (milliseconds each, at start and at each route's first call; a strict CSP in the
- * browser reports the attempt as a violation).
+ * It imports nothing (zod included): the web shell imports it through ws-events.ts and stays without zod.
  */
-import { z } from "zod";
-
-z.config({ jitless: true });
-
 let built = 0;
 
-/** How many lazy schemas have been built in this process (a test checks start-up builds few). */
+/** How many lazy schemas have been built in this process (a test checks that importing builds none). */
 export const lazySchemasBuilt = () => built;
 
 /**

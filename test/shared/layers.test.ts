@@ -158,6 +158,11 @@ describe("schemas are built at first use (ADR 0048)", () => {
     expect(eagerSchemas("x.ts", 'const a = lazySchema(() => z.object({ b: required("B", 5) }));')).toEqual([]);
   });
 
+  test("lazy-schema.ts imports nothing, so the web shell (which imports it through ws-events.ts) carries no zod", () => {
+    const [lazy] = filesUnder("src/shared", "lazy-schema.ts");
+    expect(lazy && importsOf(lazy.text)).toEqual([]);
+  });
+
   test("importing every shared module and the server builds no schema, nor does reading the configuration", () => {
     const shared = filesUnder("src/shared", "*.ts").map((f) => JSON.stringify(join(root, f.path)));
     const script = `
