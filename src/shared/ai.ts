@@ -5,7 +5,7 @@
  * Decisions: docs/decisions/0007-ai-routing-and-webhook.md.
  */
 import { z } from "zod";
-import { dialable, optionalText, patchOf, percent, required } from "./fields";
+import { dialable, limitParam, optionalText, patchOf, percent, required } from "./fields";
 import { dialPatternProblem } from "./inventory";
 import { lazySchema } from "./lazy-schema";
 
@@ -579,12 +579,7 @@ export type TranscriptFilter = z.infer<typeof transcriptFilterSchema>;
  */
 export const transcriptQuerySchema = lazySchema(() =>
   transcriptFilterSchema.extend({
-    limit: z.coerce
-      .number({ error: "The limit must be a number" })
-      .int("The limit must be a whole number")
-      .min(1, "The limit is at least 1")
-      .max(TRANSCRIPT_PAGE_MAX, `The limit is at most ${TRANSCRIPT_PAGE_MAX}`)
-      .optional(),
+    limit: limitParam(TRANSCRIPT_PAGE_MAX),
     /** The `nextCursor` of the previous page: `<createdAt ms>.<id>` of its last item. */
     cursor: z
       .string()

@@ -1,5 +1,6 @@
 /** The audit trail: who did what, when, from where, to which object (GET /api/audit, the Audit screen). */
 import { z } from "zod";
+import { limitParam } from "./fields";
 import { lazySchema } from "./lazy-schema";
 
 /** How an audited call ended: done, refused by the role check, or failed (bad input, conflict, outside service). */
@@ -71,12 +72,7 @@ export const auditFilterSchema = lazySchema(() =>
 
 export const auditQuerySchema = lazySchema(() =>
   auditFilterSchema.extend({
-    limit: z.coerce
-      .number({ error: "The limit must be a number" })
-      .int("The limit must be a whole number")
-      .min(1, "The limit is at least 1")
-      .max(AUDIT_PAGE_MAX, `The limit is at most ${AUDIT_PAGE_MAX}`)
-      .optional(),
+    limit: limitParam(AUDIT_PAGE_MAX),
     /** The `nextCursor` of the previous page. */
     cursor: z
       .string()

@@ -3,6 +3,7 @@
  * back, newest first, with the snapshot the deployment took of every PBX row it was about to touch.
  */
 import { z } from "zod";
+import { limitParam } from "./fields";
 import type { JobItemResult, JobKind, JobState, JobTarget } from "./jobs";
 import { lazySchema } from "./lazy-schema";
 import type { ReloadResult } from "./pbx";
@@ -12,12 +13,7 @@ export const DEPLOY_HISTORY_MAX = 100;
 
 export const deployHistoryQuerySchema = lazySchema(() =>
   z.object({
-    limit: z.coerce
-      .number({ error: "The limit must be a number" })
-      .int("The limit must be a whole number")
-      .min(1, "The limit is at least 1")
-      .max(DEPLOY_HISTORY_MAX, `The limit is at most ${DEPLOY_HISTORY_MAX}`)
-      .optional(),
+    limit: limitParam(DEPLOY_HISTORY_MAX),
   }),
 );
 export type DeployHistoryQuery = z.output<typeof deployHistoryQuerySchema>;

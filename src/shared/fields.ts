@@ -34,6 +34,15 @@ export const percent = (label: string, fallback: number) =>
     .max(100, `${label} must be 0-100`)
     .default(fallback);
 
+/** A list's `?limit=` (a query string, so coerced): a whole number from 1 to `max`, optional. */
+export const limitParam = (max: number) =>
+  z.coerce
+    .number({ error: "The limit must be a number" })
+    .int("The limit must be a whole number")
+    .min(1, "The limit is at least 1")
+    .max(max, `The limit is at most ${max}`)
+    .optional();
+
 /** A field without its top-level default (also under a transform), so an absent value stays absent. */
 function withoutDefault(field: z.ZodType): z.ZodType {
   if (field instanceof z.ZodDefault) return field.unwrap() as z.ZodType;

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { RollbackSummary } from "./deploy-history";
+import { limitParam } from "./fields";
 import { lazySchema } from "./lazy-schema";
 import { JOBS_LIST_MAX } from "./limits";
 import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
@@ -90,12 +91,7 @@ export { JOBS_LIST_DEFAULT, JOBS_LIST_MAX } from "./limits";
 
 export const jobsQuerySchema = lazySchema(() =>
   z.object({
-    limit: z.coerce
-      .number({ error: "The limit must be a number" })
-      .int("The limit must be a whole number")
-      .min(1, "The limit is at least 1")
-      .max(JOBS_LIST_MAX, `The limit is at most ${JOBS_LIST_MAX}`)
-      .optional(),
+    limit: limitParam(JOBS_LIST_MAX),
   }),
 );
 export type JobsQuery = z.output<typeof jobsQuerySchema>;
