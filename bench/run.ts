@@ -7,7 +7,7 @@
  * BENCH_SKIP_BROWSER=1, BENCH_SKIP_GENERATE=1. Not a test: nothing here passes or fails the build.
  */
 import { availableParallelism, cpus, totalmem } from "node:os";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { NAV_ITEMS } from "../src/web/lib/nav";
 import {
   bytesReceived,
@@ -17,6 +17,7 @@ import {
   launch,
   signedInContext,
   slowLink,
+  startReferencePage,
 } from "./lib/browser";
 import {
   addExtensions,
@@ -219,12 +220,11 @@ async function browserScenarios(con: Console) {
   const browser = await launch();
   try {
     // Two marks: a row the user can see (the server's picture of the screen, ADR 0047, or the app's own), and
-    // the app's own row with the picture gone (the screen can be used). Each at the frame that paints it.
+    // the app's own row with the picture gone (the screen can be used). Each when its frame was on screen.
     const marks = {
       shown: "[data-extension]",
       app: '#root [data-testid="extension-row"]:not(#prerender ~ #root *)',
     };
-    const names = Object.keys(marks);
     // Cold: a fresh context (empty cache) per run, in a browser that is already running: one visit in a
     // context of its own first, not counted (a just-launched Chromium's first page also waits for the
     // browser's own start-up, ~500 ms more here, which no console can change). Warm: the same context
@@ -237,35 +237,70 @@ async function browserScenarios(con: Console) {
       await page.waitForLoadState("networkidle").catch(() => {});
       await context.close();
     }
-    const cold: Record<string, number>[] = [];
-    const second: Record<string, number>[] = [];
-    const later: Record<string, number>[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const context = await signedInContext(browser, con);
-      await installFirstSeen(context, marks);
+    type Seen = Awaited<ReturnType<typeof firstSeen>>;
+    const visits = async (url: string, m: Record<string, string>, context: BrowserContext) => {
+      const names = Object.keys(m);
+      await installFirstSeen(context, m);
       const page = await context.newPage();
       await slowLink(page);
-      cold.push(await firstSeen(page, `${con.base}/extensions`, names));
-      await page.waitForLoadState("networkidle").catch(() => {});
-      second.push(await firstSeen(page, `${con.base}/extensions`, names));
-      await page.waitForLoadState("networkidle").catch(() => {});
-      later.push(await firstSeen(page, `${con.base}/extensions`, names));
+      const out: Seen[] = [];
+      for (let v = 0; v < 3; v++) {
+        out.push(await firstSeen(page, url, names));
+        await page.waitForLoadState("networkidle").catch(() => {});
+      }
       await context.close();
+      return out as [Seen, Seen, Seen];
+    };
+    // The reference: a one-row page's first paint, same browser, link and marks (bench/lib/browser.ts).
+    const reference = await startReferencePage();
+    const cold: Seen[] = [];
+    const second: Seen[] = [];
+    const later: Seen[] = [];
+    const refCold: Seen[] = [];
+    const refLater: Seen[] = [];
+    try {
+      for (let i = 0; i < RUNS; i++) {
+        const [c, s, l] = await visits(`${con.base}/extensions`, marks, await signedInContext(browser, con));
+        cold.push(c);
+        second.push(s);
+        later.push(l);
+        const [rc, , rl] = await visits(reference.url, { shown: "[data-extension]" }, await browser.newContext());
+        refCold.push(rc);
+        refLater.push(rl);
+      }
+    } finally {
+      reference.stop();
     }
-    const median = (v: Record<string, number>[], mark: string) =>
-      [...v.map((m) => m[mark] as number)].sort((a, b) => a - b)[(v.length - 1) >> 1] as number;
-    log("first row cold", JSON.stringify(cold), "second", JSON.stringify(second), "later", JSON.stringify(later));
+    const median = (v: Seen[], mark: string, frame = false) =>
+      [...v.map((m) => (frame ? m.frame[mark] : m[mark]) as number)].sort((a, b) => a - b)[
+        (v.length - 1) >> 1
+      ] as number;
+    const round = (v: Seen[]) =>
+      JSON.stringify(
+        v.map((m) => ({ ...m, frame: undefined })),
+        (_, x) => (typeof x === "number" ? Math.round(x) : x),
+      );
+    log("first row painted cold", round(cold), "second", round(second), "later", round(later));
+    log("reference page painted cold", round(refCold), "later", round(refLater));
+    log(
+      "frame start (the figure before 2026-11-28): cold",
+      n0(median(cold, "shown", true)),
+      "later",
+      n0(median(later, "shown", true)),
+    );
     ceilingRow(
-      `/extensions first row shown, ${n0(EXTENSIONS)} extensions, 20 Mbit/40 ms, cold cache (median of ${RUNS}; the app's own row, usable, ${n0(median(cold, "app"))} ms)`,
+      `/extensions first row on screen, ${n0(EXTENSIONS)} extensions, 20 Mbit/40 ms, cold cache (median of ${RUNS}; the app's own row, usable, ${n0(median(cold, "app"))} ms)`,
       median(cold, "shown"),
       "ms",
       500,
+      `one-row page ${n0(median(refCold, "shown"))} ms`,
     );
     ceilingRow(
-      `/extensions first row shown, 20 Mbit/40 ms, warm cache: a later visit (median of ${RUNS}; second visit ${n0(median(second, "shown"))} ms; the app's own row ${n0(median(later, "app"))} ms)`,
+      `/extensions first row on screen, 20 Mbit/40 ms, warm cache: a later visit (median of ${RUNS}; second visit ${n0(median(second, "shown"))} ms; the app's own row ${n0(median(later, "app"))} ms)`,
       median(later, "shown"),
       "ms",
       150,
+      `one-row page ${n0(median(refLater, "shown"))} ms`,
     );
 
     // An idle open Dashboard: everything received after it settled, over IDLE_MS, scaled to a minute.
