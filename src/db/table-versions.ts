@@ -3,10 +3,13 @@
  * insert, update and delete of a versioned table, by any connection or process, adds one to its row inside
  * the writer's transaction. What was read from those tables is still true while their versions are the same.
  *
- * Read with one prepared statement. Within one synchronous run of the server (a request's checks up to its
- * first `await`) the versions are read once and shared: every SQLite read is a transaction (locks on the
- * WAL index), and the session check and a list's ETag would otherwise each pay for one. The shared read is
- * dropped at the next microtask, so no later run sees it. ADR 0029 (lists), ADR 0035 (the session check).
+ * Read with one prepared statement, and shared for the rest of the event loop's turn (dropped by
+ * `setImmediate`, which runs before the server polls its sockets again): every SQLite read is a transaction
+ * with WAL-index locks (system calls), and under load each signed-in request paid ~45 µs for it. Every
+ * request handled in that turn had reached the server before the turn began, so answering it from versions
+ * read during the turn is answering it as of a moment after it arrived. A write by this process is seen at
+ * once: the share holds only while this connection's `total_changes()` (no lock, no file access) is the
+ * same, and the triggers' own update counts in it. ADR 0029 (lists), ADR 0035 (the session check).
  */
 import type { Db } from "./client";
 
@@ -31,20 +34,30 @@ export type VersionedTable = (typeof VERSIONED_TABLES)[number];
 
 export class TableVersions {
   private statement: ReturnType<Db["$client"]["prepare"]> | null = null;
+  private changesStatement: ReturnType<Db["$client"]["prepare"]> | null = null;
   private shared: ReadonlyMap<string, number> | null = null;
+  private sharedChanges = -1;
+  private dropScheduled = false;
 
   constructor(private readonly db: Db) {}
 
-  /** Every table's version now (shared within this synchronous run). */
+  /** Every table's version now (shared for this turn of the event loop while this connection writes nothing). */
   read(): ReadonlyMap<string, number> {
-    if (this.shared) return this.shared;
+    this.changesStatement ??= this.db.$client.prepare("SELECT total_changes() AS n");
+    const changes = (this.changesStatement.get() as { n: number }).n;
+    if (this.shared && changes === this.sharedChanges) return this.shared;
     this.statement ??= this.db.$client.prepare("SELECT name, version FROM table_versions");
     const rows = this.statement.all() as { name: string; version: number }[];
     const versions = new Map(rows.map((r) => [r.name, r.version]));
     this.shared = versions;
-    queueMicrotask(() => {
-      this.shared = null;
-    });
+    this.sharedChanges = changes;
+    if (!this.dropScheduled) {
+      this.dropScheduled = true;
+      setImmediate(() => {
+        this.shared = null;
+        this.dropScheduled = false;
+      });
+    }
     return versions;
   }
 
