@@ -132,10 +132,28 @@ describe("Audit screen", () => {
         const res = await c.api("POST", "/api/extensions", { extension: String(3000 + i), name: `Bulk ${i}` });
         expect(res.status).toBe(201);
       }
-      const page = await c.signedInPage("/audit");
+      // How many rows each commit leaves mounted (a MutationObserver's callback runs after each).
+      const page = await c.signedInPage("/audit", {
+        before: (p) =>
+          p.context().addInitScript(`
+            window.__rowSteps = [];
+            new MutationObserver(() => {
+              const n = document.querySelectorAll('table[aria-label="Audit trail"] tbody tr[data-index]').length;
+              const steps = window.__rowSteps;
+              if (n > 0 && steps[steps.length - 1] !== n) steps.push(n);
+            }).observe(document, { childList: true, subtree: true });`),
+      });
       const rows = trail(page).locator("tbody tr");
-      await rows.first().waitFor();
+      // The whole page of entries ends up mounted (find-in-page sees them all)...
+      await rows.nth(AUDIT_PAGE_DEFAULT - 1).waitFor();
       expect(await rows.count()).toBe(AUDIT_PAGE_DEFAULT);
+      // ...the rows near the viewport first, the rest in steps: all 100 in one commit was one task of
+      // 90–150 ms (style and layout) on the 2-core machine.
+      const steps = await page.evaluate(() => (window as unknown as { __rowSteps: number[] }).__rowSteps);
+      expect(steps[0]).toBeLessThan(AUDIT_PAGE_DEFAULT / 2);
+      expect(steps.length).toBeGreaterThan(2);
+      expect(steps.at(-1)).toBe(AUDIT_PAGE_DEFAULT);
+      expect(steps).toEqual([...steps].sort((a, b) => a - b));
       // The newest page holds the last extension, not the oldest entry (the set-up).
       expect(await rowWith(page, "extension.create", "Bulk 99").count()).toBe(1);
       expect(await rowWith(page, "auth.setup").count()).toBe(0);

@@ -2,9 +2,11 @@
  * A table whose rows mount only near the viewport (`useWindowList`, ADR 0033): spacer rows keep its
  * height, rows are measured once mounted (a row that grows moves the ones below), and `aria-rowcount` /
  * `aria-rowindex` tell assistive technology where a row sits among all of them. Up to `renderAllBelow`
- * rows every row is mounted, so the browser's find-in-page sees a short table whole.
+ * rows every row is mounted, so the browser's find-in-page sees a short table whole: the rows near the
+ * viewport first, the others `GROW_BY` a frame after them (all 100 rows of an audit page in one commit
+ * were one 90–150 ms task of style and layout at 2 cores; ADR 0033).
  */
-import { type ReactNode, useDeferredValue, useMemo } from "react";
+import { type ReactNode, startTransition, useDeferredValue, useEffect, useMemo, useState } from "react";
 import { useWindowList } from "@/hooks/use-window-list";
 import { cn } from "@/lib/utils";
 
@@ -34,6 +36,9 @@ function Spacer({ height, columns }: { height: number; columns: number }) {
 }
 
 const NONE: readonly never[] = [];
+/** Rows mounted around the viewport, and how many more each frame adds until a short table is whole. */
+const OVERSCAN = 10;
+const GROW_BY = 25;
 
 export function VirtualTable<T>({
   label,
@@ -49,6 +54,18 @@ export function VirtualTable<T>({
   // The rows render as a transition (in slices, not one long task): on mount the header first, then the
   // rows; new rows (a filter, Load more) replace the shown ones once rendered.
   const items = useDeferredValue(given, NONE as readonly T[]);
+  // A short table grows from its window to every row, a step a frame, each step a transition; new items
+  // (a filter, Load more) start again from the window.
+  const whole = items.length <= renderAllBelow;
+  const [growth, setGrowth] = useState({ items, by: 0 });
+  const overscan = whole && growth.items === items ? OVERSCAN + growth.by : OVERSCAN;
+  useEffect(() => {
+    if (!whole || overscan >= items.length) return;
+    const frame = requestAnimationFrame(() =>
+      startTransition(() => setGrowth((g) => ({ items, by: (g.items === items ? g.by : 0) + GROW_BY }))),
+    );
+    return () => cancelAnimationFrame(frame);
+  }, [whole, overscan, items]);
   const list = useWindowList<HTMLTableSectionElement>({
     count: items.length,
     estimateSize: rowHeight,
@@ -56,8 +73,7 @@ export function VirtualTable<T>({
       const item = items[i];
       return item === undefined ? i : getKey(item);
     },
-    renderAllBelow,
-    overscan: 10,
+    overscan,
   });
   const { items: windowed, virtualizer } = list;
   // Re-rendered on every scroll event; the rows only when the window moves.
