@@ -220,3 +220,15 @@ test("acceptedCodings lives in the shared transport helper (the page uses the sa
   expect(acceptedCodings("br;q=0, gzip")).toEqual(["gzip"]);
   expect(acceptedCodings("identity")).toEqual([]);
 });
+
+test("a header parsed once is answered the same every time, and the kept answer cannot be changed", () => {
+  const first = acceptedCodings("gzip;q=0.5, br");
+  expect(first).toEqual(["br", "gzip"]);
+  expect(() => (first as string[]).pop()).toThrow();
+  expect(acceptedCodings("gzip;q=0.5, br")).toEqual(["br", "gzip"]);
+  // Many different values (a client may send anything) keep each answer right as the kept ones turn over.
+  for (let i = 0; i < 100; i++)
+    expect(acceptedCodings(`gzip;q=0.${(i % 9) + 1}, br;q=0.${9 - (i % 9)}, x${i}`)).toHaveLength(2);
+  expect(acceptedCodings("br;q=0.1, gzip;q=0.9")).toEqual(["gzip", "br"]);
+  expect(acceptedCodings(null)).toEqual([]);
+});
