@@ -154,6 +154,15 @@ describe("Audit screen", () => {
       expect(steps.length).toBeGreaterThan(2);
       expect(steps.at(-1)).toBe(AUDIT_PAGE_DEFAULT);
       expect(steps).toEqual([...steps].sort((a, b) => a - b));
+      // A live update (one new entry) keeps the grown rows mounted: they are not dropped to the window and
+      // grown again (a fresh-clone run saw 19, 44, 69, 94 twice when a late update landed mid-growth).
+      await page.evaluate(() => {
+        (window as unknown as { __rowSteps: number[] }).__rowSteps = [];
+      });
+      expect((await c.api("POST", "/api/extensions", { extension: "3998", name: "Live" })).status).toBe(201);
+      await rowWith(page, "extension.create", "Live").waitFor();
+      const live = await page.evaluate(() => (window as unknown as { __rowSteps: number[] }).__rowSteps);
+      expect(Math.min(AUDIT_PAGE_DEFAULT, ...live)).toBe(AUDIT_PAGE_DEFAULT);
       // The newest page holds the last extension, not the oldest entry (the set-up).
       expect(await rowWith(page, "extension.create", "Bulk 99").count()).toBe(1);
       expect(await rowWith(page, "auth.setup").count()).toBe(0);

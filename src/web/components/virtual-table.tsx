@@ -4,7 +4,7 @@
  * `aria-rowindex` tell assistive technology where a row sits among all of them. Up to `renderAllBelow`
  * rows every row is mounted, so the browser's find-in-page sees a short table whole: the rows near the
  * viewport first, the others `GROW_BY` a frame after them (all 100 rows of an audit page in one commit
- * were one 90–150 ms task of style and layout at 2 cores; ADR 0033).
+ * were one 90–150 ms task of style and layout at 2 cores; ADR 0033); a live update keeps them mounted.
  */
 import { type ReactNode, startTransition, useDeferredValue, useEffect, useMemo, useState } from "react";
 import { useWindowList } from "@/hooks/use-window-list";
@@ -40,6 +40,19 @@ const NONE: readonly never[] = [];
 const OVERSCAN = 10;
 const GROW_BY = 25;
 
+/** The rows grown so far that `items` keeps: all of them unless more than `GROW_BY` of its rows are new. */
+function grownFor<T>(
+  growth: { items: readonly T[]; by: number },
+  items: readonly T[],
+  getKey: (item: T) => string | number,
+): number {
+  if (growth.items === items || growth.by === 0) return growth.by;
+  const before = new Set(growth.items.map(getKey));
+  let added = 0;
+  for (const item of items) if (!before.has(getKey(item)) && ++added > GROW_BY) return 0;
+  return growth.by;
+}
+
 export function VirtualTable<T>({
   label,
   headers,
@@ -54,18 +67,18 @@ export function VirtualTable<T>({
   // The rows render as a transition (in slices, not one long task): on mount the header first, then the
   // rows; new rows (a filter, Load more) replace the shown ones once rendered.
   const items = useDeferredValue(given, NONE as readonly T[]);
-  // A short table grows from its window to every row, a step a frame, each step a transition; new items
-  // (a filter, Load more) start again from the window.
+  // A short table grows from its window to every row, a step a frame, each step a transition. New items
+  // keep the rows grown so far when at most a step's worth of them are new (a live update: its rows stay
+  // mounted); more new rows than that (a filter) start again from the window.
   const whole = items.length <= renderAllBelow;
   const [growth, setGrowth] = useState({ items, by: 0 });
-  const overscan = whole && growth.items === items ? OVERSCAN + growth.by : OVERSCAN;
+  const grown = useMemo(() => (whole ? grownFor(growth, items, getKey) : 0), [whole, growth, items, getKey]);
+  const overscan = OVERSCAN + grown;
   useEffect(() => {
     if (!whole || overscan >= items.length) return;
-    const frame = requestAnimationFrame(() =>
-      startTransition(() => setGrowth((g) => ({ items, by: (g.items === items ? g.by : 0) + GROW_BY }))),
-    );
+    const frame = requestAnimationFrame(() => startTransition(() => setGrowth({ items, by: grown + GROW_BY })));
     return () => cancelAnimationFrame(frame);
-  }, [whole, overscan, items]);
+  }, [whole, overscan, items, grown]);
   const list = useWindowList<HTMLTableSectionElement>({
     count: items.length,
     estimateSize: rowHeight,
