@@ -153,7 +153,11 @@ describe("Audit screen", () => {
       expect(steps[0]).toBeLessThan(AUDIT_PAGE_DEFAULT / 2);
       expect(steps.length).toBeGreaterThan(2);
       expect(steps.at(-1)).toBe(AUDIT_PAGE_DEFAULT);
-      expect(steps).toEqual([...steps].sort((a, b) => a - b));
+      // The window may settle once its rows are measured (a run saw 22 by the estimate, then 19); from
+      // there the count only grows.
+      const growing = steps.slice(steps.indexOf(Math.min(...steps)));
+      expect(steps.length - growing.length).toBeLessThanOrEqual(2);
+      expect(growing).toEqual([...growing].sort((a, b) => a - b));
       // A live update (one new entry) keeps the grown rows mounted: they are not dropped to the window and
       // grown again (a fresh-clone run saw 19, 44, 69, 94 twice when a late update landed mid-growth).
       await page.evaluate(() => {
