@@ -72,7 +72,8 @@ export function VirtualTable<T>({
   // mounted); more new rows than that (a filter) start again from the window.
   const whole = items.length <= renderAllBelow;
   const [growth, setGrowth] = useState({ items, by: 0 });
-  const grown = useMemo(() => (whole ? grownFor(growth, items, getKey) : 0), [whole, growth, items, getKey]);
+  // Not memoised (callers pass `getKey` inline): one comparison, or a set of ≤ 150 keys after new items.
+  const grown = whole ? grownFor(growth, items, getKey) : 0;
   const overscan = OVERSCAN + grown;
   useEffect(() => {
     if (!whole || overscan >= items.length) return;
