@@ -92,7 +92,7 @@ test(
 );
 
 test(
-  "an extension a PTT group pages cannot be deleted; once free, Undo brings it back with its id",
+  "an extension a PTT group pages cannot be deleted; once free, Undo brings it back with its id and in the web dialer",
   async () => {
     const ext = await h.apiJson<Extension>("POST", "/api/extensions", { extension: "2001", name: "Dock door" });
     const group = await h.apiJson<{ id: number }>("POST", "/api/ptt-groups", {
@@ -100,7 +100,22 @@ test(
       extension: "8100",
       members: ["2001"],
     });
-    const page = await screen("/extensions", "Extensions");
+    // A configured web dialer: each push-all sends the extensions as they are then (spec: after a create or
+    // delete); the undo must send them again, or the dialer keeps missing the extension that is back.
+    const pushes: string[][] = [];
+    const page = await h.signedInPage("/extensions", {
+      before: async (p) => {
+        await p.route("**/api/dialer/status", (route) =>
+          route.fulfill({ status: 200, contentType: "application/json", body: '{"configured":true}' }),
+        );
+        await p.route("**/api/dialer/push-all", async (route) => {
+          const now = await h.apiJson<Extension[]>("GET", "/api/extensions");
+          pushes.push(now.map((e) => e.extension).filter((n) => n === "2001"));
+          await route.fulfill({ status: 200, contentType: "application/json", body: `{"count":${now.length}}` });
+        });
+      },
+    });
+    await page.getByRole("heading", { level: 1, name: "Extensions" }).waitFor();
     await page.getByRole("button", { name: "Delete extension 2001" }).click();
     let dialog = page.getByRole("dialog", { name: "Delete extension 2001?" });
     await dialog.getByRole("list", { name: "Used by" }).getByText("Yard").waitFor();
@@ -112,14 +127,20 @@ test(
     await page.getByRole("button", { name: "Delete extension 2001" }).click();
     dialog = page.getByRole("dialog", { name: "Delete extension 2001?" });
     await dialog.getByText("Nothing else in the console uses it.").waitFor();
+    const deletePush = page.waitForResponse("**/api/dialer/push-all");
     await dialog.getByRole("button", { name: "Delete", exact: true }).click();
     await dialog.waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Delete extension 2001" }).waitFor({ state: "detached" });
     expect((await focused(page)).tag).not.toBe("BODY");
+    await deletePush;
+    expect(pushes).toEqual([[]]); // the delete's push: 2001 gone
+    const undoPush = page.waitForResponse("**/api/dialer/push-all");
     await toasts(page).getByRole("button", { name: "Undo" }).click();
     await page.getByRole("button", { name: "Delete extension 2001" }).waitFor();
     const back = (await h.apiJson<Extension[]>("GET", "/api/extensions")).find((e) => e.extension === "2001");
     expect(back).toMatchObject({ id: ext.id, name: "Dock door", hasSecret: true });
+    await undoPush;
+    expect(pushes).toEqual([[], ["2001"]]); // the undo's push: 2001 back
   },
   TEST_TIMEOUT,
 );

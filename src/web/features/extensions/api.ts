@@ -60,7 +60,7 @@ export const dialerStatusQuery = () =>
  * After a create or delete the dialer is refreshed in the background, only when it is configured: a
  * dialer nobody set up is a quiet state (no request, no toast). A configured dialer that fails says so.
  */
-async function pushInBackground() {
+export async function pushInBackground() {
   const status = await queryClient.fetchQuery(dialerStatusQuery()).catch(() => null);
   if (!status?.configured) return;
   await pushAll().catch((err: unknown) =>

@@ -13,7 +13,7 @@ import { useRevealWhen } from "@/lib/prerender";
 import { queryKeys } from "@/lib/query-keys";
 import { EditExtensionDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../../shared/inventory";
-import { useDeleteExtension, useExtensions } from "./api";
+import { pushInBackground, useDeleteExtension, useExtensions } from "./api";
 import { BulkActions } from "./bulk-actions";
 import { ExtensionsTable } from "./extensions-table";
 import { filterExtensions, sortExtensions } from "./filter";
@@ -181,7 +181,14 @@ export function ExtensionsList() {
   const selectedIds = useMemo(() => sorted.filter((e) => selection[e.id]).map((e) => e.id), [sorted, selection]);
   // Delete: the confirmation lists what uses it; a 409 in between says why in the toast, not just "failed".
   const remove = useDeleteExtension(
-    undoableDeleteToasts("Extension deleted", "Failed to delete extension.", [queryKeys.extensions], errorMessage),
+    // An undone delete puts the extension back in the web dialer too (the delete's push had removed it).
+    undoableDeleteToasts(
+      "Extension deleted",
+      "Failed to delete extension.",
+      [queryKeys.extensions],
+      errorMessage,
+      pushInBackground,
+    ),
   );
   // The extension whose Delete was pressed, until its confirmation closes.
   const [deleting, setDeleting] = useState<Extension | null>(null);

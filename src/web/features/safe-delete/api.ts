@@ -9,11 +9,20 @@ import type { Dependents, RestoreAnswer } from "../../../shared/safe-delete";
 export const dependentsQuery = (list: readonly string[], id: number) =>
   queryOptions<Dependents>({ queryKey: queryKeys.dependents(list, id), staleTime: 0, gcTime: 0 });
 
-/** POST /api/undo/:token: puts back what the delete removed; refetches the lists it shows in. */
-export function useUndoDelete(invalidates: readonly QueryKey[], ui: MutationUi<RestoreAnswer, string>) {
+/**
+ * POST /api/undo/:token: puts back what the delete removed; refetches the lists it shows in. `afterUndo` is
+ * the work the delete itself was followed by (the extensions' quiet web-dialer push), run again for the
+ * object that is back.
+ */
+export function useUndoDelete(
+  invalidates: readonly QueryKey[],
+  ui: MutationUi<RestoreAnswer, string>,
+  afterUndo?: () => void,
+) {
   return useApiMutation({
     mutationFn: (token: string) => sendJson<RestoreAnswer>("POST", `/api/undo/${encodeURIComponent(token)}`),
     invalidates,
+    afterSuccess: afterUndo,
     ...ui,
   });
 }
