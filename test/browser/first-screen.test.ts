@@ -138,4 +138,55 @@ describe("the first screen's picture", () => {
     },
     TEST_TIMEOUT,
   );
+
+  test(
+    "holds the rows the window shows below where the list began, and so does the app's first render",
+    async () => {
+      // More than the table mounts whole (120), so both the picture and the app mount a window of rows.
+      await h.importExtensions(
+        Array.from({ length: 200 }, (_, i) => ({ extension: String(3100 + i), name: `Far ${i}` })),
+      );
+      const page = await h.signedInPage("/extensions", { before: async () => {} });
+      await appRow(page, "3000").waitFor();
+      // The app keeps where the list began on the page for the next load: its highest place (the web dialer's
+      // notice above it may come a moment after the rows).
+      const top = await page.evaluate(() =>
+        Math.round((document.querySelector("#root tbody") as Element).getBoundingClientRect().top + scrollY),
+      );
+      const kept = Number((await page.context().cookies()).find((c) => c.name === "extensions_top")?.value);
+      expect(kept).toBeGreaterThan(100);
+      expect(kept).toBeLessThanOrEqual(top);
+
+      // The next load: the picture's rows go from there to the window's bottom, with at most one beyond it.
+      const release = await hold(page, "/api/extensions");
+      await page.addInitScript(() => {
+        new MutationObserver(() => {
+          const w = window as unknown as { firstAppRows?: number };
+          const n = document.querySelectorAll('#root [data-testid="extension-row"]').length;
+          if (n && w.firstAppRows === undefined) w.firstAppRows = n;
+        }).observe(document, { childList: true, subtree: true });
+      });
+      await page.goto(`${h.baseUrl}/extensions`);
+      await pictureRow(page, "3000").waitFor();
+      const { rows, height } = await page.evaluate(() => ({
+        rows: [...document.querySelectorAll("#prerender tr[data-extension]")].map((r) => {
+          const box = r.getBoundingClientRect();
+          return { top: box.top, bottom: box.bottom };
+        }),
+        height: innerHeight,
+      }));
+      const shown = rows.filter((r) => r.top < height).length;
+      expect(Math.max(...rows.map((r) => r.bottom))).toBeGreaterThanOrEqual(height);
+      // One row more by design, and one more for each row's height the list moved down after it was kept.
+      expect(rows.length - shown).toBeLessThanOrEqual(1 + Math.ceil((top - kept) / 53));
+      // The app's first render mounts those rows and its overscan (8), not a window's worth from the page's top.
+      release();
+      await picture(page).waitFor({ state: "detached" });
+      const first = await page.evaluate(() => (window as unknown as { firstAppRows?: number }).firstAppRows ?? 0);
+      expect(first).toBeGreaterThanOrEqual(shown);
+      expect(first).toBeLessThanOrEqual(shown + 8 + Math.ceil((top - kept) / 53));
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -103,6 +103,21 @@ describe("a signed-in page of /extensions", () => {
     expect(head).toContain("Name");
   });
 
+  test("holds the rows below where the list began last time, down to the window's bottom, and one more", async () => {
+    const rowsFor = async (cookies: string) => {
+      const shown = picture(await (await page("/extensions", { cookie: `${bin.cookie}; ${cookies}` })).text());
+      return [...(shown as string).matchAll(/data-extension="(\d+)"/g)].length;
+    };
+    // 53 px rows in an 800 px window: counted from the page's top 16 rows reach its bottom (15.1 rows' height);
+    // from 400 px down, 8 (7.5). Each with one row more, for a list that begins a little higher this time.
+    expect(await rowsFor("viewport=1280x800")).toBe(17);
+    expect(await rowsFor("viewport=1280x800; extensions_top=400")).toBe(9);
+    // A cookie that is not a place on the page counts from the top, as without one.
+    for (const bad of ["-400", "4e2", "abc", "99999999", "400px"]) {
+      expect(await rowsFor(`viewport=1280x800; extensions_top=${bad}`)).toBe(17);
+    }
+  });
+
   test("a viewer's picture has no buttons a viewer may not use", async () => {
     const password = "viewer password 12345";
     expect((await bin.call("POST", "/api/users", { username: "viewer1", password, role: "viewer" })).status).toBe(201);

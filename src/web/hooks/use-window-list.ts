@@ -4,9 +4,10 @@
  * list's container holds the full height (`totalSize`), and where the list starts on the page
  * (`scrollMargin`) is re-read whenever the page's height changes (filters, charts loading above it).
  */
-import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { useWindowVirtualizer, windowScroll } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
-import { ON_SERVER, serverViewport } from "@/lib/prerender";
+import { cookieValue, setPreferenceCookie } from "@/lib/cookies";
+import { documentCookie, ON_SERVER, serverViewport } from "@/lib/prerender";
 
 export interface WindowListOptions {
   count: number;
@@ -21,7 +22,32 @@ export interface WindowListOptions {
   renderAllBelow?: number;
   /** Called when the last item is rendered (the end of what is loaded is near): load the next page. */
   onEndReached?: () => void;
+  /**
+   * A cookie that keeps where the list started on the page when it was last mounted, so that the next
+   * load (the server's picture, ADR 0047, and the app's first render) mounts the rows the window shows
+   * below it, not a window's worth counted from the page's top (16 rows at 800 px where 9 show).
+   */
+  rememberTopAs?: string;
 }
+
+/** Where a list began on the page at its last mount (`rememberTopAs`), else the page's top. */
+function rememberedTop(cookie: string | undefined): number {
+  const value = cookie ? cookieValue(documentCookie(), cookie) : undefined;
+  return value && /^\d{1,4}$/.test(value) ? Number(value) : 0;
+}
+
+/**
+ * The window's scroll writes, without the ones to where it already is. On mount the virtualizer writes the
+ * offset it just read (`window.scrollY`) back to the window: a no-op for the browser, but a forced style and
+ * layout of the whole page inside the commit that mounted the rows (~30 ms of /extensions' longest task at
+ * 5,000 rows, up to 95 ms in all, on the 2-core machine). Comparing with the offset the virtualizer holds
+ * reads nothing from the page; a real move (scroll to an item, a correction above the window) is written.
+ */
+const scrollUnlessThere: typeof windowScroll = (offset, options, instance) => {
+  const target = offset + (options.adjustments ?? 0);
+  if (options.behavior !== "smooth" && !instance.isScrolling && target === instance.scrollOffset) return;
+  windowScroll(offset, options, instance);
+};
 
 export function useWindowList<E extends HTMLElement>({
   count,
@@ -31,36 +57,46 @@ export function useWindowList<E extends HTMLElement>({
   overscan = 6,
   renderAllBelow = 0,
   onEndReached,
+  rememberTopAs,
 }: WindowListOptions) {
   const ref = useRef<E>(null);
-  const [scrollMargin, setScrollMargin] = useState(0);
+  const [scrollMargin, setScrollMargin] = useState(() => rememberedTop(rememberTopAs));
 
   // Read by the observer, which reports once as soon as it observes, after the browser's own layout: reading
   // it in a layout effect instead forced a layout of the whole new screen and a second render in the task
-  // that mounted it (most of a 50 ms task at 5,000 rows). Until then the list counts from the page's top,
-  // which mounts the rows on screen and a few more.
+  // that mounted it (most of a 50 ms task at 5,000 rows). Until then the list counts from where it began
+  // last time (`rememberTopAs`) or from the page's top, which mounts the rows on screen and a few more.
+  // The cookie keeps the highest place seen since the list mounted: a bar that appears above it later (a
+  // selection) is not there on the next load, and a row too many costs less than a gap at the window's bottom.
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(() =>
-      setScrollMargin(Math.round(el.getBoundingClientRect().top + window.scrollY)),
-    );
+    let highest = Number.POSITIVE_INFINITY;
+    const observer = new ResizeObserver(() => {
+      const top = Math.round(el.getBoundingClientRect().top + window.scrollY);
+      setScrollMargin(top);
+      if (top >= highest) return;
+      highest = top;
+      if (rememberTopAs && top !== rememberedTop(rememberTopAs)) setPreferenceCookie(rememberTopAs, `${top}`);
+    });
     observer.observe(document.body);
     return () => observer.disconnect();
-  }, []);
+  }, [rememberTopAs]);
 
   const virtualizer = useWindowVirtualizer({
     count,
     estimateSize: () => estimateSize,
     getItemKey,
     gap,
-    // The server's picture (ADR 0047) holds the rows its window shows, and no more.
-    overscan: count <= renderAllBelow ? count : ON_SERVER ? 0 : overscan,
+    // The server's picture (ADR 0047) holds the rows its window shows and one more (the list may start a
+    // little higher than last time: a notice above it gone).
+    overscan: count <= renderAllBelow ? count : ON_SERVER ? 1 : overscan,
     scrollMargin,
     // The window's size from the start: left at its default (0 × 0), the virtualizer learnt it in its
     // layout effect and re-rendered the whole list synchronously in the task that mounted it (~40 ms of
     // a warm /extensions' largest task at 5,000 rows). Reading innerWidth/innerHeight forces no layout.
     initialRect: ON_SERVER ? serverViewport() : { width: window.innerWidth, height: window.innerHeight },
+    scrollToFn: scrollUnlessThere,
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items[items.length - 1]?.index ?? -1;

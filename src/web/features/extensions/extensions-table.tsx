@@ -343,6 +343,7 @@ export function ExtensionsTable({
     getItemKey: (i) => sortedRows[i]?.id ?? i,
     renderAllBelow: RENDER_ALL_BELOW,
     overscan: 8,
+    rememberTopAs: "extensions_top",
   });
   const { virtualizer, items: windowed } = list;
   const body = list.ref;
