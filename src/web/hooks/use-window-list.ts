@@ -94,7 +94,8 @@ export function useWindowList<E extends HTMLElement>({
     scrollMargin,
     // The window's size from the start: left at its default (0 × 0), the virtualizer learnt it in its
     // layout effect and re-rendered the whole list synchronously in the task that mounted it (~40 ms of
-    // a warm /extensions' largest task at 5,000 rows). Reading innerWidth/innerHeight forces no layout.
+    // a warm /extensions' largest task at 5,000 rows). Reading innerWidth/innerHeight forces no layout once
+    // the page has been laid out, as it has when a list renders (before, it does: `rememberViewport`).
     initialRect: ON_SERVER ? serverViewport() : { width: window.innerWidth, height: window.innerHeight },
     scrollToFn: scrollUnlessThere,
   });
