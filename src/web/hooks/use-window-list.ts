@@ -38,10 +38,11 @@ function rememberedTop(cookie: string | undefined): number {
 
 /**
  * The window's scroll writes, without the ones to where it already is. On mount the virtualizer writes the
- * offset it just read (`window.scrollY`) back to the window: a no-op for the browser, but a forced style and
- * layout of the whole page inside the commit that mounted the rows (~30 ms of /extensions' longest task at
- * 5,000 rows, up to 95 ms in all, on the 2-core machine). Comparing with the offset the virtualizer holds
- * reads nothing from the page; a real move (scroll to an item, a correction above the window) is written.
+ * offset it just read (`window.scrollY`) back to the window: a no-op for the browser, but Chromium lays the
+ * page out for a `scrollTo` that gives `top` alone, inside the commit that mounted the rows (a forced style and
+ * layout of 32 ms in a trace of /extensions' longest task at 5,000 rows, on the 2-core machine). Comparing with
+ * the offset the virtualizer holds reads nothing from the page; a real move (to an item, a correction above
+ * the window) is written.
  */
 const scrollUnlessThere: typeof windowScroll = (offset, options, instance) => {
   const target = offset + (options.adjustments ?? 0);
@@ -66,8 +67,9 @@ export function useWindowList<E extends HTMLElement>({
   // it in a layout effect instead forced a layout of the whole new screen and a second render in the task
   // that mounted it (most of a 50 ms task at 5,000 rows). Until then the list counts from where it began
   // last time (`rememberTopAs`) or from the page's top, which mounts the rows on screen and a few more.
-  // The cookie keeps the highest place seen since the list mounted: a bar that appears above it later (a
-  // selection) is not there on the next load, and a row too many costs less than a gap at the window's bottom.
+  // The cookie keeps the highest place seen since the list mounted: what appears above the list later (the
+  // web dialer's notice a moment after the rows, a selection bar) may not be there when the next load is
+  // drawn, and a row too many costs less than a gap at the window's bottom.
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
