@@ -5,7 +5,8 @@
  * the screen's query asks for (the browser uses a preloaded answer only for the same URL).
  */
 export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
-  "/extensions": ["/api/extensions"],
+  // The dialer's status: its notice sits above the list, and the screen is shown once both are in (ADR 0047).
+  "/extensions": ["/api/extensions", "/api/dialer/status"],
   "/trunks": ["/api/trunks"],
   "/ptt-groups": ["/api/ptt-groups", "/api/extensions"],
 };
@@ -18,5 +19,5 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
  * whose component reveals the app once it shows its data (`useRevealWhen`).
  */
 export const PICTURE_DATA: Readonly<Record<string, readonly string[]>> = {
-  "/extensions": ["/api/info", "/api/dialer/status", "/api/pbx/status"],
+  "/extensions": ["/api/info", "/api/pbx/status"],
 };

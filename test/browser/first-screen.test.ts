@@ -189,4 +189,44 @@ describe("the first screen's picture", () => {
     },
     TEST_TIMEOUT,
   );
+
+  test(
+    "the list does not move after the swap when the web dialer's status comes after the rows",
+    async () => {
+      const page = await h.signedInPage("/extensions", {
+        before: async (p) => {
+          // The list's top each time it changes, and whether the picture was still there.
+          await p.addInitScript(() => {
+            const w = window as unknown as { tops: { top: number; picture: boolean }[] };
+            w.tops = [];
+            new MutationObserver(() => {
+              const body = document.querySelector("#root tbody");
+              if (!body) return;
+              const top = Math.round(body.getBoundingClientRect().top);
+              const picture = document.getElementById("prerender") !== null;
+              const last = w.tops[w.tops.length - 1];
+              if (!last || last.top !== top || last.picture !== picture) w.tops.push({ top, picture });
+            }).observe(document, { childList: true, subtree: true });
+          });
+          await p.route(
+            (url) => url.pathname === "/api/dialer/status",
+            async (route) => {
+              await new Promise((r) => setTimeout(r, 600));
+              await route.continue().catch(() => {});
+            },
+          );
+        },
+      });
+      await appRow(page, "3000").waitFor();
+      await page.getByText("Web dialer not configured — set it up in").waitFor();
+      await picture(page).waitFor({ state: "detached" });
+      await page.waitForTimeout(300);
+      const tops = await page.evaluate(() => (window as unknown as { tops: { top: number; picture: boolean }[] }).tops);
+      const shown = tops.filter((t) => !t.picture).map((t) => t.top);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(new Set(shown).size).toBe(1);
+      await page.context().close();
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import type { RowSelectionState } from "@tanstack/react-table";
 import { LoaderCircle, Pencil, PhoneOff, QrCode, Search, SearchX, Trash2, TriangleAlert } from "lucide-react";
 import { type ReactNode, useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
@@ -13,7 +14,7 @@ import { useRevealWhen } from "@/lib/prerender";
 import { queryKeys } from "@/lib/query-keys";
 import { EditExtensionDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../../shared/inventory";
-import { pushInBackground, useDeleteExtension, useExtensions } from "./api";
+import { dialerStatusQuery, pushInBackground, useDeleteExtension, useExtensions } from "./api";
 import { BulkActions } from "./bulk-actions";
 import { ExtensionsTable } from "./extensions-table";
 import { filterExtensions, sortExtensions } from "./filter";
@@ -173,8 +174,11 @@ export function ExtensionsList() {
   // initial one is given, which cost a second pass (~50 ms before the first row of a warm visit).
   const [listAtMount] = useState(() => list.data !== undefined);
   const data = useDeferredValue(list.data, listAtMount ? undefined : null);
-  // The server's copy of this screen (ADR 0047) stays until this shows the list (or why it cannot).
-  useRevealWhen(data != null || list.isError);
+  // The server's copy of this screen (ADR 0047) stays until this shows the list (or why it cannot), with the
+  // web dialer's notice above it when that applies: shown a moment later, the notice moved the whole list
+  // down 20 px about 100 ms after the swap (the status is preloaded with the list, SCREEN_DATA).
+  const dialer = useQuery(dialerStatusQuery());
+  useRevealWhen((data != null && !dialer.isPending) || list.isError);
   const sorted = useMemo(() => sortExtensions(data ?? []), [data]);
   const shown = useMemo(() => filterExtensions(sorted, deferredQuery), [sorted, deferredQuery]);
   // The selection's stored extensions (one deleted elsewhere drops out), whether or not the filter shows them.
