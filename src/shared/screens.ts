@@ -2,7 +2,9 @@
  * The data a screen reads first, by path: the server names it in that screen's page
  * (`<link rel="preload" as="fetch">`), so the request starts with the page instead of after the scripts
  * have run (ADR 0030). Only GETs a viewer may make that carry no secret, and whose URL is exactly what
- * the screen's query asks for (the browser uses a preloaded answer only for the same URL).
+ * the screen's query asks for (the browser uses a preloaded answer only for the same URL). The screen's
+ * loader (router.tsx) must prefetch every one of them: a preloaded answer left unread is handed to the
+ * first fetch of that URL however late, e.g. a 401 from before the sign-in to the console after it.
  */
 export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   // The dialer's status: its notice sits above the list, and the screen is shown once both are in (ADR 0047).

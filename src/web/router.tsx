@@ -18,7 +18,7 @@ import { ScreenLoading } from "./components/layout/screen-loading";
 import type { TooltipProvider as TooltipProviderType } from "./components/ui/tooltip";
 import { AuthGate } from "./features/auth/auth-gate";
 import { activeCallsQuery } from "./features/calls/api";
-import { extensionsQuery } from "./features/extensions/api";
+import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
 import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
 import { inboundRoutesQuery, outboundRoutesQuery } from "./features/routes/api";
@@ -73,7 +73,7 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/extensions",
     lazy(() => import("./pages/group-inventory"), "ExtensionsPage"),
-    () => [extensionsQuery()],
+    () => [extensionsQuery(), dialerStatusQuery()],
   ),
   page(
     "/trunks",
