@@ -1,8 +1,8 @@
 /**
- * The browser's preference cookies (theme, sidebar, the Extensions table's columns, the window's size): read
- * from a Cookie header or `document.cookie`, written for a year, same-site only. No imports: `theme-init.ts`
- * uses it before anything else runs. None holds a secret; the server reads them to draw a screen's picture
- * (ADR 0047).
+ * The browser's preference cookies (theme, sidebar, the Extensions table's columns and where its list begins,
+ * the window's size): read from a Cookie header or `document.cookie`, written for a year, same-site only. No
+ * imports: `theme-init.ts` uses it before anything else runs. None holds a secret; the server reads them to
+ * draw a screen's picture (ADR 0047).
  */
 
 /** The value of cookie `name` in `cookie` (a Cookie header or `document.cookie`), if any. */
