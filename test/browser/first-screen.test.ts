@@ -153,7 +153,11 @@ describe("the first screen's picture", () => {
       const top = await page.evaluate(() =>
         Math.round((document.querySelector("#root tbody") as Element).getBoundingClientRect().top + scrollY),
       );
-      const kept = Number((await page.context().cookies()).find((c) => c.name === "extensions_top")?.value);
+      const cookies = await page.context().cookies();
+      const kept = Number(cookies.find((c) => c.name === "extensions_top")?.value);
+      // The window's size too, written after the first frame (not at start: ADR 0047).
+      const size = await page.evaluate(() => `${innerWidth}x${innerHeight}`);
+      expect(cookies.find((c) => c.name === "viewport")?.value).toBe(size);
       expect(kept).toBeGreaterThan(100);
       expect(kept).toBeLessThanOrEqual(top);
 
