@@ -1,0 +1,102 @@
+/**
+ * The built console (`dist/pbx-console`) over the real testbed, configured only through its own API the way
+ * an administrator fills in API Settings: the PBX host over SSH (loopback OpenSSH, as the asterisk user),
+ * the Asterisk manager, the call records database. The host's own files are hidden from it, so nothing
+ * works that the API did not set.
+ */
+import { expect } from "bun:test";
+import type { DeployPlan } from "../../src/shared/plan";
+import { type Binary, startBinary } from "../security/binary";
+import { type PbxSsh, pbxSsh, type TestbedEnv, testbed, until } from "./testbed";
+
+export interface PbxConsole {
+  bin: Binary;
+  env: TestbedEnv;
+  ssh: PbxSsh;
+  call: Binary["call"];
+  /** POST that must answer 2xx; its JSON. */
+  create(path: string, body: unknown): Promise<any>;
+  /** The review's plan of a target. */
+  plan(target?: "trunks" | "extensions" | "ptt-groups" | "all"): Promise<DeployPlan>;
+  /** Plans and applies a target and waits for the job to end; the finished job. */
+  deploy(target?: "trunks" | "extensions" | "ptt-groups" | "all"): Promise<any>;
+  /** The extension's SIP password as the console hands it to a softphone. */
+  sipSecret(extensionId: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}): Promise<PbxConsole> {
+  const env = await testbed();
+  const ssh = await pbxSsh();
+  const bin = await startBinary({ logRequests: false });
+  const setup = await bin.setup();
+  expect(setup.status, setup.text).toBe(201);
+  const save = async (body: Record<string, unknown>) => {
+    const res = await bin.call("POST", "/api/credentials", body);
+    expect(res.status, res.text).toBe(200);
+  };
+  await save({
+    type: "ssh",
+    host: ssh.host,
+    port: String(ssh.port),
+    username: ssh.username,
+    privateKey: ssh.privateKey,
+    hostKeyFingerprint: ssh.hostKeyFingerprint,
+    freepbxConf: env.freepbxConf,
+  });
+  if (o.ami !== false)
+    await save({
+      type: "ami",
+      host: env.amiHost,
+      port: String(env.amiPort),
+      username: env.amiUsername,
+      secret: env.amiSecret,
+    });
+  if (o.cdr !== false)
+    await save({
+      type: "cdr",
+      databaseUrl: `mysql://${env.dbUser}:${encodeURIComponent(env.dbPassword)}@127.0.0.1:${env.dbPort}/asteriskcdrdb`,
+    });
+
+  const c: PbxConsole = {
+    bin,
+    env,
+    ssh,
+    call: bin.call,
+    async create(path, body) {
+      const res = await bin.call("POST", path, body);
+      expect(res.status, `${path}: ${res.text}`).toBeLessThan(300);
+      return res.json;
+    },
+    async plan(target = "all") {
+      const res = await bin.call("POST", "/api/deploy/plan", { target });
+      expect(res.status, res.text).toBe(200);
+      return res.json;
+    },
+    async deploy(target = "all") {
+      const p = await c.plan(target);
+      const res = await bin.call("POST", "/api/deploy/apply", { target, fingerprint: p.fingerprint, resolutions: {} });
+      expect(res.status, res.text).toBe(202);
+      const job = await until(
+        "the apply job to end",
+        async () => {
+          const j = (await bin.call("GET", `/api/jobs/${res.json.jobId}`)).json;
+          return j && j.state !== "running" ? j : undefined;
+        },
+        300_000,
+      );
+      expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
+      return job;
+    },
+    async sipSecret(extensionId) {
+      const res = await bin.call("GET", `/api/extensions/${extensionId}/provisioning`);
+      expect(res.status, res.text).toBe(200);
+      return res.json.config.password;
+    },
+    async stop() {
+      await bin.stop();
+      await ssh.stop();
+    },
+  };
+  return c;
+}

@@ -1,0 +1,237 @@
+/**
+ * A baresip softphone driven over its ctrl_tcp socket (netstring-framed JSON): commands answer with
+ * `{"response":true,"ok":…}`, and everything that happens (REGISTER_OK, CALL_INCOMING, CALL_ESTABLISHED,
+ * CALL_CLOSED…) arrives as `{"event":true,"type":…}`. Tests wait for those events, never for a time.
+ * Each phone has its own config directory, SIP port and RTP range; audio is a sine, received audio dropped.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { freeTcpPort, testbed, until } from "./testbed";
+
+export interface PhoneEvent {
+  type: string;
+  class?: string;
+  accountaor?: string;
+  peeruri?: string;
+  param?: string;
+  id?: string;
+  [k: string]: unknown;
+}
+
+export interface PhoneOptions {
+  /** The account's user (extension number). */
+  user: string;
+  /** Its SIP secret; without one the phone does not register (a provider that sends calls by address). */
+  secret?: string;
+  autoAnswer?: boolean;
+  /** The loopback address the phone's SIP socket binds (a provider gets its own, as a real one has). */
+  bindAddress?: string;
+  /** Registrar: the testbed's SIP host and port unless given (a provisioning document names its own). */
+  registrar?: { host: string; port: number; transport?: string };
+  /** Register at all (default: when a secret is given). */
+  register?: boolean;
+}
+
+let nextRtp = 0;
+
+export class Softphone {
+  readonly events: PhoneEvent[] = [];
+  private waiters: { match: (e: PhoneEvent) => boolean; done: (e: PhoneEvent) => void }[] = [];
+  private buf = Buffer.alloc(0);
+  private pending: ((r: { ok: boolean; data: string }) => void)[] = [];
+
+  private constructor(
+    readonly user: string,
+    readonly sipAddress: string,
+    readonly sipPort: number,
+    private readonly dir: string,
+    private readonly proc: ReturnType<typeof Bun.spawn>,
+    private readonly sock: Socket,
+  ) {
+    sock.on("data", (chunk: Buffer) => this.onData(chunk));
+  }
+
+  static async start(o: PhoneOptions): Promise<Softphone> {
+    const env = await testbed();
+    const dir = mkdtempSync("/tmp/pbx-phone-");
+    const bind = o.bindAddress ?? "127.0.0.1";
+    const sipPort = await freeUdpPort(bind);
+    const ctrlPort = await freeTcpPort();
+    const rtpLo = 32000 + ((process.pid * 7 + nextRtp++ * 40) % 20000);
+    const registrar = o.registrar ?? { host: env.sipHost, port: env.sipPort };
+    const register = o.register ?? o.secret !== undefined;
+    writeFileSync(
+      join(dir, "config"),
+      [
+        "poll_method\tepoll",
+        `sip_listen\t${bind}:${sipPort}`,
+        "call_local_timeout\t120",
+        "call_max_calls\t4",
+        "audio_player\taubridge,nil",
+        "audio_source\tausine,440",
+        "ausrc_srate\t48000",
+        "ausrc_channels\t2",
+        "audio_alert\taubridge,nil",
+        `rtp_ports\t${rtpLo}-${rtpLo + 38}`,
+        "module_path\t/usr/lib/baresip/modules",
+        "module\tg711.so",
+        "module\taubridge.so",
+        "module\tausine.so",
+        "module_tmp\tuuid.so",
+        "module_tmp\taccount.so",
+        "module_app\tcontact.so",
+        "module_app\tmenu.so",
+        "module_app\tctrl_tcp.so",
+        `ctrl_tcp_listen\t127.0.0.1:${ctrlPort}`,
+        "",
+      ].join("\n"),
+    );
+    const params = [
+      o.secret !== undefined ? `auth_pass=${o.secret}` : null,
+      `regint=${register ? 60 : 0}`,
+      `answermode=${o.autoAnswer ? "auto" : "manual"}`,
+    ].filter(Boolean);
+    const aor = `<sip:${o.user}@${registrar.host}:${registrar.port};transport=${registrar.transport ?? "udp"}>`;
+    writeFileSync(join(dir, "accounts"), `${aor};${params.join(";")}\n`);
+    writeFileSync(join(dir, "contacts"), "");
+    const proc = Bun.spawn(["baresip", "-f", dir], {
+      cwd: dir,
+      stdin: "ignore",
+      stdout: Bun.file(join(dir, "baresip.log")),
+      stderr: "ignore",
+    });
+    const sock = await until(
+      "baresip's control socket",
+      () => {
+        if (proc.exitCode !== null) throw new Error(`baresip exited: ${readLog(dir)}`);
+        return new Promise<Socket | undefined>((done) => {
+          const s = connect(ctrlPort, "127.0.0.1");
+          s.once("connect", () => done(s));
+          s.once("error", () => done(undefined));
+        });
+      },
+      15_000,
+    );
+    const phone = new Softphone(o.user, bind, sipPort, dir, proc, sock);
+    if (register) await phone.waitRegistered();
+    return phone;
+  }
+
+  private onData(chunk: Buffer) {
+    this.buf = Buffer.concat([this.buf, chunk]);
+    for (;;) {
+      const colon = this.buf.indexOf(":");
+      if (colon < 0) return;
+      const len = Number(this.buf.subarray(0, colon).toString());
+      if (this.buf.length < colon + 1 + len + 1) return;
+      const body = this.buf.subarray(colon + 1, colon + 1 + len).toString();
+      this.buf = this.buf.subarray(colon + 1 + len + 1);
+      const msg = JSON.parse(body);
+      if (msg.response) this.pending.shift()?.({ ok: !!msg.ok, data: String(msg.data ?? "") });
+      else if (msg.event) {
+        this.events.push(msg);
+        for (const w of [...this.waiters]) {
+          if (w.match(msg)) {
+            this.waiters.splice(this.waiters.indexOf(w), 1);
+            w.done(msg);
+          }
+        }
+      }
+    }
+  }
+
+  /** Sends one command; its answer. */
+  command(command: string, params = ""): Promise<{ ok: boolean; data: string }> {
+    const body = JSON.stringify({ command, params, token: "t" });
+    return new Promise((done) => {
+      this.pending.push(done);
+      this.sock.write(`${Buffer.byteLength(body)}:${body},`);
+    });
+  }
+
+  /** The first event of this type after the `since`-th (default: any so far), waiting up to `ms`. */
+  waitFor(type: string, opts: { since?: number; ms?: number } = {}): Promise<PhoneEvent> {
+    const seen = this.events.slice(opts.since ?? 0).find((e) => e.type === type);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((done, fail) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.done !== finish);
+        fail(
+          new Error(
+            `${this.user}: no ${type} within ${opts.ms ?? 20_000} ms; events: ${this.events.map((e) => e.type).join(", ")}\n${readLog(this.dir).slice(-3000)}`,
+          ),
+        );
+      }, opts.ms ?? 20_000);
+      const finish = (e: PhoneEvent) => {
+        clearTimeout(timer);
+        done(e);
+      };
+      this.waiters.push({ match: (e) => e.type === type, done: finish });
+    });
+  }
+
+  /**
+   * Waits until the account is registered. The first REGISTER_OK may come before the control socket is
+   * connected, so the state is asked (`reginfo`), not the event awaited.
+   */
+  async waitRegistered(ms = 20_000): Promise<void> {
+    await until(
+      `${this.user} to register`,
+      async () => ((await this.command("reginfo")).data.match(/(?:\s|\x1b\[32m)OK\b/) ? true : undefined),
+      ms,
+    );
+  }
+
+  /** Dials a number at the PBX (or a full SIP URI). */
+  async dial(target: string): Promise<void> {
+    const env = await testbed();
+    const uri = target.startsWith("sip:") ? target : `sip:${target}@${env.sipHost}:${env.sipPort}`;
+    const r = await this.command("dial", uri);
+    if (!r.ok) throw new Error(`${this.user}: dial ${uri} refused: ${r.data}`);
+  }
+
+  async accept(): Promise<void> {
+    await this.command("accept");
+  }
+
+  async hangup(): Promise<void> {
+    await this.command("hangup");
+  }
+
+  /** Stops the phone: `quit` first (baresip unregisters on its way out), then SIGKILL. */
+  async stop(): Promise<void> {
+    if (this.proc.exitCode === null) {
+      await Promise.race([this.command("quit"), Bun.sleep(2000)]);
+      await Promise.race([this.proc.exited, Bun.sleep(3000)]);
+      if (this.proc.exitCode === null) this.proc.kill("SIGKILL");
+    }
+    this.sock.destroy();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Kills the phone without a word to the PBX (its registration stays until it expires). */
+  kill(): void {
+    this.proc.kill("SIGKILL");
+    this.sock.destroy();
+  }
+
+  log(): string {
+    return readLog(this.dir);
+  }
+}
+
+function readLog(dir: string): string {
+  try {
+    return readFileSync(join(dir, "baresip.log"), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+async function freeUdpPort(address: string): Promise<number> {
+  const sock = await Bun.udpSocket({ hostname: address, port: 0 });
+  const port = sock.port;
+  sock.close();
+  return port;
+}

@@ -1,0 +1,236 @@
+/**
+ * The real PBX of `../shared/testbed/` (Asterisk 22 + FreePBX 17 on loopback) as the tests reach it:
+ * `testbed()` brings it up once per process (`up` installs what a fresh Debian machine lacks), `reset()`
+ * returns FreePBX to its state after the first `up`, and `pbxSsh()` starts an OpenSSH server on loopback
+ * that lets the console in as the `asterisk` user, the way an administrator's console reaches its PBX
+ * host. Checks read the PBX the way an administrator would: `asterisk -rx`, FreePBX's database, files.
+ */
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { sshFingerprint } from "../pbx-host/pbx-host";
+
+/** Where the testbed's scripts are: `PBX_TESTBED_DIR`, else `shared/testbed` beside the repository. */
+export const TESTBED_DIR = resolve(process.env.PBX_TESTBED_DIR ?? join(import.meta.dir, "../../../shared/testbed"));
+
+export interface TestbedEnv {
+  amiHost: string;
+  amiPort: number;
+  amiUsername: string;
+  amiSecret: string;
+  dbSocket: string;
+  dbPort: number;
+  dbUser: string;
+  dbPassword: string;
+  freepbxConf: string;
+  sipHost: string;
+  sipPort: number;
+}
+
+/** Runs a command; throws with its output when it fails. */
+export async function sh(
+  cmd: string[],
+  o: { stdin?: string; env?: Record<string, string>; timeoutMs?: number; allowFail?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(cmd, {
+    stdin: o.stdin === undefined ? "ignore" : new TextEncoder().encode(o.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, ...o.env },
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), o.timeoutMs ?? 120_000);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const code = await proc.exited;
+  clearTimeout(timer);
+  if (code !== 0 && !o.allowFail)
+    throw new Error(`${cmd.join(" ")} exited with ${code}:\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`);
+  return { code, stdout, stderr };
+}
+
+let started: Promise<TestbedEnv> | null = null;
+
+/**
+ * The testbed, up. `up` runs once per process: it is idempotent, so every test file may ask. Its `reload`
+ * needs `crontab`, which a minimal Debian lacks (FreePBX's Cron class checks its own line stays in the
+ * crontab): the `cron` package is installed first when missing.
+ */
+export function testbed(): Promise<TestbedEnv> {
+  started ??= (async () => {
+    if (!existsSync(join(TESTBED_DIR, "up")))
+      throw new Error(`the PBX testbed is not at ${TESTBED_DIR} (set PBX_TESTBED_DIR)`);
+    if (!Bun.which("crontab", { PATH: "/usr/bin:/bin" }))
+      await sh(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "cron"], {
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+        timeoutMs: 600_000,
+      });
+    const up = await sh([join(TESTBED_DIR, "up")], { timeoutMs: 900_000 });
+    const vars: Record<string, string> = {};
+    for (const m of up.stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[m[1] as string] = m[2] as string;
+    const v = (k: string) => {
+      const value = vars[`TESTBED_${k}`];
+      if (value === undefined) throw new Error(`up printed no TESTBED_${k}:\n${up.stdout}\n${up.stderr}`);
+      return value;
+    };
+    return {
+      amiHost: v("AMI_HOST"),
+      amiPort: Number(v("AMI_PORT")),
+      amiUsername: v("AMI_USERNAME"),
+      amiSecret: v("AMI_SECRET"),
+      dbSocket: v("DB_SOCKET"),
+      dbPort: Number(v("DB_PORT")),
+      dbUser: v("DB_USER"),
+      dbPassword: v("DB_PASSWORD"),
+      freepbxConf: v("FREEPBX_CONF"),
+      sipHost: v("SIP_HOST"),
+      sipPort: Number(v("SIP_PORT")),
+    };
+  })();
+  return started;
+}
+
+/** FreePBX, its AstDB families and voicemail boxes back to the state after the first `up` (and reloaded). */
+export async function reset(): Promise<void> {
+  await testbed();
+  await sh([join(TESTBED_DIR, "reset")], { timeoutMs: 300_000 });
+}
+
+/** `asterisk -rx COMMAND` on the testbed, as the asterisk user; its output. */
+export async function cli(command: string): Promise<string> {
+  return (await sh(["runuser", "-u", "asterisk", "--", "asterisk", "-rx", command], { timeoutMs: 30_000 })).stdout;
+}
+
+/** One SQL statement as MariaDB's root over the testbed's socket; rows as tab-separated lines. */
+export async function sql(database: "asterisk" | "asteriskcdrdb", statement: string): Promise<string[][]> {
+  const env = await testbed();
+  const out = await sh(["mariadb", `--socket=${env.dbSocket}`, "-uroot", "-N", "-B", "-r", database], {
+    stdin: statement,
+    timeoutMs: 60_000,
+  });
+  return out.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => l.split("\t"));
+}
+
+/** A PHP snippet run with FreePBX bootstrapped (as its own code runs), as the asterisk user; its stdout. */
+export async function freepbxPhp(code: string): Promise<string> {
+  const script = `<?php\n$bootstrap_settings['freepbx_auth'] = false;\ninclude '/etc/freepbx.conf';\n${code}\n`;
+  return (
+    await sh(["runuser", "-u", "asterisk", "--", "php", "-d", "error_reporting=E_ERROR", "/dev/stdin"], {
+      stdin: script,
+      timeoutMs: 120_000,
+    })
+  ).stdout;
+}
+
+/** Polls `check` until it answers something other than undefined, or throws with `what` after `ms`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+    await Bun.sleep(100);
+  }
+}
+
+export async function freeTcpPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once("error", fail);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+export interface PbxSsh {
+  host: string;
+  port: number;
+  username: "asterisk";
+  privateKey: string;
+  hostKeyFingerprint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * An OpenSSH server on loopback that lets in the `asterisk` user with a key made for this run: the console
+ * deploys as the user FreePBX runs as (fwconsole refuses to run some work as root and leaves files root
+ * owns). PAM is on because a system account's password is locked (`!`), which sshd without PAM refuses
+ * even for key logins. SHLVL=1 keeps bash from reading start-up files, so PATH is exactly the one set here.
+ */
+export async function pbxSsh(): Promise<PbxSsh> {
+  await testbed();
+  const dir = mkdtempSync("/tmp/pbx-ssh-");
+  // sshd reads the authorized keys as the user it logs in.
+  chmodSync(dir, 0o711);
+  await sh(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
+  await sh(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_key")]);
+  const keys = join(dir, "authorized_keys");
+  writeFileSync(keys, readFileSync(join(dir, "client_key.pub")));
+  const uid = Number((await sh(["id", "-u", "asterisk"])).stdout.trim());
+  chownSync(keys, uid, -1);
+  chmodSync(keys, 0o600);
+  const sshdBin = Bun.which("sshd", { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" });
+  if (!sshdBin) throw new Error("sshd not found: install openssh-server (scripts/ensure-system-deps.sh does)");
+  if (!existsSync("/run/sshd")) await sh(["mkdir", "-m", "0755", "-p", "/run/sshd"]);
+  for (let attempt = 0; ; attempt++) {
+    const port = await freeTcpPort();
+    writeFileSync(
+      join(dir, "sshd_config"),
+      [
+        "ListenAddress 127.0.0.1",
+        `Port ${port}`,
+        `HostKey ${join(dir, "host_key")}`,
+        `AuthorizedKeysFile ${keys}`,
+        "AllowUsers asterisk",
+        "UsePAM yes",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "StrictModes no",
+        `PidFile ${join(dir, "sshd.pid")}`,
+        "SetEnv PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin SHLVL=1",
+        "Subsystem sftp internal-sftp",
+        "",
+      ].join("\n"),
+    );
+    const log = join(dir, "sshd.log");
+    const proc = Bun.spawn([sshdBin, "-D", "-e", "-f", join(dir, "sshd_config")], {
+      stdout: "ignore",
+      stderr: Bun.file(log),
+    });
+    const listening = await until(
+      "sshd to listen",
+      () => {
+        if (proc.exitCode !== null) return false;
+        return existsSync(log) && readFileSync(log, "utf8").includes("Server listening") ? true : undefined;
+      },
+      15_000,
+    ).catch(() => false);
+    if (!listening) {
+      proc.kill("SIGKILL");
+      if (attempt < 3) continue;
+      throw new Error(`sshd did not start: ${existsSync(log) ? readFileSync(log, "utf8") : ""}`);
+    }
+    return {
+      host: "127.0.0.1",
+      port,
+      username: "asterisk",
+      privateKey: readFileSync(join(dir, "client_key"), "utf8"),
+      hostKeyFingerprint: sshFingerprint(readFileSync(join(dir, "host_key.pub"), "utf8")),
+      async stop() {
+        proc.kill("SIGTERM");
+        await Promise.race([proc.exited, Bun.sleep(3000)]);
+        if (proc.exitCode === null) proc.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+}
