@@ -183,9 +183,16 @@ export type CdrDisposition = (typeof CDR_DISPOSITIONS)[number];
 export const CALL_DIRECTIONS = ["inbound", "outbound", "internal"] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 
-/** One call of the history: the CDR rows (legs) that share a `linkedid`. */
+/**
+ * How the history groups legs into calls: `linkedid` (FreePBX's table as it is today; a row without a
+ * `linkedid` is grouped by its `uniqueid`), or `uniqueid` when the table has no `linkedid` column (a
+ * table of an older FreePBX cdr module): the legs of one channel are a call (ADR 0049).
+ */
+export type CdrGrouping = "linkedid" | "uniqueid";
+
+/** One call of the history: the CDR rows (legs) that share a `linkedid` (or a `uniqueid`, see `CdrGrouping`). */
 export interface CdrCall {
-  /** The `linkedid` (the `uniqueid` of a row without one). */
+  /** The `linkedid` (the `uniqueid` of a row without one, or of every row when the table has no `linkedid`). */
   id: string;
   /** ISO time of the first leg (CDR times are the PBX's local time; see ADR 0027). */
   startedAt: string;
@@ -262,8 +269,15 @@ export const cdrPageQuerySchema = lazySchema(() =>
 );
 export type CdrPageQuery = z.infer<typeof cdrPageQuerySchema>;
 
+/** What every answer of the history says about how it grouped the legs. */
+export interface CdrGroupingNote {
+  grouping: CdrGrouping;
+  /** A sentence for the screen when the grouping is not the usual one (the table lacks `linkedid`), else null. */
+  notice: string | null;
+}
+
 /** GET /api/cdr */
-export interface CdrPage {
+export interface CdrPage extends CdrGroupingNote {
   items: CdrCall[];
   /** Pass as `cursor` for the next (older) page; null when the range has no more calls. */
   nextCursor: string | null;
@@ -277,7 +291,7 @@ export const cdrStatsQuerySchema = lazySchema(() =>
 export type CdrStatsQuery = z.infer<typeof cdrStatsQuerySchema>;
 
 /** GET /api/cdr/stats: the charts of the Call history screen. */
-export interface CdrStats {
+export interface CdrStats extends CdrGroupingNote {
   from: string;
   to: string;
   bucket: "hour" | "day";

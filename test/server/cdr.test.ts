@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trunks } from "../../src/db/schema";
-import { CdrSource, resolveCdrSettings } from "../../src/server/cdr/source";
+import { resolveCdrSettings } from "../../src/server/cdr/settings";
+import { CdrSource } from "../../src/server/cdr/source";
 import type { Config } from "../../src/server/config";
 import type { CredentialStore } from "../../src/server/integrations/credentials";
 import type { CdrCall, CdrPage, CdrStats } from "../../src/shared/live";
@@ -388,7 +389,7 @@ describe("one item per call", () => {
   test("zero and default dates are never calls, and a range over them answers", async () => {
     const res = await get("/api/cdr?from=1969-12-20T00:00:00Z&to=1970-03-01T00:00:00Z");
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ items: [], nextCursor: null });
+    expect(res.json).toEqual({ items: [], nextCursor: null, grouping: "linkedid", notice: null });
   });
 });
 

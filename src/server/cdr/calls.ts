@@ -1,8 +1,8 @@
 /**
  * From CDR rows (legs) to calls, without the database: channel names, local times, the call rules (one
- * call per `linkedid`, its direction, disposition, trunk and extensions), the keyset cursor and the CSV
- * line. `sql.ts` says the same rules in SQL for the statistics; `test/server/cdr.test.ts` checks that the
- * two agree.
+ * call per `linkedid`, or per `uniqueid` in a table without one (ADR 0049); its direction, disposition,
+ * trunk and extensions), the keyset cursor and the CSV line. `sql.ts` says the same rules in SQL for the
+ * statistics; `test/server/cdr.test.ts` checks that the two agree.
  *
  * Times: `calldate` is the PBX's local wall-clock time without a zone (Asterisk writes `ast_localtime`).
  * The console runs on the PBX host, so a `calldate` is read in this process's local time zone, and a
@@ -131,11 +131,14 @@ export function compareBytes(a: string, b: string): number {
 }
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** A leg's place in its call: start, then `sequence`, then `uniqueid`. */
+/**
+ * A leg's place in its call: start, then `sequence`, then `uniqueid`, then the channel dialled (a table
+ * without `sequence` reads 0 for every leg, and one channel's dial attempts of one second differ only there).
+ */
 export function legOrder(a: Leg, b: Leg): number {
   if (a.calldate !== b.calldate) return a.calldate < b.calldate ? -1 : 1;
   if (a.sequence !== b.sequence) return a.sequence - b.sequence;
-  return compareBytes(a.uniqueid, b.uniqueid);
+  return compareBytes(a.uniqueid, b.uniqueid) || compareBytes(a.dstchannel, b.dstchannel);
 }
 
 /** The name in a Caller ID text (`"Jane Doe" <1001>` → `Jane Doe`), '' when it has none. */

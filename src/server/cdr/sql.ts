@@ -6,11 +6,16 @@
  * statement restricts `calldate` to a range first: a page walks the index downwards from its cursor over
  * the legs of each call's first channel (`uniqueid = linkedid`, or no `linkedid`), then reads the other
  * legs of those calls within their time span; the statistics group the legs of the range per call.
+ *
+ * Every statement is built for the table's shape (`table.ts`): a column the table lacks reads as its
+ * empty value, and without `linkedid` a call is the legs of one `uniqueid` (each of them a first-channel
+ * leg), so the same walk, statistics and rules serve a table of an older cdr module (ADR 0049).
  */
 import type { CdrFilter } from "../../shared/live";
 import { CDR_MAX_RANGE_DAYS } from "../../shared/live";
 import { Invalid } from "../domain/errors";
 import { type CursorKey, fromLocalText, localText } from "./calls";
+import type { CdrTable, OptionalColumn } from "./table";
 
 const DAY_MS = 86_400_000;
 export const DEFAULT_RANGE_DAYS = 7;
@@ -62,57 +67,68 @@ export function shiftText(text: string, seconds: number): string {
 // ---------------------------------------------------------------------------------------------------
 // Shared pieces
 
-/** A row's call: its `linkedid`, or its own `uniqueid` without one. */
-export const CALL_ID = "IF(linkedid = '', uniqueid, linkedid)";
-/** A leg of the call's first channel. */
-export const ORIGIN = "(uniqueid = linkedid OR linkedid = '')";
+/** A column the table may lack, or its empty value. */
+const column = (t: CdrTable, c: OptionalColumn) => (t.has.has(c) ? c : c === "sequence" ? "0" : "''");
+
+/** A row's call: its `linkedid`, or its own `uniqueid` without one (every row's, without the column). */
+export const callIdSql = (t: CdrTable) =>
+  t.has.has("linkedid") ? "IF(linkedid = '', uniqueid, linkedid)" : "uniqueid";
+/** A leg of the call's first channel (every leg, when a call is the legs of one channel). */
+export const originSql = (t: CdrTable) => (t.has.has("linkedid") ? "(uniqueid = linkedid OR linkedid = '')" : "TRUE");
 
 /**
  * The columns every leg read selects (`calls.ts` `Leg`); the `calldate` as local text, under another
  * name: an alias `calldate` would be what `ORDER BY calldate` sorts by (a sort of the whole range by
  * text instead of a walk of the index).
  */
-export const LEG_COLUMNS = [
-  "DATE_FORMAT(calldate, '%Y-%m-%d %H:%i:%s') AS calldate_text",
-  `${CALL_ID} AS call_id`,
-  `${ORIGIN} AS origin`,
-  "clid",
-  "src",
-  "dst",
-  "channel",
-  "dstchannel",
-  "duration",
-  "billsec",
-  "disposition",
-  "uniqueid",
-  "did",
-  "recordingfile",
-  "cnum",
-  "cnam",
-  "dst_cnam",
-  "sequence",
-].join(", ");
+export function legColumns(t: CdrTable): string {
+  const optional = (c: OptionalColumn) => (t.has.has(c) ? c : `${column(t, c)} AS ${c}`);
+  return [
+    "DATE_FORMAT(calldate, '%Y-%m-%d %H:%i:%s') AS calldate_text",
+    `${callIdSql(t)} AS call_id`,
+    `${originSql(t)} AS origin`,
+    "clid",
+    "src",
+    "dst",
+    "channel",
+    "dstchannel",
+    "duration",
+    "billsec",
+    "disposition",
+    "uniqueid",
+    optional("did"),
+    optional("recordingfile"),
+    optional("cnum"),
+    optional("cnam"),
+    optional("dst_cnam"),
+    optional("sequence"),
+  ].join(", ");
+}
 
 /** What the walk reads of a first-channel leg: its place (calldate, uniqueid), its call and its length. */
-export const WALK_COLUMNS = [
-  "DATE_FORMAT(calldate, '%Y-%m-%d %H:%i:%s') AS calldate_text",
-  `${CALL_ID} AS call_id`,
-  "uniqueid",
-  "duration",
-].join(", ");
+export const walkColumns = (t: CdrTable) =>
+  [
+    "DATE_FORMAT(calldate, '%Y-%m-%d %H:%i:%s') AS calldate_text",
+    `${callIdSql(t)} AS call_id`,
+    "uniqueid",
+    "duration",
+  ].join(", ");
 
 /** `LIKE` text for "contains", with `%`, `_` and the escape character taken literally (`ESCAPE '!'`). */
 export const containsPattern = (q: string) => `%${q.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
-const Q_COLUMNS = ["src", "dst", "cnum", "cnam", "clid", "did", "dst_cnam"];
+/** The first channel's numbers and names the search looks in: these three are in every table, the others when present. */
+const Q_COLUMNS = ["src", "dst", "clid"];
+const Q_OPTIONAL: readonly OptionalColumn[] = ["cnum", "cnam", "did", "dst_cnam"];
 
 /** The search (`q`): any of the first channel's numbers and names contains it (case-insensitive by collation). */
-export function searchSql(q: string | undefined): { sql: string; params: string[] } {
+export function searchSql(t: CdrTable, q: string | undefined): { sql: string; params: string[] } {
   if (!q) return { sql: "", params: [] };
   const pattern = containsPattern(q);
+  const columns = [...Q_COLUMNS, ...Q_OPTIONAL.filter((c) => t.has.has(c))];
   return {
-    sql: ` AND (${Q_COLUMNS.map((c) => `${c} LIKE ? ESCAPE '!'`).join(" OR ")})`,
-    params: Q_COLUMNS.map(() => pattern),
+    sql: ` AND (${columns.map((c) => `${c} LIKE ? ESCAPE '!'`).join(" OR ")})`,
+    params: columns.map(() => pattern),
   };
 }
 
@@ -128,34 +144,41 @@ const placeholders = (n: number) => Array(n).fill("?").join(", ");
  * second come in no particular order; the caller reads the last second again whole (`originSecondSql`).
  */
 export function originPageSql(
+  t: CdrTable,
   range: Range,
   q: string | undefined,
   cursor: CursorKey | null,
   limit: number,
   lower: string,
 ) {
-  const search = searchSql(q);
+  const search = searchSql(t, q);
   const params: unknown[] = [lower < range.fromText ? range.fromText : lower, range.toText];
-  let sql = `SELECT ${WALK_COLUMNS} FROM cdr WHERE calldate >= ? AND calldate < ?`;
+  let sql = `SELECT ${walkColumns(t)} FROM cdr WHERE calldate >= ? AND calldate < ?`;
   if (cursor) {
     sql += " AND calldate <= ? AND (calldate < ? OR BINARY uniqueid < ?)";
     params.push(cursor.calldate, cursor.calldate, cursor.uniqueid);
   }
-  sql += ` AND ${ORIGIN}${search.sql} ORDER BY calldate DESC LIMIT ${Math.floor(limit)}`;
+  sql += ` AND ${originSql(t)}${search.sql} ORDER BY calldate DESC LIMIT ${Math.floor(limit)}`;
   params.push(...search.params);
   return { sql, params };
 }
 
 /** Every first-channel leg of one second that a page walk would read (below the cursor when it is that second). */
-export function originSecondSql(range: Range, q: string | undefined, cursor: CursorKey | null, second: string) {
-  const search = searchSql(q);
+export function originSecondSql(
+  t: CdrTable,
+  range: Range,
+  q: string | undefined,
+  cursor: CursorKey | null,
+  second: string,
+) {
+  const search = searchSql(t, q);
   const params: unknown[] = [second, range.fromText, range.toText];
-  let sql = `SELECT ${WALK_COLUMNS} FROM cdr WHERE calldate = ? AND calldate >= ? AND calldate < ?`;
+  let sql = `SELECT ${walkColumns(t)} FROM cdr WHERE calldate = ? AND calldate >= ? AND calldate < ?`;
   if (cursor && cursor.calldate === second) {
     sql += " AND BINARY uniqueid < ?";
     params.push(cursor.uniqueid);
   }
-  sql += ` AND ${ORIGIN}${search.sql}`;
+  sql += ` AND ${originSql(t)}${search.sql}`;
   params.push(...search.params);
   return { sql, params };
 }
@@ -165,13 +188,23 @@ export function originSecondSql(range: Range, q: string | undefined, cursor: Cur
  * the page would read the leg (in range, first channel, matching the search), so a call is listed once,
  * at its newest such leg, whichever page reads its other legs.
  */
-export function legsSql(range: Range, q: string | undefined, ids: readonly string[], from: string, to: string) {
-  const search = searchSql(q);
+export function legsSql(
+  t: CdrTable,
+  range: Range,
+  q: string | undefined,
+  ids: readonly string[],
+  from: string,
+  to: string,
+) {
+  const search = searchSql(t, q);
+  const ofCalls = t.has.has("linkedid")
+    ? `(linkedid IN (${placeholders(ids.length)}) OR (linkedid = '' AND uniqueid IN (${placeholders(ids.length)})))`
+    : `uniqueid IN (${placeholders(ids.length)})`;
   const sql =
-    `SELECT ${LEG_COLUMNS}, (calldate >= ? AND calldate < ? AND ${ORIGIN}${search.sql}) AS scan_match ` +
-    `FROM cdr WHERE calldate >= ? AND calldate <= ? ` +
-    `AND (linkedid IN (${placeholders(ids.length)}) OR (linkedid = '' AND uniqueid IN (${placeholders(ids.length)})))`;
-  return { sql, params: [range.fromText, range.toText, ...search.params, from, to, ...ids, ...ids] };
+    `SELECT ${legColumns(t)}, (calldate >= ? AND calldate < ? AND ${originSql(t)}${search.sql}) AS scan_match ` +
+    `FROM cdr WHERE calldate >= ? AND calldate <= ? AND ${ofCalls}`;
+  const idParams = t.has.has("linkedid") ? [...ids, ...ids] : ids;
+  return { sql, params: [range.fromText, range.toText, ...search.params, from, to, ...idParams] };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -224,6 +257,7 @@ export interface StatsFilters {
  * `trunks`: the console's trunk names (only the all-digit ones matter: any other name is a trunk anyway).
  */
 export function statsSql(
+  t: CdrTable,
   range: Range,
   bucket: "hour" | "day",
   q: string | undefined,
@@ -231,17 +265,18 @@ export function statsSql(
   trunks: readonly string[],
 ) {
   const numericTrunks = trunks.filter((t) => /^[0-9]+$/.test(t));
-  const search = searchSql(q);
+  const search = searchSql(t, q);
+  const origin = originSql(t);
   const inTrunk = trunkOfSql("channel", numericTrunks);
   const outTrunk = trunkOfSql("dstchannel", numericTrunks);
   // The earliest leg (by calldate, then name) with a trunk: 'YYYY-MM-DD HH:MM:SS' + name.
   const columns = [
-    `${CALL_ID} AS call_id`,
+    `${callIdSql(t)} AS call_id`,
     "MIN(calldate) AS start",
     `MAX(${DISPOSITION_RANK_SQL}) AS disp_rank`,
     "MAX(billsec) AS talk",
-    `MAX(calldate < ? AND ${ORIGIN}${search.sql}) AS listed`,
-    `MAX(${ORIGIN} AND did <> '') AS dialled_in`,
+    `MAX(calldate < ? AND ${origin}${search.sql}) AS listed`,
+    `MAX(${origin} AND ${column(t, "did")} <> '') AS dialled_in`,
     `MIN(CONCAT(calldate, ${inTrunk.sql})) AS in_trunk`,
     `MIN(CONCAT(calldate, ${outTrunk.sql})) AS out_trunk`,
   ];

@@ -8,6 +8,7 @@ import { CardListSkeleton, ExportCsvLink, LoadMoreFooter, ScreenHeader } from "@
 import { Button } from "@/components/ui/button";
 import { callHistoryExportUrl, callStatsQuery } from "@/features/call-history/api";
 import { CallHistoryFilters, useCallHistoryFilter } from "@/features/call-history/filters";
+import { GroupingNotice } from "@/features/call-history/grouping-notice";
 import { HistoryStats } from "@/features/call-history/history-stats";
 import { HistoryTable } from "@/features/call-history/history-table";
 import { useCallHistory } from "@/features/call-history/use-call-history";
@@ -136,6 +137,7 @@ export function CallHistoryPage() {
     <>
       <ScreenHeader title={TITLE} subtitle={SUBTITLE} action={<ExportCsvLink href={callHistoryExportUrl(filter)} />} />
       <CallHistoryFilters state={filterState} trunks={trunks.data?.map((t) => t.name) ?? []} />
+      <GroupingNotice notice={history.data?.pages[0]?.notice ?? stats.data?.notice} />
       <div aria-busy={stats.isFetching} className={cn(stats.isPlaceholderData && "opacity-60 transition-opacity")}>
         <HistoryStats stats={stats} />
       </div>

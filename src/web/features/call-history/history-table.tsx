@@ -1,7 +1,7 @@
 /**
- * The call history as a table: one row per call (its CDR legs grouped by linkedid), newest first. Only
- * the rows near the viewport are mounted (spacer rows keep the table's height), so thousands of loaded
- * calls scroll like fifty.
+ * The call history as a table: one row per call (its CDR legs grouped by linkedid, or by uniqueid in a
+ * table without one), newest first. Only the rows near the viewport are mounted (spacer rows keep the
+ * table's height), so thousands of loaded calls scroll like fifty.
  */
 import { VirtualTable } from "@/components/virtual-table";
 import type { CdrCall } from "../../../shared/live";
