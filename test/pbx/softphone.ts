@@ -31,6 +31,8 @@ export interface PhoneOptions {
   registrar?: { host: string; port: number; transport?: string };
   /** Register at all (default: when a secret is given). */
   register?: boolean;
+  /** The SIP port (default: a free one). */
+  sipPort?: number;
 }
 
 let nextRtp = 0;
@@ -56,7 +58,7 @@ export class Softphone {
     const env = await testbed();
     const dir = mkdtempSync("/tmp/pbx-phone-");
     const bind = o.bindAddress ?? "127.0.0.1";
-    const sipPort = await freeUdpPort(bind);
+    const sipPort = o.sipPort ?? (await freeUdpPort(bind));
     const ctrlPort = await freeTcpPort();
     const rtpLo = 32000 + ((process.pid * 7 + nextRtp++ * 40) % 20000);
     const registrar = o.registrar ?? { host: env.sipHost, port: env.sipPort };
@@ -178,7 +180,8 @@ export class Softphone {
   async waitRegistered(ms = 20_000): Promise<void> {
     await until(
       `${this.user} to register`,
-      async () => ((await this.command("reginfo")).data.match(/(?:\s|\x1b\[32m)OK\b/) ? true : undefined),
+      // `reginfo` prints the state coloured: "\x1b[32mOK" (ESC, then "[32m") when registered.
+      async () => ((await this.command("reginfo")).data.match(/(?:\s|\[32m)OK\b/) ? true : undefined),
       ms,
     );
   }

@@ -132,7 +132,7 @@ function keywordStatements(k: OwnedKeywords): string[] {
   }
   const defaults = k.defaults.filter(([kw]) => !ownedNames.has(kw));
   if (defaults.length) {
-    const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${str(v)} AS v, ${int(flags++)} AS f`);
+    const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${lit(v)} AS v, ${int(flags++)} AS f`);
     out.push(
       `INSERT INTO ${table} (id, keyword, data, flags) SELECT i, k, v, f FROM (${rows.join(" UNION ALL ")}) AS d WHERE ${NEW} = 1 ON DUPLICATE KEY UPDATE data = ${table}.data;`,
     );

@@ -83,8 +83,8 @@ export interface OwnedKeywords {
   id: Value;
   /** Upserted on every deploy (only these keywords; others are never touched or deleted). */
   owned: [string, string][];
-  /** Inserted only when the object itself is new (never over an existing keyword). */
-  defaults: [string, string][];
+  /** Inserted only when the object itself is new (never over an existing keyword); an `Expr` is computed on the PBX. */
+  defaults: [string, string | Expr][];
 }
 
 /**
@@ -309,6 +309,24 @@ export function extensionObject(e: ExtensionRow): PbxObject {
 }
 
 /**
+ * The PBX's first UDP transport as FreePBX names it (`<bind address>-udp`), the one FreePBX's trunk form
+ * offers first: from Asterisk SIP Settings' binds (`kvstore_Sipsettings`, `{"udp":{"<address>":"on"},…}`),
+ * `0.0.0.0-udp` (FreePBX's default bind) when none is on. A fixed `0.0.0.0-udp` names no transport on a PBX
+ * bound to one address, and Asterisk then refuses every call over the trunk ("Unable to retrieve PJSIP
+ * transport"). Written for MariaDB's JSON functions without JSON_TABLE (FreePBX runs on 10.3 and later).
+ */
+const PBX_UDP_TRANSPORT: Expr = (() => {
+  const binds = "(SELECT val FROM kvstore_Sipsettings WHERE `key` = 'binds' AND JSON_VALID(val) LIMIT 1)";
+  const nth = (i: number) => `JSON_UNQUOTE(JSON_EXTRACT(JSON_KEYS(${binds}, '$.udp'), '$[${i}]'))`;
+  const onAt = (i: number) =>
+    `IF(JSON_UNQUOTE(JSON_EXTRACT(${binds}, CONCAT('$.udp."', ${nth(i)}, '"'))) = 'on', CONCAT(${nth(i)}, '-udp'), NULL)`;
+  return {
+    sql: `COALESCE(${[0, 1, 2, 3, 4, 5, 6, 7].map(onAt).join(", ")}, '0.0.0.0-udp')`,
+    text: "the PBX's first UDP transport (SIP Settings), else 0.0.0.0-udp",
+  };
+})();
+
+/**
  * PJSIP trunk. Owned: the name (and its channelid), server and port, credentials,
  * authentication, registration, from/contact user and domain, rewrite_contact, trust_rpid,
  * sendrpid. Outbound CID, max channels, dial prefix, codecs, qualify, transport… are FreePBX's.
@@ -383,7 +401,7 @@ export function trunkObject(t: TrunkRow): PbxObject {
         // FreePBX's PJSIP trunk form defaults (PJSip::getDisplayVars), reference §2.8.
         defaults: [
           ["context", "from-pstn"],
-          ["transport", "0.0.0.0-udp"],
+          ["transport", PBX_UDP_TRANSPORT],
           ["codecs", "ulaw,alaw,g722,gsm"],
           ["dtmfmode", "auto"],
           ["qualify_frequency", "60"],
