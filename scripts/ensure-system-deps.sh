@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive for real, when missing:
 # Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl,
-# fail2ban (its fail2ban-regex, for the sign-in failure filter).
+# fail2ban (its fail2ban-regex, for the sign-in failure filter), cron (crontab, which
+# FreePBX's reload needs on the real-PBX testbed).
 set -euo pipefail
 
 need=()
@@ -11,6 +12,8 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromi
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # fail2ban-regex checks the sign-in failure filter against the console's real log (test/security).
 command -v fail2ban-regex >/dev/null 2>&1 || need+=(fail2ban)
+# FreePBX's `fwconsole reload` on the testbed (test/pbx) checks its own line stays in the crontab.
+[ -x /usr/bin/crontab ] || need+=(cron)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check: the typecheck (tsc --noEmit) and the linter (biome check)
 # first, then unit/API/db tests, then the compiled binary's smoke and browser
-# tests. Installs what it needs first (npm packages, Debian packages).
+# tests, then the real-PBX tier (test/pbx) against the testbed. Installs what it
+# needs first (npm packages, Debian packages; the testbed's own through its `up`).
 # Ends with the line "N passed, N failed, N skipped" from the JUnit reports
 # (typecheck and lint count as one test each), and exits non-zero on any failure.
 set -uo pipefail
@@ -48,6 +49,8 @@ run_group unit test/server test/db test/shared test/install test/fakes test/pbx-
 echo "== build"
 if "$BUN" run build.ts; then
   run_group binary test/smoke test/browser test/security
+  # The real FreePBX 17 + Asterisk 22 of ../shared/testbed (its `up` installs what it needs), one file at a time.
+  run_group pbx test/pbx
 else
   echo "binary build failed" >&2
   echo "build exit=1" >>"$reports/exit-codes"

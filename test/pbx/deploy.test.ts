@@ -63,7 +63,41 @@ describe("extensions deployed by the console", () => {
     await b.waitFor("CALL_ESTABLISHED");
     await a.hangup();
     await b.waitFor("CALL_CLOSED");
+    await Promise.all([a.stop(), b.stop()]);
   }, 120_000);
+
+  test("AstDB holds what the dialplan reads: the device's dial string, and the user's hint carries its device", async () => {
+    expect((await cli("database get DEVICE/2101 dial")).trim()).toBe("Value: PJSIP/2101");
+    expect((await cli("database get AMPUSER/2101 device")).trim()).toBe("Value: 2101");
+    expect((await cli("database get AMPUSER/2101 cidname")).trim()).toBe("Value: Alice Admin");
+    expect((await cli("database get AMPUSER/2101 hint")).trim()).toMatch(/^Value: PJSIP\/2101(&|,|$)/);
+    expect(await cli("core show hint 2101")).toContain("PJSIP/2101");
+  });
+
+  test("an edit reaches Asterisk", async () => {
+    const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Renamed" });
+    expect(res.status, res.text).toBe(200);
+    const plan = await pbx.plan("extensions");
+    expect(plan.items.find((i) => i.id === "extension:2102")?.action).toBe("update");
+    await pbx.deploy("extensions");
+    expect((await cli("database get AMPUSER/2102 cidname")).trim()).toBe("Value: Bob Renamed");
+    expect(await sql("asterisk", "SELECT name FROM users WHERE extension = '2102'")).toEqual([["Bob Renamed"]]);
+    expect(await cli("pjsip show endpoint 2102")).toContain("Bob Renamed");
+  }, 300_000);
+
+  test("a deleted extension is gone from Asterisk and no longer registers", async () => {
+    const secret = await pbx.sipSecret(ids["2101"] as number);
+    const res = await pbx.call("DELETE", `/api/extensions/${ids["2101"]}`);
+    expect(res.status, res.text).toBeLessThan(300);
+    const plan = await pbx.plan("extensions");
+    expect(plan.items.find((i) => i.id === "extension:2101")?.action).toBe("delete");
+    await pbx.deploy("extensions");
+    expect(await cli("pjsip show endpoints")).not.toContain("2101/2101");
+    expect(await cli("database show AMPUSER/2101")).toContain("0 results found");
+    expect(await sql("asterisk", "SELECT COUNT(*) FROM sip WHERE id = '2101'")).toEqual([["0"]]);
+    const ghost = await phone({ user: "2101", secret, waitRegistered: false });
+    expect(await ghost.registration()).toBe("failed");
+  }, 300_000);
 });
 
 describe("a trunk, routes and a page group deployed by the console", () => {

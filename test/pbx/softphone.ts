@@ -29,6 +29,8 @@ export interface PhoneOptions {
   bindAddress?: string;
   /** Registrar: the testbed's SIP host and port unless given (a provisioning document names its own). */
   registrar?: { host: string; port: number; transport?: string };
+  /** Wait for the registrar's answer and throw unless registered (default true; false answers at once). */
+  waitRegistered?: boolean;
   /** Register at all (default: when a secret is given). */
   register?: boolean;
   /** The SIP port (default: a free one). */
@@ -116,7 +118,16 @@ export class Softphone {
       15_000,
     );
     const phone = new Softphone(o.user, bind, sipPort, dir, proc, sock);
-    if (register) await phone.waitRegistered();
+    if (register && o.waitRegistered !== false) {
+      const state = await phone.registration().catch(async (err) => {
+        await phone.stop();
+        throw err;
+      });
+      if (state !== "ok") {
+        await phone.stop();
+        throw new Error(`${o.user} was refused registration`);
+      }
+    }
     return phone;
   }
 
@@ -174,14 +185,19 @@ export class Softphone {
   }
 
   /**
-   * Waits until the account is registered. The first REGISTER_OK may come before the control socket is
-   * connected, so the state is asked (`reginfo`), not the event awaited.
+   * Waits until the registrar has answered: "ok" once registered, "failed" once refused. The first answer
+   * may come before the control socket is connected, so the state is asked (`reginfo`), not an event
+   * awaited. `reginfo` prints it coloured: "\x1b[32mOK" registered, "\x1b[31mERR" refused.
    */
-  async waitRegistered(ms = 20_000): Promise<void> {
-    await until(
+  async registration(ms = 20_000): Promise<"ok" | "failed"> {
+    return until(
       `${this.user} to register`,
-      // `reginfo` prints the state coloured: "\x1b[32mOK" (ESC, then "[32m") when registered.
-      async () => ((await this.command("reginfo")).data.match(/(?:\s|\[32m)OK\b/) ? true : undefined),
+      async () => {
+        const info = (await this.command("reginfo")).data;
+        if (/(?:\s|\[32m)OK\b/.test(info)) return "ok" as const;
+        if (/(?:\s|\[31m)ERR\b/.test(info)) return "failed" as const;
+        return undefined;
+      },
       ms,
     );
   }

@@ -50,19 +50,16 @@ export async function sh(
 let started: Promise<TestbedEnv> | null = null;
 
 /**
- * The testbed, up. `up` runs once per process: it is idempotent, so every test file may ask. Its `reload`
- * needs `crontab`, which a minimal Debian lacks (FreePBX's Cron class checks its own line stays in the
- * crontab): the `cron` package is installed first when missing.
+ * The testbed, up. `up` runs once per process: it is idempotent, so every test file may ask. Its reload
+ * needs `crontab`, which a minimal Debian lacks and `up` does not install (FreePBX's Cron class checks its
+ * own line stays in the crontab): scripts/ensure-system-deps.sh installs `cron`.
  */
 export function testbed(): Promise<TestbedEnv> {
   started ??= (async () => {
     if (!existsSync(join(TESTBED_DIR, "up")))
       throw new Error(`the PBX testbed is not at ${TESTBED_DIR} (set PBX_TESTBED_DIR)`);
-    if (!Bun.which("crontab", { PATH: "/usr/bin:/bin" }))
-      await sh(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "cron"], {
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-        timeoutMs: 600_000,
-      });
+    if (!existsSync("/usr/bin/crontab"))
+      throw new Error("FreePBX's reload needs crontab: install cron (scripts/ensure-system-deps.sh does)");
     const up = await sh([join(TESTBED_DIR, "up")], { timeoutMs: 900_000 });
     const vars: Record<string, string> = {};
     for (const m of up.stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[m[1] as string] = m[2] as string;
