@@ -94,6 +94,9 @@ export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}):
       return res.json.config.password;
     },
     async stop() {
+      // A console that died mid-test says why here (its files go with it).
+      if (bin.proc.exitCode !== null)
+        console.error(`pbx-console exited with ${bin.proc.exitCode}:\n${bin.errors().slice(-4000)}`);
       await bin.stop();
       await ssh.stop();
     },

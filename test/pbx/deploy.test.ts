@@ -72,7 +72,7 @@ describe("extensions deployed by the console", () => {
     expect((await cli("database get AMPUSER/2101 cidname")).trim()).toBe("Value: Alice Admin");
     expect((await cli("database get AMPUSER/2101 hint")).trim()).toMatch(/^Value: PJSIP\/2101(&|,|$)/);
     expect(await cli("core show hint 2101")).toContain("PJSIP/2101");
-  });
+  }, 60_000);
 
   test("an edit reaches Asterisk", async () => {
     const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Renamed" });

@@ -72,6 +72,8 @@ export async function startBinary(opts: BinaryOptions = {}) {
     set cookie(v: string) {
       cookie = v;
     },
+    /** What the process has written to stderr so far. */
+    errors: () => (existsSync(`${logFile}.err`) ? readFileSync(`${logFile}.err`, "utf8") : ""),
     /** What the process has written to stdout so far (request and security log lines). */
     log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : ""),
     /** Resident memory of the process in bytes (from /proc). */

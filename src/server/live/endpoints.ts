@@ -301,6 +301,46 @@ export class EndpointState {
   }
 
   /**
+   * The endpoint whose contact this `ContactStatus` event added or changed, when that contact's address is
+   * not known yet: Asterisk's `ContactStatus` carries no `ViaAddress`, `UserAgent` or `RegExpire`, so the
+   * caller reads the endpoint's `ContactStatusDetail`s (`PJSIPShowEndpoint`) and gives them to `contactDetails`.
+   */
+  contactNeedsDetail(e: AmiMessage): string | null {
+    if ((e.event ?? "").toLowerCase() !== "contactstatus") return null;
+    if ((e.contactstatus ?? "").toLowerCase() === "removed") return null;
+    const endpoint = this.endpointOf(e.endpointname, e.aor);
+    const contact = endpoint ? this.contacts.get(endpoint)?.get(e.uri ?? "") : undefined;
+    return endpoint && contact && contact.address === null ? endpoint : null;
+  }
+
+  /** Completes known contacts with `ContactStatusDetail` items (address, user agent, expiry); true when one changed. */
+  contactDetails(items: AmiMessage[]): boolean {
+    let changed = false;
+    for (const d of items) {
+      if ((d.event ?? "").toLowerCase() !== "contactstatusdetail") continue;
+      const endpoint = this.endpointOf(d.endpointname, d.aor);
+      const contact = endpoint ? this.contacts.get(endpoint)?.get(d.uri ?? "") : undefined;
+      if (!contact) continue;
+      const address = viaAddress(d.viaaddress, d.viaport);
+      if (address && address !== contact.address) {
+        contact.address = address;
+        changed = true;
+      }
+      const userAgent = orNull(d.useragent);
+      if (userAgent && userAgent !== contact.userAgent) {
+        contact.userAgent = clip(userAgent);
+        changed = true;
+      }
+      const expires = expiresAt(d.regexpire);
+      if (expires && expires !== contact.expiresAt) {
+        contact.expiresAt = expires;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /**
    * A PJSIP `Registry` event for a registration not read at login (a trunk added since): the caller
    * reads the registrations again, since the event carries only URIs.
    */

@@ -112,6 +112,10 @@ export class LiveMonitor {
   private stopping = new Set<Promise<void>>();
   /** Bumped with every login, disconnection and new client: the lists of an older login are dropped. */
   private generation = 0;
+  /** Endpoints whose contact details are being read. */
+  private readonly detailReads = new Set<string>();
+  /** A reload came while the lists were being read: read them once more after. */
+  private reloadAgain = false;
   /** Events held while the lists are read (null when not reading). */
   private queue: AmiMessage[] | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -374,6 +378,12 @@ export class LiveMonitor {
 
   private onEvent(e: AmiMessage): void {
     if (this.stopped) return;
+    // A reload (FreePBX's Apply Config sends `Reload` for all modules) adds and removes endpoints and
+    // registrations without an event for each: the lists are read again.
+    if ((e.event ?? "").toLowerCase() === "reload") {
+      this.reloadSeen();
+      return;
+    }
     // Failed sign-ins do not depend on the lists: counted at once, connected or reading.
     if (isSecurityEvent(e)) {
       if (this.attacks.record(e, this.deps.now())) this.securityEvents.request();
@@ -401,6 +411,46 @@ export class LiveMonitor {
       return;
     }
     if (this.endpoints.apply(e)) this.statusEvents.request();
+    const detail = this.endpoints.contactNeedsDetail(e);
+    if (detail) void this.readContactDetails(detail);
+  }
+
+  /** A new contact's address and user agent, from its endpoint's details (one read per endpoint at a time). */
+  private async readContactDetails(endpoint: string): Promise<void> {
+    const client = this.client;
+    if (!client || this.detailReads.has(endpoint)) return;
+    this.detailReads.add(endpoint);
+    const generation = this.generation;
+    try {
+      const items = await client.list("PJSIPShowEndpoint", { Endpoint: endpoint });
+      if (generation !== this.generation || this.stopped) return;
+      if (this.endpoints.contactDetails(items)) this.statusEvents.request();
+    } catch {
+      // The contact stays without an address until the next list read.
+    } finally {
+      this.detailReads.delete(endpoint);
+    }
+  }
+
+  /**
+   * Reads the lists again after a reload, once the one in progress (if any) is done: one read at a time,
+   * and the reloads that come meanwhile make one more.
+   */
+  private reloadSeen(): void {
+    const client = this.client;
+    if (!client || !this.conn.connected) return; // a login reads the lists anyway
+    if (this.queue) {
+      this.reloadAgain = true;
+      return;
+    }
+    this.generation++;
+    const generation = this.generation;
+    void this.load(client, generation).then(() => {
+      if (this.reloadAgain && generation === this.generation) {
+        this.reloadAgain = false;
+        this.reloadSeen();
+      }
+    });
   }
 
   /**
