@@ -234,3 +234,33 @@ export async function pbxSsh(): Promise<PbxSsh> {
     };
   }
 }
+
+/** `fwconsole bulkimport --replace` of a Bulk Handler CSV (`extensions` or `dids`), as FreePBX's own importer. */
+export async function bulkimport(type: "extensions" | "dids", csv: string): Promise<void> {
+  const dir = mkdtempSync("/tmp/pbx-bulk-");
+  chmodSync(dir, 0o755);
+  const file = join(dir, `${type}.csv`);
+  writeFileSync(file, csv, { mode: 0o644 });
+  try {
+    const out = await sh(
+      [
+        "runuser",
+        "-u",
+        "asterisk",
+        "--",
+        "sh",
+        "-c",
+        `cd /tmp && fwconsole bulkimport --replace --type=${type} ${file}`,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    if (/error|exception/i.test(out.stdout + out.stderr)) throw new Error(`bulkimport: ${out.stdout}${out.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The CSV FreePBX's Bulk Handler exports (its own `export()`, run with PHP as the GUI's Export button runs it). */
+export async function bulkExport(type: "extensions" | "dids"): Promise<string> {
+  return freepbxPhp(`FreePBX::Bulkhandler()->export(${JSON.stringify(type)}, []);`);
+}
