@@ -18,11 +18,14 @@ const SIP_SECRET_MIN = 12;
  * Each `…Problem` function answers the message, or null when the value is fine.
  */
 
-/** FreePBX's column limits in characters (reference §2). */
+/** FreePBX's column limits in characters (reference §2; test/fixtures/freepbx/schema.sql is FreePBX 17's own). */
 export const FREEPBX_LIMITS = {
   /** devices.description, users.name */
   extensionName: 50,
-  /** trunks.name */
+  /**
+   * The console's trunk names (trunkNameProblem), stricter than FreePBX 17: trunks.name holds 255 characters and
+   * trunks.channelid (the name with `_` for spaces) 190.
+   */
   trunkName: 50,
   /** outbound_routes.name */
   routeName: 40,
@@ -49,9 +52,27 @@ export function controlProblem(value: string | null | undefined, what: string): 
   return value && CONTROL.test(value) ? `${what} contains a control character (e.g. a newline)` : null;
 }
 
+// Characters beyond U+FFFF (4 bytes in UTF-8: emoji, some CJK, musical symbols…).
+const BEYOND_BMP = /[\u{10000}-\u{10FFFF}]/u;
+
+/**
+ * Text FreePBX 17 can store: its core and paging tables (users, devices, sip, incoming, outbound_routes,
+ * paging_config…) are utf8mb3 (test/fixtures/freepbx/schema.sql, recorded from a real FreePBX 17), which
+ * holds no character beyond U+FFFF; MariaDB refuses one ("Incorrect string value") and the deploy fails.
+ */
+export function charsetProblem(value: string | null | undefined, what: string): string | null {
+  return value && BEYOND_BMP.test(value)
+    ? `${what} contains a character FreePBX cannot store (an emoji or another character beyond U+FFFF)`
+    : null;
+}
+
+/** Text stored in a FreePBX column: characters it can hold, within its length. */
+export const freepbxTextProblem = (value: string | null | undefined, max: number, what: string) =>
+  charsetProblem(value, what) ?? lengthProblem(value, max, what);
+
 /** Config text that must also fit its FreePBX column. */
 export const configTextProblem = (value: string | null | undefined, max: number, what: string) =>
-  controlProblem(value, what) ?? lengthProblem(value, max, what);
+  controlProblem(value, what) ?? freepbxTextProblem(value, max, what);
 
 /** A value written as `key=value` into pjsip.conf: no whitespace, `;` (comment) or brackets. */
 export function configTokenProblem(value: string | null | undefined, what: string): string | null {
@@ -327,7 +348,7 @@ export const inboundRules: readonly FieldRule<{
   { field: "didNumber", problem: (r) => didProblem(r.didNumber) },
   {
     field: "description",
-    problem: (r) => lengthProblem(r.description, FREEPBX_LIMITS.inboundDescription, "Description"),
+    problem: (r) => freepbxTextProblem(r.description, FREEPBX_LIMITS.inboundDescription, "Description"),
   },
   { field: "destination", problem: (r) => destinationProblem(r.destinationType, r.destination) },
 ];

@@ -144,10 +144,10 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ text: stri
 }
 
 const ODD = {
-  name: `O'Brien \\ "Desk" ; DROP TABLE users; -- 🎧 ü ß 中文`,
+  name: `O'Brien \\ "Desk" ; DROP TABLE users; -- ☎ ü ß 中文`,
   secret: "s3cr3t-with-quote'and\\back",
   route: "Route'; DROP TABLE trunks; --",
-  inboundDesc: "Main line\nsecond line \\ ' 🚀 \u001a",
+  inboundDesc: "Main line\nsecond line \\ ' ✈ \u001a",
   pttDesc: "Team 'A' \\ 📢",
 };
 

@@ -441,7 +441,7 @@ describe("complete extensions: AstDB", () => {
   test("deploy writes Core's AstDB entries from the merged rows, keeps AstDB-only choices, then reloads", async () => {
     await seedGuiObjects(pbx);
     pbx.setAstdb({ "/AMPUSER/1001/answermode": "intercom", "/CW/1001": "DISABLED" });
-    const hostile = 'O\'Brien \\ "Desk" ; $(reboot) `id` 🎧';
+    const hostile = 'O\'Brien \\ "Desk" ; $(reboot) `id` ☎';
     await s.call("POST", "/api/extensions", { extension: "1001", name: CONSOLE.name, voicemail: true });
     await s.call("POST", "/api/extensions", { extension: "1002", name: hostile });
     const res = { json: await deploy("extensions") };

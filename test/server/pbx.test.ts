@@ -55,11 +55,11 @@ async function dump(): Promise<string> {
 }
 
 const HOSTILE = {
-  ext1: 'O\'Brien \\ "Desk" ; DROP TABLE users; -- 🎧',
+  ext1: 'O\'Brien \\ "Desk" ; DROP TABLE users; -- ☎',
   ext2: "x".repeat(50),
   secret: "s3cr3t-with-quote'and\\back",
   route: "Route'; DROP TABLE trunks; --",
-  inboundDesc: "Main line\nsecond line \\ ' 🚀",
+  inboundDesc: "Main line\nsecond line \\ ' ✈",
   pttDesc: "Team 'A' \\ 📢",
 };
 

@@ -289,3 +289,39 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
       pg,
     ));
 });
+
+// FreePBX 17's tables are utf8mb3 (test/fixtures/freepbx/schema.sql, recorded from a real FreePBX 17): MariaDB
+// refuses a character beyond U+FFFF there ("Incorrect string value"), so the form and the deploy refuse it first.
+describe("text FreePBX stores: characters within U+FFFF only", () => {
+  const emoji = "Desk 😀";
+  const bmp = "Zoë Ångström ☎ 中文";
+  const cases: [
+    string,
+    z.ZodType,
+    Record<string, unknown>,
+    string,
+    string,
+    (row: Record<string, unknown>) => PbxObject,
+  ][] = [
+    ["extension name", extensionSchema, extension, "name", "Name", (r) => extensionObject(r as never)],
+    [
+      "inbound description",
+      inboundRouteSchema,
+      inbound,
+      "description",
+      "Description",
+      (r) => inboundObject(r as never),
+    ],
+    ["outbound route name", outboundRouteSchema, outbound, "name", "Name", (r) => outboundObject(r as never, trunkRow)],
+    ["page group name", pttGroupSchema, ptt, "name", "Name", (r) => pttObject(r as never)],
+  ];
+  for (const [label, schema, base, field, what, deploy] of cases) {
+    test(`${label}: an emoji is refused by the form and the deploy with one message; other non-ASCII is taken`, () => {
+      const message = `${what} contains a character FreePBX cannot store (an emoji or another character beyond U+FFFF)`;
+      expect(formVerdict(schema, { ...base, [field]: emoji }).message).toBe(message);
+      expect(deployVerdict(() => deploy({ ...stored, ...base, [field]: emoji }))).toBe(message);
+      expect(formVerdict(schema, { ...base, [field]: bmp }).message).toBeNull();
+      expect(deployVerdict(() => deploy({ ...stored, ...base, [field]: bmp }))).toBeNull();
+    });
+  }
+});
