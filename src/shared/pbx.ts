@@ -19,6 +19,41 @@ export interface DeployItemResult {
   via: "ssh" | "graphql" | null;
   /** What the plan said of it (ADR 0025): create, update, delete, conflict (adopted or not written), unchanged. */
   action?: "create" | "update" | "delete" | "conflict" | "unchanged";
+  /** An extension whose voicemail mailbox this deployment created: how to see its random PIN once (ADR 0050). */
+  voicemailPin?: NewMailboxPin;
+}
+
+/**
+ * The handle of a new mailbox's PIN, never the PIN: `POST /api/deploy/voicemail-pins` answers the PIN once,
+ * while the console keeps it in memory (until `expiresAt`, or a restart). ADR 0050.
+ */
+export interface NewMailboxPin {
+  handle: string;
+  /** ISO 8601: after this the console no longer has the PIN (FreePBX shows it under the extension's Voicemail tab). */
+  expiresAt: string;
+}
+
+/** The handles are random base64url strings. */
+const PIN_HANDLE_RE = /^[A-Za-z0-9_-]{16,64}$/;
+/** The most handles one call may ask for: as many PINs as the console keeps at once. */
+export const VOICEMAIL_PINS_MAX = 2000;
+
+/** `POST /api/deploy/voicemail-pins`: the PINs behind these handles, each answered once. */
+export const voicemailPinsRequestSchema = lazySchema(() =>
+  z.object({
+    handles: z
+      .array(z.string().regex(PIN_HANDLE_RE, "Not a voicemail PIN handle"))
+      .min(1, "Give at least one handle")
+      .max(VOICEMAIL_PINS_MAX, `At most ${VOICEMAIL_PINS_MAX} handles`),
+  }),
+);
+export type VoicemailPinsRequest = z.output<typeof voicemailPinsRequestSchema>;
+
+export interface VoicemailPinsAnswer {
+  /** The PINs still kept, now forgotten by the console. */
+  pins: { handle: string; extension: string; context: string; pin: string }[];
+  /** Handles already shown, expired or from before a restart. */
+  gone: string[];
 }
 
 export interface ReloadResult {

@@ -10,6 +10,10 @@
 #
 # Every call is appended to <root>/fwconsole.log as one JSON line {"argv":[...],"time":"..."} before anything else.
 # If <root>/fwconsole.fail-reload exists, reload fails (message = the file's content): exit 1, or 255 with --json.
+# If <root>/fwconsole.reload-locked exists, another fwconsole "holds FreePBX's lock" for the number of reload calls
+# it holds (each call counts one down; `always` never frees it): reload answers as FreePBX's Reload.class.php
+# setLock does, before anything else: {"error":"Process is already running.","trace":"Process ID : <pid>"}
+# on stdout without a newline, exit 255 (PHP's exit(-1)), with or without --json.
 # Database credentials come from the FreePBX config file (<root>/etc/freepbx.conf, or $FREEPBX_CONF), exactly the
 # AMPDB* keys a real /etc/freepbx.conf has. The version printed comes from <root>/etc/fwconsole-version.
 set -u
@@ -19,6 +23,9 @@ ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 CONF=${FREEPBX_CONF:-$ROOT/etc/freepbx.conf}
 LOG=$ROOT/fwconsole.log
 FAIL_RELOAD=$ROOT/fwconsole.fail-reload
+RELOAD_LOCKED=$ROOT/fwconsole.reload-locked
+# The process id the lock names (the other fwconsole's).
+LOCK_PID=4242
 CLIENT=$ROOT/bin/mariadb
 BS='\'
 DQ='"'
@@ -126,6 +133,15 @@ cmd_reload() {
     echo "r [--json] [--dry-run] [--skip-registry-checks] [--dont-reload-asterisk]" >&2
     exit 1
   }
+  if [ -e "$RELOAD_LOCKED" ]; then
+    local left
+    left=$(cat "$RELOAD_LOCKED")
+    if [ "$left" = always ] || { [[ $left =~ ^[0-9]+$ ]] && [ "$left" -gt 0 ]; }; then
+      [ "$left" = always ] || echo $((left - 1)) >"$RELOAD_LOCKED"
+      printf '{"error":"Process is already running.","trace":"Process ID : %s"}' "$LOCK_PID"
+      exit 255
+    fi
+  fi
   say "Reload Started"
   if [ -e "$FAIL_RELOAD" ]; then
     msg=$(cat "$FAIL_RELOAD")

@@ -68,7 +68,8 @@ function parseFreepbxConf(text: string): Record<string, string> {
 const needReload = async (pbx: PbxHost) =>
   (await pbx.query("SELECT value FROM admin WHERE variable = 'need_reload'"))[0]?.value;
 
-const TRICKY = `it's "quoted" \\ back\\slash\nnew line\ttab 😀 ünï`;
+// Non-ASCII within U+FFFF only: FreePBX 17's tables are utf8mb3 (an emoji is refused, see below).
+const TRICKY = `it's "quoted" \\ back\\slash\nnew line\ttab ☎ 中文 ünï`;
 
 let pbx: PbxHost;
 let ssh: Client;
@@ -86,14 +87,15 @@ afterAll(async () => {
 describe("MariaDB", () => {
   test("has every table of the FreePBX schema fixture, and need_reload = 'false'", async () => {
     const schema = readFileSync(join(import.meta.dir, "../fixtures/freepbx/schema.sql"), "utf8");
-    const expected = [...schema.matchAll(/^CREATE TABLE (\w+)/gm)].map((m) => m[1]).sort();
+    const expected = [...schema.matchAll(/^CREATE TABLE `?(\w+)/gm)].map((m) => m[1]).sort();
     expect(expected.length).toBeGreaterThan(10);
+    // FreePBX's Advanced Settings (ASTETCDIR: where voicemail.conf is) are part of the fixture.
+    expect(expected).toContain("freepbx_settings");
     const rows = await pbx.query(
       "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name",
       ["asterisk"],
     );
-    // Plus FreePBX's Advanced Settings table, which the host adds (ASTETCDIR: where voicemail.conf is).
-    expect(rows.map((r) => r.name).sort()).toEqual([...expected, "freepbx_settings"].sort());
+    expect(rows.map((r) => r.name).sort()).toEqual(expected);
     expect(await needReload(pbx)).toBe("false");
   });
 
@@ -103,11 +105,22 @@ describe("MariaDB", () => {
     expect(pbx.voicemailConf().toString()).toContain("[default]");
   });
 
-  test("query() round-trips quotes, backslashes, newline, tab and emoji; NULL stays null", async () => {
+  test("query() round-trips quotes, backslashes, newline, tab and non-ASCII; NULL stays null", async () => {
     await pbx.query("INSERT INTO users (extension, name, outboundcid) VALUES (?, ?, ?)", ["1001", TRICKY, null]);
     const rows = await pbx.query("SELECT name, outboundcid, ringtimer FROM users WHERE extension = ?", ["1001"]);
     expect(rows).toEqual([{ name: TRICKY, outboundcid: null, ringtimer: null }]);
     expect(rows.length).toBe(1);
+  });
+
+  test("FreePBX 17's utf8mb3 tables refuse a character beyond U+FFFF (an emoji), as on a real FreePBX", async () => {
+    const [t] = await pbx.query(
+      "SELECT table_collation AS c FROM information_schema.tables WHERE table_schema = 'asterisk' AND table_name = 'users'",
+    );
+    expect(t?.c).toBe("utf8mb3_unicode_ci");
+    await expect(pbx.query("INSERT INTO users (extension, name) VALUES (?, ?)", ["1002", "Desk 😀"])).rejects.toThrow(
+      /Incorrect string value/,
+    );
+    expect(await pbx.query("SELECT name FROM users WHERE extension = '1002'")).toEqual([]);
   });
 
   test("grants are real: a wrong password is refused", async () => {
@@ -203,6 +216,35 @@ describe("fwconsole stand-in over SSH", () => {
     expect((await exec(ssh, "fwconsole reload")).code).toBe(0);
     expect(await needReload(pbx)).toBe("false");
   });
+
+  // Seven SSH commands: on a loaded machine they take longer than the default 5 s.
+  test("a held reload lock refuses the next N reloads as FreePBX does (exit 255, nothing done), then frees", async () => {
+    await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
+    pbx.clearFwconsoleCalls();
+    const locked = {
+      code: 255,
+      stdout: '{"error":"Process is already running.","trace":"Process ID : 4242"}',
+      stderr: "",
+    };
+    pbx.setReloadLocked(2);
+    try {
+      expect(await exec(ssh, "fwconsole reload")).toEqual(locked);
+      expect(await exec(ssh, "fwconsole reload --json")).toEqual(locked);
+      expect(await needReload(pbx)).toBe("true");
+      expect(await exec(ssh, "fwconsole reload")).toEqual({
+        code: 0,
+        stdout: "Reload Started\nReload Complete\n",
+        stderr: "",
+      });
+      expect(await needReload(pbx)).toBe("false");
+      expect(pbx.fwconsoleCalls().map((c) => c.argv)).toEqual([["reload"], ["reload", "--json"], ["reload"]]);
+      pbx.setReloadLocked("always");
+      for (let i = 0; i < 3; i++) expect(await exec(ssh, "fwconsole reload")).toEqual(locked);
+    } finally {
+      pbx.setReloadLocked(null);
+    }
+    expect((await exec(ssh, "fwconsole reload")).code).toBe(0);
+  }, 30_000);
 
   test("trunks --list --json reflects the trunks table (values escaped as JSON)", async () => {
     const empty = await exec(ssh, "fwconsole trunks --list --json");
@@ -325,7 +367,7 @@ describe("mysql over SSH with the FreePBX config's credentials", () => {
     const conf = parseFreepbxConf(readFileSync(pbx.freepbxConfPath, "utf8"));
     const script = [
       "START TRANSACTION;",
-      "INSERT INTO paging_config (page_group, force_page, duplex, description) VALUES ('7000', 0, 1, 'PTT 😀 \\'A\\'');",
+      "INSERT INTO paging_config (page_group, force_page, duplex, description) VALUES ('7000', 0, 1, 'PTT ☎ \\'A\\'');",
       "INSERT INTO paging_groups (page_number, ext) VALUES ('7000', '1001'), ('7000', '1002');",
       "UPDATE admin SET value = 'true' WHERE variable = 'need_reload';",
       "COMMIT;",
@@ -335,7 +377,7 @@ describe("mysql over SSH with the FreePBX config's credentials", () => {
     const r = await exec(ssh, cmd, script);
     expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
     expect(await pbx.query("SELECT description FROM paging_config WHERE page_group = '7000'")).toEqual([
-      { description: "PTT 😀 'A'" },
+      { description: "PTT ☎ 'A'" },
     ]);
     expect((await pbx.query("SELECT ext FROM paging_groups ORDER BY ext")).map((x) => x.ext)).toEqual(["1001", "1002"]);
 

@@ -33,7 +33,10 @@ import { SQL, type Subprocess } from "bun";
 import { CDR_COLUMNS, type CdrRow, cdrTsvLine, insertCdrRows } from "./cdr-calls";
 
 export interface PbxHostOptions {
-  /** SQL loaded into `asterisk` after creating it. Default: schema.sql next to this file (copy of the FreePBX fixture). */
+  /**
+   * SQL loaded into `asterisk` after creating it. Default: test/fixtures/freepbx/schema.sql (FreePBX 17's own tables,
+   * recorded from the testbed by scripts/record-freepbx-schema.sh).
+   */
   schemaPath?: string;
   /** SQL loaded into `asteriskcdrdb` (the call records). Default: test/fixtures/freepbx/cdr.sql. */
   cdrSchemaPath?: string;
@@ -122,6 +125,12 @@ export interface PbxHost {
   /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
   setReloadFailure(message: string | null): void;
   /**
+   * Another fwconsole holds FreePBX's reload lock for the next `calls` reloads (`"always"`: it never frees
+   * it; `0` or null: free): each answers `{"error":"Process is already running.",…}` and exits 255, as
+   * FreePBX's Reload.class.php does.
+   */
+  setReloadLocked(calls: number | "always" | null): void;
+  /**
    * FreePBX's call records database `asteriskcdrdb` (table `cdr`, test/fixtures/freepbx/cdr.sql) on the same
    * server; `freepbxuser` has ALL on it, as the `asterisk` database user has on a real FreePBX.
    */
@@ -193,6 +202,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     myCnf: join(dir.etc, "my.cnf"),
     fwLog: join(root, "fwconsole.log"),
     failReload: join(root, "fwconsole.fail-reload"),
+    reloadLocked: join(root, "fwconsole.reload-locked"),
     asteriskLog: join(root, "asterisk.log"),
     astdb: join(root, "astdb.json"),
     asteriskDown: join(root, "asterisk.down"),
@@ -291,17 +301,18 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     }
 
     // Real grants: root only on the socket with a password, freepbxuser on asterisk.* and asteriskcdrdb.* (as
-    // FreePBX's installer grants its database user both) from localhost and 127.0.0.1.
+    // FreePBX's installer grants its database user both) from localhost and 127.0.0.1. Both databases have a
+    // FreePBX 17 box's defaults (utf8mb4_unicode_ci); the tables bring their own (mostly utf8mb3_unicode_ci).
     const setup = [
       "DELETE FROM mysql.global_priv WHERE User = '' OR (User = 'root' AND Host <> 'localhost');",
       "FLUSH PRIVILEGES;",
       `ALTER USER 'root'@'localhost' IDENTIFIED BY '${rootPassword}';`,
-      `CREATE DATABASE ${DB_NAME} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;`,
+      `CREATE DATABASE ${DB_NAME} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;`,
       `CREATE USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';`,
       `CREATE USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';`,
       `GRANT ALL PRIVILEGES ON ${DB_NAME}.* TO '${DB_USER}'@'localhost';`,
       `GRANT ALL PRIVILEGES ON ${DB_NAME}.* TO '${DB_USER}'@'127.0.0.1';`,
-      `CREATE DATABASE ${CDR_DB_NAME} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;`,
+      `CREATE DATABASE ${CDR_DB_NAME} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;`,
       `GRANT ALL PRIVILEGES ON ${CDR_DB_NAME}.* TO '${DB_USER}'@'localhost';`,
       `GRANT ALL PRIVILEGES ON ${CDR_DB_NAME}.* TO '${DB_USER}'@'127.0.0.1';`,
     ].join("\n");
@@ -313,18 +324,22 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     const cdrSchemaPath = opts.cdrSchemaPath ?? join(HERE, "../fixtures/freepbx/cdr.sql");
     const c = await admin([CDR_DB_NAME], Bun.file(cdrSchemaPath));
     if (c.code !== 0) throw new Error(`loading ${cdrSchemaPath} failed: ${c.stderr}`);
-    // FreePBX's Advanced Settings table (only the directory settings): ASTETCDIR points at this host's
-    // etc/asterisk, so voicemail.conf is found the way FreePBX's Voicemail module finds it.
+    // FreePBX's Advanced Settings (the schema fixture has the table and the installed directory rows):
+    // ASTETCDIR points at this host's etc/asterisk, so voicemail.conf is found the way FreePBX's Voicemail
+    // module finds it, and ASTSPOOLDIR at its spool. The table is created (FreePBX 17's shape) and the rows
+    // added when a custom schemaPath lacks them.
     const settings = new TextEncoder().encode(
       [
-        "CREATE TABLE freepbx_settings (keyword VARCHAR(50) NOT NULL DEFAULT '', value VARCHAR(255) DEFAULT NULL,",
-        "  name VARCHAR(80) DEFAULT NULL, level TINYINT(1) DEFAULT 0, description TEXT, type VARCHAR(25) DEFAULT NULL,",
-        "  options TEXT, defaultval VARCHAR(255) DEFAULT NULL, readonly TINYINT(1) DEFAULT 0, hidden TINYINT(1) DEFAULT 0,",
-        "  category VARCHAR(50) DEFAULT NULL, module VARCHAR(25) DEFAULT NULL, emptyok TINYINT(1) DEFAULT 1,",
-        "  sortorder INT(11) DEFAULT 0, PRIMARY KEY (keyword));",
-        `INSERT INTO freepbx_settings (keyword, value, name, defaultval, category) VALUES
-          ('ASTETCDIR', ${sqlQuote(join(dir.etc, "asterisk"))}, 'Asterisk etc Dir', '/etc/asterisk', 'Directory Layout'),
-          ('ASTSPOOLDIR', ${sqlQuote(join(root, "spool"))}, 'Asterisk Spool Dir', '/var/spool/asterisk', 'Directory Layout');`,
+        "CREATE TABLE IF NOT EXISTS freepbx_settings (keyword varchar(50) NOT NULL DEFAULT '',",
+        "  value varchar(255) DEFAULT NULL, name varchar(80) DEFAULT NULL, level tinyint(1) DEFAULT 0,",
+        "  description longtext DEFAULT NULL, type varchar(25) DEFAULT NULL, options longtext DEFAULT NULL,",
+        "  defaultval varchar(255) DEFAULT NULL, readonly tinyint(1) DEFAULT 0, hidden tinyint(1) DEFAULT 0,",
+        "  category varchar(50) DEFAULT NULL, module varchar(50) DEFAULT NULL, emptyok tinyint(1) DEFAULT 1,",
+        "  sortorder int(11) DEFAULT 0, PRIMARY KEY (keyword)) DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_unicode_ci;",
+        `INSERT INTO freepbx_settings (keyword, value, name, level, type, defaultval, readonly, category, emptyok) VALUES
+          ('ASTETCDIR', ${sqlQuote(join(dir.etc, "asterisk"))}, 'Asterisk etc Dir', 4, 'dir', '/etc/asterisk', 1, 'Directory Layout', 0),
+          ('ASTSPOOLDIR', ${sqlQuote(join(root, "spool"))}, 'Asterisk Spool Dir', 4, 'dir', '/var/spool/asterisk', 1, 'Directory Layout', 0)
+          ON DUPLICATE KEY UPDATE value = VALUES(value);`,
       ].join("\n"),
     );
     const st = await admin([DB_NAME], settings);
@@ -584,6 +599,10 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     setReloadFailure: (message) => {
       if (message === null) rmSync(file.failReload, { force: true });
       else writeFileSync(file.failReload, message);
+    },
+    setReloadLocked: (calls) => {
+      if (calls === null || calls === 0) rmSync(file.reloadLocked, { force: true });
+      else writeFileSync(file.reloadLocked, String(calls));
     },
     cdr: {
       database: CDR_DB_NAME,

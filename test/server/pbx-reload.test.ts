@@ -1,7 +1,14 @@
 // The reason a failed `fwconsole reload` gives (issue 11 item 9), read from the shapes FreePBX's
 // Symfony console prints: the last output line is the usage line and says nothing.
 import { describe, expect, test } from "bun:test";
-import { reloadFailureReason } from "../../src/server/pbx/reload";
+import { PBX_HOST_DEADLINE_MS, RELOAD_TIMEOUT_MS } from "../../src/server/pbx/host";
+import {
+  busyReason,
+  RELOAD_LOCK_WAIT,
+  reloadFailureReason,
+  reloadLocked,
+  whileLocked,
+} from "../../src/server/pbx/reload";
 
 const usage = "r [--json] [--dry-run] [--skip-registry-checks] [--dont-reload-asterisk]";
 const block = (msg: string, header = "In Reload.class.php line 86:") => {
@@ -57,5 +64,93 @@ describe("reloadFailureReason", () => {
     const reason = reloadFailureReason(block("x".repeat(2000)), 1);
     expect(reason.length).toBe(500);
     expect(reason.endsWith("...")).toBe(true);
+  });
+});
+
+describe("FreePBX's reload lock", () => {
+  // Reload.class.php setLock(): echo json_encode([...]); exit(-1): no newline, exit 255, whatever the options.
+  const LOCKED = '{"error":"Process is already running.","trace":"Process ID : 31337"}';
+
+  test("the lock's answer is recognised (and fwconsole's other lockable commands'); other failures are not", () => {
+    expect(reloadLocked(LOCKED)).toBe(true);
+    expect(reloadLocked("The command is already running in another process.")).toBe(true);
+    expect(reloadLocked(block("Unable to connect to Asterisk Manager"))).toBe(false);
+    expect(reloadLocked("Asterisk already running")).toBe(false);
+    // Without the retry the reason would be the lock's own words.
+    expect(reloadFailureReason(LOCKED, 255)).toBe("Process is already running.");
+  });
+
+  test("the reason says how long the lock was held, in whole seconds (at least 1)", () => {
+    expect(busyReason(120_400)).toBe("FreePBX is busy: another fwconsole has held its lock for 120 s");
+    expect(busyReason(200)).toBe("FreePBX is busy: another fwconsole has held its lock for 1 s");
+  });
+
+  test("the default budget plus one reload fits in the PBX host operation's deadline", () => {
+    expect(RELOAD_LOCK_WAIT.retryMs).toBe(1000);
+    expect(RELOAD_LOCK_WAIT.waitMs + RELOAD_TIMEOUT_MS).toBeLessThan(PBX_HOST_DEADLINE_MS);
+  });
+
+  /** A clock that only the pauses move (each attempt takes `attemptMs`), and the answers in order. */
+  function fake(answers: string[], attemptMs = 0) {
+    let t = 1_000_000;
+    const pauses: number[] = [];
+    let calls = 0;
+    return {
+      pauses,
+      calls: () => calls,
+      attempt: async () => {
+        t += attemptMs;
+        return answers[Math.min(calls++, answers.length - 1)] as string;
+      },
+      opts: (waitMs: number, retryMs = 1000) => ({
+        waitMs,
+        retryMs,
+        now: () => t,
+        sleep: async (ms: number) => {
+          pauses.push(ms);
+          t += ms;
+        },
+      }),
+    };
+  }
+
+  test("tries again about once a second while the lock is held, and answers the first other answer", async () => {
+    const f = fake([LOCKED, LOCKED, "Reload Complete"]);
+    const out = await whileLocked(f.attempt, reloadLocked, f.opts(120_000));
+    expect(out).toEqual({ answer: "Reload Complete", attempts: 3, heldMs: null, waitedMs: 2000 });
+    expect(f.pauses).toEqual([1000, 1000]);
+  });
+
+  test("a first answer that is not the lock is not retried", async () => {
+    const f = fake([block("Bad destination")]);
+    const out = await whileLocked(f.attempt, reloadLocked, f.opts(120_000));
+    expect(out.attempts).toBe(1);
+    expect(f.pauses).toEqual([]);
+  });
+
+  test("a lock that is never freed: stops once the budget is spent, the last pause cut to what is left", async () => {
+    const f = fake([LOCKED], 300);
+    const out = await whileLocked(f.attempt, reloadLocked, f.opts(2_500));
+    // Attempts take 0.3 s: tries at 0 and 1.3 s, then the pause is cut to the 0.9 s left; the try at 2.5 s ends
+    // past the budget.
+    expect(out.answer).toBe(LOCKED);
+    expect(out.attempts).toBe(3);
+    expect(f.pauses).toEqual([1000, 900]);
+    expect(out.heldMs).toBe(2800);
+    expect(busyReason(out.heldMs as number)).toBe("FreePBX is busy: another fwconsole has held its lock for 3 s");
+
+    const g = fake([LOCKED]);
+    const cut = await whileLocked(g.attempt, reloadLocked, g.opts(2_500));
+    expect(g.pauses).toEqual([1000, 1000, 500]);
+    expect(cut.attempts).toBe(4);
+    expect(cut.heldMs).toBe(2500);
+  });
+
+  test("a budget of 0 tries once", async () => {
+    const f = fake([LOCKED]);
+    const out = await whileLocked(f.attempt, reloadLocked, f.opts(0));
+    expect(out.attempts).toBe(1);
+    expect(out.heldMs).toBe(0);
+    expect(f.calls()).toBe(1);
   });
 });

@@ -3,12 +3,13 @@
  * MariaDB and OpenSSH; voicemail.conf in the host's ASTETCDIR) preloaded with GUI-made objects, among them
  * a voicemail.conf whose mailboxes carry PINs, e-mails and options the console does not own.
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withPbxHost } from "../../src/server/pbx/host";
-import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot } from "../../src/server/pbx/voicemail";
+import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot, weakPin } from "../../src/server/pbx/voicemail";
 import type { DeployHistoryEntry } from "../../src/shared/deploy-history";
+import type { DeployItemResult, DeployResponse } from "../../src/shared/pbx";
 import type { DeployPlan, PlanItem } from "../../src/shared/plan";
 import { applyPlan, consoleOnPbx, planItem, planOf } from "../pbx-host/console-on-pbx";
 import { GUI_VOICEMAIL_CONF } from "../pbx-host/gui-objects";
@@ -27,7 +28,19 @@ const withLine = (base: string, after: string, line: string) => {
   return lines.join("\n");
 };
 const LOBBY = "1100 => 1100,Lobby,,,attach=no|saycid=no|envelope=no|delete=no";
-const newLine = (ext: string, name: string) => `${ext} => ${ext},${name},,,attach=no|saycid=no|envelope=no|delete=no`;
+const newLine = (ext: string, name: string, pin: string) =>
+  `${ext} => ${pin},${name},,,attach=no|saycid=no|envelope=no|delete=no`;
+type Job = { summary: DeployResponse; results: { label: string; message: string }[] };
+const resultOf = (job: Job, ext: string) => job.summary.results.find((r) => r.name === ext) as DeployItemResult;
+/** Asks for the PINs behind handles, as the deployment results do. */
+const showPins = (handles: string[]) => s.call("POST", "/api/deploy/voicemail-pins", { handles });
+/** The PIN a deployment's result offers once for this extension. */
+async function shownPin(job: Job, ext: string): Promise<string> {
+  const handle = resultOf(job, ext).voicemailPin?.handle as string;
+  const r = await showPins([handle]);
+  expect(r.status, r.text).toBe(200);
+  return r.json.pins[0].pin;
+}
 
 const plan = () => planOf(s, "extensions");
 async function apply(p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) {
@@ -48,7 +61,7 @@ const setConsole = (ext: string, column: "name" | "voicemail", value: string | n
 const voicemailReloads = () => pbx.asteriskCalls().filter((c) => c.argv.includes("voicemail reload"));
 
 describe("mailboxes on deploy", () => {
-  test("a new extension with voicemail gets exactly one mailbox line (the plan lists it), with FreePBX's quick-create options and its number as PIN; re-deploy and rename change nothing", async () => {
+  test("a new extension with voicemail gets exactly one mailbox line (the plan lists it), with FreePBX's quick-create options and a random PIN shown once; re-deploy and rename change nothing", async () => {
     const mode = statSync(pbx.voicemailConfPath).mode & 0o777;
     // A comma (the field separator) and a semicolon (a comment) cannot be in a mailbox name: dropped, as FreePBX does.
     await addExtension({ extension: "2001", name: "Dora, Sales; Team", voicemail: true });
@@ -63,10 +76,15 @@ describe("mailboxes on deploy", () => {
     expect(mailboxChange(item(p, "extension:2002"))).toBeUndefined();
     const job = await apply(p);
     expect(job.results.find((r: { label: string }) => r.label.startsWith("2001")).message).toContain(
-      "voicemail mailbox created in [default]",
+      "voicemail mailbox created in [default] with a random PIN (shown once in the results)",
     );
+    expect(resultOf(job, "2002").voicemailPin).toBeUndefined();
+    const pin = await shownPin(job, "2001");
+    expect(pin).toMatch(/^\d{6}$/);
+    expect(pin).not.toBe("2001");
+    expect(weakPin(pin, "2001")).toBe(false);
     // Exactly one new line, after the last mailbox of [default]; every other byte as it was.
-    const expected = withLine(GUI_CONF, LOBBY, newLine("2001", "Dora Sales Team"));
+    const expected = withLine(GUI_CONF, LOBBY, newLine("2001", "Dora Sales Team", pin));
     expect(conf()).toBe(expected);
     expect(statSync(pbx.voicemailConfPath).mode & 0o777).toBe(mode);
     expect(voicemailReloads().length).toBe(1);
@@ -85,6 +103,63 @@ describe("mailboxes on deploy", () => {
     await apply(renamed);
     expect(conf()).toBe(expected);
     expect(voicemailReloads()).toEqual([]);
+  });
+
+  test("the new PIN is shown once and is never logged, published, audited or stored in the console", async () => {
+    const logged: string[] = [];
+    const spies = (["log", "info", "warn", "error"] as const).map((level) =>
+      spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      }),
+    );
+    const published: string[] = [];
+    const publish = spyOn(s.app.events, "publish");
+    publish.mockImplementation((event) => {
+      published.push(JSON.stringify(event));
+    });
+    let pin: string;
+    try {
+      await addExtension({ extension: "2001", name: "Dora", voicemail: true });
+      const job = await apply(await plan());
+      const handle = resultOf(job, "2001").voicemailPin?.handle as string;
+      expect(Date.parse(resultOf(job, "2001").voicemailPin?.expiresAt as string)).toBeGreaterThan(Date.now());
+      // The job (what every console may read) carries the handle, never the PIN.
+      const [line] = conf()
+        .split("\n")
+        .filter((l) => l.startsWith("2001 => "));
+      pin = (line as string).slice("2001 => ".length, "2001 => ".length + 6);
+      expect(line).toBe(newLine("2001", "Dora", pin));
+      const once = await showPins([handle]);
+      expect(once.status).toBe(200);
+      expect(once.json).toEqual({ pins: [{ handle, extension: "2001", context: "default", pin }], gone: [] });
+      // Once only.
+      const twice = await showPins([handle]);
+      expect(twice.status).toBe(410);
+      expect(twice.json.error.message).toContain("FreePBX shows and changes a PIN under the extension's Voicemail tab");
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      publish.mockRestore();
+    }
+    const holds = (text: string) => new RegExp(`(^|\\D)${pin}(\\D|$)`).test(text);
+    expect(logged.filter(holds)).toEqual([]);
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.filter(holds)).toEqual([]);
+    const audit = s.db.$client
+      .query("SELECT * FROM audit_log WHERE action = 'deploy.voicemail-pins.show' ORDER BY id")
+      .all();
+    expect(audit).toEqual([
+      expect.objectContaining({ outcome: "ok", detail: "voicemail PIN shown once: 2001" }),
+      expect.objectContaining({ outcome: "failed" }),
+    ]);
+    // No text anywhere in the console's database holds it (jobs, their results, the audit trail, backups…).
+    const tables = s.db.$client
+      .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all() as { name: string }[];
+    for (const { name } of tables) {
+      const rows = s.db.$client.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[];
+      const texts = rows.flatMap((r) => Object.values(r).filter((v): v is string => typeof v === "string"));
+      expect(texts.filter(holds), name).toEqual([]);
+    }
   });
 
   test("an existing GUI mailbox stays byte-identical through adopt, re-deploy and rename; its other-team namesake too", async () => {
@@ -107,9 +182,9 @@ describe("mailboxes on deploy", () => {
 
   test("voicemail turned off in the console keeps the mailbox (and its messages); on again finds it", async () => {
     await addExtension({ extension: "2001", name: "Dora", voicemail: true });
-    await apply(await plan());
+    const created = await apply(await plan());
     const withDora = conf();
-    expect(withDora).toContain(newLine("2001", "Dora"));
+    expect(withDora).toContain(newLine("2001", "Dora", await shownPin(created, "2001")));
     setConsole("2001", "voicemail", 0);
     await apply(await plan());
     expect((await pbx.query("SELECT voicemail FROM users WHERE extension = '2001'"))[0]?.voicemail).toBe("novm");
@@ -117,8 +192,10 @@ describe("mailboxes on deploy", () => {
     setConsole("2001", "voicemail", 1);
     const on = await plan();
     expect(mailboxChange(item(on, "extension:2001"))).toBeUndefined();
-    await apply(on);
+    const again = await apply(on);
     expect(conf()).toBe(withDora);
+    // The mailbox was found, not created: no new PIN.
+    expect(resultOf(again, "2001").voicemailPin).toBeUndefined();
   });
 
   test("a context voicemail.conf lacks is added at the end, as FreePBX's addMailbox does", async () => {
@@ -130,8 +207,8 @@ describe("mailboxes on deploy", () => {
       from: "absent in [support] (present in [sales], [other])",
       to: "created in [support]",
     });
-    await apply(p, { "extension:1001": "adopt" });
-    expect(conf()).toBe(`${GUI_CONF}[support]\n${newLine("1001", "Alice Console")}\n`);
+    const job = await apply(p, { "extension:1001": "adopt" });
+    expect(conf()).toBe(`${GUI_CONF}[support]\n${newLine("1001", "Alice Console", await shownPin(job, "1001"))}\n`);
   });
 
   test("hostile names are refused with the shared validator's message; a stored one never reaches voicemail.conf", async () => {
@@ -223,11 +300,12 @@ describe("the file edit", () => {
       Buffer.from([0x31, 0x30, 0x39, 0x39, 0x20, 0x3d, 0x3e, 0x20, 0x31, 0x2c, 0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72]),
       Buffer.from("\r\n[other]\r\n2001 => 5,Other,,,\r\n"),
     ]).toString("latin1");
-    const edit = editVoicemail(text, [{ ext: "2001", context: "default", name: "Dora" }], []);
+    const edit = editVoicemail(text, [{ ext: "2001", context: "default", name: "Dora" }], [], () => "583920");
     expect(edit.created).toEqual(["2001"]);
+    expect(edit.pins).toEqual(new Map([["2001", "583920"]]));
     const lines = edit.content.split("\n");
     // After 1099's line (the commented-out 2001 is not a mailbox), nothing else moved.
-    expect(lines[8]).toBe(newLine("2001", "Dora"));
+    expect(lines[8]).toBe(newLine("2001", "Dora", "583920"));
     expect(lines.filter((_, i) => i !== 8).join("\n")).toBe(text);
     const snap = voicemailSnapshot("/x/voicemail.conf", text, ["2001"]);
     expect(restoreVoicemail(edit.content, snap)).toBe(text);

@@ -127,6 +127,7 @@ export async function writeOverSsh(
   const rows = await completeExtensions(remote, kept);
   // Voicemail mailboxes in voicemail.conf (ADR 0023): created for voicemail on, removed for deleted extensions.
   await completeVoicemail(
+    deps,
     remote,
     kept,
     rows,

@@ -62,3 +62,66 @@ export function reloadFailureReason(output: string, exitCode: number | null = nu
     ? "fwconsole reload failed without output"
     : `fwconsole reload exited with ${exitCode}, without output`;
 }
+
+// ---------- FreePBX's reload lock ----------
+
+/**
+ * What a reload prints when another one holds FreePBX's lock (`ASTRUNDIR/reload.lock`, Reload.class.php
+ * `setLock`: `{"error":"Process is already running.","trace":"Process ID : <pid>"}` on stdout, exit 255,
+ * before anything is done), and what fwconsole's other lockable commands print ("The command is already
+ * running in another process."). A reload leaves a signature check running for a few seconds; cron jobs
+ * and another administrator's Apply Config hold it too.
+ */
+const LOCKED = /\b(?:Process is already running|already running in another process)\b/i;
+
+/** Whether a failed reload's output says another fwconsole holds the lock (nothing was done, so a retry is safe). */
+export const reloadLocked = (output: string): boolean => LOCKED.test(output.replace(ANSI, ""));
+
+/** The reason a reload gives up on the lock, with how long it waited. */
+export const busyReason = (heldMs: number): string =>
+  `FreePBX is busy: another fwconsole has held its lock for ${Math.max(1, Math.round(heldMs / 1000))} s`;
+
+/** How long a reload waits for FreePBX's lock in all, and how long it pauses between tries. */
+export interface LockWait {
+  waitMs: number;
+  retryMs: number;
+}
+
+/**
+ * The default: tries about once a second for up to 2 minutes (another reload usually takes well under a
+ * minute). With `fwconsole reload`'s own 5 minutes (host.ts) this stays inside `PBX_HOST_DEADLINE_MS`
+ * (10 minutes), so a deployment that meets a held lock ends with the lock's reason, not the deadline's.
+ */
+export const RELOAD_LOCK_WAIT: LockWait = { waitMs: 2 * 60_000, retryMs: 1000 };
+
+/** What `whileLocked` needs besides the attempt: the budget and, for tests, the clock and the pause. */
+export interface LockWaitOptions extends LockWait {
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Runs `attempt` again while its answer says FreePBX's lock is held (`locked`), pausing `retryMs` between
+ * tries and never past `waitMs` after the first try; the last pause is cut to what is left, and one more
+ * try follows it. Answers the last attempt, how many there were, and, when the lock was still held at the
+ * end, since when it was seen held (ms); `waitedMs` is how long the tries took in all.
+ */
+export async function whileLocked<T>(
+  attempt: () => Promise<T>,
+  locked: (answer: T) => boolean,
+  opts: LockWaitOptions,
+): Promise<{ answer: T; attempts: number; heldMs: number | null; waitedMs: number }> {
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const start = now();
+  let firstLocked: number | null = null;
+  for (let attempts = 1; ; attempts++) {
+    const began = now();
+    const answer = await attempt();
+    if (!locked(answer)) return { answer, attempts, heldMs: null, waitedMs: now() - start };
+    firstLocked ??= began;
+    const left = start + opts.waitMs - now();
+    if (left <= 0) return { answer, attempts, heldMs: now() - firstLocked, waitedMs: now() - start };
+    await sleep(Math.min(opts.retryMs, left));
+  }
+}

@@ -6,10 +6,11 @@
  *
  * What the console owns: THAT an extension with voicemail on has a mailbox line in the context its `users`
  * row names, and, when the console creates that line, its name. An existing line (PIN, e-mail, pager,
- * options: the administrator's) is never rewritten. A new line gets the extension number as its PIN (the
- * "new user" convention Asterisk and FreePBX recognise) and FreePBX's quick-create options. Voicemail turned
- * off in the console leaves the mailbox (and its messages) alone. A managed extension deleted through a
- * reviewed apply loses its mailbox line; its recorded messages (the spool folder) are left where they are.
+ * options: the administrator's) is never rewritten. A new line gets a random PIN (`newMailboxPin`: never the
+ * extension number, the first guess of toll fraud) and FreePBX's quick-create options; the PIN is kept in
+ * memory to be shown once (voicemail-pins.ts, ADR 0050). Voicemail turned off in the console leaves the
+ * mailbox (and its messages) alone. A managed extension deleted through a reviewed apply loses its mailbox
+ * line; its recorded messages (the spool folder) are left where they are.
  *
  * The file is edited as BYTES (read as base64, each line kept exactly; a latin1 "binary string" stands for
  * them here), by one fixed read command and one fixed write command: the path and the content travel on
@@ -20,10 +21,12 @@
 import { controlProblem, numberProblem } from "../../shared/inventory";
 import type { DeployItemResult } from "../../shared/pbx";
 import { ServiceError } from "../clients/http";
+import type { Deps } from "../domain/deps";
 import { nodeCrypto } from "../lazy-node";
 import type { ExtensionRows } from "./astdb";
 import type { PbxRemote } from "./host";
 import { must, UnsafeValueError } from "./sql";
+import { keepNewPin } from "./voicemail-pins";
 
 /** FreePBX's default ASTETCDIR (Advanced Settings "Asterisk etc Dir"). */
 export const DEFAULT_ASTETCDIR = "/etc/asterisk";
@@ -165,17 +168,70 @@ export function mailboxContext(context: string): string {
   return context;
 }
 
+// ---------- a new mailbox's PIN ----------
+
+/** How many digits a new mailbox's PIN has (10^6 before the weak ones are taken out). */
+export const PIN_DIGITS = 6;
+/** Bytes from a CSPRNG (the parameter lets a test feed chosen bytes). */
+export type RandomBytes = (buffer: Uint8Array) => Uint8Array;
+const cryptoRandom: RandomBytes = (buffer) => crypto.getRandomValues(buffer);
+
 /**
- * The line of a new mailbox: `<ext> => <ext>,<name>,,,attach=no|saycid=no|envelope=no|delete=no`. The name
+ * `n` uniformly random decimal digits. A byte of 250 or more is thrown away and another drawn (rejection
+ * sampling): 250 is 25 × 10, so `byte % 10` over the bytes kept gives each digit with the same chance.
+ */
+export function randomDigits(n: number, random: RandomBytes = cryptoRandom): string {
+  let out = "";
+  while (out.length < n) {
+    for (const byte of random(new Uint8Array(n - out.length + 4))) {
+      if (byte >= 250) continue;
+      out += String(byte % 10);
+      if (out.length === n) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * A PIN a caller tries first: the extension number or a PIN holding it (for numbers of 3 digits or more), a
+ * repeated block (`111111`, `121212`, `123123`), or a run up or down (`123456`, `654321`, `890123`).
+ */
+export function weakPin(pin: string, ext: string): boolean {
+  if (pin === ext || (ext.length >= 3 && pin.includes(ext))) return true;
+  if (/^(\d{1,3})\1+$/.test(pin)) return true;
+  const steps = new Set<number>();
+  for (let i = 1; i < pin.length; i++) steps.add((Number(pin[i]) - Number(pin[i - 1]) + 10) % 10);
+  return steps.size === 1 && (steps.has(1) || steps.has(9));
+}
+
+/** A new mailbox's PIN: `PIN_DIGITS` random digits, drawn again while they are weak for this extension. */
+export function newMailboxPin(ext: string, random: RandomBytes = cryptoRandom): string {
+  for (let i = 0; i < 1000; i++) {
+    const pin = randomDigits(PIN_DIGITS, random);
+    if (!weakPin(pin, ext)) return pin;
+  }
+  // Only a broken random source gets here: about 1 draw in 700 is weak.
+  throw new Error("the random source gave only weak voicemail PINs");
+}
+
+/** A mailbox name as the line holds it, or `UnsafeValueError` (the number and name rules below). */
+function mailboxName(ext: string, name: string): string {
+  must(numberProblem(ext, "Extension"));
+  must(controlProblem(name, "Name"));
+  return name.replace(/[,;]/g, "");
+}
+
+/**
+ * The line of a new mailbox: `<ext> => <pin>,<name>,,,attach=no|saycid=no|envelope=no|delete=no`. The name
  * goes through the shared config-text rule (a control character, e.g. a newline, is refused with its
  * message); `,` (the field separator) and `;` (a comment) are dropped, as FreePBX's own write drops commas
  * (FREEPBX-11103). Returned as a binary string (UTF-8 bytes).
  */
-export function mailboxLine(ext: string, name: string): string {
-  must(numberProblem(ext, "Extension"));
-  must(controlProblem(name, "Name"));
-  const clean = name.replace(/[,;]/g, "");
-  return Buffer.from(`${ext} => ${ext},${clean},,,${NEW_MAILBOX_OPTIONS}`, "utf8").toString("latin1");
+export function mailboxLine(ext: string, name: string, pin: string): string {
+  const clean = mailboxName(ext, name);
+  // The message never holds the value: it is a secret.
+  if (!/^\d{4,20}$/.test(pin)) throw new UnsafeValueError("a voicemail PIN is 4 to 20 digits");
+  return Buffer.from(`${ext} => ${pin},${clean},,,${NEW_MAILBOX_OPTIONS}`, "utf8").toString("latin1");
 }
 
 export interface MailboxEnsure {
@@ -192,6 +248,8 @@ export interface MailboxRemove {
 export interface VoicemailEdit {
   content: string;
   created: string[];
+  /** The PIN of each created mailbox, by extension: a secret, never logged or stored (ADR 0050). */
+  pins: Map<string, string>;
   kept: string[];
   removed: string[];
 }
@@ -199,11 +257,17 @@ export interface VoicemailEdit {
 /**
  * Adds the missing mailboxes and removes the deleted extensions' lines; every other line stays as it is.
  * A new line goes after the last mailbox of its context (the last `[context]` section), or right after its
- * header; a context the file lacks is added at the end (as FreePBX's addMailbox does).
+ * header; a context the file lacks is added at the end (as FreePBX's addMailbox does). Each new line gets
+ * its PIN from `pinOf` (random by default).
  */
-export function editVoicemail(content: string, ensure: MailboxEnsure[], remove: MailboxRemove[]): VoicemailEdit {
+export function editVoicemail(
+  content: string,
+  ensure: MailboxEnsure[],
+  remove: MailboxRemove[],
+  pinOf: (ext: string) => string = newMailboxPin,
+): VoicemailEdit {
   let lines = parseVoicemailConf(content);
-  const out: VoicemailEdit = { content, created: [], kept: [], removed: [] };
+  const out: VoicemailEdit = { content, created: [], pins: new Map(), kept: [], removed: [] };
   for (const r of remove) {
     if (!NUMBER_RE.test(r.ext)) throw new UnsafeValueError(`not an extension number: ${r.ext}`);
     const context = r.context ?? mailboxContexts(lines, r.ext)[0];
@@ -214,11 +278,13 @@ export function editVoicemail(content: string, ensure: MailboxEnsure[], remove: 
   }
   for (const e of ensure) {
     const context = mailboxContext(e.context);
-    const line = mailboxLine(e.ext, e.name);
     if (hasMailbox(lines, e.ext, context)) {
+      mailboxName(e.ext, e.name);
       out.kept.push(e.ext);
       continue;
     }
+    const pin = pinOf(e.ext);
+    const line = mailboxLine(e.ext, e.name, pin);
     const added: ConfLine = { text: line, context, header: null, mailbox: e.ext };
     let header = -1;
     lines.forEach((l, i) => {
@@ -236,6 +302,7 @@ export function editVoicemail(content: string, ensure: MailboxEnsure[], remove: 
       lines.splice(at, 0, head, added);
     }
     out.created.push(e.ext);
+    out.pins.set(e.ext, pin);
   }
   out.content = joinLines(lines);
   return out;
@@ -368,9 +435,11 @@ const isOn = (voicemail: string | null) => Boolean(voicemail) && voicemail !== "
  * their rows as they now are on the PBX) and removes the mailbox lines of the managed extensions just
  * deleted: one read, one compare-and-swap write, then `voicemail reload`. An extension whose mailbox could
  * not be created is reported failed with the reason (its rows and AstDB stay: the next deploy completes it);
- * a deleted one whose line could not be removed too.
+ * a deleted one whose line could not be removed too. A created mailbox's random PIN is kept to be shown
+ * once; its result carries the handle (`voicemailPin`), never the PIN.
  */
 export async function completeVoicemail(
+  deps: Pick<Deps, "db" | "now">,
   remote: PbxRemote,
   written: DeployItemResult[],
   rows: ExtensionRows[],
@@ -388,7 +457,7 @@ export async function completeVoicemail(
     if (!row || !isOn(row.voicemail)) continue;
     try {
       const e = { ext: r.name, context: mailboxContext(row.voicemail as string), name: row.name ?? "" };
-      mailboxLine(e.ext, e.name);
+      mailboxName(e.ext, e.name);
       ensure.push({ r, e });
     } catch (err) {
       if (!(err instanceof UnsafeValueError)) throw err;
@@ -437,8 +506,12 @@ export async function completeVoicemail(
     // fwconsole reload follows and reloads it too; a voicemail reload that fails is not the item's failure.
     await remote.voicemailReload().catch(() => null);
   }
-  for (const { r, e } of ensure)
-    if (edit.created.includes(e.ext)) r.message += `; voicemail mailbox created in [${e.context}]`;
+  for (const { r, e } of ensure) {
+    const pin = edit.pins.get(e.ext);
+    if (pin === undefined) continue;
+    r.voicemailPin = keepNewPin(deps, { extension: e.ext, context: e.context, pin });
+    r.message += `; voicemail mailbox created in [${e.context}] with a random PIN (shown once in the results)`;
+  }
   for (const r of removals)
     if (edit.removed.includes(r.name))
       r.message += "; its voicemail mailbox line removed (recorded messages are left in the spool folder)";

@@ -1,5 +1,10 @@
 import type { JobStarted } from "../../shared/jobs";
-import { importExtensionsSchema, importTrunksSchema } from "../../shared/pbx";
+import {
+  importExtensionsSchema,
+  importTrunksSchema,
+  type VoicemailPinsAnswer,
+  voicemailPinsRequestSchema,
+} from "../../shared/pbx";
 import {
   applyRequestSchema,
   type DeployPlan,
@@ -17,6 +22,7 @@ import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/gener
 import { planTarget } from "../pbx/plan";
 import { pbxStatus } from "../pbx/status";
 import { syncImportPlan } from "../pbx/sync-plan";
+import { takeNewPins } from "../pbx/voicemail-pins";
 import { ownerOf } from "./jobs";
 
 /**
@@ -40,6 +46,12 @@ const planCounts = (answer: unknown) => {
 const importPlanCounts = (answer: unknown) => {
   const c = (answer as ImportPlan | undefined)?.counts;
   return c ? `${c.create} create, ${c.update} update, ${c.unchanged} unchanged, ${c.refused} refused` : undefined;
+};
+
+/** The audit's line on PINs shown: whose, never the PINs. */
+const pinsShown = (answer: unknown) => {
+  const pins = (answer as VoicemailPinsAnswer | undefined)?.pins;
+  return pins ? `voicemail PIN shown once: ${pins.map((p) => p.extension).join(", ")}` : undefined;
 };
 
 /** Deploy and import answer 202 `{ jobId }` at once; the work runs as a job (ADR 0024). */
@@ -142,6 +154,17 @@ export const pbxRoutes: RouteDef[] = [
     publishes: ["job-updated", "sync-status", "trunks-updated"],
     audit: { action: "deploy.all", detail: jobStarted },
     handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "all"), ACCEPTED),
+  }),
+  route({
+    method: "POST",
+    path: "/api/deploy/voicemail-pins",
+    summary:
+      "The random PINs of the voicemail mailboxes a deployment created, by the handles its results carry: each answered once, then forgotten (410 when none is kept any more)",
+    body: voicemailPinsRequestSchema,
+    storesNothing: "Answers PINs kept in memory and forgets them; nothing another console shows changes",
+    // The handles are one-time credentials: not recorded.
+    audit: { action: "deploy.voicemail-pins.show", omitBody: true, detail: pinsShown },
+    handler: ({ app, body }) => json(takeNewPins(app, body.handles)),
   }),
   route({
     method: "GET",

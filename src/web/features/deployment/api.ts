@@ -4,7 +4,7 @@ import { useStartJob } from "@/features/jobs/api";
 import { stalePlanOf as staleAnswerPlan } from "@/features/review/stale-plan";
 import { sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
-import type { PbxStatus } from "../../../shared/pbx";
+import type { PbxStatus, VoicemailPinsAnswer } from "../../../shared/pbx";
 import type { ApplyRequest, DeployPlan, PlanTarget, StalePlanAnswer } from "../../../shared/plan";
 import type { DeployTarget } from "./model";
 
@@ -42,3 +42,12 @@ export const useApplyPlan = () => useStartJob((body: ApplyRequest) => ({ path: "
 
 /** The new plan a 409 "changed since this plan" carries; undefined for any other error. */
 export const stalePlanOf = (err: unknown): DeployPlan | undefined => staleAnswerPlan<StalePlanAnswer["plan"]>(err);
+
+/**
+ * The random PINs of the mailboxes a deployment created (ADR 0050): the server answers each once and then
+ * forgets it, so the answer lives only in the component that asked.
+ */
+export const useShowVoicemailPins = () =>
+  useMutation<VoicemailPinsAnswer, Error, string[]>({
+    mutationFn: (handles) => sendJson<VoicemailPinsAnswer>("POST", "/api/deploy/voicemail-pins", { handles }),
+  });

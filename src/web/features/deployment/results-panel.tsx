@@ -1,8 +1,16 @@
-import { CircleCheck, CircleX, ListChecks } from "lucide-react";
+import { Check, CircleCheck, CircleX, Copy, KeyRound, ListChecks, LoaderCircle } from "lucide-react";
+import { Can } from "@/components/can";
 import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormError } from "@/components/ui/form-field";
+import { toast } from "@/components/ui/use-toast";
+import { useCopiedFlag } from "@/hooks/use-copied";
+import { copyText } from "@/lib/clipboard";
+import { errorText } from "@/lib/error-text";
 import { formatTime } from "@/lib/format";
 import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
+import { useShowVoicemailPins } from "./api";
 import { type DeployRun, type ResultGroup, totals } from "./model";
 
 const VIA_LABEL = { ssh: "SSH", graphql: "GraphQL" } as const;
@@ -84,10 +92,89 @@ function ReloadOutcome({ reload }: { reload: ReloadResult | null }) {
   );
 }
 
+/** The extensions of a run whose mailbox it created, with their PIN handles. */
+const newMailboxes = (run: DeployRun) =>
+  run.groups.flatMap((g) => g.result.results).filter((r) => r.voicemailPin !== undefined);
+
+/**
+ * The random PINs of the mailboxes the run created (ADR 0050): shown once, on request, and kept only in this
+ * component; the server forgets each PIN as it answers it.
+ */
+function NewVoicemailPins({ items }: { items: DeployItemResult[] }) {
+  const show = useShowVoicemailPins();
+  const [copied, flash] = useCopiedFlag();
+  const pins = show.data?.pins ?? [];
+  const text = pins.map((p) => `${p.extension} [${p.context}]: ${p.pin}`).join("\n");
+  const numbers = items.map((i) => i.name).join(", ");
+  return (
+    <section
+      aria-label="New voicemail PINs"
+      className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3 text-sm"
+      data-testid="voicemail-pins"
+    >
+      <p className="flex items-start gap-2">
+        <KeyRound className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
+        <span>
+          New voicemail mailboxes with a random PIN: {numbers}. The console shows each PIN once and keeps it for at most
+          an hour (not across a restart); FreePBX shows and changes it under the extension's Voicemail tab.
+        </span>
+      </p>
+      {pins.length > 0 ? (
+        <>
+          <p className="font-medium">Note the PINs now: they are not shown again.</p>
+          <ul className="grid gap-1 font-mono" aria-label="Voicemail PINs">
+            {pins.map((p) => (
+              <li key={p.handle} aria-label={`Extension ${p.extension}`}>
+                {p.extension} <span className="text-muted-foreground">[{p.context}]</span>{" "}
+                <span data-testid="voicemail-pin">{p.pin}</span>
+              </li>
+            ))}
+          </ul>
+          {(show.data?.gone.length ?? 0) > 0 && (
+            <p className="text-muted-foreground">
+              {show.data?.gone.length} PIN(s) were no longer kept: see them in FreePBX.
+            </p>
+          )}
+          <Button
+            type="button"
+            variant="outline"
+            size="sm"
+            className="justify-self-start"
+            onClick={() =>
+              copyText(text).then(flash, (err: Error) =>
+                toast({ variant: "destructive", title: "Copy failed", description: err.message }),
+              )
+            }
+          >
+            {copied ? <Check /> : <Copy />}
+            Copy PINs
+          </Button>
+        </>
+      ) : (
+        <Can minRole="operator">
+          <Button
+            type="button"
+            variant="outline"
+            size="sm"
+            className="justify-self-start"
+            disabled={show.isPending || show.isError}
+            onClick={() => show.mutate(items.map((i) => i.voicemailPin?.handle as string))}
+          >
+            {show.isPending ? <LoaderCircle className="animate-spin" /> : <KeyRound />}
+            Show PINs once
+          </Button>
+        </Can>
+      )}
+      {show.isError && <FormError message={errorText(show.error)} />}
+    </section>
+  );
+}
+
 /** Each item of the last deploy with its status, message and path, then the reload outcome. */
 export function ResultsPanel({ run }: { run: DeployRun | null }) {
   if (!run) return null;
   const { deployed, failed } = totals(run);
+  const mailboxes = newMailboxes(run);
   return (
     <Card role="region" aria-labelledby="deploy-results-title" className="gap-4">
       <CardHeader>
@@ -100,6 +187,9 @@ export function ResultsPanel({ run }: { run: DeployRun | null }) {
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
+        {mailboxes.length > 0 && (
+          <NewVoicemailPins key={mailboxes.map((m) => m.voicemailPin?.handle).join(" ")} items={mailboxes} />
+        )}
         {run.groups.length === 0 ? (
           <p className="text-muted-foreground text-sm">Nothing to deploy.</p>
         ) : (
