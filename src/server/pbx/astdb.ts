@@ -181,6 +181,91 @@ export const ASTDB_WRITE_COMMAND = [
   'printf "%s" "$n"',
 ].join("\n");
 
+/**
+ * The AstDB batches (write, get, show, deltree) run through FreePBX's own manager connection: one PHP
+ * process bootstraps FreePBX (`freepbx.conf`, modules left unloaded) and sends each CLI command as an AMI
+ * `Command` over the one login FreePBX's code uses, a millisecond a key. `asterisk -rx` per key starts
+ * a process and a console connection each time (tens to hundreds of milliseconds), so an apply of a hundred
+ * extensions (some thousands of keys) outran its command's time limit. Same stdin lines, same answers and
+ * the same checks as the shell loops; those stay as the way when PHP cannot reach FreePBX's manager
+ * connection (no PHP, a failed bootstrap, no login): the program prints READY once it is connected, and
+ * without it the loop runs the whole batch.
+ * The PHP is a fixed single-quoted argument without single quotes; only the freepbx.conf path (a plain
+ * path, `SAFE_PATH`) and the mode word are added.
+ */
+const MANAGER_BATCH_PHP = [
+  '$mode = $argv[1] ?? ""; $conf = $argv[2] ?? "";',
+  "if (!is_readable($conf)) exit(3);",
+  '$bootstrap_settings["freepbx_auth"] = false; $restrict_mods = true;',
+  "include $conf;",
+  "global $astman;",
+  "if (empty($astman) || !$astman->connected()) exit(3);",
+  'echo "READY", PHP_EOL;',
+  "function cli($c) { global $astman;",
+  '  $r = $astman->send_request("Command", array("Command" => $c));',
+  '  if (!isset($r["data"])) return $r["Message"] ?? "the manager interface did not answer";',
+  '  return rtrim(preg_replace("/^Privilege: Command\\r?\\n/", "", $r["data"]), "\\r\\n"); }',
+  "function fail($m) { fwrite(STDERR, $m . PHP_EOL); exit(1); }",
+  '$out = ""; $n = 0;',
+  "while (($line = fgets(STDIN)) !== false) {",
+  '  $line = rtrim($line, "\\n"); if ($line === "") continue;',
+  '  $f = explode("\\t", $line) + array("", "", "", "");',
+  '  if ($mode === "write") {',
+  "    list($m, $family, $key, $value) = $f;",
+  '    if ($m === "add") { $o = cli("database get $family $key");',
+  '      if (strpos($o, "Value: ") !== false) continue;',
+  '      if (strpos($o, "not found") === false) fail($o); }',
+  '    $o = cli("database put $family $key $value");',
+  '    if (strpos($o, "Updated database successfully") === false) fail("database put $family $key: $o");',
+  "    $n++;",
+  '  } elseif ($mode === "deltree") {',
+  '    $o = cli("database deltree $f[0] $f[1]");',
+  '    if (strpos($o, "entries removed") === false && strpos($o, "do not exist") === false) fail("database deltree $f[0] $f[1]: $o");',
+  "    $n++;",
+  '  } elseif ($mode === "get") {',
+  '    $o = cli("database get $f[0] $f[1]");',
+  '    if (strpos($o, "Value: ") === false && strpos($o, "not found") === false) fail("database get $f[0] $f[1]: $o");',
+  '    $out .= $o . "\\n";',
+  '  } elseif ($mode === "show") {',
+  '    $o = cli("database show $f[0] $f[1]");',
+  '    if (strpos($o, "results found") === false) fail("database show $f[0] $f[1]: $o");',
+  '    $out .= $o . "\\n";',
+  '  } else fail("unknown mode $mode"); }',
+  'echo ($mode === "write" || $mode === "deltree") ? $n : $out;',
+].join("\n");
+
+/** A batch through FreePBX's manager connection, else through `loop` (the per-key `asterisk -rx` shell loop). */
+function managerBatch(mode: "write" | "deltree" | "get" | "show", loop: string, freepbxConf: string): string {
+  if (!SAFE_CONF_PATH.test(freepbxConf)) throw new UnsafeValueError("The freepbx.conf path is not a plain file path");
+  if (MANAGER_BATCH_PHP.includes("'")) throw new UnsafeValueError("the manager batch program holds a quote");
+  return [
+    "t=$(mktemp) && o=$(mktemp) || exit 1",
+    'cat > "$t"',
+    `php -d display_errors=stderr -d error_reporting=E_ERROR -r '${MANAGER_BATCH_PHP}' ${mode} '${freepbxConf}' < "$t" > "$o" 2> "$o.err"`,
+    "rc=$?",
+    'if [ "$(head -n 1 "$o")" = READY ]; then',
+    '  tail -n +2 "$o"; cat "$o.err" >&2',
+    "else",
+    `  ( ${loop}
+  ) < "$t"`,
+    "  rc=$?",
+    "fi",
+    'rm -f "$t" "$o" "$o.err"',
+    "exit $rc",
+  ].join("\n");
+}
+
+const SAFE_CONF_PATH = /^\/[A-Za-z0-9._/-]+$/;
+
+/** `ASTDB_WRITE_COMMAND` through FreePBX's manager connection when it can be had. */
+export const astdbWriteCommand = (conf: string) => managerBatch("write", ASTDB_WRITE_COMMAND, conf);
+/** `ASTDB_DELTREE_COMMAND` through FreePBX's manager connection when it can be had. */
+export const astdbDeltreeCommand = (conf: string) => managerBatch("deltree", ASTDB_DELTREE_COMMAND, conf);
+/** `ASTDB_GET_COMMAND` through FreePBX's manager connection when it can be had. */
+export const astdbGetCommand = (conf: string) => managerBatch("get", ASTDB_GET_COMMAND, conf);
+/** `ASTDB_SHOW_TREES_COMMAND` through FreePBX's manager connection when it can be had. */
+export const astdbShowTreesCommand = (conf: string) => managerBatch("show", ASTDB_SHOW_TREES_COMMAND, conf);
+
 /** An extension's AstDB tree that a delete removes (Core's delDevice / delUser): `DEVICE/<n>`, `AMPUSER/<n>`. */
 export interface AstdbTree {
   /** CW: the extension's call-waiting key `CW/<n>` (a deploy adds it; a roll back removes it again). */
@@ -252,8 +337,9 @@ const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/
 
 /**
  * `database show` output → path and printed value. Asterisk prints `%-50s: %-25s` (main/db.c), so a value
- * shorter than 25 characters is padded with spaces: such a value (`exact: false`) is read again with
- * `database get`, which prints it as it is.
+ * shorter than 25 characters is padded with spaces, and the manager interface's `Command` answer drops
+ * trailing spaces: a value that may have lost or gained some (`exact: false`: one that ends in a space or is
+ * at most 25 characters) is read again with `database get`, which prints it as it is.
  */
 export function parseAstdbShow(output: string): { path: string; value: string; exact: boolean }[] {
   const out: { path: string; value: string; exact: boolean }[] = [];
@@ -261,7 +347,7 @@ export function parseAstdbShow(output: string): { path: string; value: string; e
     const m = line.match(/^(\/\S+?)\s*: (.*)$/);
     if (!m || !RESTORABLE_PATH.test(m[1] as string)) continue;
     const value = m[2] as string;
-    out.push({ path: m[1] as string, value, exact: !value.endsWith(" ") });
+    out.push({ path: m[1] as string, value, exact: !value.endsWith(" ") && value.length > 25 });
   }
   return out;
 }

@@ -10,22 +10,22 @@ import { SshSession, type SshSettings } from "../clients/ssh";
 import type { Deps } from "../domain/deps";
 import { sshSettings } from "../integrations/outside";
 import {
-  ASTDB_DELTREE_COMMAND,
-  ASTDB_GET_COMMAND,
   ASTDB_SHOW_DEVICES_COMMAND,
   ASTDB_SHOW_FAMILIES_COMMAND,
-  ASTDB_SHOW_TREES_COMMAND,
-  ASTDB_WRITE_COMMAND,
   type AstdbEntry,
   type AstdbTree,
+  astdbDeltreeCommand,
+  astdbGetCommand,
   astdbGetLines,
   astdbLines,
   astdbRestoreLines,
+  astdbShowTreesCommand,
   astdbTreeLines,
+  astdbWriteCommand,
   devicesWithDial,
   parseAstdbShow,
 } from "./astdb";
-import { reloadFailureReason } from "./reload";
+import { busyReason, type LockWait, RELOAD_LOCK_WAIT, reloadFailureReason, reloadLocked, whileLocked } from "./reload";
 import type { Script } from "./script";
 import {
   DEFAULT_ASTETCDIR,
@@ -38,6 +38,8 @@ import {
 } from "./voicemail";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
+/** How long one `fwconsole reload` may run (a large PBX takes minutes). */
+export const RELOAD_TIMEOUT_MS = 5 * 60_000;
 const SAFE_PATH = /^\/[A-Za-z0-9._/-]+$/;
 
 export interface DbConfig {
@@ -89,6 +91,8 @@ export class PbxRemote {
     private readonly ssh: SshSession,
     private readonly db: DbConfig,
     private readonly optionFile: string,
+    /** freepbx.conf: also what the AstDB batches bootstrap FreePBX from (`astdb.ts`). */
+    private readonly confPath: string,
   ) {}
 
   get hostKey() {
@@ -120,7 +124,7 @@ export class PbxRemote {
       const file = made.stdout.trim();
       if (made.code !== 0 || !SAFE_PATH.test(file))
         throw new ServiceError("PBX host", "Cannot write the MySQL option file on the PBX host");
-      return new PbxRemote(ssh, db, file);
+      return new PbxRemote(ssh, db, file, confPath);
     } catch (err) {
       ssh.close();
       throw err;
@@ -172,7 +176,10 @@ export class PbxRemote {
   /** `database show FAMILY number` for each tree (one fixed command), as Asterisk printed it. */
   async astdbShowTrees(trees: AstdbTree[]): Promise<string> {
     if (trees.length === 0) return "";
-    const out = await this.ssh.exec(ASTDB_SHOW_TREES_COMMAND, { stdin: astdbTreeLines(trees), timeoutMs: 120_000 });
+    const out = await this.ssh.exec(astdbShowTreesCommand(this.confPath), {
+      stdin: astdbTreeLines(trees),
+      timeoutMs: 120_000,
+    });
     if (out.code !== 0) {
       const text = `${out.stderr}${out.stdout}`.trim();
       throw new ServiceError("PBX host", text.split("\n").at(-1) || `database show exited with ${out.code}`);
@@ -183,7 +190,10 @@ export class PbxRemote {
   /** `database get` of each path (`/AMPUSER/1001/cidname`), exactly as stored; null when absent. */
   async astdbGet(paths: string[]): Promise<(string | null)[]> {
     if (paths.length === 0) return [];
-    const out = await this.ssh.exec(ASTDB_GET_COMMAND, { stdin: astdbGetLines(paths), timeoutMs: 120_000 });
+    const out = await this.ssh.exec(astdbGetCommand(this.confPath), {
+      stdin: astdbGetLines(paths),
+      timeoutMs: 120_000,
+    });
     const lines = out.stdout.split("\n");
     if (out.code !== 0 || lines.length < paths.length) {
       const text = `${out.stderr}${out.stdout}`.trim();
@@ -198,7 +208,10 @@ export class PbxRemote {
   /** Puts backed-up AstDB entries back exactly (`/FAMILY/key` → value), through `ASTDB_WRITE_COMMAND`. */
   async restoreAstdb(entries: Record<string, string>): Promise<{ ok: true } | { ok: false; message: string }> {
     if (Object.keys(entries).length === 0) return { ok: true };
-    const out = await this.ssh.exec(ASTDB_WRITE_COMMAND, { stdin: astdbRestoreLines(entries), timeoutMs: 120_000 });
+    const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
+      stdin: astdbRestoreLines(entries),
+      timeoutMs: 120_000,
+    });
     if (out.code !== 0) {
       const text = `${out.stderr}${out.stdout}`.trim();
       return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
@@ -211,12 +224,30 @@ export class PbxRemote {
     return rows[0]?.[0] === "true";
   }
 
-  /** `fwconsole reload`: its whole output (stdout, then stderr) and, when it failed, the reason read from it. */
-  async reload(): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
-    const out = await this.ssh.exec("fwconsole reload", { timeoutMs: 300_000 });
-    const output = [out.stdout.trim(), out.stderr.trim()].filter(Boolean).join("\n");
-    const ok = out.code === 0;
-    return { ok, exitCode: out.code, output, reason: ok ? null : reloadFailureReason(output, out.code) };
+  /**
+   * `fwconsole reload`: its whole output (stdout, then stderr) and, when it failed, the reason read from it.
+   * While another fwconsole holds FreePBX's lock, the reload refuses before doing anything; it is tried
+   * again about once a second for `lock.waitMs` (`RELOAD_LOCK_WAIT`), then fails with "FreePBX is busy: …".
+   */
+  async reload(
+    lock: Partial<LockWait> = {},
+  ): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
+    const run = async () => {
+      const out = await this.ssh.exec("fwconsole reload", { timeoutMs: RELOAD_TIMEOUT_MS });
+      return { code: out.code, output: [out.stdout.trim(), out.stderr.trim()].filter(Boolean).join("\n") };
+    };
+    const tried = await whileLocked(run, (r) => r.code !== 0 && reloadLocked(r.output), {
+      ...RELOAD_LOCK_WAIT,
+      ...lock,
+    });
+    const { code, output } = tried.answer;
+    const ok = code === 0;
+    const waited =
+      tried.attempts > 1
+        ? `(pbx-console: another fwconsole held FreePBX's lock; ${tried.attempts} tries over ${Math.round(tried.waitedMs / 1000)} s)\n`
+        : "";
+    const reason = ok ? null : tried.heldMs !== null ? busyReason(tried.heldMs) : reloadFailureReason(output, code);
+    return { ok, exitCode: code, output: `${waited}${output}`, reason };
   }
 
   /**
@@ -225,7 +256,10 @@ export class PbxRemote {
    */
   async writeAstdb(entries: AstdbEntry[]): Promise<{ ok: true; put: number } | { ok: false; message: string }> {
     if (entries.length === 0) return { ok: true, put: 0 };
-    const out = await this.ssh.exec(ASTDB_WRITE_COMMAND, { stdin: astdbLines(entries), timeoutMs: 120_000 });
+    const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
+      stdin: astdbLines(entries),
+      timeoutMs: 120_000,
+    });
     if (out.code !== 0) {
       const text = `${out.stderr}${out.stdout}`.trim();
       return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
@@ -239,7 +273,10 @@ export class PbxRemote {
    */
   async deleteAstdbTrees(trees: AstdbTree[]): Promise<{ ok: true } | { ok: false; message: string }> {
     if (trees.length === 0) return { ok: true };
-    const out = await this.ssh.exec(ASTDB_DELTREE_COMMAND, { stdin: astdbTreeLines(trees), timeoutMs: 120_000 });
+    const out = await this.ssh.exec(astdbDeltreeCommand(this.confPath), {
+      stdin: astdbTreeLines(trees),
+      timeoutMs: 120_000,
+    });
     if (out.code !== 0) {
       const text = `${out.stderr}${out.stdout}`.trim();
       return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
