@@ -20,6 +20,7 @@ export const EXTENSION_CSV_COLUMNS = [
   "secret",
   "voicemail",
   "voicemail_enable",
+  "voicemail_vmpwd",
   "voicemail_email",
   "console_position",
   "console_personal_phone",

@@ -11,6 +11,8 @@ import { freeTcpPort, testbed, until } from "./testbed";
 
 export interface PhoneEvent {
   type: string;
+  /** `performance.now()` when the event arrived. */
+  at: number;
   class?: string;
   accountaor?: string;
   peeruri?: string;
@@ -143,6 +145,7 @@ export class Softphone {
       const msg = JSON.parse(body);
       if (msg.response) this.pending.shift()?.({ ok: !!msg.ok, data: String(msg.data ?? "") });
       else if (msg.event) {
+        msg.at = performance.now();
         this.events.push(msg);
         for (const w of [...this.waiters]) {
           if (w.match(msg)) {
@@ -208,6 +211,19 @@ export class Softphone {
     const uri = target.startsWith("sip:") ? target : `sip:${target}@${env.sipHost}:${env.sipPort}`;
     const r = await this.command("dial", uri);
     if (!r.ok) throw new Error(`${this.user}: dial ${uri} refused: ${r.data}`);
+  }
+
+  /**
+   * Adds a registering account (`uanew`) to a phone started without one, so its REGISTER_OK arrives on the
+   * control socket already connected.
+   */
+  async addAccount(user: string, secret: string): Promise<void> {
+    const env = await testbed();
+    const r = await this.command(
+      "uanew",
+      `<sip:${user}@${env.sipHost}:${env.sipPort};transport=udp>;auth_pass=${secret};regint=60;answermode=manual`,
+    );
+    if (!r.ok) throw new Error(`uanew ${user}: ${r.data}`);
   }
 
   async accept(): Promise<void> {

@@ -60,7 +60,8 @@ export function testbed(): Promise<TestbedEnv> {
       throw new Error(`the PBX testbed is not at ${TESTBED_DIR} (set PBX_TESTBED_DIR)`);
     if (!existsSync("/usr/bin/crontab"))
       throw new Error("FreePBX's reload needs crontab: install cron (scripts/ensure-system-deps.sh does)");
-    const up = await sh([join(TESTBED_DIR, "up")], { timeoutMs: 900_000 });
+    // No reload by `up` when the testbed already runs: every test file starts with `reset`, which reloads.
+    const up = await sh([join(TESTBED_DIR, "up")], { timeoutMs: 900_000, env: { TESTBED_RELOAD: "0" } });
     const vars: Record<string, string> = {};
     for (const m of up.stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[m[1] as string] = m[2] as string;
     const v = (k: string) => {
@@ -156,6 +157,8 @@ export interface PbxSsh {
   port: number;
   username: "asterisk";
   privateKey: string;
+  /** The private key's file, for an `ssh -i` of one's own. */
+  keyFile: string;
   hostKeyFingerprint: string;
   stop(): Promise<void>;
 }
@@ -224,6 +227,7 @@ export async function pbxSsh(): Promise<PbxSsh> {
       port,
       username: "asterisk",
       privateKey: readFileSync(join(dir, "client_key"), "utf8"),
+      keyFile: join(dir, "client_key"),
       hostKeyFingerprint: sshFingerprint(readFileSync(join(dir, "host_key.pub"), "utf8")),
       async stop() {
         proc.kill("SIGTERM");

@@ -15,6 +15,7 @@
  * - Export cells go through the audit export's `csvCell` (quoting; a cell a spreadsheet would run as a
  *   formula gets a leading apostrophe, which the import takes off again).
  */
+
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { extensions, inboundRoutes } from "../../db/schema";
@@ -37,6 +38,7 @@ import { byNumber } from "../../shared/sort";
 import { csvCell } from "../accounts/audit";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
+import { newMailboxPin } from "../pbx/voicemail";
 import { generateSecret } from "../secrets";
 import { type DbOrTx, numberTakenMessage, takenNumbers } from "./numbers";
 
@@ -318,7 +320,7 @@ type ExtensionRow = typeof extensions.$inferSelect;
 type ExtensionInput = z.output<typeof extensionSchema>;
 
 /** The columns an extension import reads; every other column is ignored with a note. */
-const EXTENSION_USED: readonly string[] = EXTENSION_CSV_COLUMNS;
+const EXTENSION_USED: readonly string[] = EXTENSION_CSV_COLUMNS.filter((c) => c !== "voicemail_vmpwd");
 
 /**
  * GET /api/extensions/export.csv: every extension in numeric order, with its SIP secret (FreePBX's own
@@ -338,6 +340,9 @@ export function extensionsCsv(deps: Pick<Deps, "db" | "box">): string {
       deps.box.open(e.secret),
       e.voicemail ? "default" : "novm",
       e.voicemail ? "yes" : "",
+      // FreePBX's Bulk Handler makes no mailbox without a PIN, and the console keeps none (ADR 0050): each
+      // mailbox gets a new random one, which an import with --replace sets on an existing mailbox too.
+      e.voicemail ? newMailboxPin(e.extension) : "",
       e.email,
       e.position,
       e.personalPhone,
