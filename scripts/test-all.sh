@@ -50,7 +50,7 @@ echo "== build"
 if "$BUN" run build.ts; then
   run_group binary test/smoke test/browser test/security
   # The real FreePBX 17 + Asterisk 22 of ../shared/testbed (its `up` installs what it needs), one file at a time.
-  run_group pbx test/pbx
+  run_group pbx test/pbx/
 else
   echo "binary build failed" >&2
   echo "build exit=1" >>"$reports/exit-codes"

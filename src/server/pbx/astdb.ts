@@ -213,7 +213,7 @@ const MANAGER_BATCH_PHP = [
   '  if ($mode === "write") {',
   "    list($m, $family, $key, $value) = $f;",
   '    if ($m === "add") { $o = cli("database get $family $key");',
-  '      if (strpos($o, "Value: ") !== false) continue;',
+  '      if (strpos($o, "Value:") === 0) continue;',
   '      if (strpos($o, "not found") === false) fail($o); }',
   '    $o = cli("database put $family $key $value");',
   '    if (strpos($o, "Updated database successfully") === false) fail("database put $family $key: $o");',
@@ -224,7 +224,7 @@ const MANAGER_BATCH_PHP = [
   "    $n++;",
   '  } elseif ($mode === "get") {',
   '    $o = cli("database get $f[0] $f[1]");',
-  '    if (strpos($o, "Value: ") === false && strpos($o, "not found") === false) fail("database get $f[0] $f[1]: $o");',
+  '    if (strpos($o, "Value:") !== 0 && strpos($o, "not found") === false) fail("database get $f[0] $f[1]: $o");',
   '    $out .= $o . "\\n";',
   '  } elseif ($mode === "show") {',
   '    $o = cli("database show $f[0] $f[1]");',
@@ -344,9 +344,10 @@ const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/
 export function parseAstdbShow(output: string): { path: string; value: string; exact: boolean }[] {
   const out: { path: string; value: string; exact: boolean }[] = [];
   for (const line of output.split("\n")) {
-    const m = line.match(/^(\/\S+?)\s*: (.*)$/);
+    // An empty value's line ends at the colon once the manager interface has dropped trailing spaces.
+    const m = line.match(/^(\/\S+?)\s*:(?: (.*))?$/);
     if (!m || !RESTORABLE_PATH.test(m[1] as string)) continue;
-    const value = m[2] as string;
+    const value = m[2] ?? "";
     out.push({ path: m[1] as string, value, exact: !value.endsWith(" ") && value.length > 25 });
   }
   return out;

@@ -201,7 +201,8 @@ export class PbxRemote {
     }
     return paths.map((_, i) => {
       const line = lines[i] as string;
-      return line.startsWith("Value: ") ? line.slice("Value: ".length) : null;
+      // "Value: x"; an empty value is "Value:" once the manager interface has dropped the trailing space.
+      return line === "Value:" ? "" : line.startsWith("Value: ") ? line.slice("Value: ".length) : null;
     });
   }
 
