@@ -185,8 +185,8 @@ export const ASTDB_WRITE_COMMAND = [
  * The AstDB batches (write, get, show, deltree) run through FreePBX's own manager connection: one PHP
  * process bootstraps FreePBX (`freepbx.conf`, modules left unloaded) and sends each CLI command as an AMI
  * `Command` over the one login FreePBX's code uses, a millisecond a key. `asterisk -rx` per key starts
- * a process and a console connection each time (tens to hundreds of milliseconds), so an apply of a hundred
- * extensions (some thousands of keys) outran its command's time limit. Same stdin lines, same answers and
+ * a process and a console connection each time (tens of milliseconds), so an apply of a hundred extensions
+ * (some thousands of keys) outran its command's time limit. Same stdin lines, same answers and
  * the same checks as the shell loops; those stay as the way when PHP cannot reach FreePBX's manager
  * connection (no PHP, a failed bootstrap, no login): the program prints READY once it is connected, and
  * without it the loop runs the whole batch.

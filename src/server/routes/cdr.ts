@@ -11,7 +11,7 @@ export const cdrRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/cdr",
     summary:
-      "Call history, one item per call (legs grouped by linkedid), newest first: range (from inclusive, to exclusive, ISO 8601; default the last 7 days), search, disposition, direction, extension, trunk; cursor paging (a selective filter may give a short page with a cursor)",
+      "Call history, one item per call (legs grouped by linkedid; by uniqueid, with a notice, on a table without it), newest first: range (from inclusive, to exclusive, ISO 8601; default the last 7 days), search, disposition, direction, extension, trunk; cursor paging (a selective filter may give a short page with a cursor)",
     query: cdrPageQuerySchema,
     handler: async ({ app, query }) => json(await app.cdr.page(query)),
   }),
