@@ -25,8 +25,11 @@
  *   `Username` and the server URI as `Domain`), the call lifecycle (call: `Newchannel`, `Newstate`, `DialBegin`,
  *   `DialEnd`, `BridgeEnter`, `BridgeLeave`, `Hangup` with `Cause`/`Cause-txt`, all with the channel snapshot fields),
  *   the security class (`InvalidAccountID`, `ChallengeResponseFailed`, `InvalidPassword`, `FailedACL`).
- * - a contact's `ViaAddr` is the address only and `ViaPort` the port (the sorcery fields); `ContactStatus` says
- *   `ViaAddress: <address>:<port>`. Empty caller ID fields are `<unknown>`.
+ * - a contact's `ViaAddr` is the address only and `ViaPort` the port (the sorcery fields). `ContactStatus` carries
+ *   only `URI`, `ContactStatus` (`NonQualified` when it registers, then `Reachable`; `Removed`), `AOR`,
+ *   `EndpointName` and `RoundtripUsec`, as Asterisk 22 sends it (`test/fixtures/ami/contact-status.txt`,
+ *   recorded from the real testbed); the address, user agent and expiry come from `PJSIPShowEndpoint`'s
+ *   `ContactStatusDetail` (`ViaAddress: <address>:<port>`). Empty caller ID fields are `<unknown>`.
  *
  * The fake's own choices (not from the reference): device states follow calls and registrations (a registered
  * extension is `NOT_INUSE`, a caller `INUSE`, a callee `RINGING` then `INUSE`); channel names `PJSIP/<endpoint>-<8 hex>`;
@@ -199,7 +202,7 @@ export interface FakeAmi {
   readonly connections: number;
   readonly loggedIn: number;
   addEndpoint(name: string, opts: { kind: "extension" | "trunk"; deviceState?: FakeDeviceState }): FakeEndpoint;
-  /** A contact registers (or a trunk's static contact is qualified): ContactStatus Created, then Reachable. */
+  /** A contact registers (or a trunk's static contact is qualified): ContactStatus NonQualified, then Reachable. */
   register(
     endpoint: string,
     opts: { uri: string; userAgent?: string; viaAddr?: string; roundtripUsec?: number },
@@ -572,6 +575,47 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       send(s, [["Event", list.complete], ...id, ["EventList", "Complete"], ["ListItems", String(count)], ...extra]);
       return;
     }
+    if (lower === "pjsipshowendpoint") {
+      const ep = state.endpoints.get(fields.endpoint ?? "");
+      if (!ep) return error(`Unable to retrieve endpoint ${fields.endpoint ?? ""}`);
+      const items: Fields[] = [
+        [
+          ["Event", "EndpointDetail"],
+          ["ObjectType", "endpoint"],
+          ["ObjectName", ep.name],
+          ["DeviceState", ep.deviceState],
+        ],
+        ...ep.contacts.map(
+          (c): Fields => [
+            ["Event", "ContactStatusDetail"],
+            ["AOR", ep.name],
+            ["URI", c.uri],
+            ["UserAgent", c.userAgent],
+            ["RegExpire", String(c.regExpire)],
+            ["ViaAddress", c.viaAddr],
+            ["CallID", c.callId],
+            ["Status", c.status],
+            ["RoundtripUsec", c.status === "Reachable" ? String(c.roundtripUsec) : "0"],
+            ["EndpointName", ep.name],
+            ["ID", c.id],
+          ],
+        ),
+      ];
+      send(s, [
+        ["Response", "Success"],
+        ...id,
+        ["EventList", "start"],
+        ["Message", "Following are Events for each object associated with the Endpoint"],
+      ]);
+      for (const item of items) send(s, [item[0] as [string, string], ...id, ...item.slice(1)]);
+      send(s, [
+        ["Event", "EndpointDetailComplete"],
+        ...id,
+        ["EventList", "Complete"],
+        ["ListItems", String(items.length)],
+      ]);
+      return;
+    }
     switch (lower) {
       case "login": {
         const user = fields.username ?? "";
@@ -736,7 +780,6 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       };
       ep.contacts = ep.contacts.filter((c) => c.uri !== o.uri);
       ep.contacts.push(contact);
-      const via = splitAddr(contact.viaAddr);
       const statusEvent = (status: string, rtt: string): Fields => [
         ["Event", "ContactStatus"],
         ["URI", contact.uri],
@@ -744,12 +787,8 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         ["AOR", endpoint],
         ["EndpointName", endpoint],
         ["RoundtripUsec", rtt],
-        ["UserAgent", contact.userAgent],
-        ["RegExpire", String(contact.regExpire)],
-        ["ViaAddress", contact.viaAddr ? `${via.host}:${via.port}` : ""],
-        ["CallID", contact.callId],
       ];
-      broadcast("system", statusEvent("Created", "0"));
+      broadcast("system", statusEvent("NonQualified", "0"));
       broadcast("system", statusEvent("Reachable", String(contact.roundtripUsec)));
       if (ep.kind === "extension" && ep.deviceState === "UNAVAILABLE") setState(ep, "NOT_INUSE");
       return contact;
@@ -767,10 +806,6 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
           ["AOR", endpoint],
           ["EndpointName", endpoint],
           ["RoundtripUsec", "0"],
-          ["UserAgent", c.userAgent],
-          ["RegExpire", String(c.regExpire)],
-          ["ViaAddress", c.viaAddr],
-          ["CallID", c.callId],
         ]);
       }
       if (ep.kind === "extension" && ep.contacts.length === 0 && !inCall(ep)) setState(ep, "UNAVAILABLE");
@@ -787,10 +822,6 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
           ["AOR", endpoint],
           ["EndpointName", endpoint],
           ["RoundtripUsec", status === "Reachable" ? String(c.roundtripUsec) : "0"],
-          ["UserAgent", c.userAgent],
-          ["RegExpire", String(c.regExpire)],
-          ["ViaAddress", c.viaAddr],
-          ["CallID", c.callId],
         ]);
       }
     },

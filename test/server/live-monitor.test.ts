@@ -647,3 +647,43 @@ describe("faults", () => {
     expect(events.length).toBe(published);
   });
 });
+
+describe("as the real Asterisk 22 sends it (test/fixtures/ami/contact-status.txt)", () => {
+  test("a contact that registers after login gets its address, user agent and expiry from PJSIPShowEndpoint", async () => {
+    const fake = await fakeAmi();
+    fake.addEndpoint("2301", { kind: "extension" });
+    const { monitor } = monitorWith(amiEnv(fake));
+    monitor.start();
+    await until("connected", () => monitor.status().connected);
+    const from = fake.actions.length;
+    fake.register("2301", {
+      uri: "sip:2301-0x55f7@127.0.0.1:60263",
+      userAgent: "baresip v1.0.0 (x86_64/linux)",
+      viaAddr: "127.0.0.1:60263",
+    });
+    // ContactStatus carries no address: the monitor asks for the endpoint's details.
+    await fake.waitForAction("PJSIPShowEndpoint", { from });
+    const contact = await until("the contact's address", () => {
+      const c = monitor.status().extensions.find((e) => e.extension === "2301")?.contacts[0];
+      return c?.address ? c : null;
+    });
+    expect(contact).toMatchObject({
+      uri: "sip:2301-0x55f7@127.0.0.1:60263",
+      address: "127.0.0.1:60263",
+      userAgent: "baresip v1.0.0 (x86_64/linux)",
+    });
+    expect(contact.expiresAt).not.toBeNull();
+  });
+
+  test("a Reload (FreePBX's Apply Config) reads the lists again: endpoints added since login appear", async () => {
+    const fake = await fakeAmi();
+    fake.addEndpoint("2301", { kind: "extension" });
+    const { monitor } = monitorWith(amiEnv(fake));
+    monitor.start();
+    await until("connected", () => monitor.status().connected);
+    fake.addEndpoint("2302", { kind: "extension" });
+    expect(monitor.status().extensions.map((e) => e.extension)).toEqual(["2301"]);
+    fake.emit({ Event: "Reload", Module: "All", Status: "0" }, "system");
+    await until("2302 listed", () => monitor.status().extensions.some((e) => e.extension === "2302"));
+  });
+});
