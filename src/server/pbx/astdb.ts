@@ -187,7 +187,8 @@ export const ASTDB_WRITE_COMMAND = [
  * `Command` over the one login FreePBX's code uses, a millisecond a key. `asterisk -rx` per key starts
  * a process and a console connection each time (tens of milliseconds), so an apply of a hundred extensions
  * (some thousands of keys) outran its command's time limit. Same stdin lines, same answers and
- * the same checks as the shell loops; those stay as the way when PHP cannot reach FreePBX's manager
+ * the same checks as the shell loops (but a key written only when absent is looked up in one `database show`
+ * of its extension's tree, not one `get` each); those stay as the way when PHP cannot reach FreePBX's manager
  * connection (no PHP, a failed bootstrap, no login): the program prints READY once it is connected, and
  * without it the loop runs the whole batch.
  * The PHP is a fixed single-quoted argument without single quotes; only the freepbx.conf path (a plain
@@ -206,17 +207,23 @@ const MANAGER_BATCH_PHP = [
   '  if (!isset($r["data"])) return $r["Message"] ?? "the manager interface did not answer";',
   '  return rtrim(preg_replace("/^Privilege: Command\\r?\\n/", "", $r["data"]), "\\r\\n"); }',
   "function fail($m) { fwrite(STDERR, $m . PHP_EOL); exit(1); }",
-  '$out = ""; $n = 0;',
+  '$out = ""; $n = 0; $have = array();',
   "while (($line = fgets(STDIN)) !== false) {",
   '  $line = rtrim($line, "\\n"); if ($line === "") continue;',
   '  $f = explode("\\t", $line) + array("", "", "", "");',
   '  if ($mode === "write") {',
   "    list($m, $family, $key, $value) = $f;",
-  '    if ($m === "add") { $o = cli("database get $family $key");',
-  '      if (strpos($o, "Value:") === 0) continue;',
-  '      if (strpos($o, "not found") === false) fail($o); }',
+  '    $ck = $family . "/" . explode("/", $key)[0];',
+  '    if ($m === "add") {',
+  "      if (!isset($have[$ck])) {",
+  '        $root = explode("/", $key)[0]; $o = cli("database show $family $root");',
+  '        if (strpos($o, "results found") === false) fail("database show $family $root: $o");',
+  "        $have[$ck] = array();",
+  '        foreach (explode("\\n", $o) as $l) if (preg_match("#^/(\\S+?)\\s*:#", $l, $mm)) $have[$ck][$mm[1]] = true; }',
+  '      if (isset($have[$ck]["$family/$key"])) continue; }',
   '    $o = cli("database put $family $key $value");',
   '    if (strpos($o, "Updated database successfully") === false) fail("database put $family $key: $o");',
+  '    if (isset($have[$ck])) $have[$ck]["$family/$key"] = true;',
   "    $n++;",
   '  } elseif ($mode === "deltree") {',
   '    $o = cli("database deltree $f[0] $f[1]");',
