@@ -4,10 +4,10 @@
  * place is still free). Kept in memory, per database, at most `MAX_KEPT` at a time: an undo is a
  * seconds-long second chance, not a recycle bin, and a restart ends it.
  */
-import type { Db } from "../../db/client";
 import { type DeleteAnswer, type RestoreAnswer, UNDO_WINDOW_MS, type UndoKind } from "../../shared/safe-delete";
 import type { Deps } from "./deps";
 import { Gone } from "./errors";
+import { keptPerDatabase, newHandle } from "./kept";
 
 /** What a restore needs: the database to write and the hub to say so. */
 export type RestoreDeps = Pick<Deps, "db" | "events">;
@@ -22,25 +22,13 @@ interface Kept {
 /** The most deletes kept at once; the oldest go first beyond it. */
 export const MAX_KEPT = 200;
 
-const kept = new WeakMap<Db, Map<string, Kept>>();
-
-function storeOf(db: Db, now: number): Map<string, Kept> {
-  let store = kept.get(db);
-  if (!store) {
-    store = new Map();
-    kept.set(db, store);
-  }
-  for (const [token, entry] of store) if (entry.expiresAt <= now) store.delete(token);
-  return store;
-}
-
-const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
+const storeOf = keptPerDatabase<Kept>();
 
 /** Keeps a delete's restore for the undo window; the delete answers with the result. */
 export function keepForUndo(deps: Pick<Deps, "db" | "now">, kind: UndoKind, restore: Kept["restore"]): DeleteAnswer {
   const now = deps.now();
   const store = storeOf(deps.db, now);
-  const token = newToken();
+  const token = newHandle();
   store.set(token, { kind, expiresAt: now + UNDO_WINDOW_MS, restore });
   while (store.size > MAX_KEPT) store.delete(store.keys().next().value as string);
   return { undoToken: token, expiresInMs: UNDO_WINDOW_MS };

@@ -6,10 +6,10 @@
  * the PIN is only in voicemail.conf, where FreePBX shows and changes it (the extension's Voicemail tab).
  * Kept per database, like the undo of a delete (domain/undo.ts), at most `MAX_PINS_KEPT` at a time.
  */
-import type { Db } from "../../db/client";
 import { type NewMailboxPin, VOICEMAIL_PINS_MAX, type VoicemailPinsAnswer } from "../../shared/pbx";
 import type { Deps } from "../domain/deps";
 import { Gone } from "../domain/errors";
+import { keptPerDatabase, newHandle } from "../domain/kept";
 
 /** How long a new PIN waits to be shown: a deployment's results are read when it ends, not days later. */
 export const PIN_KEPT_MS = 60 * 60_000;
@@ -23,19 +23,7 @@ interface Kept {
   expiresAt: number;
 }
 
-const kept = new WeakMap<Db, Map<string, Kept>>();
-
-function storeOf(db: Db, now: number): Map<string, Kept> {
-  let store = kept.get(db);
-  if (!store) {
-    store = new Map();
-    kept.set(db, store);
-  }
-  for (const [handle, entry] of store) if (entry.expiresAt <= now) store.delete(handle);
-  return store;
-}
-
-const newHandle = () => Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
+const storeOf = keptPerDatabase<Kept>();
 
 /** Keeps a new mailbox's PIN until it is shown once; answers the handle the deployment's result carries. */
 export function keepNewPin(
