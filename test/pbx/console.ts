@@ -4,10 +4,11 @@
  * the Asterisk manager, the call records database. The host's own files are hidden from it, so nothing
  * works that the API did not set.
  */
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import type { DeployPlan } from "../../src/shared/plan";
 import { type Binary, startBinary } from "../security/binary";
-import { type PbxSsh, pbxSsh, type TestbedEnv, testbed, until } from "./testbed";
+import { type PhoneOptions, Softphone } from "./softphone";
+import { type PbxSsh, pbxSsh, reset, type TestbedEnv, testbed, until } from "./testbed";
 
 export interface PbxConsole {
   bin: Binary;
@@ -102,4 +103,34 @@ export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}):
     },
   };
   return c;
+}
+
+/**
+ * A test file's console over a freshly reset testbed, and the softphones it starts, all stopped after the
+ * file (hooks registered here). `pbx` forwards to the console once the file has started.
+ */
+export function consoleForFile(o: Parameters<typeof startPbxConsole>[0] = {}) {
+  let current: PbxConsole | null = null;
+  const phones: Softphone[] = [];
+  beforeAll(async () => {
+    await reset();
+    current = await startPbxConsole(o);
+  }, 600_000);
+  afterAll(async () => {
+    await Promise.all(phones.map((p) => p.stop()));
+    await current?.stop();
+  });
+  const pbx = new Proxy({} as PbxConsole, {
+    get(_target, prop) {
+      if (!current) throw new Error("the console is not started yet (use it inside a test)");
+      return Reflect.get(current, prop, current);
+    },
+  });
+  /** A softphone stopped with the file. */
+  const phone = async (opts: PhoneOptions) => {
+    const p = await Softphone.start(opts);
+    phones.push(p);
+    return p;
+  };
+  return { pbx, phone };
 }

@@ -2,28 +2,12 @@
  * Deploy, end to end, on the real FreePBX 17 and Asterisk 22: objects made through the console's API go
  * out through plan → apply with a real `fwconsole reload`, and softphones prove them with real calls.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type PbxConsole, startPbxConsole } from "./console";
-import { Softphone } from "./softphone";
-import { cli, reset, sql, until } from "./testbed";
+import { describe, expect, test } from "bun:test";
+import { consoleForFile } from "./console";
+import type { Softphone } from "./softphone";
+import { cli, sql, until } from "./testbed";
 
-let pbx: PbxConsole;
-const phones: Softphone[] = [];
-const phone = async (o: Parameters<typeof Softphone.start>[0]) => {
-  const p = await Softphone.start(o);
-  phones.push(p);
-  return p;
-};
-
-beforeAll(async () => {
-  await reset();
-  pbx = await startPbxConsole();
-}, 600_000);
-
-afterAll(async () => {
-  await Promise.all(phones.map((p) => p.stop()));
-  await pbx?.stop();
-});
+const { pbx, phone } = consoleForFile();
 
 describe("extensions deployed by the console", () => {
   const ids: Record<string, number> = {};

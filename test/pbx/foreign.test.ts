@@ -3,20 +3,11 @@
  * the console imports them exactly, and keeps every setting it does not own byte-identical through plan,
  * apply, delete and roll back; AstDB stays right. CSV goes both ways with FreePBX's own Bulk Handler.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type PbxConsole, startPbxConsole } from "./console";
-import { bulkExport, bulkimport, cli, reset, sql, until } from "./testbed";
+import { describe, expect, test } from "bun:test";
+import { consoleForFile } from "./console";
+import { bulkExport, bulkimport, cli, sql, until } from "./testbed";
 
-let pbx: PbxConsole;
-
-beforeAll(async () => {
-  await reset();
-  pbx = await startPbxConsole({ ami: false, cdr: false });
-}, 600_000);
-
-afterAll(async () => {
-  await pbx?.stop();
-});
+const { pbx } = consoleForFile({ ami: false, cdr: false });
 
 const EXTENSIONS_CSV = [
   "extension,name,tech,secret,voicemail_enable,voicemail_vmpwd,voicemail_email,ringtimer,outboundcid,max_contacts",

@@ -4,25 +4,14 @@
  * `asteriskcdrdb.cdr`; the console shows one item per call with the disposition, talk time and duration the
  * records hold, the trunk and direction, and the CSV export has the same calls.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { CdrCall, CdrPage } from "../../src/shared/live";
-import { type PbxConsole, startPbxConsole } from "./console";
-import { Softphone } from "./softphone";
-import { cli, reset, sql, until } from "./testbed";
+import { consoleForFile } from "./console";
+import type { Softphone } from "./softphone";
+import { cli, sql, until } from "./testbed";
 
-let pbx: PbxConsole;
-const phones: Softphone[] = [];
+const { pbx, phone } = consoleForFile();
 const DID = "4445550199";
-
-beforeAll(async () => {
-  await reset();
-  pbx = await startPbxConsole();
-}, 600_000);
-
-afterAll(async () => {
-  await Promise.all(phones.map((p) => p.stop()));
-  await pbx?.stop();
-});
 
 /** Holds the answered call until Asterisk's channel of `party` has been up `seconds`, then `hangs` up. */
 async function talk(party: string, seconds: number, hangs: Softphone) {
@@ -41,8 +30,7 @@ async function talk(party: string, seconds: number, hangs: Softphone) {
 }
 
 test("real calls appear once each, with the records' disposition, talk time and duration, and in the CSV", async () => {
-  const provider = await Softphone.start({ user: "5551999", bindAddress: "127.0.0.2", autoAnswer: true });
-  phones.push(provider);
+  const provider = await phone({ user: "5551999", bindAddress: "127.0.0.2", autoAnswer: true });
   const trunk = await pbx.create("/api/trunks", {
     name: "carrier",
     type: "sip",
@@ -62,13 +50,12 @@ test("real calls appear once each, with the records' disposition, talk time and 
     destinationType: "extension",
   });
   await pbx.deploy("all");
-  const a = await Softphone.start({ user: "2401", secret: await pbx.sipSecret(ids["2401"] as number) });
-  const b = await Softphone.start({
+  const a = await phone({ user: "2401", secret: await pbx.sipSecret(ids["2401"] as number) });
+  const b = await phone({
     user: "2402",
     secret: await pbx.sipSecret(ids["2402"] as number),
     autoAnswer: true,
   });
-  phones.push(a, b);
 
   // Internal: 2401 → 2402.
   await a.dial("2402");

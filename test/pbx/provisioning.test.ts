@@ -3,23 +3,10 @@
  * document (fetched as a phone fetches it, without a session) registers a softphone with real Asterisk,
  * using only what the document says.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type PbxConsole, startPbxConsole } from "./console";
-import { Softphone } from "./softphone";
-import { reset } from "./testbed";
+import { expect, test } from "bun:test";
+import { consoleForFile } from "./console";
 
-let pbx: PbxConsole;
-let phone: Softphone | undefined;
-
-beforeAll(async () => {
-  await reset();
-  pbx = await startPbxConsole({ ami: false, cdr: false });
-}, 600_000);
-
-afterAll(async () => {
-  await phone?.stop();
-  await pbx?.stop();
-});
+const { pbx, phone } = consoleForFile({ ami: false, cdr: false });
 
 /** The entries of a Linphone lpconfig document, as `section/entry` → text (XML entities decoded). */
 function lpconfig(xml: string): Map<string, string> {
@@ -54,11 +41,11 @@ test("the provisioning document's account registers a softphone with the real As
   expect(proxy, doc.get("proxy_0/reg_proxy")).not.toBeNull();
   const identity = (doc.get("proxy_0/reg_identity") ?? "").match(/<sip:([^@]+)@([^>]+)>$/);
   expect(identity?.[1]).toBe(doc.get("auth_info_0/username"));
-  phone = await Softphone.start({
+  const softphone = await phone({
     user: doc.get("auth_info_0/username") as string,
     secret: doc.get("auth_info_0/passwd") as string,
     registrar: { host: proxy?.[1] as string, port: Number(proxy?.[2]), transport: proxy?.[3] as string },
   });
-  expect(await phone.registration()).toBe("ok");
-  expect(phone.user).toBe("2501");
+  expect(await softphone.registration()).toBe("ok");
+  expect(softphone.user).toBe("2501");
 }, 300_000);
