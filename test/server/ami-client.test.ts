@@ -396,7 +396,7 @@ describe("events from the fake PBX", () => {
 
     const names = events.map((e) => e.event);
     expect(names).toEqual([
-      ...["ContactStatus", "ContactStatus", "DeviceStateChange"], // 1001 Created, Reachable, NOT_INUSE
+      ...["ContactStatus", "ContactStatus", "DeviceStateChange"], // 1001 NonQualified, Reachable, NOT_INUSE
       ...["ContactStatus", "ContactStatus", "DeviceStateChange"], // 1002
       "Registry",
       ...["Newchannel", "DeviceStateChange", "Newchannel", "DialBegin", "Newstate", "DeviceStateChange"],
@@ -407,7 +407,9 @@ describe("events from the fake PBX", () => {
       ...["ContactStatus", "DeviceStateChange"], // 1002 Removed, UNAVAILABLE
       "Done",
     ]);
-    expect(events[1]).toMatchObject({ contactstatus: "Reachable", aor: "1001", viaaddress: "203.0.113.5:5060" });
+    // As Asterisk 22 sends it: no address in ContactStatus (test/fixtures/ami/contact-status.txt).
+    expect(events[1]).toMatchObject({ contactstatus: "Reachable", aor: "1001", uri: "sip:1001@203.0.113.5:5060" });
+    expect(events[1]?.viaaddress).toBeUndefined();
     expect(events[6]).toMatchObject({
       channeltype: "PJSIP",
       username: "sip:telnyx@sip.example.net",
