@@ -3,8 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Db } from "../../src/db/client";
 import { Gone } from "../../src/server/domain/errors";
+import { newMailboxPin, PIN_DIGITS, randomDigits, weakPin } from "../../src/server/pbx/mailbox-pin";
 import { UnsafeValueError } from "../../src/server/pbx/sql";
-import { mailboxLine, newMailboxPin, PIN_DIGITS, randomDigits, weakPin } from "../../src/server/pbx/voicemail";
+import { mailboxLine } from "../../src/server/pbx/voicemail";
 import { keepNewPin, MAX_PINS_KEPT, PIN_KEPT_MS, takeNewPins } from "../../src/server/pbx/voicemail-pins";
 
 /** A random source that hands out these bytes in order (then zeros). */

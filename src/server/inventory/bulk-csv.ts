@@ -38,7 +38,7 @@ import { byNumber } from "../../shared/sort";
 import { csvCell } from "../accounts/audit";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
-import { newMailboxPin } from "../pbx/voicemail";
+import { newMailboxPin } from "../pbx/mailbox-pin";
 import { generateSecret } from "../secrets";
 import { type DbOrTx, numberTakenMessage, takenNumbers } from "./numbers";
 
