@@ -117,10 +117,25 @@ describe("a trunk, routes and a page group deployed by the console", () => {
       destinationType: "extension",
     });
     await pbx.create("/api/ptt-groups", { name: "Floor", extension: "7201", members: ["2202", "2203"] });
-    await pbx.deploy("all");
+    const job = await pbx.deploy("all");
     await pbx.deploy("ptt-groups");
     expect(await cli("pjsip show endpoint provider")).toContain("Endpoint:  provider");
     expect(await cli("voicemail show users for default")).toMatch(/default\s+2202\s+Dave Desk/);
+
+    // The new mailbox's PIN is random, written to FreePBX's voicemail.conf, and shown once from the results.
+    const line = (await Bun.file("/etc/asterisk/voicemail.conf").text()).split("\n").find((l) => /^2202\s*=/.test(l));
+    // FreePBX's reload rewrites the file from its Voicemail module (`2202=…`); the console wrote `2202 => …`.
+    const pin = line?.match(/^2202\s*=>?\s*(\d+),Dave Desk,/)?.[1];
+    expect(pin).toMatch(/^\d{6}$/);
+    expect(pin).not.toContain("2202");
+    const item = job.summary.extensions.results.find((r: { name: string }) => r.name === "2202");
+    const handle = item?.voicemailPin?.handle;
+    expect(handle).toBeString();
+    expect(JSON.stringify(job)).not.toContain(pin as string);
+    const shown = await pbx.call("POST", "/api/deploy/voicemail-pins", { handles: [handle] });
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.json.pins).toEqual([{ handle, extension: "2202", context: "default", pin }]);
+    expect((await pbx.call("POST", "/api/deploy/voicemail-pins", { handles: [handle] })).status).toBe(410);
   }, 300_000);
 
   test("an outbound call leaves through the trunk to the provider", async () => {
