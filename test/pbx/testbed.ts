@@ -27,21 +27,48 @@ export interface TestbedEnv {
   sipPort: number;
 }
 
-/** Runs a command; throws with its output when it fails. */
+let outputDir: string | null = null;
+let outputSeq = 0;
+
+/**
+ * Runs a command; throws with its output when it fails. Its output goes to files, not pipes, and is read
+ * once the command has exited: `up` leaves a shell behind (the one that starts MariaDB in the
+ * background) that keeps its parent's stdout and stderr open for as long as MariaDB runs, so reading a
+ * pipe to its end would wait for ever.
+ */
 export async function sh(
   cmd: string[],
   o: { stdin?: string; env?: Record<string, string>; timeoutMs?: number; allowFail?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  if (!outputDir) {
+    const dir = mkdtempSync("/tmp/pbx-sh-");
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    outputDir = dir;
+  }
+  const n = ++outputSeq;
+  const outFile = join(outputDir, `${n}.out`);
+  const errFile = join(outputDir, `${n}.err`);
   const proc = Bun.spawn(cmd, {
     stdin: o.stdin === undefined ? "ignore" : new TextEncoder().encode(o.stdin),
-    stdout: "pipe",
-    stderr: "pipe",
+    stdout: Bun.file(outFile),
+    stderr: Bun.file(errFile),
     env: { ...process.env, ...o.env },
   });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), o.timeoutMs ?? 120_000);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill("SIGKILL");
+  }, timeoutMs);
   const code = await proc.exited;
   clearTimeout(timer);
+  const read = (f: string) => (existsSync(f) ? readFileSync(f, "utf8") : "");
+  const stdout = read(outFile);
+  const stderr = read(errFile);
+  rmSync(outFile, { force: true });
+  rmSync(errFile, { force: true });
+  if (timedOut)
+    throw new Error(`${cmd.join(" ")} took over ${timeoutMs} ms:\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`);
   if (code !== 0 && !o.allowFail)
     throw new Error(`${cmd.join(" ")} exited with ${code}:\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`);
   return { code, stdout, stderr };
@@ -62,6 +89,8 @@ export function testbed(): Promise<TestbedEnv> {
       throw new Error("FreePBX's reload needs crontab: install cron (scripts/ensure-system-deps.sh does)");
     // No reload by `up` when the testbed already runs: every test file starts with `reset`, which reloads.
     const up = await sh([join(TESTBED_DIR, "up")], { timeoutMs: 900_000, env: { TESTBED_RELOAD: "0" } });
+    // Its log lines say what it installed, started and how long it took.
+    if (up.stderr.trim()) console.error(up.stderr.trim());
     const vars: Record<string, string> = {};
     for (const m of up.stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[m[1] as string] = m[2] as string;
     const v = (k: string) => {
