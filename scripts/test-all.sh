@@ -44,23 +44,25 @@ run_check() { # name, command...
 run_check typecheck node_modules/.bin/tsc --noEmit
 run_check lint node_modules/.bin/biome check .
 
+# The real FreePBX 17 + Asterisk 22 of ../shared/testbed: `up` installs what it needs and starts it,
+# first, so its log is in the output and its time is in no test's hook. The unit tests' PBX test host
+# runs its own Asterisk from the testbed's tree; test/pbx uses the testbed itself. The output goes to
+# files: the shell `up` leaves starting MariaDB keeps them open, and would keep a pipe open for ever.
+testbed=${PBX_TESTBED_DIR:-../shared/testbed}
+echo "== testbed: $testbed/up"
+timeout 1200 "$testbed/up" >"$reports/testbed.env" 2>"$reports/testbed.log" </dev/null
+code=$?
+cat "$reports/testbed.log"
+printf '<?xml version="1.0"?>\n<testsuites name="testbed" tests="1" failures="%s" skipped="0"></testsuites>\n' \
+  "$([ $code -eq 0 ] && echo 0 || echo 1)" >"$reports/testbed.xml"
+echo "testbed exit=$code" >>"$reports/exit-codes"
+[ $code -eq 0 ] || status=1
+
 run_group unit test/server test/db test/shared test/install test/fakes test/pbx-host
 
 echo "== build"
 if "$BUN" run build.ts; then
   run_group binary test/smoke test/browser test/security
-  # The real FreePBX 17 + Asterisk 22 of ../shared/testbed: `up` installs what it needs and starts it,
-  # here so its log is in the output and its time is not in a test's hook. Its output goes to files: the
-  # shell it leaves starting MariaDB keeps them open, and would keep a pipe (this script's output) open.
-  testbed=${PBX_TESTBED_DIR:-../shared/testbed}
-  echo "== testbed: $testbed/up"
-  timeout 1200 "$testbed/up" >"$reports/testbed.env" 2>"$reports/testbed.log" </dev/null
-  code=$?
-  cat "$reports/testbed.log"
-  printf '<?xml version="1.0"?>\n<testsuites name="testbed" tests="1" failures="%s" skipped="0"></testsuites>\n' \
-    "$([ $code -eq 0 ] && echo 0 || echo 1)" >"$reports/testbed.xml"
-  echo "testbed exit=$code" >>"$reports/exit-codes"
-  [ $code -eq 0 ] || status=1
   run_group pbx test/pbx/
 else
   echo "binary build failed" >&2

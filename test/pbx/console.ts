@@ -19,7 +19,11 @@ export interface PbxConsole {
   create(path: string, body: unknown): Promise<any>;
   /** The review's plan of a target. */
   plan(target?: "trunks" | "extensions" | "ptt-groups" | "all"): Promise<DeployPlan>;
-  /** Plans and applies a target and waits for the job to end; the finished job. */
+  /** Plans and applies a target; the apply's job id, without waiting for it. */
+  startDeploy(target?: "trunks" | "extensions" | "ptt-groups" | "all"): Promise<number>;
+  /** Waits for a job to end; the finished job. */
+  finished(jobId: number): Promise<any>;
+  /** Plans and applies a target and waits for the job to end; the finished job, which must have succeeded. */
   deploy(target?: "trunks" | "extensions" | "ptt-groups" | "all"): Promise<any>;
   /** The extension's SIP password as the console hands it to a softphone. */
   sipSecret(extensionId: number): Promise<string>;
@@ -74,18 +78,24 @@ export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}):
       expect(res.status, res.text).toBe(200);
       return res.json;
     },
-    async deploy(target = "all") {
+    async startDeploy(target = "all") {
       const p = await c.plan(target);
       const res = await bin.call("POST", "/api/deploy/apply", { target, fingerprint: p.fingerprint, resolutions: {} });
       expect(res.status, res.text).toBe(202);
-      const job = await until(
-        "the apply job to end",
+      return res.json.jobId;
+    },
+    finished(jobId) {
+      return until(
+        "the job to end",
         async () => {
-          const j = (await bin.call("GET", `/api/jobs/${res.json.jobId}`)).json;
+          const j = (await bin.call("GET", `/api/jobs/${jobId}`)).json;
           return j && j.state !== "running" ? j : undefined;
         },
         300_000,
       );
+    },
+    async deploy(target = "all") {
+      const job = await c.finished(await c.startDeploy(target));
       expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
       return job;
     },

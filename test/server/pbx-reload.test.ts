@@ -121,6 +121,18 @@ describe("FreePBX's reload lock", () => {
     expect(f.pauses).toEqual([1000, 1000]);
   });
 
+  test("the lock is announced once, when first met, before the first pause; a free lock is never announced", async () => {
+    const f = fake([LOCKED, LOCKED, LOCKED, "Reload Complete"]);
+    const seen: number[] = [];
+    await whileLocked(f.attempt, reloadLocked, { ...f.opts(120_000), onLocked: () => seen.push(f.pauses.length) });
+    expect(seen).toEqual([0]);
+
+    const g = fake(["Reload Complete"]);
+    let told = 0;
+    await whileLocked(g.attempt, reloadLocked, { ...g.opts(120_000), onLocked: () => told++ });
+    expect(told).toBe(0);
+  });
+
   test("a first answer that is not the lock is not retried", async () => {
     const f = fake([block("Bad destination")]);
     const out = await whileLocked(f.attempt, reloadLocked, f.opts(120_000));

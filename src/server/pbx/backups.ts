@@ -27,6 +27,7 @@ import { type AstdbTree, parseAstdbShow } from "./astdb";
 import { type PbxRemote, withPbxHost } from "./host";
 import { rekeyManaged } from "./managed";
 import { EMPTY_OR_NULL, type ItemKind, isExpr, type PbxObject, ROUTE_ID, TRUNK_ID, type Value } from "./ownership";
+import { RELOAD_WAITING_ITEM } from "./reload";
 import { SESSION_SETUP } from "./script";
 import { str, UnsafeValueError } from "./sql";
 import { restoreVoicemail, sha256Of, type VoicemailSnapshot, voicemailSnapshot } from "./voicemail";
@@ -711,7 +712,7 @@ export async function rollbackBackup(
             }
         }
         progress?.item("Reloading FreePBX (fwconsole reload)");
-        const r = await remote.reload();
+        const r = await remote.reload({ onLocked: () => progress?.item(RELOAD_WAITING_ITEM) });
         reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000), reason: r.reason };
         for (const label of labels) {
           const why = astdbFailed.get(label);

@@ -21,6 +21,7 @@ import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, pa
 import { MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import type { PbxRemote } from "./host";
+import { RELOAD_WAITING_ITEM } from "./reload";
 import { buildScript } from "./script";
 import { UnsafeValueError } from "./sql";
 import { completeVoicemail, contextsBeforeDelete } from "./voicemail";
@@ -141,7 +142,7 @@ export async function writeOverSsh(
   if (stop) for (const r of results) if (r.status === "success") r.message += `; not reloaded (${stop})`;
   if (wrote && !stop) {
     progress?.item("Reloading FreePBX (fwconsole reload)");
-    const r = await remote.reload();
+    const r = await remote.reload({ onLocked: () => progress?.item(RELOAD_WAITING_ITEM) });
     reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000), reason: r.reason };
     if (!r.ok) {
       for (const res of results) {

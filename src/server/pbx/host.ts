@@ -229,9 +229,10 @@ export class PbxRemote {
    * `fwconsole reload`: its whole output (stdout, then stderr) and, when it failed, the reason read from it.
    * While another fwconsole holds FreePBX's lock, the reload refuses before doing anything; it is tried
    * again about once a second for `lock.waitMs` (`RELOAD_LOCK_WAIT`), then fails with "FreePBX is busy: …".
+   * `onLocked` is told once when the lock is first met, so a job can say why it pauses.
    */
   async reload(
-    lock: Partial<LockWait> = {},
+    lock: Partial<LockWait> & { onLocked?: () => void } = {},
   ): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
     const run = async () => {
       const out = await this.ssh.exec("fwconsole reload", { timeoutMs: RELOAD_TIMEOUT_MS });

@@ -81,6 +81,9 @@ export const reloadLocked = (output: string): boolean => LOCKED.test(output.repl
 export const busyReason = (heldMs: number): string =>
   `FreePBX is busy: another fwconsole has held its lock for ${Math.max(1, Math.round(heldMs / 1000))} s`;
 
+/** What a job says while its reload waits for FreePBX's lock. */
+export const RELOAD_WAITING_ITEM = "Waiting for FreePBX: another fwconsole holds its reload lock";
+
 /** How long a reload waits for FreePBX's lock in all, and how long it pauses between tries. */
 export interface LockWait {
   waitMs: number;
@@ -98,6 +101,8 @@ export const RELOAD_LOCK_WAIT: LockWait = { waitMs: 2 * 60_000, retryMs: 1000 };
 export interface LockWaitOptions extends LockWait {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told once, when the lock is first seen held, before the first pause (a job says why it waits). */
+  onLocked?: () => void;
 }
 
 /**
@@ -119,7 +124,10 @@ export async function whileLocked<T>(
     const began = now();
     const answer = await attempt();
     if (!locked(answer)) return { answer, attempts, heldMs: null, waitedMs: now() - start };
-    firstLocked ??= began;
+    if (firstLocked === null) {
+      firstLocked = began;
+      opts.onLocked?.();
+    }
     const left = start + opts.waitMs - now();
     if (left <= 0) return { answer, attempts, heldMs: now() - firstLocked, waitedMs: now() - start };
     await sleep(Math.min(opts.retryMs, left));
