@@ -59,12 +59,19 @@ describe("extensions deployed by the console", () => {
     expect(await cli("core show hint 2101")).toContain("PJSIP/2101");
   }, 60_000);
 
-  test("an edit reaches Asterisk", async () => {
+  test("an edit reaches Asterisk; the review and the apply log in once each, and both sessions end", async () => {
     const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Renamed" });
     expect(res.status, res.text).toBe(200);
+    const before = pbx.ssh.sessions();
     const plan = await pbx.plan("extensions");
     expect(plan.items.find((i) => i.id === "extension:2102")?.action).toBe("update");
     await pbx.deploy("extensions");
+    // deploy() reviews once more, then applies: the apply's job writes in the session that checked the plan.
+    const ended = await until("the sessions to end", () => {
+      const now = pbx.ssh.sessions();
+      return now.ended - before.ended === now.logins - before.logins ? now : undefined;
+    });
+    expect(ended.logins - before.logins).toBe(3);
     expect((await cli("database get AMPUSER/2102 cidname")).trim()).toBe("Value: Bob Renamed");
     expect(await sql("asterisk", "SELECT name FROM users WHERE extension = '2102'")).toEqual([["Bob Renamed"]]);
     expect(await cli("pjsip show endpoint 2102")).toContain("Bob Renamed");

@@ -188,6 +188,8 @@ export interface PbxSsh {
   privateKey: string;
   /** The private key's file, for an `ssh -i` of one's own. */
   keyFile: string;
+  /** How many logins sshd accepted, and how many of them have ended, so far. */
+  sessions(): { logins: number; ended: number };
   hostKeyFingerprint: string;
   stop(): Promise<void>;
 }
@@ -257,6 +259,14 @@ export async function pbxSsh(): Promise<PbxSsh> {
       username: "asterisk",
       privateKey: readFileSync(join(dir, "client_key"), "utf8"),
       keyFile: join(dir, "client_key"),
+      sessions() {
+        const text = existsSync(log) ? readFileSync(log, "utf8") : "";
+        const count = (re: RegExp) => text.match(re)?.length ?? 0;
+        return {
+          logins: count(/^Accepted publickey for asterisk /gm),
+          ended: count(/^Disconnected from user asterisk /gm),
+        };
+      },
       hostKeyFingerprint: sshFingerprint(readFileSync(join(dir, "host_key.pub"), "utf8")),
       async stop() {
         proc.kill("SIGTERM");

@@ -17,7 +17,7 @@ import type { Deps } from "../domain/deps";
 import { deployTarget } from "../pbx/apply";
 import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy";
 import { importExtensions, importTrunks } from "../pbx/import";
-import { planPath, planTarget } from "../pbx/plan";
+import { closeReviewed, planForApply } from "../pbx/plan";
 import { pbxReadPath } from "../pbx/read";
 import { syncImportPlan } from "../pbx/sync-plan";
 import type { JobProgress } from "./progress";
@@ -51,7 +51,7 @@ type JobDeps = DeployDeps & Pick<Deps, "now">;
 /**
  * Starts applying the plan the user reviewed (ADR 0025): the plan is made again here; when its
  * fingerprint is not the reviewed one, no job starts and the new plan comes back (the route's 409).
- * The job re-plans once more in the session it writes with and writes exactly that plan.
+ * The job writes exactly that plan, in the SSH session that read it (ADR 0053).
  */
 export async function startApplyJob(
   deps: JobDeps,
@@ -59,22 +59,32 @@ export async function startApplyJob(
   owner: JobOwner,
   input: ApplyRequest,
 ): Promise<JobStarted | { stale: DeployPlan }> {
-  planPath(deps);
-  const plan = await planTarget(deps, input.target);
-  if (plan.wire.fingerprint !== input.fingerprint) return { stale: plan.wire };
+  const reviewed = await planForApply(deps, input.target);
+  if (reviewed.plan.wire.fingerprint !== input.fingerprint) {
+    await closeReviewed(reviewed);
+    return { stale: reviewed.plan.wire };
+  }
   const { target, fingerprint, resolutions } = input;
-  const jobId = jobs.start<DeployResponse | DeployAllResponse>(owner, {
-    kind: "deploy",
-    target,
-    deadlineMs: DEPLOY_JOB_DEADLINE_MS,
-    auditAction: jobAuditAction("deploy", target),
-    run: (progress) => {
-      const opts = { mode: "review" as const, fingerprint, resolutions };
-      return target === "all" ? deployTarget(deps, "all", progress, opts) : deployTarget(deps, target, progress, opts);
-    },
-    outcome: (summary) => ({ ok: deployOk(summary), detail: deployDetail(summary) }),
-  });
-  return { jobId };
+  try {
+    const jobId = jobs.start<DeployResponse | DeployAllResponse>(owner, {
+      kind: "deploy",
+      target,
+      deadlineMs: DEPLOY_JOB_DEADLINE_MS,
+      auditAction: jobAuditAction("deploy", target),
+      run: (progress) => {
+        const opts = { mode: "review" as const, fingerprint, resolutions, reviewed };
+        return target === "all"
+          ? deployTarget(deps, "all", progress, opts)
+          : deployTarget(deps, target, progress, opts);
+      },
+      outcome: (summary) => ({ ok: deployOk(summary), detail: deployDetail(summary) }),
+    });
+    return { jobId };
+  } catch (err) {
+    // No job took the session (another job runs): it is closed here.
+    await closeReviewed(reviewed);
+    throw err;
+  }
 }
 
 /** Starts deploying a target; `Invalid` at once when no way to the PBX is configured, 409 while a job runs. */

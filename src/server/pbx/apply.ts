@@ -1,6 +1,6 @@
 /**
- * Applying a plan (issue 11 items 1, 2, 5; ADR 0025). The apply re-plans in the session it writes with
- * and writes exactly what the plan says:
+ * Applying a plan (ADR 0025). The apply writes in the session that read the plan (the route's check, ADR
+ * 0053; without one it plans in its own session) and writes exactly what the plan says:
  * - creates and updates (owned keys only, ownership.ts), and conflicts the user adopted;
  * - deletes of managed objects removed in the console: their FreePBX rows (deletes.ts) and an
  *   extension's AstDB trees;
@@ -41,7 +41,16 @@ import { objectItem, type SqlItem } from "./entities";
 import { type PbxRemote, withPbxHost } from "./host";
 import { forgetManaged, recordManaged } from "./managed";
 import type { PbxObject } from "./ownership";
-import { consoleObjects, type Plan, type PlanEntry, planOverGraphql, planOverSsh, planPath } from "./plan";
+import {
+  closeReviewed,
+  consoleObjects,
+  type Plan,
+  type PlanEntry,
+  planOverGraphql,
+  planOverSsh,
+  planPath,
+  type Reviewed,
+} from "./plan";
 
 export type ApplyDeps = DeployDeps & ClientDeps & Pick<Deps, "now">;
 
@@ -53,6 +62,8 @@ export interface ApplyOptions {
   resolutions?: Record<string, Resolution>;
   /** direct: adopt every conflict (merging into objects made in FreePBX without a review). */
   adoptConflicts?: boolean;
+  /** review: the plan the route checked, with its open session (written in and closed here, ADR 0053). */
+  reviewed?: Reviewed;
 }
 
 const KIND_NAME: Record<DeployKind, string> = {
@@ -250,19 +261,28 @@ export async function applyTarget(
   opts: ApplyOptions,
   progress?: JobProgress,
 ): Promise<DeployOutcome> {
-  const via = planPath(deps);
+  let via: ReturnType<typeof planPath>;
+  try {
+    via = planPath(deps);
+  } catch (err) {
+    if (opts.reviewed) await closeReviewed(opts.reviewed);
+    throw err;
+  }
+  // The plan the route checked, when it was read the way the PBX is reached now (else it is read again).
+  const usable = opts.reviewed && (opts.reviewed.remote !== null) === (via === "ssh") ? opts.reviewed : undefined;
+  if (opts.reviewed && !usable) await closeReviewed(opts.reviewed);
   const report = (sel: Selected) => {
     progress?.total(sel.writes.length + sel.deletes.length + sel.known.length);
     for (const r of sel.known) progress?.result(r);
   };
   try {
     if (via === "ssh") {
-      progress?.item("Connecting to the PBX host");
+      if (!usable) progress?.item("Connecting to the PBX host");
       return await withPbxHost(
         deps,
         async (remote) => {
-          progress?.item("Reading the PBX (plan)");
-          const plan = await planOverSsh(deps, remote, target);
+          if (!usable) progress?.item("Reading the PBX (plan)");
+          const plan = usable?.plan ?? (await planOverSsh(deps, remote, target));
           checkFingerprint(plan, opts);
           const sel = select(plan, opts);
           report(sel);
@@ -279,11 +299,11 @@ export async function applyTarget(
           });
           return { results: [...outcome.results, ...sel.known], reload: outcome.reload };
         },
-        { operation: "Deploying to the PBX host" },
+        { operation: "Deploying to the PBX host", host: usable?.remote ?? undefined },
       );
     }
-    progress?.item("Reading the PBX through the FreePBX API (plan)");
-    const plan = await planOverGraphql(deps, clients.freepbx(deps), target);
+    if (!usable) progress?.item("Reading the PBX through the FreePBX API (plan)");
+    const plan = usable?.plan ?? (await planOverGraphql(deps, clients.freepbx(deps), target));
     checkFingerprint(plan, opts);
     const sel = select(plan, opts);
     report(sel);

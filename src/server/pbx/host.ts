@@ -208,6 +208,7 @@ export class PbxRemote {
 
   /** Puts backed-up AstDB entries back exactly (`/FAMILY/key` → value), through `ASTDB_WRITE_COMMAND`. */
   async restoreAstdb(entries: Record<string, string>): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.families = null;
     if (Object.keys(entries).length === 0) return { ok: true };
     const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
       stdin: astdbRestoreLines(entries),
@@ -234,6 +235,7 @@ export class PbxRemote {
   async reload(
     lock: Partial<LockWait> & { onLocked?: () => void } = {},
   ): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
+    this.families = null;
     const run = async () => {
       const out = await this.ssh.exec("fwconsole reload", { timeoutMs: RELOAD_TIMEOUT_MS });
       return { code: out.code, output: [out.stdout.trim(), out.stderr.trim()].filter(Boolean).join("\n") };
@@ -257,6 +259,7 @@ export class PbxRemote {
    * command that reads the entries from stdin. Returns how many keys were put.
    */
   async writeAstdb(entries: AstdbEntry[]): Promise<{ ok: true; put: number } | { ok: false; message: string }> {
+    this.families = null;
     if (entries.length === 0) return { ok: true, put: 0 };
     const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
       stdin: astdbLines(entries),
@@ -274,6 +277,7 @@ export class PbxRemote {
    * through one fixed command reading allow-listed lines from stdin (ADR 0025).
    */
   async deleteAstdbTrees(trees: AstdbTree[]): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.families = null;
     if (trees.length === 0) return { ok: true };
     const out = await this.ssh.exec(astdbDeltreeCommand(this.confPath), {
       stdin: astdbTreeLines(trees),
@@ -296,13 +300,26 @@ export class PbxRemote {
     return map;
   }
 
-  /** The same three families as parsed entries (`exact: false` for a value Asterisk padded). */
-  async astdbFamilyEntries(): Promise<ReturnType<typeof parseAstdbShow>> {
-    const out = await this.ssh.exec(ASTDB_SHOW_FAMILIES_COMMAND, { timeoutMs: 120_000 });
-    if (out.code !== 0)
-      throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
-    return parseAstdbShow(out.stdout);
+  /**
+   * The same three families as parsed entries (`exact: false` for a value Asterisk padded). Read once per
+   * session until this session writes AstDB or reloads: a deployment's backup and its AstDB step, between
+   * which only SQL is written, share one listing.
+   */
+  astdbFamilyEntries(): Promise<ReturnType<typeof parseAstdbShow>> {
+    this.families ??= this.ssh.exec(ASTDB_SHOW_FAMILIES_COMMAND, { timeoutMs: 120_000 }).then((out) => {
+      if (out.code !== 0)
+        throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
+      return parseAstdbShow(out.stdout);
+    });
+    // A failed read is not kept: the next caller asks Asterisk again.
+    this.families.catch(() => {
+      this.families = null;
+    });
+    return this.families;
   }
+
+  /** The families as last listed in this session; forgotten by every write to AstDB and every reload. */
+  private families: Promise<ReturnType<typeof parseAstdbShow>> | null = null;
 
   /** The extensions that have their `DEVICE/<n>/dial` AstDB entry; null when Asterisk does not answer. */
   async astdbDevices(): Promise<Set<string> | null> {
@@ -402,24 +419,25 @@ export class PbxRemote {
   }
 }
 
-/**
- * The one way to reach the PBX host: opens a session with the SSH credentials
- * from API Settings (and their freepbx.conf path), runs `fn`, and always closes
- * the session (removing the option file). Failures are `ServiceError`s.
- */
 /** How long a whole PBX-host operation may take, over all its commands (reload alone may take 5 minutes). */
 export const PBX_HOST_DEADLINE_MS = 10 * 60_000;
 
+/**
+ * The one way to reach the PBX host: opens a session with the SSH credentials from API Settings (and their
+ * freepbx.conf path), runs `fn`, and closes the session (removing the option file). Failures are
+ * `ServiceError`s. `host` runs `fn` on a session already open (handed over, closed here as any other);
+ * `keepOpen` leaves the session open when `fn` succeeds, for whoever `fn` handed it to, who must close it.
+ */
 export async function withPbxHost<T>(
   deps: Pick<Deps, "credentials">,
   fn: (host: PbxRemote) => Promise<T>,
-  opts: { operation?: string; deadlineMs?: number } = {},
+  opts: { operation?: string; deadlineMs?: number; host?: PbxRemote; keepOpen?: boolean } = {},
 ): Promise<T> {
   const { operation = "The PBX host operation", deadlineMs = PBX_HOST_DEADLINE_MS } = opts;
-  const values = deps.credentials.values("ssh");
-  const host = await PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
+  const host = opts.host ?? (await openPbxHost(deps));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
+  let ok = false;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       timedOut = true;
@@ -429,11 +447,19 @@ export async function withPbxHost<T>(
     }, deadlineMs);
   });
   try {
-    return await Promise.race([fn(host), expired]);
+    const out = await Promise.race([fn(host), expired]);
+    ok = true;
+    return out;
   } finally {
     clearTimeout(timer);
     // After a deadline the connection is gone: removing the option file fails, and must not hide why.
     if (timedOut) await host.close().catch(() => {});
-    else await host.close();
+    else if (!(ok && opts.keepOpen)) await host.close();
   }
+}
+
+/** A session to the PBX host with the SSH credentials from API Settings; the caller closes it. */
+export async function openPbxHost(deps: Pick<Deps, "credentials">): Promise<PbxRemote> {
+  const values = deps.credentials.values("ssh");
+  return PbxRemote.open(sshSettings(values), values.freepbxConf || DEFAULT_FREEPBX_CONF);
 }

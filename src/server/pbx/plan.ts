@@ -12,8 +12,8 @@
  * - a record without a console object: `delete` (the console removed it).
  *
  * The fingerprint is an HMAC of every item's action, PBX id and raw (unmasked) from/to values: the live
- * state of the touched rows' owned fields and the console's desired state. Apply re-plans and needs the
- * same fingerprint.
+ * state of the touched rows' owned fields and the console's desired state. Apply plans again (ADR 0053:
+ * in the session it then writes with) and needs the same fingerprint.
  */
 import { asc } from "drizzle-orm";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
@@ -781,7 +781,7 @@ export function planPath(deps: Pick<Deps, "credentials">): "ssh" | "graphql" {
   );
 }
 
-/** The plan of a target over an open SSH session (apply re-plans in the session it writes with). */
+/** The plan of a target over an open SSH session (an apply's plan is read in the session it writes with). */
 export async function planOverSsh(
   deps: Pick<Deps, "db" | "box" | "now">,
   remote: PbxRemote,
@@ -839,6 +839,35 @@ export async function planTarget(deps: PlanDeps, target: PlanTarget): Promise<Pl
   }
   return planOverGraphql(deps, clients.freepbx(deps), target);
 }
+
+/**
+ * A target's plan for an apply (ADR 0053): over SSH the session it was read in stays open, so the job
+ * writes in the session that read what it writes, without reading the PBX again. Whoever takes a
+ * `reviewed` closes its session (`applyTarget` does, `closeReviewed` when no job takes it).
+ */
+export async function planForApply(deps: PlanDeps, target: PlanTarget): Promise<Reviewed> {
+  if (planPath(deps) !== "ssh")
+    return { plan: await planOverGraphql(deps, clients.freepbx(deps), target), remote: null };
+  let remote = null as PbxRemote | null;
+  const plan = await withPbxHost(
+    deps,
+    (r) => {
+      remote = r;
+      return planOverSsh(deps, r, target);
+    },
+    { operation: "Reading the PBX for the plan", deadlineMs: 120_000, keepOpen: true },
+  );
+  return { plan, remote };
+}
+
+/** A plan read for an apply, with the session it was read in (SSH) or none (the FreePBX API). */
+export interface Reviewed {
+  plan: Plan;
+  remote: PbxRemote | null;
+}
+
+/** Closes a reviewed plan's session that no job took. */
+export const closeReviewed = (r: Reviewed): Promise<void> => r.remote?.close().catch(() => {}) ?? Promise.resolve();
 
 /** The console's objects of a target (and the ones it cannot deploy), without reading the PBX. */
 export function consoleObjects(deps: Pick<Deps, "db" | "box">, target: PlanTarget) {
