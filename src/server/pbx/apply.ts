@@ -192,19 +192,22 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
       for (const [kind, name, id] of rows) if (kind && name && id) ids.set(idOf(kind, name), id);
     }
     const now = deps.now();
-    for (const e of written) {
-      const d = e.desired as NonNullable<PlanEntry["desired"]>;
-      recordManaged(deps.db, now, {
-        kind: e.item.kind,
-        key: e.item.key,
-        pbxId: e.item.pbxId ?? ids.get(e.item.id) ?? null,
-        // A page group's record keeps the members the console wrote (managed.ts `deployedMembers`).
-        members: e.item.kind === "pttGroup" ? writtenMembers(d.object) : undefined,
-        consoleId: d.consoleId,
-        origin: e.item.action === "conflict" ? "adopt" : "deploy",
-        previousKey: e.record?.key,
-      });
-    }
+    // One SQLite transaction for all the records: a deployment of hundreds commits once.
+    deps.db.$client.transaction(() => {
+      for (const e of written) {
+        const d = e.desired as NonNullable<PlanEntry["desired"]>;
+        recordManaged(deps.db, now, {
+          kind: e.item.kind,
+          key: e.item.key,
+          pbxId: e.item.pbxId ?? ids.get(e.item.id) ?? null,
+          // A page group's record keeps the members the console wrote (managed.ts `deployedMembers`).
+          members: e.item.kind === "pttGroup" ? writtenMembers(d.object) : undefined,
+          consoleId: d.consoleId,
+          origin: e.item.action === "conflict" ? "adopt" : "deploy",
+          previousKey: e.record?.key,
+        });
+      }
+    })();
     const trees = deleted
       .filter((e) => e.item.kind === "extension")
       .flatMap((e) => [
