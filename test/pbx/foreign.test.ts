@@ -110,6 +110,9 @@ describe("extensions made by FreePBX's Bulk Handler", () => {
   }, 300_000);
 
   test("a delete removes the object; rolling it back restores every row and AstDB entry", async () => {
+    // Values the CLI's padded listing cannot tell apart: trailing spaces, and nothing at all.
+    await cli('database put AMPUSER 2602/note "two spaces  "');
+    await cli('database put AMPUSER 2602/empty ""');
     const astdbBefore = await astdbOf("2602");
     const before = await rowsOf(["2602"]);
     const neighbour = await rowsOf(["2601"]);
@@ -128,6 +131,8 @@ describe("extensions made by FreePBX's Bulk Handler", () => {
     await waitJob(rb.json.jobId);
     expect(await rowsOf(["2602"])).toEqual(before);
     expect(await astdbOf("2602")).toEqual(astdbBefore);
+    expect(await cli("database get AMPUSER 2602/note")).toBe("Value: two spaces  \n");
+    expect(await cli("database get AMPUSER 2602/empty")).toBe("Value: \n");
   }, 300_000);
 });
 

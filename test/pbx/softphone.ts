@@ -5,7 +5,7 @@
  * Each phone has its own config directory, SIP port and RTP range; audio is a sine, received audio dropped.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { freeTcpPort, testbed, until } from "./testbed";
 
@@ -60,65 +60,21 @@ export class Softphone {
 
   static async start(o: PhoneOptions): Promise<Softphone> {
     const env = await testbed();
-    const dir = mkdtempSync("/tmp/pbx-phone-");
     const bind = o.bindAddress ?? "127.0.0.1";
-    const sipPort = o.sipPort ?? (await freeUdpPort(bind));
-    const ctrlPort = await freeTcpPort();
-    const rtpLo = 32000 + ((process.pid * 7 + nextRtp++ * 40) % 20000);
     const registrar = o.registrar ?? { host: env.sipHost, port: env.sipPort };
     const register = o.register ?? o.secret !== undefined;
-    writeFileSync(
-      join(dir, "config"),
-      [
-        "poll_method\tepoll",
-        `sip_listen\t${bind}:${sipPort}`,
-        "call_local_timeout\t120",
-        "call_max_calls\t4",
-        "audio_player\taubridge,nil",
-        "audio_source\tausine,440",
-        "ausrc_srate\t48000",
-        "ausrc_channels\t2",
-        "audio_alert\taubridge,nil",
-        `rtp_ports\t${rtpLo}-${rtpLo + 38}`,
-        "module_path\t/usr/lib/baresip/modules",
-        "module\tg711.so",
-        "module\taubridge.so",
-        "module\tausine.so",
-        "module_tmp\tuuid.so",
-        "module_tmp\taccount.so",
-        "module_app\tcontact.so",
-        "module_app\tmenu.so",
-        "module_app\tctrl_tcp.so",
-        `ctrl_tcp_listen\t127.0.0.1:${ctrlPort}`,
-        "",
-      ].join("\n"),
-    );
-    const params = [
-      o.secret !== undefined ? `auth_pass=${o.secret}` : null,
-      `regint=${register ? 60 : 0}`,
-      `answermode=${o.autoAnswer ? "auto" : "manual"}`,
-    ].filter(Boolean);
-    const aor = `<sip:${o.user}@${registrar.host}:${registrar.port};transport=${registrar.transport ?? "udp"}>`;
-    writeFileSync(join(dir, "accounts"), `${aor};${params.join(";")}\n`);
-    writeFileSync(join(dir, "contacts"), "");
-    const proc = Bun.spawn(["baresip", "-f", dir], {
-      cwd: dir,
-      stdin: "ignore",
-      stdout: Bun.file(join(dir, "baresip.log")),
-      stderr: "ignore",
-    });
-    const sock = await until(
-      "baresip's control socket",
-      () => {
-        if (proc.exitCode !== null) throw new Error(`baresip exited: ${readLog(dir)}`);
-        return new Promise<Socket | undefined>((done) => {
-          const s = connect(ctrlPort, "127.0.0.1");
-          s.once("connect", () => done(s));
-          s.once("error", () => done(undefined));
-        });
-      },
-      15_000,
-    );
+    // baresip also listens on TCP at the SIP port and TLS at the next one: a port another process took
+    // between the check and the start makes it exit at once, and it starts again on another port.
+    let launched: Awaited<ReturnType<typeof launch>> | undefined;
+    for (let attempt = 0; !launched; attempt++) {
+      const sipPort = o.sipPort ?? (await freeSipPort(bind));
+      try {
+        launched = await launch(o, bind, sipPort, registrar, register);
+      } catch (err) {
+        if (o.sipPort !== undefined || attempt >= 3 || !String(err).includes("Address already in use")) throw err;
+      }
+    }
+    const { sipPort, dir, proc, sock } = launched;
     const phone = new Softphone(o.user, bind, sipPort, dir, proc, sock);
     if (register && o.waitRegistered !== false) {
       const state = await phone.registration().catch(async (err) => {
@@ -264,9 +220,96 @@ function readLog(dir: string): string {
   }
 }
 
-async function freeUdpPort(address: string): Promise<number> {
-  const sock = await Bun.udpSocket({ hostname: address, port: 0 });
-  const port = sock.port;
-  sock.close();
-  return port;
+/** A UDP port that is free on `address`, with the TCP port of the same number and the next one free too. */
+async function freeSipPort(address: string): Promise<number> {
+  for (;;) {
+    const sock = await Bun.udpSocket({ hostname: address, port: 0 });
+    const port = sock.port;
+    sock.close();
+    if ((await tcpFree(address, port)) && (await tcpFree(address, port + 1))) return port;
+  }
+}
+
+function tcpFree(address: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const srv = createServer();
+    srv.once("error", () => done(false));
+    srv.listen(port, address, () => srv.close(() => done(true)));
+  });
+}
+
+/** Starts baresip with its own config directory; its control socket once it answers. */
+async function launch(
+  o: PhoneOptions,
+  bind: string,
+  sipPort: number,
+  registrar: { host: string; port: number; transport?: string },
+  register: boolean,
+) {
+  const dir = mkdtempSync("/tmp/pbx-phone-");
+  const ctrlPort = await freeTcpPort();
+  const rtpLo = 32000 + ((process.pid * 7 + nextRtp++ * 40) % 20000);
+  writeFileSync(
+    join(dir, "config"),
+    [
+      "poll_method\tepoll",
+      `sip_listen\t${bind}:${sipPort}`,
+      "call_local_timeout\t120",
+      "call_max_calls\t4",
+      "audio_player\taubridge,nil",
+      "audio_source\tausine,440",
+      "ausrc_srate\t48000",
+      "ausrc_channels\t2",
+      "audio_alert\taubridge,nil",
+      `rtp_ports\t${rtpLo}-${rtpLo + 38}`,
+      "module_path\t/usr/lib/baresip/modules",
+      "module\tg711.so",
+      "module\taubridge.so",
+      "module\tausine.so",
+      "module_tmp\tuuid.so",
+      "module_tmp\taccount.so",
+      "module_app\tcontact.so",
+      "module_app\tmenu.so",
+      "module_app\tctrl_tcp.so",
+      `ctrl_tcp_listen\t127.0.0.1:${ctrlPort}`,
+      "",
+    ].join("\n"),
+  );
+  const params = [
+    o.secret !== undefined ? `auth_pass=${o.secret}` : null,
+    `regint=${register ? 60 : 0}`,
+    `answermode=${o.autoAnswer ? "auto" : "manual"}`,
+  ].filter(Boolean);
+  const aor = `<sip:${o.user}@${registrar.host}:${registrar.port};transport=${registrar.transport ?? "udp"}>`;
+  writeFileSync(join(dir, "accounts"), `${aor};${params.join(";")}\n`);
+  writeFileSync(join(dir, "contacts"), "");
+  const proc = Bun.spawn(["baresip", "-f", dir], {
+    cwd: dir,
+    stdin: "ignore",
+    stdout: Bun.file(join(dir, "baresip.log")),
+    stderr: "ignore",
+  });
+  // A baresip that exits (a port taken) ends the wait at once, with its log.
+  const exited = proc.exited.then(() => {
+    throw new Error(`baresip exited: ${readLog(dir)}`);
+  });
+  exited.catch(() => {});
+  const sock = await Promise.race([
+    until(
+      "baresip's control socket",
+      () =>
+        new Promise<Socket | undefined>((done) => {
+          const s = connect(ctrlPort, "127.0.0.1");
+          s.once("connect", () => done(s));
+          s.once("error", () => done(undefined));
+        }),
+      15_000,
+    ),
+    exited,
+  ]).catch((err) => {
+    proc.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
+  return { sipPort, dir, proc, sock };
 }

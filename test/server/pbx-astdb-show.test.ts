@@ -37,3 +37,22 @@ test("padded CLI output and trimmed manager output give the same entries", () =>
   }
   expect(parseAstdbShow(manager).find((e) => e.path.endsWith("/accountcode"))?.value).toBe("");
 });
+
+test("the manager batch's DBGetTree lines are exact: trailing and inner spaces, empty values, other families left out", () => {
+  const hex = (s: string) => Buffer.from(s, "utf8").toString("hex");
+  const output = [
+    `${hex("/AMPUSER/2602/cidname")}\t${hex("Gina  ")}`,
+    `${hex("/AMPUSER/2602/accountcode")}\t`,
+    `${hex("/DEVICE/2602/dial")}\t${hex("PJSIP/2602")}`,
+    `${hex("/registrar/contact/2602;@sip:x")}\t${hex("{}")}`,
+    // An Asterisk without DBGetTree answers a tree with the CLI's listing, in the same output.
+    row("/CW/2602", "ENABLED"),
+    "1 results found.",
+  ].join("\n");
+  expect(parseAstdbShow(output)).toEqual([
+    { path: "/AMPUSER/2602/cidname", value: "Gina  ", exact: true },
+    { path: "/AMPUSER/2602/accountcode", value: "", exact: true },
+    { path: "/DEVICE/2602/dial", value: "PJSIP/2602", exact: true },
+    { path: "/CW/2602", value: "ENABLED                  ", exact: false },
+  ]);
+});

@@ -207,6 +207,25 @@ const MANAGER_BATCH_PHP = [
   '  if (!isset($r["data"])) return $r["Message"] ?? "the manager interface did not answer";',
   '  return rtrim(preg_replace("/^Privilege: Command\\r?\\n/", "", $r["data"]), "\\r\\n"); }',
   "function fail($m) { fwrite(STDERR, $m . PHP_EOL); exit(1); }",
+  // DBGetTree answers each entry with its value exactly (the CLI pads short values, the manager interface's
+  // Command answer drops trailing spaces): read off the socket, the blocks of this action only.
+  'function tree($family, $key) { global $astman; static $n = 0; $id = "pbx-console-tree-" . (++$n);',
+  '  fwrite($astman->socket, "Action: DBGetTree\\r\\nActionID: $id\\r\\nFamily: $family\\r\\n" . ($key === "" ? "" : "Key: $key\\r\\n") . "\\r\\n");',
+  '  $out = "";',
+  "  for (;;) { $b = array();",
+  "    while (($l = fgets($astman->socket)) !== false) {",
+  '      $l = rtrim($l, "\\r\\n"); if ($l === "") break;',
+  '      $p = strpos($l, ": "); if ($p === false) { $p = strpos($l, ":"); if ($p === false) continue; $b[substr($l, 0, $p)] ??= substr($l, $p + 1); continue; }',
+  "      $b[substr($l, 0, $p)] ??= substr($l, $p + 2); }",
+  '    if ($l === false) fail("database show $family $key: the manager connection closed");',
+  '    if (($b["ActionID"] ?? "") !== $id) continue;',
+  // An Asterisk without DBGetTree (before 16.28): the CLI's listing, read as the shell loop's.
+  '    if (($b["Response"] ?? "") === "Error") { $o = cli("database show $family $key");',
+  '      if (strpos($o, "results found") === false) fail("database show $family $key: $o");',
+  '      return $o . "\\n"; }',
+  '    $e = $b["Event"] ?? "";',
+  '    if ($e === "DBGetTreeResponse") $out .= bin2hex($b["Key"] ?? "") . "\\t" . bin2hex($b["Val"] ?? "") . "\\n";',
+  '    elseif ($e === "DBGetTreeComplete") return $out; } }',
   '$out = ""; $n = 0; $have = array();',
   "while (($line = fgets(STDIN)) !== false) {",
   '  $line = rtrim($line, "\\n"); if ($line === "") continue;',
@@ -234,9 +253,7 @@ const MANAGER_BATCH_PHP = [
   '    if (strpos($o, "Value:") !== 0 && strpos($o, "not found") === false) fail("database get $f[0] $f[1]: $o");',
   '    $out .= $o . "\\n";',
   '  } elseif ($mode === "show") {',
-  '    $o = cli("database show $f[0] $f[1]");',
-  '    if (strpos($o, "results found") === false) fail("database show $f[0] $f[1]: $o");',
-  '    $out .= $o . "\\n";',
+  "    $out .= tree($f[0], $f[1]);",
   '  } else fail("unknown mode $mode"); }',
   'echo ($mode === "write" || $mode === "deltree") ? $n : $out;',
 ].join("\n");
@@ -306,13 +323,8 @@ export const ASTDB_DELTREE_COMMAND = [
   'printf "%s" "$n"',
 ].join("\n");
 
-/** Lists the families the console writes, one `asterisk -rx` each; fails when Asterisk does not answer. */
-export const ASTDB_SHOW_FAMILIES_COMMAND = [
-  "for f in DEVICE AMPUSER CW; do",
-  '  out=$(asterisk -rx "database show $f" 2>&1)',
-  '  case $out in *"results found"*) printf "%s\n" "$out" ;; *) printf "%s\n" "$out" >&2; exit 1 ;; esac',
-  "done",
-].join("\n");
+/** The stdin of `astdbShowTreesCommand` that lists the whole families the console writes. */
+export const ASTDB_FAMILY_LINES = "DEVICE\t\nAMPUSER\t\nCW\t\n";
 
 /** Lists the DEVICE family (one call): which extensions have their `DEVICE/<n>/dial` entry. */
 export const ASTDB_SHOW_DEVICES_COMMAND = "asterisk -rx 'database show DEVICE'";
@@ -343,14 +355,23 @@ export const ASTDB_SHOW_TREES_COMMAND = [
 const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
 
 /**
- * `database show` output → path and printed value. Asterisk prints `%-50s: %-25s` (main/db.c), so a value
- * shorter than 25 characters is padded with spaces, and the manager interface's `Command` answer drops
- * trailing spaces: a value that may have lost or gained some (`exact: false`: one that ends in a space or is
- * at most 25 characters) is read again with `database get`, which prints it as it is.
+ * A listing → path and value: the manager batch's DBGetTree lines (hex, exact), or `database show` output.
+ * Asterisk prints `%-50s: %-25s` (main/db.c), so a value shorter than 25 characters is padded with spaces,
+ * and the manager interface's `Command` answer drops trailing spaces: a value that may have lost or gained
+ * some (`exact: false`: one that ends in a space or is at most 25 characters) is read again with
+ * `database get`, which prints it as it is.
  */
 export function parseAstdbShow(output: string): { path: string; value: string; exact: boolean }[] {
   const out: { path: string; value: string; exact: boolean }[] = [];
   for (const line of output.split("\n")) {
+    // The manager batch's DBGetTree lines: path and value in hex, exactly as stored.
+    const hex = line.match(/^((?:[0-9a-f]{2})+)\t((?:[0-9a-f]{2})*)$/);
+    if (hex) {
+      const path = Buffer.from(hex[1] as string, "hex").toString("utf8");
+      if (RESTORABLE_PATH.test(path))
+        out.push({ path, value: Buffer.from(hex[2] as string, "hex").toString("utf8"), exact: true });
+      continue;
+    }
     // An empty value's line ends at the colon once the manager interface has dropped trailing spaces.
     const m = line.match(/^(\/\S+?)\s*:(?: (.*))?$/);
     if (!m || !RESTORABLE_PATH.test(m[1] as string)) continue;

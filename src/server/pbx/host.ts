@@ -10,8 +10,8 @@ import { SshSession, type SshSettings } from "../clients/ssh";
 import type { Deps } from "../domain/deps";
 import { sshSettings } from "../integrations/outside";
 import {
+  ASTDB_FAMILY_LINES,
   ASTDB_SHOW_DEVICES_COMMAND,
-  ASTDB_SHOW_FAMILIES_COMMAND,
   type AstdbEntry,
   type AstdbTree,
   astdbDeltreeCommand,
@@ -306,11 +306,13 @@ export class PbxRemote {
    * which only SQL is written, share one listing.
    */
   astdbFamilyEntries(): Promise<ReturnType<typeof parseAstdbShow>> {
-    this.families ??= this.ssh.exec(ASTDB_SHOW_FAMILIES_COMMAND, { timeoutMs: 120_000 }).then((out) => {
-      if (out.code !== 0)
-        throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
-      return parseAstdbShow(out.stdout);
-    });
+    this.families ??= this.ssh
+      .exec(astdbShowTreesCommand(this.confPath), { stdin: ASTDB_FAMILY_LINES, timeoutMs: 120_000 })
+      .then((out) => {
+        if (out.code !== 0)
+          throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
+        return parseAstdbShow(out.stdout);
+      });
     // A failed read is not kept: the next caller asks Asterisk again.
     this.families.catch(() => {
       this.families = null;
