@@ -58,6 +58,7 @@ for (const [i, n] of numbers.entries()) {
     noanswer: "",
     recording: "",
     outboundcid: "",
+    concurrencyLimitDefault: "3",
   };
   const entries = i < CHANGES ? astdbEntries(row) : astdbEntries(row).filter((e) => e.key.endsWith("/dial"));
   for (const e of entries) astdb[`/${e.family}/${e.key}`] = e.value;

@@ -55,6 +55,13 @@ describe("extensions deployed by the console", () => {
     expect((await cli("database get DEVICE/2101 dial")).trim()).toBe("Value: PJSIP/2101");
     expect((await cli("database get AMPUSER/2101 device")).trim()).toBe("Value: 2101");
     expect((await cli("database get AMPUSER/2101 cidname")).trim()).toBe("Value: Alice Admin");
+    // Core's default limit on simultaneous outbound calls (Advanced Settings), as FreePBX gives a new extension.
+    const [[limit]] = (await sql(
+      "asterisk",
+      "SELECT value FROM freepbx_settings WHERE keyword = 'CONCURRENCYLIMITDEFAULT'",
+    )) as [[string]];
+    expect(limit).toBe("3");
+    expect((await cli("database get AMPUSER/2101 concurrency_limit")).trim()).toBe(`Value: ${limit}`);
     expect((await cli("database get AMPUSER/2101 hint")).trim()).toMatch(/^Value: PJSIP\/2101(&|,|$)/);
     expect(await cli("core show hint 2101")).toContain("PJSIP/2101");
   }, 60_000);

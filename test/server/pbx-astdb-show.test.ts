@@ -1,10 +1,10 @@
 /**
  * `database show` as Asterisk prints it (`%-50s: %-25s`) and as FreePBX's manager connection answers it
  * (trailing spaces dropped, so an empty value's line ends at the colon): every entry is kept, and a value
- * that may have lost or gained spaces is marked to be read again.
+ * that may have lost or gained spaces is marked to be read again. And one entry a new extension gets.
  */
 import { expect, test } from "bun:test";
-import { parseAstdbShow } from "../../src/server/pbx/astdb";
+import { astdbEntries, parseAstdbShow } from "../../src/server/pbx/astdb";
 
 const row = (path: string, value: string) => `${path.padEnd(50)}: ${value.padEnd(25)}`;
 
@@ -55,4 +55,29 @@ test("the manager batch's DBGetTree lines are exact: trailing and inner spaces, 
     { path: "/DEVICE/2602/dial", value: "PJSIP/2602", exact: true },
     { path: "/CW/2602", value: "ENABLED                  ", exact: false },
   ]);
+});
+
+test("a new extension's outbound call limit is FreePBX's Advanced Setting, or FreePBX's own default of 3", () => {
+  const row = {
+    id: "2602",
+    tech: "pjsip",
+    dial: "PJSIP/2602",
+    devicetype: "fixed",
+    user: "2602",
+    emergencyCid: "",
+    name: "Gina",
+    password: "",
+    voicemail: "novm",
+    ringtimer: "0",
+    noanswer: "",
+    recording: "",
+    outboundcid: "",
+  };
+  const limit = (setting: string | null) =>
+    astdbEntries({ ...row, concurrencyLimitDefault: setting }).find((e) => e.key === "2602/concurrency_limit");
+  expect(limit("5")).toEqual({ family: "AMPUSER", key: "2602/concurrency_limit", value: "5", mode: "add" });
+  // "No Limit" is the administrator's choice to make in FreePBX, and is kept.
+  expect(limit("0")?.value).toBe("0");
+  expect(limit(null)?.value).toBe("3");
+  expect(limit("lots")?.value).toBe("3");
 });

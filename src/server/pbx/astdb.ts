@@ -40,6 +40,8 @@ export interface ExtensionRows {
   noanswer: string | null;
   recording: string | null;
   outboundcid: string | null;
+  /** FreePBX's Advanced Setting CONCURRENCYLIMITDEFAULT, what Core gives a new extension; null when unset. */
+  concurrencyLimitDefault: string | null;
 }
 
 const NUMBER = /^\d{1,20}$/;
@@ -62,6 +64,7 @@ export function extensionRowsSql(numbers: string[]): string {
     "u.noanswer",
     "u.recording",
     "u.outboundcid",
+    "(SELECT value FROM freepbx_settings WHERE keyword = 'CONCURRENCYLIMITDEFAULT')",
   ];
   return `SELECT ${cols.map((c) => `HEX(${c})`).join(", ")} FROM devices d LEFT JOIN users u ON u.extension = d.id WHERE d.id IN (${list}) ORDER BY d.id;`;
 }
@@ -81,8 +84,15 @@ export function parseExtensionRows(rows: (string | null)[][]): ExtensionRows[] {
     noanswer: r[10] ?? null,
     recording: r[11] ?? null,
     outboundcid: r[12] ?? null,
+    concurrencyLimitDefault: r[13] ?? null,
   }));
 }
+
+/** FreePBX's own default when the setting cannot be read (CONCURRENCYLIMITDEFAULT's default value). */
+const CONCURRENCY_LIMIT_FALLBACK = "3";
+
+/** The setting's value when it is a whole number (FreePBX offers 0, "No Limit", to 120), else FreePBX's default. */
+const concurrencyLimit = (v: string | null) => (v !== null && /^\d{1,3}$/.test(v) ? v : CONCURRENCY_LIMIT_FALLBACK);
 
 /** Core's AstDB entries for one extension, from its rows on the PBX. */
 export function astdbEntries(x: ExtensionRows): AstdbEntry[] {
@@ -120,7 +130,9 @@ export function astdbEntries(x: ExtensionRows): AstdbEntry[] {
     set("AMPUSER", "/noanswer", x.noanswer),
     set("AMPUSER", "/recording", x.recording),
     add("AMPUSER", "/cfringtimer", "0"),
-    add("AMPUSER", "/concurrency_limit", "0"),
+    // What Core's addUser writes when the extension sets none: the Advanced Setting (3 on a new FreePBX
+    // 17), a limit on simultaneous outbound calls that contains a compromised extension's toll fraud.
+    add("AMPUSER", "/concurrency_limit", concurrencyLimit(x.concurrencyLimitDefault)),
     add("AMPUSER", "/answermode", "disabled"),
     add("AMPUSER", "/intercom", "enabled"),
     add("AMPUSER", "/cwtone", "disabled"),
