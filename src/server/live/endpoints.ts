@@ -159,7 +159,9 @@ export class EndpointState {
         address: viaAddress(c.viaaddr, c.viaport),
         userAgent: orNull(c.useragent),
         roundtripMs: roundtripMs(c.roundtripusec),
-        expiresAt: expiresAt(c.regexpire),
+        // `ContactList` names the expiry `ExpirationTime` (the contact's own field); `RegExpire` is
+        // `ContactStatusDetail`'s name for it.
+        expiresAt: expiresAt(c.expirationtime ?? c.regexpire),
       });
     }
     this.loadRegistrations(registrationList);

@@ -127,6 +127,11 @@ export class SecurityState {
   /** Records one security event; false when it is not a failed sign-in or names no address. */
   record(e: AmiMessage, now: number): boolean {
     if (!isSecurityEvent(e)) return false;
+    // PJSIP reports each request from an unknown account twice: `InvalidAccountID` with the name it tried,
+    // then `ChallengeResponseFailed` against its stand-in endpoint with `AccountID: <unknown>`. The first
+    // counts the attempt; the second would count it again under an account nobody tried.
+    if ((e.event ?? "").toLowerCase() === "challengeresponsefailed" && (e.accountid ?? "").trim() === "<unknown>")
+      return false;
     const address = remoteAddressOf(e.remoteaddress);
     if (!address) return false;
     this.prune(now);
