@@ -1,49 +1,74 @@
 /**
- * Fake Asterisk manager interface (AMI) over TCP (`Bun.listen` on 127.0.0.1:0), following the real protocol as
- * `shared/reference/ami.md` and Asterisk's manager and res_pjsip sources describe it:
+ * Fake Asterisk manager interface (AMI) over TCP (`Bun.listen` on 127.0.0.1:0) for the unit tests of the
+ * console's AMI parsing and its faults. Its messages follow the real Asterisk 22 + FreePBX 17 of the testbed:
+ * every answer and event is built from a block recorded from it (`test/fixtures/ami/*.txt`, recorded by
+ * `scripts/record-ami-transcripts.ts`, read by `ami-transcripts.ts`): the field names, their order and every
+ * value the fake does not compute (Language, AccountCode, an endpoint's ~130 settings, security event
+ * versions, …) are the recorded ones, and a field the fake would send that Asterisk did not is an error.
  *
  * - framing: the banner line `Asterisk Call Manager/<ami version>\r\n` on connect; every message both ways is
  *   `Key: Value\r\n` lines ended by an empty line. The fake only splits on `\r\n` (as Asterisk does), so a client
- *   that sends bare `\n` is not understood. Keys are case-insensitive; `ActionID` is echoed on every response and
- *   on every event of a list.
- * - `Login` (`Username`, `Secret`, `Events: on|off|<class list>`): `Response: Success` / `Message: Authentication
- *   accepted` then `Event: FullyBooted`; a wrong user or secret answers `Response: Error` / `Message: Authentication
- *   failed` and closes the socket. Before login every other action answers `Message: Permission denied`.
- * - `Ping` (`Ping: Pong`, `Timestamp`), `Logoff` (`Response: Goodbye`, then close), `Command` (`core show version`
- *   answers `Output: Asterisk <version> built by …`; another command answers `Response: Error` with
- *   `Output: No such command …`), `Hangup` (`Channel` by exact name: `Message: Channel Hungup` then the call's
- *   `Hangup` events; `No such channel`; `No channel specified`), unknown action → `Message: Invalid/unknown command`.
- * - lists: `Response: Success`, `EventList: start`, `Message: …`, then the events, then `<Name>Complete` with
- *   `EventList: Complete` and `ListItems: N`:
- *   `PJSIPShowEndpoints` (`EndpointList`; with no endpoint at all Asterisk answers `Response: Error` /
- *   `Message: No endpoints found` instead, and so does the fake), `PJSIPShowContacts` (`ContactList`),
- *   `PJSIPShowRegistrationsOutbound` (`OutboundRegistrationDetail` each followed by an `AuthDetail` of its outbound
- *   auth, as res_pjsip_outbound_registration does; the Complete event carries `Registered` / `NotRegistered`),
+ *   that sends bare `\n` is not understood. Keys are case-insensitive; `ActionID` is echoed on every answer and
+ *   list item (and left out when the action had none, as Asterisk does).
+ * - `Login` (`Username`, `Secret`, `Events: on|off|<class list>`): `Authentication accepted` then `FullyBooted`
+ *   (login.txt); a wrong user or secret answers `Authentication failed` and closes the socket (login-failed.txt).
+ *   Before login every other action answers `Permission denied`.
+ * - `Ping`, `Logoff` (`Goodbye`, then close), `Command` (`core show version`, command-core-show-version.txt; another
+ *   command answers `Response: Error` with `No such command …`, command-unknown.txt), `Hangup` (`Channel` by exact
+ *   name: `Channel Hungup` then the call's events, hangup-action.txt; `No such channel`, hangup-unknown.txt), an
+ *   unknown action (`Invalid/unknown command`, unknown-action.txt).
+ * - lists: the `EventList: start` answer, the items, then `<Name>Complete` with `ListItems`: `PJSIPShowEndpoints`
+ *   (`EndpointList`; none at all answers `No endpoints found`), `PJSIPShowEndpoint` (`EndpointDetail`, an
+ *   extension's `AuthDetail` (with the password, as Asterisk sends it), `AorDetail`, one `ContactStatusDetail` per
+ *   contact; unknown: `Unable to retrieve endpoint …`), `PJSIPShowContacts` (`ContactList`: the expiry is
+ *   `ExpirationTime`, the address `ViaAddr` + `ViaPort`), `PJSIPShowRegistrationsOutbound`
+ *   (`OutboundRegistrationDetail` then its `AuthDetail`; the Complete event counts `Registered`/`NotRegistered`),
  *   `CoreShowChannels` (`CoreShowChannel`).
- * - events go only to logged-in sessions whose `Events:` allow the event's class (`Privilege: <class>,all`):
- *   `DeviceStateChange` (call), `ContactStatus` and `Registry` (system; PJSIP's `Registry` carries the client URI as
- *   `Username` and the server URI as `Domain`), the call lifecycle (call: `Newchannel`, `Newstate`, `DialBegin`,
- *   `DialEnd`, `BridgeEnter`, `BridgeLeave`, `Hangup` with `Cause`/`Cause-txt`, all with the channel snapshot fields),
- *   the security class (`InvalidAccountID`, `ChallengeResponseFailed`, `InvalidPassword`, `FailedACL`).
- * - a contact's `ViaAddr` is the address only and `ViaPort` the port (the sorcery fields). `ContactStatus` carries
- *   only `URI`, `ContactStatus` (`NonQualified` when it registers, then `Reachable`; `Removed`), `AOR`,
- *   `EndpointName` and `RoundtripUsec`, as Asterisk 22 sends it (`test/fixtures/ami/contact-status.txt`,
- *   recorded from the real testbed); the address, user agent and expiry come from `PJSIPShowEndpoint`'s
- *   `ContactStatusDetail` (`ViaAddress: <address>:<port>`). Empty caller ID fields are `<unknown>`.
+ * - events go only to logged-in sessions whose `Events:` allow the event's class (the first of its recorded
+ *   `Privilege`): `DeviceStateChange`, `ContactStatus` (`NonQualified` when a contact registers, then `Reachable`;
+ *   `Removed`; no address, user agent or expiry: those come from `ContactStatusDetail`), `Registry` (PJSIP: the
+ *   client URI as `Username`, the server URI as `Domain`, no `Cause`), the call lifecycle (`Newchannel`,
+ *   `Newstate`, `DialBegin`, `DialEnd`, `BridgeEnter`, `BridgeLeave`, `Hangup` with `Cause`/`Cause-txt`), the
+ *   security class: `ChallengeResponseFailed` (a wrong SIP password) and `InvalidAccountID` (an unknown SIP
+ *   account) as PJSIP sends them; `InvalidPassword` and `FailedACL` with the fields Asterisk sends for a refused
+ *   manager login (security-ami.txt), as SIP failures (PJSIP itself reports neither). Empty caller ID fields are
+ *   `<unknown>`.
  *
- * The fake's own choices (not from the reference): device states follow calls and registrations (a registered
- * extension is `NOT_INUSE`, a caller `INUSE`, a callee `RINGING` then `INUSE`); channel names `PJSIP/<endpoint>-<8 hex>`;
- * uniqueids `<seconds>.<n>`; `Hangup` of one channel ends the whole call; the regex form of `Hangup` (`/…/`) is not
- * implemented (answers `No such channel`); `Command` knows only `core show version`.
+ * Where the fake still differs from the recordings, on purpose (its tests pin these):
+ * - the order of a call's events is the fake's own, shorter one: Asterisk also sends `NewConnectedLine`,
+ *   `DialState`, `BridgeCreate`/`BridgeDestroy`, `HangupRequest`/`SoftHangupRequest`, `ExtensionStatus`,
+ *   `Cdr`, `PeerStatus`, `ChallengeSent`, `SuccessfulAuth` and `RequestNotAllowed`, which the fake does not, and
+ *   the callee enters the bridge first (call.txt);
+ * - `PJSIPShowContacts` with no contact answers an empty list; Asterisk answers `Response: Error` /
+ *   `No Contacts found` (pjsip-show-contacts-none.txt);
+ * - an unknown action's `Message` is `Invalid/unknown command`; Asterisk's goes on `: <name>. Use Action:
+ *   ListCommands to show available commands.`;
+ * - the banner says AMI 9.0.0 and `core show version` Asterisk 20.5.2 unless given (`amiVersion`, `version`);
+ *   the recordings are of Asterisk 22.10.1, AMI 11.0.0 (`recordedAsteriskVersion()`, `recordedAmiVersion()`).
+ *
+ * The fake's own choices: device states follow calls and registrations (a registered extension is `NOT_INUSE`, a
+ * caller `INUSE`, a callee `RINGING` then `INUSE`); channel names `PJSIP/<endpoint>-<8 hex>`; uniqueids
+ * `<seconds>.<n>`; `Hangup` of one channel ends the whole call; the regex form of `Hangup` (`/…/`) is not
+ * implemented (answers `No such channel`); `Command` knows only `core show version`; a trunk's
+ * `PJSIPShowEndpoint` has no `AuthDetail`; values the recordings carry for extension 2401 or trunk `carrier`
+ * name the fake's endpoint instead.
  */
 import type { Socket, TCPSocketListener } from "bun";
+import {
+  type AmiFields,
+  eventTemplate,
+  fieldOf,
+  recordedAsteriskVersion,
+  responseTemplate,
+  type Template,
+} from "./ami-transcripts";
 
 export interface FakeAmiOptions {
   username?: string;
   secret?: string;
-  /** Asterisk version in `core show version`. */
+  /** Asterisk version in `core show version` (default: the recorded one). */
   version?: string;
-  /** AMI protocol version in the banner. */
+  /** AMI protocol version in the banner (default: the recorded one). */
   amiVersion?: string;
   /** Clock (ms) for uniqueids, durations, registration expiry and security event times. */
   now?: () => number;
@@ -157,7 +182,8 @@ interface SessionRef {
   session?: Session;
 }
 
-type Fields = Array<[string, string]>;
+type Fields = AmiFields;
+type Values = Record<string, string | string[]>;
 
 const encoder = new TextEncoder();
 const STATE_DESC: Record<number, string> = { 0: "Down", 4: "Ring", 5: "Ringing", 6: "Up" };
@@ -174,6 +200,66 @@ const DEVICE_STATE_TEXT: Record<FakeDeviceState, string> = {
 };
 /** Fake's input limit per connection (Asterisk's own is smaller); a client that sends more is disconnected. */
 const MAX_INBOX = 64 * 1024;
+/** The extension and trunk the recordings were made with: recorded values naming them name the fake's endpoint. */
+const RECORDED_EXTENSION = "2401";
+const RECORDED_TRUNK = "carrier";
+/** Where each security event type is taken from: PJSIP's own, or a refused manager login's. */
+const SECURITY_SOURCE: Record<string, string> = {
+  ChallengeResponseFailed: "security-wrong-password",
+  InvalidAccountID: "security-unknown-account",
+  InvalidPassword: "security-ami",
+  FailedACL: "security-ami",
+};
+const CALL_EVENTS = ["Newchannel", "Newstate", "DialBegin", "DialEnd", "BridgeEnter", "BridgeLeave", "Hangup"];
+const LIST_ACTIONS = [
+  "PJSIPShowEndpoints",
+  "PJSIPShowEndpoint",
+  "PJSIPShowContacts",
+  "PJSIPShowRegistrationsOutbound",
+  "CoreShowChannels",
+];
+
+/** The recorded blocks the fake builds from, read once. */
+function loadTemplates() {
+  const listAck = new Map(LIST_ACTIONS.map((a) => [a.toLowerCase(), responseTemplate(a, "Success")]));
+  const complete = (name: string) => eventTemplate(name);
+  return {
+    loginOk: responseTemplate("Login", "Success"),
+    loginFailed: responseTemplate("Login", "Error"),
+    fullyBooted: eventTemplate("FullyBooted"),
+    ping: responseTemplate("Ping", "Success"),
+    logoff: responseTemplate("Logoff", "Goodbye"),
+    commandOk: responseTemplate("Command", "Success"),
+    commandError: responseTemplate("Command", "Error"),
+    hangupOk: responseTemplate("Hangup", "Success"),
+    unknownAction: responseTemplate("NoSuchAction", "Error"),
+    /** Every `Response: Error` has this shape (astman_send_error). */
+    error: responseTemplate("Hangup", "Error"),
+    noEndpoints: responseTemplate("PJSIPShowEndpoints", "Error"),
+    listAck,
+    deviceStateChange: eventTemplate("DeviceStateChange"),
+    contactStatus: eventTemplate("ContactStatus"),
+    registry: eventTemplate("Registry"),
+    channel: new Map(CALL_EVENTS.map((e) => [e, eventTemplate(e, { source: "call" })])),
+    security: new Map(Object.entries(SECURITY_SOURCE).map(([e, source]) => [e, eventTemplate(e, { source })])),
+    endpointListExtension: eventTemplate("EndpointList", { where: { ObjectName: RECORDED_EXTENSION } }),
+    endpointListTrunk: eventTemplate("EndpointList", { where: { ObjectName: RECORDED_TRUNK } }),
+    contactList: eventTemplate("ContactList", { where: { Endpoint: RECORDED_EXTENSION } }),
+    registrationDetail: eventTemplate("OutboundRegistrationDetail"),
+    registrationAuth: eventTemplate("AuthDetail", { source: "pjsip-show-registrations-outbound" }),
+    coreShowChannel: eventTemplate("CoreShowChannel"),
+    endpointDetail: eventTemplate("EndpointDetail"),
+    endpointAuth: eventTemplate("AuthDetail", { source: "pjsip-show-endpoint" }),
+    aorDetail: eventTemplate("AorDetail"),
+    contactStatusDetail: eventTemplate("ContactStatusDetail", { source: "pjsip-show-endpoint" }),
+    endpointListComplete: complete("EndpointListComplete"),
+    endpointDetailComplete: complete("EndpointDetailComplete"),
+    contactListComplete: complete("ContactListComplete"),
+    registrationComplete: complete("OutboundRegistrationDetailComplete"),
+    channelsComplete: complete("CoreShowChannelsComplete"),
+  };
+}
+let templates: ReturnType<typeof loadTemplates> | null = null;
 
 const orUnknown = (v: string) => (v === "" ? "<unknown>" : v);
 const hex8 = (n: number) => n.toString(16).padStart(8, "0");
@@ -186,13 +272,18 @@ const splitAddr = (a: string): { host: string; port: string } => {
   const m = /^(.*):(\d+)$/.exec(a);
   return m ? { host: m[1] as string, port: m[2] as string } : { host: a, port: "5060" };
 };
+/** The template's fields with `values` and the `ActionID` (left out when the action had none). */
+const build = (t: Template, id: string | undefined, values: Values = {}, rename?: Record<string, string>): Fields =>
+  t.build(id === undefined ? values : { ...values, ActionID: id }, {
+    omit: id === undefined ? ["ActionID"] : [],
+    rename,
+  });
 
 /** One AMI message as text. */
 export function amiMessage(fields: Fields | Record<string, string>): string {
   const list = Array.isArray(fields) ? fields : Object.entries(fields);
   return `${list.map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
 }
-
 export interface FakeAmi {
   host: string;
   port: number;
@@ -246,8 +337,11 @@ export interface FakeAmi {
 }
 
 export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> {
+  templates ??= loadTemplates();
+  const T = templates;
   const now = opts.now ?? Date.now;
   const amiVersion = opts.amiVersion ?? "9.0.0";
+  const recordedVersion = recordedAsteriskVersion();
   const state: FakeAmiState = {
     username: opts.username ?? "admin",
     secret: opts.secret ?? "amp111",
@@ -294,10 +388,14 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
 
   const wants = (s: Session, cls: string) =>
     s.loggedIn && (s.events === "all" || (s.events !== "none" && s.events.has(cls)));
-  const broadcast = (cls: string, fields: Fields) => {
-    const text = amiMessage([fields[0] as [string, string], ["Privilege", `${cls},all`], ...fields.slice(1)]);
+  /** An event to the sessions that want its class (the first of its `Privilege`). */
+  const broadcastFields = (fields: Fields) => {
+    const cls = (fieldOf(fields, "Privilege") ?? "system").split(",")[0]?.trim() ?? "system";
+    const text = amiMessage(fields);
     for (const s of sessions) if (wants(s, cls)) sendText(s, text);
   };
+  const emitEvent = (t: Template, values: Values, rename?: Record<string, string>) =>
+    broadcastFields(build(t, undefined, values, rename));
 
   // ----- model helpers -----------------------------------------------------------------------------
 
@@ -309,35 +407,40 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
   const setState = (ep: FakeEndpoint, next: FakeDeviceState) => {
     if (ep.deviceState === next) return;
     ep.deviceState = next;
-    broadcast("call", [
-      ["Event", "DeviceStateChange"],
-      ["Device", `PJSIP/${ep.name}`],
-      ["State", next],
-    ]);
+    emitEvent(T.deviceStateChange, { Device: `PJSIP/${ep.name}`, State: next });
   };
   const idleState = (ep: FakeEndpoint): FakeDeviceState =>
     ep.kind === "trunk" || ep.contacts.length > 0 ? "NOT_INUSE" : "UNAVAILABLE";
   const inCall = (ep: FakeEndpoint) =>
     [...state.calls.values()].some((c) => c.channels.some((ch) => ch.endpoint === ep.name));
+  const channelsOf = (ep: FakeEndpoint) =>
+    [...state.calls.values()].flatMap((c) => c.channels).filter((ch) => ch.endpoint === ep.name);
+  const contactStatus = (ep: FakeEndpoint, c: FakeContact, status: string, rtt: string) =>
+    emitEvent(T.contactStatus, {
+      URI: c.uri,
+      ContactStatus: status,
+      AOR: ep.name,
+      EndpointName: ep.name,
+      RoundtripUsec: rtt,
+    });
 
-  const snapshot = (ch: FakeChannel, prefix = ""): Fields => [
-    [`${prefix}Channel`, ch.name],
-    [`${prefix}ChannelState`, String(ch.state)],
-    [`${prefix}ChannelStateDesc`, STATE_DESC[ch.state] ?? "Unknown"],
-    [`${prefix}CallerIDNum`, orUnknown(ch.callerNum)],
-    [`${prefix}CallerIDName`, orUnknown(ch.callerName)],
-    [`${prefix}ConnectedLineNum`, orUnknown(ch.connectedNum)],
-    [`${prefix}ConnectedLineName`, orUnknown(ch.connectedName)],
-    [`${prefix}Language`, "en"],
-    [`${prefix}AccountCode`, ""],
-    [`${prefix}Context`, ch.context],
-    [`${prefix}Exten`, ch.exten],
-    [`${prefix}Priority`, "1"],
-    [`${prefix}Uniqueid`, ch.uniqueid],
-    [`${prefix}Linkedid`, ch.linkedid],
-  ];
-  const channelEvent = (name: string, ch: FakeChannel, extra: Fields = []) =>
-    broadcast("call", [["Event", name], ...snapshot(ch), ...extra]);
+  /** A channel's snapshot fields (`Dest…` for the dialled one); Language and AccountCode are the recorded ones. */
+  const snapshot = (ch: FakeChannel, prefix = ""): Record<string, string> => ({
+    [`${prefix}Channel`]: ch.name,
+    [`${prefix}ChannelState`]: String(ch.state),
+    [`${prefix}ChannelStateDesc`]: STATE_DESC[ch.state] ?? "Unknown",
+    [`${prefix}CallerIDNum`]: orUnknown(ch.callerNum),
+    [`${prefix}CallerIDName`]: orUnknown(ch.callerName),
+    [`${prefix}ConnectedLineNum`]: orUnknown(ch.connectedNum),
+    [`${prefix}ConnectedLineName`]: orUnknown(ch.connectedName),
+    [`${prefix}Context`]: ch.context,
+    [`${prefix}Exten`]: ch.exten,
+    [`${prefix}Priority`]: "1",
+    [`${prefix}Uniqueid`]: ch.uniqueid,
+    [`${prefix}Linkedid`]: ch.linkedid,
+  });
+  const channelEvent = (name: string, ch: FakeChannel, extra: Record<string, string> = {}) =>
+    emitEvent(T.channel.get(name) as Template, { ...snapshot(ch), ...extra });
 
   const newChannel = (
     endpoint: string,
@@ -363,23 +466,15 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     state.calls.delete(call.linkedid);
     const [a, b] = call.channels;
     if (a && b && !call.answered) {
-      channelEvent("DialEnd", a, [...snapshot(b, "Dest"), ["DialStatus", "CANCEL"]]);
+      channelEvent("DialEnd", a, { ...snapshot(b, "Dest"), DialStatus: "CANCEL" });
     }
+    let inBridge = call.channels.filter((ch) => ch.bridgeId).length;
     for (const ch of [...call.channels].reverse()) {
       if (ch.bridgeId) {
-        channelEvent("BridgeLeave", ch, [
-          ["BridgeUniqueid", ch.bridgeId],
-          ["BridgeType", "basic"],
-          ["BridgeTechnology", "simple_bridge"],
-          ["BridgeCreator", "<unknown>"],
-          ["BridgeName", "<unknown>"],
-          ["BridgeNumChannels", "1"],
-        ]);
+        inBridge -= 1;
+        channelEvent("BridgeLeave", ch, { BridgeUniqueid: ch.bridgeId, BridgeNumChannels: String(inBridge) });
       }
-      channelEvent("Hangup", ch, [
-        ["Cause", String(cause.code)],
-        ["Cause-txt", cause.text],
-      ]);
+      channelEvent("Hangup", ch, { Cause: String(cause.code), "Cause-txt": cause.text });
     }
     for (const ch of call.channels) {
       const ep = state.endpoints.get(ch.endpoint);
@@ -389,116 +484,139 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
 
   // ----- lists ---------------------------------------------------------------------------------------
 
-  const endpointItems = (): Fields[] =>
-    [...state.endpoints.values()].map((ep) => [
-      ["Event", "EndpointList"],
-      ["ObjectType", "endpoint"],
-      ["ObjectName", ep.name],
-      ["Transport", "0.0.0.0-udp"],
-      ["Aor", ep.name],
-      ["Auths", ep.kind === "extension" ? `${ep.name}-auth` : ""],
-      ["OutboundAuths", ep.kind === "trunk" ? ep.name : ""],
-      ["Contacts", ep.contacts.map((c) => `${ep.name}/${c.uri},`).join("")],
-      ["DeviceState", DEVICE_STATE_TEXT[ep.deviceState]],
-      [
-        "ActiveChannels",
-        [...state.calls.values()]
-          .flatMap((c) => c.channels)
-          .filter((ch) => ch.endpoint === ep.name)
-          .map((ch) => ch.uniqueid)
-          .join(","),
-      ],
-    ]);
-  const contactItems = (): Fields[] =>
+  const endpointItems = (id: string | undefined): Fields[] =>
+    [...state.endpoints.values()].map((ep) => {
+      const trunk = ep.kind === "trunk";
+      return build(
+        trunk ? T.endpointListTrunk : T.endpointListExtension,
+        id,
+        {
+          ObjectName: ep.name,
+          Contacts: ep.contacts.map((c) => `${ep.name}/${c.uri},`).join(""),
+          DeviceState: DEVICE_STATE_TEXT[ep.deviceState],
+          ActiveChannels: String(channelsOf(ep).length),
+        },
+        { [trunk ? RECORDED_TRUNK : RECORDED_EXTENSION]: ep.name },
+      );
+    });
+  const contactItems = (id: string | undefined): Fields[] =>
     [...state.endpoints.values()].flatMap((ep) =>
       ep.contacts.map((c): Fields => {
         const via = splitAddr(c.viaAddr);
-        return [
-          ["Event", "ContactList"],
-          ["ObjectType", "contact"],
-          ["ObjectName", c.id],
-          ["ViaAddr", via.host],
-          ["QualifyTimeout", "3.000000"],
-          ["CallId", c.callId],
-          ["RegServer", ""],
-          ["PruneOnBoot", "no"],
-          ["Path", ""],
-          ["Endpoint", ep.name],
-          ["ViaPort", via.port],
-          ["AuthenticateQualify", "false"],
-          ["Uri", c.uri],
-          ["QualifyFrequency", "60"],
-          ["UserAgent", c.userAgent],
-          ["RegExpire", String(c.regExpire)],
-          ["Status", c.status],
-          ["RoundtripUsec", c.status === "Reachable" ? String(c.roundtripUsec) : "N/A"],
-        ];
+        return build(
+          T.contactList,
+          id,
+          {
+            ObjectName: c.id,
+            ViaAddr: via.host,
+            CallId: c.callId,
+            Endpoint: ep.name,
+            ViaPort: via.port,
+            Uri: c.uri,
+            UserAgent: c.userAgent,
+            ExpirationTime: String(c.regExpire),
+            Status: c.status,
+            RoundtripUsec: c.status === "Reachable" ? String(c.roundtripUsec) : "N/A",
+          },
+          { [RECORDED_EXTENSION]: ep.name },
+        );
       }),
     );
-  const registrationItems = (): Fields[] =>
+  const registrationItems = (id: string | undefined): Fields[] =>
     [...state.registrations.values()].flatMap((r): Fields[] => [
-      [
-        ["Event", "OutboundRegistrationDetail"],
-        ["ObjectType", "registration"],
-        ["ObjectName", r.name],
-        ["ServerUri", r.serverUri],
-        ["ClientUri", r.clientUri],
-        ["Transport", "0.0.0.0-udp"],
-        ["OutboundAuth", r.name],
-        ["Expiration", "3600"],
-        ["RetryInterval", "60"],
-        ["MaxRetries", "10000"],
-        ["Line", "no"],
-        ["Endpoint", r.name],
-        ["Status", r.status],
-        ["NextReg", "0"],
-      ],
-      [
-        ["Event", "AuthDetail"],
-        ["ObjectType", "auth"],
-        ["ObjectName", r.name],
-        ["Username", r.name],
-        ["AuthType", "userpass"],
-        ["Realm", ""],
-        ["EndpointName", r.name],
-      ],
+      build(
+        T.registrationDetail,
+        id,
+        { ObjectName: r.name, ServerUri: r.serverUri, ClientUri: r.clientUri, Status: r.status, NextReg: "0" },
+        { [RECORDED_TRUNK]: r.name },
+      ),
+      build(T.registrationAuth, id, { ObjectName: r.name, Username: r.name }, { [RECORDED_TRUNK]: r.name }),
     ]);
-  const channelItems = (): Fields[] =>
+  const channelItems = (id: string | undefined): Fields[] =>
     [...state.calls.values()].flatMap((call) =>
       call.channels.map(
-        (ch): Fields => [
-          ["Event", "CoreShowChannel"],
-          ...snapshot(ch),
-          ["Application", ch.application],
-          ["ApplicationData", ch.applicationData],
-          ["Duration", hms(now() - ch.startedAt)],
-          ["BridgeId", ch.bridgeId],
-        ],
+        (ch): Fields =>
+          build(T.coreShowChannel, id, {
+            ...snapshot(ch),
+            Application: ch.application,
+            ApplicationData: ch.applicationData,
+            Duration: hms(now() - ch.startedAt),
+            BridgeId: ch.bridgeId,
+          }),
       ),
     );
+  /** `PJSIPShowEndpoint`: the endpoint, an extension's auth, its AOR, then one detail per contact (as recorded). */
+  const endpointDetailItems = (ep: FakeEndpoint, id: string | undefined): Fields[] => {
+    const rename = { [RECORDED_EXTENSION]: ep.name };
+    return [
+      build(
+        T.endpointDetail,
+        id,
+        {
+          ObjectName: ep.name,
+          DeviceState: DEVICE_STATE_TEXT[ep.deviceState],
+          ActiveChannels: String(channelsOf(ep).length),
+        },
+        rename,
+      ),
+      ...(ep.kind === "extension"
+        ? [build(T.endpointAuth, id, { ObjectName: `${ep.name}-auth`, Username: ep.name, EndpointName: ep.name })]
+        : []),
+      build(
+        T.aorDetail,
+        id,
+        {
+          ObjectName: ep.name,
+          Contacts: ep.contacts.map((c) => `${ep.name}/${c.uri}`).join(","),
+          TotalContacts: String(ep.contacts.length),
+          ContactsRegistered: String(ep.contacts.length),
+          EndpointName: ep.name,
+        },
+        rename,
+      ),
+      ...ep.contacts.map(
+        (c): Fields =>
+          build(T.contactStatusDetail, id, {
+            AOR: ep.name,
+            URI: c.uri,
+            UserAgent: c.userAgent,
+            RegExpire: String(c.regExpire),
+            ViaAddress: c.viaAddr,
+            CallID: c.callId,
+            Status: c.status,
+            RoundtripUsec: c.status === "Reachable" ? String(c.roundtripUsec) : "0",
+            EndpointName: ep.name,
+            ID: c.id,
+          }),
+      ),
+    ];
+  };
 
-  const LISTS: Record<string, { complete: string; message: string; items: () => Fields[]; emptyError?: string }> = {
-    pjsipshowendpoints: {
-      complete: "EndpointListComplete",
-      message: "A listing of Endpoints follows, presented as EndpointList events",
-      items: endpointItems,
-      emptyError: "No endpoints found",
-    },
-    pjsipshowcontacts: {
-      complete: "ContactListComplete",
-      message: "A listing of Contacts follows, presented as ContactList events",
-      items: contactItems,
-    },
+  const LISTS: Record<
+    string,
+    {
+      complete: Template;
+      items: (id: string | undefined) => Fields[];
+      empty?: Template;
+      counts?: () => Record<string, string>;
+    }
+  > = {
+    pjsipshowendpoints: { complete: T.endpointListComplete, items: endpointItems, empty: T.noEndpoints },
+    pjsipshowcontacts: { complete: T.contactListComplete, items: contactItems },
     pjsipshowregistrationsoutbound: {
-      complete: "OutboundRegistrationDetailComplete",
-      message: "Following are Events for each Outbound registration",
+      complete: T.registrationComplete,
       items: registrationItems,
+      counts: () => {
+        const all = [...state.registrations.values()];
+        const registered = all.filter((r) => r.status === "Registered").length;
+        return {
+          ListItems: String(all.length),
+          Registered: String(registered),
+          NotRegistered: String(all.length - registered),
+        };
+      },
     },
-    coreshowchannels: {
-      complete: "CoreShowChannelsComplete",
-      message: "Channels will follow",
-      items: channelItems,
-    },
+    coreshowchannels: { complete: T.channelsComplete, items: channelItems },
   };
 
   // ----- input ---------------------------------------------------------------------------------------
@@ -534,10 +652,12 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     }
     const name = fields.action ?? "";
     const lower = name.toLowerCase();
-    const id: Fields = fields.actionid !== undefined ? [["ActionID", fields.actionid]] : [];
+    const id = fields.actionid;
     actions.push({ name, fields, at: now(), session: s.id });
     for (const w of [...waiters]) w();
-    const error = (message: string) => send(s, [["Response", "Error"], ...id, ["Message", message]]);
+    const reply = (t: Template, values: Values = {}, rename?: Record<string, string>) =>
+      send(s, build(t, id, values, rename));
+    const error = (message: string) => reply(T.error, { Message: message });
 
     if (!name) return error("Missing action in request");
     if (!s.loggedIn && lower !== "login" && lower !== "logoff" && lower !== "challenge") {
@@ -551,76 +671,33 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     }
     const list = LISTS[lower];
     if (list) {
-      const items = list.items();
-      if (items.length === 0 && list.emptyError) return error(list.emptyError);
-      send(s, [["Response", "Success"], ...id, ["EventList", "start"], ["Message", list.message]]);
+      const items = list.items(id);
+      if (items.length === 0 && list.empty) return reply(list.empty);
+      const ack = build(T.listAck.get(lower) as Template, id);
       if (state.dropMidList.delete(lower)) {
-        const first = items[0];
-        if (first) send(s, [first[0] as [string, string], ...id, ...first.slice(1)]);
+        sendText(s, amiMessage(ack) + (items[0] ? amiMessage(items[0]) : ""));
         close(s);
         return;
       }
-      for (const item of items) send(s, [item[0] as [string, string], ...id, ...item.slice(1)]);
-      const extra: Fields =
-        lower === "pjsipshowregistrationsoutbound"
-          ? [
-              ["Registered", String([...state.registrations.values()].filter((r) => r.status === "Registered").length)],
-              [
-                "NotRegistered",
-                String([...state.registrations.values()].filter((r) => r.status !== "Registered").length),
-              ],
-            ]
-          : [];
-      const count = lower === "pjsipshowregistrationsoutbound" ? state.registrations.size : items.length;
-      send(s, [["Event", list.complete], ...id, ["EventList", "Complete"], ["ListItems", String(count)], ...extra]);
-      return;
-    }
-    if (lower === "pjsipshowendpoint") {
-      const ep = state.endpoints.get(fields.endpoint ?? "");
-      if (!ep) return error(`Unable to retrieve endpoint ${fields.endpoint ?? ""}`);
-      const items: Fields[] = [
-        [
-          ["Event", "EndpointDetail"],
-          ["ObjectType", "endpoint"],
-          ["ObjectName", ep.name],
-          ["DeviceState", ep.deviceState],
-        ],
-        ...ep.contacts.map(
-          (c): Fields => [
-            ["Event", "ContactStatusDetail"],
-            ["AOR", ep.name],
-            ["URI", c.uri],
-            ["UserAgent", c.userAgent],
-            ["RegExpire", String(c.regExpire)],
-            ["ViaAddress", c.viaAddr],
-            ["CallID", c.callId],
-            ["Status", c.status],
-            ["RoundtripUsec", c.status === "Reachable" ? String(c.roundtripUsec) : "0"],
-            ["EndpointName", ep.name],
-            ["ID", c.id],
-          ],
-        ),
-      ];
-      send(s, [
-        ["Response", "Success"],
-        ...id,
-        ["EventList", "start"],
-        ["Message", "Following are Events for each object associated with the Endpoint"],
-      ]);
-      for (const item of items) send(s, [item[0] as [string, string], ...id, ...item.slice(1)]);
-      send(s, [
-        ["Event", "EndpointDetailComplete"],
-        ...id,
-        ["EventList", "Complete"],
-        ["ListItems", String(items.length)],
-      ]);
+      // The whole answer in one write (the fake's own choice): the same bytes, no pause within the list.
+      const done = build(list.complete, id, list.counts?.() ?? { ListItems: String(items.length) });
+      sendText(s, [ack, ...items, done].map(amiMessage).join(""));
       return;
     }
     switch (lower) {
+      case "pjsipshowendpoint": {
+        const ep = state.endpoints.get(fields.endpoint ?? "");
+        if (!ep) return error(`Unable to retrieve endpoint ${fields.endpoint ?? ""}`);
+        const items = endpointDetailItems(ep, id);
+        const ack = build(T.listAck.get(lower) as Template, id);
+        const done = build(T.endpointDetailComplete, id, { ListItems: String(items.length) });
+        sendText(s, [ack, ...items, done].map(amiMessage).join(""));
+        return;
+      }
       case "login": {
         const user = fields.username ?? "";
         if (user.toLowerCase() !== state.username.toLowerCase() || fields.secret !== state.secret) {
-          error("Authentication failed");
+          reply(T.loginFailed);
           close(s);
           return;
         }
@@ -632,44 +709,26 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
               ? "none"
               : new Set(ev.split(",").map((c) => c.trim()));
         s.loggedIn = true;
-        send(s, [["Response", "Success"], ...id, ["Message", "Authentication accepted"]]);
-        if (wants(s, "system")) {
-          send(s, [
-            ["Event", "FullyBooted"],
-            ["Privilege", "system,all"],
-            ["Uptime", "3600"],
-            ["LastReload", "60"],
-            ["Status", "Fully Booted"],
-          ]);
-        }
+        reply(T.loginOk);
+        if (wants(s, "system")) send(s, build(T.fullyBooted, undefined));
         return;
       }
       case "logoff":
-        send(s, [["Response", "Goodbye"], ...id, ["Message", "Thanks for all the fish."]]);
+        reply(T.logoff);
         close(s);
         return;
       case "ping":
-        send(s, [["Response", "Success"], ...id, ["Ping", "Pong"], ["Timestamp", (now() / 1000).toFixed(6)]]);
+        reply(T.ping, { Timestamp: (now() / 1000).toFixed(6) });
         return;
       case "command": {
         const command = (fields.command ?? "").trim();
         if (command === "core show version") {
-          send(s, [
-            ["Response", "Success"],
-            ...id,
-            ["Message", "Command output follows"],
-            [
-              "Output",
-              `Asterisk ${state.version} built by mockbuild @ fake-pbx on a x86_64 running Linux on 2024-01-01 00:00:00 UTC`,
-            ],
-          ]);
+          // The recorded output line, with this fake's version in it.
+          reply(T.commandOk, {}, { [recordedVersion]: state.version });
         } else {
-          send(s, [
-            ["Response", "Error"],
-            ...id,
-            ["Message", "Command output follows"],
-            ["Output", `No such command '${command}' (type 'core show help ${command}' for other possible commands)`],
-          ]);
+          reply(T.commandError, {
+            Output: `No such command '${command}' (type 'core show help ${command}' for other possible commands)`,
+          });
         }
         return;
       }
@@ -678,13 +737,14 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         if (!channel) return error("No channel specified");
         const call = [...state.calls.values()].find((c) => c.channels.some((ch) => ch.name === channel));
         if (!call) return error("No such channel");
-        send(s, [["Response", "Success"], ...id, ["Message", "Channel Hungup"]]);
+        reply(T.hangupOk);
         const code = Number(fields.cause) || 16;
         endCall(call, { code, text: code === 16 ? "Normal Clearing" : "Unknown" });
         return;
       }
       default:
-        return error("Invalid/unknown command");
+        // Asterisk adds ": <name>. Use Action: ListCommands …" (unknown-action.txt); the client's tests pin this text.
+        return reply(T.unknownAction, { Message: "Invalid/unknown command" });
     }
   };
 
@@ -780,16 +840,8 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       };
       ep.contacts = ep.contacts.filter((c) => c.uri !== o.uri);
       ep.contacts.push(contact);
-      const statusEvent = (status: string, rtt: string): Fields => [
-        ["Event", "ContactStatus"],
-        ["URI", contact.uri],
-        ["ContactStatus", status],
-        ["AOR", endpoint],
-        ["EndpointName", endpoint],
-        ["RoundtripUsec", rtt],
-      ];
-      broadcast("system", statusEvent("NonQualified", "0"));
-      broadcast("system", statusEvent("Reachable", String(contact.roundtripUsec)));
+      contactStatus(ep, contact, "NonQualified", "0");
+      contactStatus(ep, contact, "Reachable", String(contact.roundtripUsec));
       if (ep.kind === "extension" && ep.deviceState === "UNAVAILABLE") setState(ep, "NOT_INUSE");
       return contact;
     },
@@ -798,16 +850,7 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       const ep = endpointOf(endpoint);
       const gone = ep.contacts.filter((c) => uri === undefined || c.uri === uri);
       ep.contacts = ep.contacts.filter((c) => !gone.includes(c));
-      for (const c of gone) {
-        broadcast("system", [
-          ["Event", "ContactStatus"],
-          ["URI", c.uri],
-          ["ContactStatus", "Removed"],
-          ["AOR", endpoint],
-          ["EndpointName", endpoint],
-          ["RoundtripUsec", "0"],
-        ]);
-      }
+      for (const c of gone) contactStatus(ep, c, "Removed", "0");
       if (ep.kind === "extension" && ep.contacts.length === 0 && !inCall(ep)) setState(ep, "UNAVAILABLE");
     },
 
@@ -815,14 +858,7 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       const ep = endpointOf(endpoint);
       for (const c of ep.contacts.filter((x) => uri === undefined || x.uri === uri)) {
         c.status = status;
-        broadcast("system", [
-          ["Event", "ContactStatus"],
-          ["URI", c.uri],
-          ["ContactStatus", status],
-          ["AOR", endpoint],
-          ["EndpointName", endpoint],
-          ["RoundtripUsec", status === "Reachable" ? String(c.roundtripUsec) : "0"],
-        ]);
+        contactStatus(ep, c, status, status === "Reachable" ? String(c.roundtripUsec) : "0");
       }
     },
 
@@ -839,14 +875,8 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         status,
       };
       state.registrations.set(name, reg);
-      broadcast("system", [
-        ["Event", "Registry"],
-        ["ChannelType", "PJSIP"],
-        ["Username", reg.clientUri],
-        ["Domain", reg.serverUri],
-        ["Status", status],
-        ...(o.cause ? ([["Cause", o.cause]] as Fields) : []),
-      ]);
+      // PJSIP's Registry carries no Cause (trunk-registration.txt): `o.cause` is not sent.
+      emitEvent(T.registry, { ChannelType: "PJSIP", Username: reg.clientUri, Domain: reg.serverUri, Status: status });
       return reg;
     },
 
@@ -884,7 +914,7 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       const aEp = state.endpoints.get(aEndpoint);
       if (aEp?.kind === "extension") setState(aEp, "INUSE");
       channelEvent("Newchannel", b);
-      channelEvent("DialBegin", a, [...snapshot(b, "Dest"), ["DialString", dialString]]);
+      channelEvent("DialBegin", a, { ...snapshot(b, "Dest"), DialString: dialString });
       b.state = 5;
       channelEvent("Newstate", b);
       const bEp = state.endpoints.get(bEndpoint);
@@ -903,21 +933,14 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
       a.connectedNum = b.callerNum;
       a.connectedName = b.callerName;
       channelEvent("Newstate", a);
-      channelEvent("DialEnd", a, [...snapshot(b, "Dest"), ["DialStatus", "ANSWER"]]);
+      channelEvent("DialEnd", a, { ...snapshot(b, "Dest"), DialStatus: "ANSWER" });
       bridgeSeq += 1;
       const bridge = `${hex8(bridgeSeq)}-fake-bridge`;
       let n = 0;
       for (const ch of [a, b]) {
         n += 1;
         ch.bridgeId = bridge;
-        channelEvent("BridgeEnter", ch, [
-          ["BridgeUniqueid", bridge],
-          ["BridgeType", "basic"],
-          ["BridgeTechnology", "simple_bridge"],
-          ["BridgeCreator", "<unknown>"],
-          ["BridgeName", "<unknown>"],
-          ["BridgeNumChannels", String(n)],
-        ]);
+        channelEvent("BridgeEnter", ch, { BridgeUniqueid: bridge, BridgeNumChannels: String(n) });
       }
       const bEp = state.endpoints.get(b.endpoint);
       if (bEp?.kind === "extension") setState(bEp, "INUSE");
@@ -930,43 +953,25 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     },
 
     securityEvent(o) {
-      const t = new Date(now());
-      const eventTv = `${t.toISOString().replace("Z", "")}+0000`;
+      const t = T.security.get(o.type) as Template;
       const addr = /:\d+$/.test(o.address) ? o.address : `${o.address}:5060`;
       const [ip, port] = [addr.replace(/:\d+$/, ""), addr.replace(/^.*:/, "")];
-      const extra: Fields =
-        o.type === "ChallengeResponseFailed"
-          ? [
-              ["Challenge", "1a2b3c4d"],
-              ["Response", "0000"],
-              ["ExpectedResponse", ""],
-            ]
-          : o.type === "InvalidPassword"
-            ? [
-                ["Challenge", "1a2b3c4d"],
-                ["ReceivedChallenge", "1a2b3c4d"],
-                ["ReceivedHash", "0000"],
-              ]
-            : o.type === "FailedACL"
-              ? [["ACLName", "no_extension_match"]]
-              : [];
-      broadcast("security", [
-        ["Event", o.type],
-        ["EventTV", eventTv],
-        ["Severity", "Error"],
-        ["Service", "PJSIP"],
-        ["EventVersion", "1"],
-        ["AccountID", o.account],
-        ["SessionID", `${hex8(uniqueSeq)}-fake`],
-        ["LocalAddress", "IPV4/UDP/127.0.0.1/5060"],
-        ["RemoteAddress", `IPV4/UDP/${ip}/${port}`],
-        ...extra,
-      ]);
+      const family = ip.includes(":") ? "IPV6" : "IPV4";
+      // Every type comes as a SIP failure (Service PJSIP, over UDP), as the tests use them, with the fields of
+      // its recording; InvalidPassword and FailedACL were recorded from the manager (PJSIP sends neither).
+      emitEvent(t, {
+        EventTV: `${new Date(now()).toISOString().replace("Z", "")}+0000`,
+        Service: "PJSIP",
+        AccountID: o.account,
+        SessionID: `${hex8(uniqueSeq)}-fake`,
+        LocalAddress: "IPV4/UDP/127.0.0.1/5060",
+        RemoteAddress: `${family}/UDP/${ip}/${port}`,
+      });
     },
 
     emit(fields, cls = "system") {
-      const list = Object.entries(fields);
-      broadcast(cls, list);
+      const [first, ...rest] = Object.entries(fields);
+      if (first) broadcastFields([first, ["Privilege", `${cls},all`], ...rest]);
     },
 
     dropMidList(actionName) {
