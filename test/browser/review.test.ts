@@ -18,7 +18,7 @@ let h: Harness;
 beforeAll(async () => {
   pbx = await startPbxHost();
   await seedGuiObjects(pbx);
-  pbx.setAstdb({ "/DEVICE/1001/dial": "PJSIP/1001" });
+  await pbx.setAstdb({ "/DEVICE/1001/dial": "PJSIP/1001" });
   h = await startHarness({
     env: {
       PBX_SSH_HOST: pbx.ssh.host,

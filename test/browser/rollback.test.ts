@@ -67,7 +67,7 @@ describe("Deploy history", () => {
 
     // The PBX is as before the deployment, and FreePBX was reloaded.
     expect(await pbx.query("SELECT id FROM devices")).toEqual([]);
-    expect(pbx.astdb()).toEqual({});
+    expect(await pbx.astdb()).toEqual({});
     expect(pbx.fwconsoleCalls().some((c) => c.argv[0] === "reload")).toBe(true);
 
     // The history: the roll back is a run of its own; the deployment's backup is rolled back (no button).

@@ -1,7 +1,7 @@
 /**
  * One test PBX for a test file and a fresh signed-in console over it for each test (hooks registered
- * here): the PBX is emptied (optionally seeded with GUI-made objects) and its stand-ins reset before each
- * test. `pbx` and `s` forward to the current ones, so tests write `pbx.query(…)` and `s.call(…)`.
+ * here): the PBX is emptied (optionally seeded with GUI-made objects), its Asterisk (AstDB, voicemail) and
+ * stand-ins reset before each test. `pbx` and `s` forward to the current ones, so tests write `pbx.query(…)` and `s.call(…)`.
  * Also the plan → apply round trip of the review (ADR 0025).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "bun:test";
@@ -35,10 +35,11 @@ export function consoleOnPbx(opts: { seedGui?: boolean } = {}): { pbx: PbxHost; 
     await emptyFreepbx(host);
     if (opts.seedGui) await seedGuiObjects(host);
     host.setReloadFailure(null);
-    host.setAsteriskDown(false);
-    host.setAstdb({});
+    await host.setAsteriskDown(false);
+    await host.setAstdb({});
     host.clearFwconsoleCalls();
-    host.clearAsteriskCalls();
+    // Asterisk starts each test with the test's voicemail.conf loaded, as a box whose Asterisk has read it.
+    await host.cli("voicemail reload");
     s = await startTestServer(host.consoleEnv());
     await s.setup();
   });

@@ -14,6 +14,9 @@
 # it holds (each call counts one down; `always` never frees it): reload answers as FreePBX's Reload.class.php
 # setLock does, before anything else: {"error":"Process is already running.","trace":"Process ID : <pid>"}
 # on stdout without a newline, exit 255 (PHP's exit(-1)), with or without --json.
+# A reload that gets past the lock first appends what the host's real Asterisk holds to <root>/fwconsole.asterisk.log,
+# one JSON line {"time":…,"astdb":…,"voicemailUsers":…} (the raw answers, null when Asterisk does not answer), so a
+# test can tell what was done before FreePBX's reload; this stand-in does not reload Asterisk as a real reload does.
 # Database credentials come from the FreePBX config file (<root>/etc/freepbx.conf, or $FREEPBX_CONF), exactly the
 # AMPDB* keys a real /etc/freepbx.conf has. The version printed comes from <root>/etc/fwconsole-version.
 set -u
@@ -22,6 +25,7 @@ export LC_ALL=C
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 CONF=${FREEPBX_CONF:-$ROOT/etc/freepbx.conf}
 LOG=$ROOT/fwconsole.log
+ASTERISK_LOG=$ROOT/fwconsole.asterisk.log
 FAIL_RELOAD=$ROOT/fwconsole.fail-reload
 RELOAD_LOCKED=$ROOT/fwconsole.reload-locked
 # The process id the lock names (the other fwconsole's).
@@ -59,6 +63,20 @@ log_call() {
 }
 
 log_call "$@"
+
+# The JSON string of a command's output, or null when it fails.
+json_output() {
+  local out
+  if out=$("$@" 2>/dev/null); then json_str "$out"; else printf null; fi
+}
+
+# What the host's Asterisk holds now: its AstDB exactly (hex, as PbxHost.astdb() reads it) and its loaded mailboxes.
+log_asterisk() {
+  local astdb vm
+  astdb=$(json_output "$ROOT/bin/asterisk" -rx 'database query "SELECT hex(key) AS k, hex(value) AS v FROM astdb ORDER BY key"')
+  vm=$(json_output "$ROOT/bin/asterisk" -rx 'voicemail show users')
+  printf '{"time":"%s","astdb":%s,"voicemailUsers":%s}\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" "$astdb" "$vm" >>"$ASTERISK_LOG"
+}
 
 # Value of $amp_conf['KEY'] in the config file (single- or double-quoted PHP string, last assignment wins).
 conf_get() {
@@ -142,6 +160,7 @@ cmd_reload() {
       exit 255
     fi
   fi
+  log_asterisk
   say "Reload Started"
   if [ -e "$FAIL_RELOAD" ]; then
     msg=$(cat "$FAIL_RELOAD")

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "ssh2";
-import { type PbxHost, startPbxHost } from "./pbx-host";
+import { type PbxHost, STOCK_VOICEMAIL_CONF, startPbxHost } from "./pbx-host";
 
 // ssh2 helpers — roughly what the console's deployer will do.
 
@@ -153,16 +153,20 @@ describe("SSH", () => {
     expect(String(err?.message)).toMatch(/verification failed/i);
   });
 
-  test("the session PATH finds the stand-ins first", async () => {
-    const r = await exec(ssh, 'echo "$PATH"; command -v fwconsole; command -v mysql; command -v mariadb; id -un');
+  test("the session PATH finds the host's commands first", async () => {
+    const r = await exec(
+      ssh,
+      'echo "$PATH"; command -v fwconsole; command -v mysql; command -v mariadb; id -un; command -v asterisk',
+    );
     expect(r.code).toBe(0);
-    const [path, fwconsole, mysql, mariadb, user] = r.stdout.trim().split("\n");
+    const [path, fwconsole, mysql, mariadb, user, asterisk] = r.stdout.trim().split("\n");
     // Exactly the host's PATH: the test user's ~/.bashrc (which bash run by sshd would source) is not read.
     expect(path).toBe(`${pbx.binDir}:/usr/local/bin:/usr/bin:/bin`);
     expect(fwconsole).toBe(join(pbx.binDir, "fwconsole"));
     expect(mysql).toBe(join(pbx.binDir, "mysql"));
     expect(mariadb).toBe(join(pbx.binDir, "mariadb"));
     expect(user).toBe(pbx.ssh.username);
+    expect(asterisk).toBe(join(pbx.binDir, "asterisk"));
   });
 });
 
@@ -194,6 +198,11 @@ describe("fwconsole stand-in over SSH", () => {
     const calls = pbx.fwconsoleCalls();
     expect(calls.map((c) => c.argv)).toEqual([["reload"], ["r", "--json"]]);
     expect(Date.parse(calls[0]?.time ?? "")).toBeGreaterThan(Date.now() - 60_000);
+    // Each reload noted what the host's Asterisk held as it began.
+    expect(pbx.asteriskAtReloads().map((a) => ({ astdb: a.astdb, voicemailUsers: a.voicemailUsers }))).toEqual([
+      { astdb: {}, voicemailUsers: [] },
+      { astdb: {}, voicemailUsers: [] },
+    ]);
   });
 
   test("a forced reload failure exits 1 (255 with --json) and leaves need_reload set", async () => {
@@ -282,38 +291,91 @@ describe("fwconsole stand-in over SSH", () => {
   });
 });
 
-describe("asterisk stand-in over SSH", () => {
-  test("database put/get/show split the command like Asterisk's CLI; AstDB is kept in a file", async () => {
-    pbx.setAstdb({});
-    pbx.clearAsteriskCalls();
+describe("Asterisk 22 over SSH", () => {
+  test("`asterisk -rx` reaches this host's own Asterisk 22 (its asterisk.conf, directories under root)", async () => {
+    const v = await exec(ssh, "asterisk -rx 'core show version'");
+    expect(v.code).toBe(0);
+    expect(v.stdout).toStartWith("Asterisk 22.");
+    const settings = await exec(ssh, "asterisk -rx 'core show settings'");
+    expect(settings.stdout).toContain(pbx.asterisk.conf);
+    expect(settings.stdout).toContain(join(pbx.root, "asterisk", "db"));
+    expect(await pbx.cli("module show like app_voicemail")).toContain("Running");
+  });
+
+  test("database put/get/show: the CLI splits the command; AstDB is Asterisk's own", async () => {
+    await pbx.setAstdb({});
     // The CLI line: database put AMPUSER 1001/cidname "O'Brien \\ \"Desk\" 🎧"
     const line = 'database put AMPUSER 1001/cidname "O\'Brien \\\\ \\"Desk\\" 🎧"';
     const put = await exec(ssh, `asterisk -rx ${shQuote(line)}`);
     expect(put).toEqual({ code: 0, stdout: "Updated database successfully\n", stderr: "" });
-    expect(pbx.astdb()).toEqual({ "/AMPUSER/1001/cidname": 'O\'Brien \\ "Desk" 🎧' });
+    expect(await pbx.astdb()).toEqual({ "/AMPUSER/1001/cidname": 'O\'Brien \\ "Desk" 🎧' });
     expect((await exec(ssh, "asterisk -rx 'database put CW 1001 \"\"'")).stdout).toBe(
       "Updated database successfully\n",
     );
     expect((await exec(ssh, "asterisk -rx 'database get CW 1001'")).stdout).toBe("Value: \n");
-    expect((await exec(ssh, "asterisk -rx 'database get CW 1002'")).stdout).toBe("Database entry not found.\n");
+    expect(await exec(ssh, "asterisk -rx 'database get CW 1002'")).toEqual({
+      code: 0,
+      stdout: "Database entry not found.\n",
+      stderr: "",
+    });
     const show = await exec(ssh, "asterisk -rx 'database show AMPUSER'");
     expect(show.stdout).toContain("/AMPUSER/1001/cidname");
     expect(show.stdout).toContain("1 results found.");
-    expect(pbx.asteriskCalls().map((c) => c.argv[0])).toEqual(["-rx", "-rx", "-rx", "-rx", "-rx"]);
+    // `database show` pads a value to 25 characters after ": " (main/db.c); astdb() reads it exactly.
+    expect((await exec(ssh, "asterisk -rx 'database show CW'")).stdout).toMatch(/^\/CW\/1001 +: {26}\n/);
+    expect(await pbx.astdb()).toEqual({ "/AMPUSER/1001/cidname": 'O\'Brien \\ "Desk" 🎧', "/CW/1001": "" });
+    const del = await exec(ssh, "asterisk -rx 'database deltree AMPUSER 1009'");
+    expect(del.stdout).toBe("Database entries do not exist.\n");
   });
 
-  test("a stopped Asterisk: every command fails with Asterisk's message, AstDB unchanged", async () => {
-    pbx.setAstdb({ "/CW/1001": "ENABLED" });
-    pbx.setAsteriskDown(true);
+  test("setAstdb replaces AstDB exactly (a trailing space, quotes, backslashes) and quickly", async () => {
+    const entries: Record<string, string> = { "/AMPUSER/1001/cidname": "Alice GUI ", "/X/a b": 'say "hi" \\ ☎' };
+    for (let n = 0; n < 500; n++) entries[`/DEVICE/${2000 + n}/dial`] = `PJSIP/${2000 + n}`;
+    const started = performance.now();
+    await pbx.setAstdb(entries);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(await pbx.astdb()).toEqual(entries);
+    await pbx.setAstdb({ "/CW/1001": "ENABLED" });
+    expect(await pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
+  });
+
+  test("pjsip show registrations answers (res_pjsip loaded, no registrations)", async () => {
+    expect(await exec(ssh, "asterisk -rx 'pjsip show registrations'")).toEqual({
+      code: 0,
+      stdout: "No objects found.\n\n",
+      stderr: "",
+    });
+  });
+
+  test("voicemail reload makes Asterisk re-read voicemail.conf (and its #includes)", async () => {
+    try {
+      pbx.setVoicemailConf(`${STOCK_VOICEMAIL_CONF}2001 => 1234,Dora,,,attach=no\n`);
+      expect(await pbx.voicemailUsers()).toEqual([]);
+      const r = await exec(ssh, "asterisk -rx 'voicemail reload'");
+      expect(r).toEqual({ code: 0, stdout: "Reloading voicemail configuration...\n", stderr: "" });
+      expect(await pbx.voicemailUsers()).toEqual(["2001@default"]);
+    } finally {
+      pbx.setVoicemailConf(STOCK_VOICEMAIL_CONF);
+      await pbx.cli("voicemail reload");
+    }
+    expect(await pbx.voicemailUsers()).toEqual([]);
+  });
+
+  test("a stopped Asterisk: every command fails with Asterisk's message; started again, AstDB is kept", async () => {
+    await pbx.setAstdb({ "/CW/1001": "ENABLED" });
+    await pbx.setAsteriskDown(true);
     try {
       const r = await exec(ssh, "asterisk -rx 'database put CW 1001 DISABLED'");
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain("Unable to connect to remote asterisk");
-      expect(pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`Unable to connect to remote asterisk (does ${pbx.asterisk.ctl} exist?)\n`);
+      await expect(pbx.astdb()).rejects.toThrow(/stopped/);
     } finally {
-      pbx.setAsteriskDown(false);
+      await pbx.setAsteriskDown(false);
     }
-  });
+    expect(await pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
+    expect((await exec(ssh, "asterisk -rx 'database get CW 1001'")).stdout).toBe("Value: ENABLED\n");
+  }, 30_000);
 });
 
 describe("mysql over SSH with the FreePBX config's credentials", () => {
@@ -414,6 +476,13 @@ describe("several hosts", () => {
       expect(r).toEqual({ code: 0, stdout: "freepbxuser@localhost\n", stderr: "" });
       expect((await exec(c, "fwconsole --version")).stdout).toBe("FW Console - FreePBX Utility 16.0.40\n");
 
+      // Each host has its own Asterisk (its own control socket and AstDB).
+      await pbx.setAstdb({ "/CW/1001": "ENABLED" });
+      await other.setAstdb({ "/CW/2001": "DISABLED" });
+      expect((await exec(c, "asterisk -rx 'database show CW'")).stdout).toContain("/CW/2001");
+      expect(await pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
+      expect(other.asterisk.ctl).not.toBe(pbx.asterisk.ctl);
+
       // Each host has its own database and call log.
       pbx.clearFwconsoleCalls();
       await pbx.query("UPDATE admin SET value = 'true' WHERE variable = 'need_reload'");
@@ -439,6 +508,7 @@ describe("several hosts", () => {
     // The first host is unaffected.
     expect((await exec(ssh, "fwconsole reload")).code).toBe(0);
     expect(await needReload(pbx)).toBe("false");
+    expect(await pbx.astdb()).toEqual({ "/CW/1001": "ENABLED" });
   }, 60_000);
 });
 
@@ -463,3 +533,14 @@ test("a failed start-up reports the cause, stops what it started and removes its
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test("without the testbed's relocatable Asterisk, start-up fails at once and names ../shared/testbed/up", async () => {
+  const saved = process.env.PBX_HOST_ASTERISK_DIR;
+  process.env.PBX_HOST_ASTERISK_DIR = join(tmpdir(), "no-asterisk-here");
+  try {
+    await expect(startPbxHost()).rejects.toThrow(/relocatable Asterisk 22.*\.\.\/shared\/testbed\/up/s);
+  } finally {
+    if (saved === undefined) delete process.env.PBX_HOST_ASTERISK_DIR;
+    else process.env.PBX_HOST_ASTERISK_DIR = saved;
+  }
+});

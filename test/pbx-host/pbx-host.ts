@@ -1,7 +1,8 @@
 /**
  * A real PBX test host on loopback: a real MariaDB server (`mariadbd`) holding FreePBX's `asterisk`
- * schema and a real OpenSSH server (`sshd`) whose PATH has a `fwconsole` stand-in and `mysql`/`mariadb`
- * client wrappers, plus a FreePBX-format config file with the database credentials.
+ * schema, a real Asterisk 22 (the testbed's relocatable tree, with this host's own asterisk.conf) and a
+ * real OpenSSH server (`sshd`) whose PATH has a `fwconsole` stand-in, an `asterisk` wrapper and
+ * `mysql`/`mariadb` client wrappers, plus a FreePBX-format config file with the database credentials.
  * See README.md in this directory for what is real and what is a stand-in.
  *
  *   const pbx = await startPbxHost();
@@ -9,7 +10,8 @@
  *   await pbx.query("SELECT value FROM admin WHERE variable = ?", ["need_reload"]);
  *   await pbx.stop();
  *
- * Linux only (Debian packages mariadb-server and openssh-server). Works as root (the SSH login user is then
+ * Linux only (Debian packages mariadb-server and openssh-server; Asterisk from ../shared/testbed/up, see
+ * `asteriskTree`). Works as root (the SSH login user is then
  * root; /run/sshd is created if missing) and as a normal user (sshd then serves only that user, whose account
  * must not be locked: e.g. `nobody` is refused with "account is locked").
  */
@@ -17,13 +19,16 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
+  closeSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
@@ -61,6 +66,16 @@ export interface FwconsoleCall {
   time: string;
 }
 
+/** What the host's Asterisk held as a `fwconsole reload` began (past FreePBX's lock); null where it did not answer. */
+export interface AsteriskAtReload {
+  /** ISO time. */
+  time: string;
+  /** Its AstDB, "/FAMILY/key" → value (Asterisk's own /pbx/ entries left out). */
+  astdb: Record<string, string> | null;
+  /** The mailboxes app_voicemail had loaded, "mailbox@context". */
+  voicemailUsers: string[] | null;
+}
+
 /** Rows as Bun.SQL (MySQL adapter) returns them: INT → number, BIGINT/DECIMAL → string, DATETIME → Date, BLOB → Buffer, NULL → null. */
 export type QueryRows = Record<string, any>[] & { count?: number | null; affectedRows?: number | null };
 
@@ -94,7 +109,7 @@ export interface PbxHost {
   };
   /** The host's `/etc/freepbx.conf` (PHP, `$amp_conf['AMPDBUSER'] = '…';` …): pass as the deployer's `freepbxConfPath`. */
   freepbxConfPath: string;
-  /** Directory first on the SSH session's PATH (fwconsole, mysql, mariadb). */
+  /** Directory first on the SSH session's PATH (fwconsole, asterisk, mysql, mariadb). */
   binDir: string;
   /** Runs one SQL statement as freepbxuser on `asterisk` over TCP (Bun.SQL); `?` placeholders bound from params. */
   query(sql: string, params?: unknown[]): Promise<QueryRows>;
@@ -104,24 +119,45 @@ export interface PbxHost {
   runScript(script: string): { code: number | null; err: string };
   /** Calls of the fwconsole stand-in so far, oldest first. */
   fwconsoleCalls(): FwconsoleCall[];
-  /** Forgets the recorded fwconsole calls. */
+  /** What Asterisk held at each `fwconsole reload` so far, oldest first. */
+  asteriskAtReloads(): AsteriskAtReload[];
+  /** Forgets the recorded fwconsole calls (and what Asterisk held at their reloads). */
   clearFwconsoleCalls(): void;
-  /** Calls of the `asterisk` stand-in so far (`asterisk -rx '…'`), oldest first. */
-  asteriskCalls(): FwconsoleCall[];
-  /** Forgets the recorded asterisk calls. */
-  clearAsteriskCalls(): void;
-  /** The stand-in's AstDB: "/FAMILY/key" → value. */
-  astdb(): Record<string, string>;
-  /** Replaces the stand-in's AstDB. */
-  setAstdb(entries: Record<string, string>): void;
+  /**
+   * The host's Asterisk 22 (a real one, from the testbed's relocatable tree): its own directories under
+   * `root`, its control socket and log.
+   */
+  asterisk: {
+    /** `<root>/etc/asterisk/asterisk.conf` (what `<binDir>/asterisk` passes with `-C`). */
+    conf: string;
+    /** The control socket `asterisk -r` connects to. */
+    ctl: string;
+    /** Asterisk's `messages` log (notices, warnings, errors). */
+    log: string;
+  };
+  /**
+   * Runs one CLI command on the host's Asterisk, as `asterisk -rx` does (through its control socket), and
+   * answers what it prints. Throws when Asterisk is not running.
+   */
+  cli(command: string): Promise<string>;
+  /** Asterisk's AstDB, "/FAMILY/key" → value, exactly (Asterisk's own /pbx/ entries left out). */
+  astdb(): Promise<Record<string, string>>;
+  /** Replaces the AstDB (every family but Asterisk's own `pbx`) with real `database deltree` / `database put`. */
+  setAstdb(entries: Record<string, string>): Promise<void>;
+  /** The mailboxes Asterisk's app_voicemail has loaded (`voicemail show users`), as "mailbox@context". */
+  voicemailUsers(): Promise<string[]>;
   /** `<root>/etc/asterisk/voicemail.conf` (FreePBX's ASTETCDIR of this host is `<root>/etc/asterisk`). */
   voicemailConfPath: string;
   /** voicemail.conf's bytes. */
   voicemailConf(): Buffer;
   /** Replaces voicemail.conf (its mode stays). */
   setVoicemailConf(content: string | Uint8Array): void;
-  /** Makes every `asterisk -rx` fail like a stopped Asterisk (true), or answer again (false). */
-  setAsteriskDown(down: boolean): void;
+  /**
+   * Stops Asterisk (true: `core stop now`, SIGKILL after 5 s), so every `asterisk -rx` fails as on a box whose
+   * Asterisk is down, or starts it again on the same configuration and AstDB (false). Resolves once it is
+   * down, or fully booted.
+   */
+  setAsteriskDown(down: boolean): Promise<void>;
   /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
   setReloadFailure(message: string | null): void;
   /**
@@ -156,7 +192,10 @@ export interface PbxHost {
    * the same data. Resolves once it is down, or once it accepts logins again.
    */
   setMysqlDown(down: boolean): Promise<void>;
-  /** Stops both servers (SIGTERM, then SIGKILL after 5 s) and removes the temp dir. Idempotent. */
+  /**
+   * Stops the servers (SIGTERM, then SIGKILL after 5 s) and Asterisk (SIGKILL: its AstDB goes with the temp dir;
+   * `core stop now` when the dir is kept), waits for them and removes the temp dir. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -174,6 +213,7 @@ const handedOut = new Set<number>();
 export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> {
   const deadline = Date.now() + (opts.startupTimeoutMs ?? 30_000);
   const bins = findBinaries();
+  const tree = asteriskTree();
   const isRoot = process.getuid?.() === 0;
   const username = currentUserName();
   const keep = opts.keepRoot ?? process.env.PBX_HOST_KEEP === "1";
@@ -185,6 +225,14 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     bin: join(root, "bin"),
     etc: join(root, "etc"),
     tmp: join(root, "tmp"),
+    astEtc: join(root, "etc", "asterisk"),
+    // Asterisk's own directories (asterisk.conf [directories]); the spool is FreePBX's ASTSPOOLDIR of this host.
+    astLib: join(root, "asterisk", "lib"),
+    astDb: join(root, "asterisk", "db"),
+    astRun: join(root, "asterisk", "run"),
+    astLog: join(root, "asterisk", "log"),
+    astCache: join(root, "asterisk", "cache"),
+    spool: join(root, "spool"),
   };
   for (const d of Object.values(dir)) mkdirSync(d, { recursive: true, mode: 0o700 });
   const file = {
@@ -203,17 +251,20 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     fwLog: join(root, "fwconsole.log"),
     failReload: join(root, "fwconsole.fail-reload"),
     reloadLocked: join(root, "fwconsole.reload-locked"),
-    asteriskLog: join(root, "asterisk.log"),
-    astdb: join(root, "astdb.json"),
-    asteriskDown: join(root, "asterisk.down"),
-    voicemailConf: join(dir.etc, "asterisk", "voicemail.conf"),
+    fwAsteriskLog: join(root, "fwconsole.asterisk.log"),
+    asteriskConf: join(dir.astEtc, "asterisk.conf"),
+    asteriskCtl: join(dir.astRun, "asterisk.ctl"),
+    asteriskMessages: join(dir.astLog, "messages"),
+    asteriskOut: join(root, "asterisk", "asterisk.out"),
+    voicemailConf: join(dir.astEtc, "voicemail.conf"),
   };
 
   let mysqld: Subprocess | undefined;
   let sshd: Subprocess | undefined;
+  let asterisk: Subprocess | undefined;
   let sql: SQL | undefined;
   let cdrSql: SQL | undefined;
-  const entry = { procs: () => [mysqld, sshd].filter((p): p is Subprocess => !!p), root, keep };
+  const entry = { procs: () => [mysqld, sshd, asterisk].filter((p): p is Subprocess => !!p), root, keep };
   live.add(entry);
   installExitHook();
 
@@ -422,13 +473,154 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     }
   }
 
+  /** Asterisk's configuration: every directory under root but the tree's modules and binaries, nothing autoloaded. */
+  function writeAsteriskConf() {
+    // The XML documentation must be found in astdatadir: without it Asterisk refuses to start ("Stasis
+    // initialization failed"), since its configuration frameworks register options against it.
+    symlinkSync(tree.documentation, join(dir.astLib, "documentation"));
+    writeFileSync(
+      file.asteriskConf,
+      [
+        "; Asterisk of this PBX test host (test/pbx-host): every directory set, so nothing is read or written",
+        "; outside the host's temp dir but the relocatable tree's modules and binaries.",
+        "[directories]",
+        `astetcdir => ${dir.astEtc}`,
+        `astmoddir => ${tree.modules}`,
+        `astvarlibdir => ${dir.astLib}`,
+        `astdbdir => ${dir.astDb}`,
+        `astkeydir => ${join(dir.astLib, "keys")}`,
+        `astdatadir => ${dir.astLib}`,
+        `astagidir => ${join(dir.astLib, "agi-bin")}`,
+        `astspooldir => ${dir.spool}`,
+        `astrundir => ${dir.astRun}`,
+        `astlogdir => ${dir.astLog}`,
+        `astsbindir => ${tree.sbin}`,
+        `astcachedir => ${dir.astCache}`,
+        "[options]",
+        // No runuser/rungroup: it runs as whoever runs the tests (root in CI), like the SSH login user.
+        "hideconnect = yes",
+        "dontwarn = yes",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir.astEtc, "modules.conf"),
+      [
+        "[modules]",
+        // Only what the console's commands need: AstDB and the CLI are built in; `voicemail reload`;
+        // `pjsip show registrations` (res_pjsip, without any transport, and the modules it requires: with
+        // autoload off, the loader does not pull them in by itself).
+        "autoload = no",
+        ...ASTERISK_MODULES.map((m) => `load = ${m}`),
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir.astEtc, "logger.conf"),
+      ["[general]", "queue_log = no", "[logfiles]", "messages => notice,warning,error", ""].join("\n"),
+    );
+    // A fresh install's voicemail.conf includes these: Asterisk refuses the whole file when one is missing.
+    for (const inc of ["vm_general.inc", "vm_email.inc"])
+      writeFileSync(join(dir.astEtc, inc), `; ${inc} of the PBX test host: no settings beyond Asterisk's defaults\n`);
+    writeFileSync(file.voicemailConf, STOCK_VOICEMAIL_CONF, { mode: 0o664 });
+    writeFileSync(
+      join(dir.bin, "asterisk"),
+      [
+        "#!/bin/sh",
+        "# Asterisk of this test host: the relocatable Asterisk 22 with the host's asterisk.conf (like the testbed's",
+        "# /usr/sbin/asterisk wrapper), so `asterisk -rx '…'` reaches the host's own Asterisk.",
+        `LD_LIBRARY_PATH=${shQuote(tree.lib)}\${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}`,
+        "export LD_LIBRARY_PATH",
+        `exec ${shQuote(tree.bin)} -C ${shQuote(file.asteriskConf)} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+  }
+
+  /** Starts Asterisk in the foreground (-f) as a child, its output to a file; resolves once it is fully booted. */
+  async function startAsterisk(until: number) {
+    const out = openSync(file.asteriskOut, "a");
+    let proc: Subprocess;
+    try {
+      proc = Bun.spawn([tree.bin, "-C", file.asteriskConf, "-f", "-n", "-q"], {
+        cwd: join(root, "asterisk"),
+        stdin: "ignore",
+        stdout: out,
+        stderr: out,
+        env: { ...process.env, LD_LIBRARY_PATH: [tree.lib, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":") },
+      });
+    } finally {
+      closeSync(out);
+    }
+    asterisk = proc;
+    const ready = await waitFor(
+      until,
+      async () => {
+        if (proc.exitCode !== null || proc.signalCode) return "exited";
+        const answer = await asteriskCli(file.asteriskCtl, ["core waitfullybooted"], 5000).catch(() => "");
+        return answer.includes("fully booted") ? "ready" : undefined;
+      },
+      25,
+    );
+    if (ready === "ready") return;
+    const logs = `${file.asteriskOut}:\n${tail(readText(file.asteriskOut), 15)}\n${file.asteriskMessages}:\n${tail(readText(file.asteriskMessages), 15)}`;
+    if (ready !== "exited") await stopAsterisk();
+    throw new Error(
+      ready === "exited"
+        ? `asterisk exited (code ${proc.exitCode ?? proc.signalCode}) during start-up; ${logs}`
+        : `asterisk not fully booted in time; ${logs}`,
+    );
+  }
+
+  /**
+   * `core stop now`, SIGKILL if it is still there after 5 s; resolves once the process is gone. Asterisk commits
+   * AstDB as it stops (up to a second after the last write), so it has the same AstDB when it starts again.
+   */
+  async function stopAsterisk() {
+    const proc = asterisk;
+    if (!proc || proc.exitCode !== null || proc.signalCode) return;
+    await asteriskCli(file.asteriskCtl, ["core stop now"], 5000).catch(() => "");
+    const timedOut = await Promise.race([proc.exited.then(() => false), Bun.sleep(5000).then(() => true)]);
+    if (timedOut) proc.kill("SIGKILL");
+    await proc.exited;
+  }
+
+  async function killAsterisk() {
+    if (!asterisk || asterisk.exitCode !== null || asterisk.signalCode) return;
+    asterisk.kill("SIGKILL");
+    await asterisk.exited;
+  }
+
+  const asteriskRunning = () => !!asterisk && asterisk.exitCode === null && !asterisk.signalCode;
+  const cli = async (commands: string[]) => {
+    // Asterisk listens with a backlog of 2: a connection refused while others are being accepted is tried again.
+    for (let attempt = 1; ; attempt++) {
+      if (!asteriskRunning()) throw new Error("the PBX test host's Asterisk is stopped (setAsteriskDown(true))");
+      try {
+        return await asteriskCli(file.asteriskCtl, commands);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (attempt >= 100 || (code !== "ECONNREFUSED" && code !== "EAGAIN")) throw e;
+      }
+      await Bun.sleep(20);
+    }
+  };
+  const readAstdb = async () => parseAstdbQuery(await cli([ASTDB_QUERY]));
+
   let stopped = false;
   async function stop() {
     if (stopped) return;
     stopped = true;
     await sql?.close({ timeout: 1 }).catch(() => {});
     await cdrSql?.close({ timeout: 1 }).catch(() => {});
-    await Promise.all([sshd && terminate(sshd, 5000, true), mysqld && terminate(mysqld, 5000, false)]);
+    await Promise.all([
+      sshd && terminate(sshd, 5000, true),
+      mysqld && terminate(mysqld, 5000, false),
+      // `core stop now` waits for AstDB's last commit, up to a second after a write (main/db.c syncs, then
+      // sleeps a second); the AstDB goes with the temp dir, so it is only worth waiting for when the dir is kept.
+      keep ? stopAsterisk() : killAsterisk(),
+    ]);
     live.delete(entry);
     if (!keep) rmSync(root, { recursive: true, force: true });
   }
@@ -480,25 +672,13 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     copyFileSync(join(HERE, "fwconsole.sh"), join(dir.bin, "fwconsole"));
     chmodSync(join(dir.bin, "fwconsole"), 0o755);
     writeFileSync(file.fwLog, "");
-    // The asterisk stand-in is a Bun script (asterisk.ts); the wrapper runs it with this process's Bun.
-    writeFileSync(
-      join(dir.bin, "asterisk"),
-      [
-        "#!/bin/sh",
-        "# asterisk stand-in of this test host (test/pbx-host/asterisk.ts): AstDB in a file, calls logged.",
-        `ASTERISK_STANDIN_ROOT=${shQuote(root)} exec ${shQuote(process.execPath)} ${shQuote(join(HERE, "asterisk.ts"))} "$@"`,
-        "",
-      ].join("\n"),
-      { mode: 0o755 },
-    );
-    writeFileSync(file.asteriskLog, "");
-    writeFileSync(file.astdb, "{}");
-    mkdirSync(join(dir.etc, "asterisk"), { recursive: true });
-    writeFileSync(file.voicemailConf, STOCK_VOICEMAIL_CONF, { mode: 0o664 });
+    writeFileSync(file.fwAsteriskLog, "");
   }
 
   try {
-    const results = await Promise.allSettled([startMysql(), startSshd()]);
+    // Asterisk reads its configuration (voicemail.conf among it) as it starts: written first.
+    writeAsteriskConf();
+    const results = await Promise.allSettled([startMysql(), startSshd(), startAsterisk(deadline)]);
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed.length) throw new Error(failed.map((f) => String(f.reason?.message ?? f.reason)).join("\n\n"));
     writeHostFiles();
@@ -580,21 +760,52 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
         .split("\n")
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as FwconsoleCall),
-    clearFwconsoleCalls: () => writeFileSync(file.fwLog, ""),
-    asteriskCalls: () =>
-      readText(file.asteriskLog)
+    asteriskAtReloads: () =>
+      readText(file.fwAsteriskLog)
         .split("\n")
         .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as FwconsoleCall),
-    clearAsteriskCalls: () => writeFileSync(file.asteriskLog, ""),
-    astdb: () => JSON.parse(readText(file.astdb) || "{}") as Record<string, string>,
-    setAstdb: (entries) => writeFileSync(file.astdb, JSON.stringify(entries)),
+        .map((l) => {
+          const raw = JSON.parse(l) as { time: string; astdb: string | null; voicemailUsers: string | null };
+          return {
+            time: raw.time,
+            astdb: raw.astdb === null ? null : parseAstdbQuery(raw.astdb),
+            voicemailUsers: raw.voicemailUsers === null ? null : parseVoicemailUsers(raw.voicemailUsers),
+          };
+        }),
+    clearFwconsoleCalls: () => {
+      writeFileSync(file.fwLog, "");
+      writeFileSync(file.fwAsteriskLog, "");
+    },
+    asterisk: { conf: file.asteriskConf, ctl: file.asteriskCtl, log: file.asteriskMessages },
+    cli: async (command) => cli([command]),
+    astdb: readAstdb,
+    async setAstdb(entries) {
+      const puts = Object.entries(entries).map(([path, value]) => {
+        const m = /^\/([^/]+)\/(.+)$/.exec(path);
+        if (!m) throw new Error(`not an AstDB path ("/FAMILY/key"): ${path}`);
+        return `database put ${cliQuote(m[1] as string)} ${cliQuote(m[2] as string)} ${cliQuote(value)}`;
+      });
+      const families = new Set(Object.keys(await readAstdb()).map((k) => k.split("/")[1] as string));
+      await cliBatches(
+        [...families].map((f) => `database deltree ${cliQuote(f)}`),
+        cli,
+      );
+      const answers = await cliBatches(puts, cli);
+      const done = answers.match(/^Updated database successfully$/gm)?.length ?? 0;
+      if (done !== puts.length)
+        throw new Error(`AstDB: ${done} of ${puts.length} database put succeeded:\n${tail(answers, 10)}`);
+      const now = await readAstdb();
+      const wrong = Object.keys({ ...now, ...entries }).filter((k) => now[k] !== entries[k]);
+      if (wrong.length) throw new Error(`AstDB differs after setAstdb at ${wrong.slice(0, 5).join(", ")}`);
+    },
+    voicemailUsers: async () => parseVoicemailUsers(await cli(["voicemail show users"])),
     voicemailConfPath: file.voicemailConf,
     voicemailConf: () => readFileSync(file.voicemailConf),
     setVoicemailConf: (content) => writeFileSync(file.voicemailConf, content),
-    setAsteriskDown: (down) => {
-      if (down) writeFileSync(file.asteriskDown, "");
-      else rmSync(file.asteriskDown, { force: true });
+    async setAsteriskDown(down) {
+      if (down) return stopAsterisk();
+      if (asteriskRunning()) return;
+      await startAsterisk(Date.now() + 30_000);
     },
     setReloadFailure: (message) => {
       if (message === null) rmSync(file.failReload, { force: true });
@@ -693,6 +904,165 @@ function findBinaries() {
   };
 }
 
+/**
+ * The testbed's relocatable Asterisk 22 (../shared/testbed/up unpacks it to /opt/pbx-testbed/asterisk;
+ * PBX_HOST_ASTERISK_DIR points elsewhere). Only read: each host has its own configuration and directories.
+ */
+export function asteriskTree() {
+  const dir = process.env.PBX_HOST_ASTERISK_DIR || "/opt/pbx-testbed/asterisk";
+  const tree = {
+    dir,
+    bin: join(dir, "usr/sbin/asterisk"),
+    sbin: join(dir, "usr/sbin"),
+    lib: join(dir, "usr/lib"),
+    modules: join(dir, "usr/lib/asterisk/modules"),
+    documentation: join(dir, "var/lib/asterisk/documentation"),
+  };
+  const missing = [tree.bin, ...ASTERISK_MODULES.map((m) => join(tree.modules, m)), tree.documentation].filter(
+    (p) => !existsSync(p),
+  );
+  if (missing.length)
+    throw new Error(
+      `The PBX test host runs the testbed's relocatable Asterisk 22, not found in ${dir} (missing ${missing.join(", ")}). ` +
+        "Run ../shared/testbed/up (as root), which unpacks it to /opt/pbx-testbed/asterisk, or set PBX_HOST_ASTERISK_DIR to such a tree.",
+    );
+  return tree;
+}
+
+/** Modules the host's Asterisk loads (autoload is off; res_pjsip's requirements are listed before it). */
+const ASTERISK_MODULES = [
+  "app_voicemail.so",
+  "res_pjproject.so",
+  "res_sorcery_config.so",
+  "res_sorcery_memory.so",
+  "res_sorcery_astdb.so",
+  "res_pjsip.so",
+  "res_pjsip_outbound_registration.so",
+];
+
+/**
+ * Asterisk's control socket reads a command into a 512-byte buffer (main/asterisk.c netconsole): `asterisk
+ * -rx` sends "cli quit after <command>" and a NUL there, and a longer command is dropped without an answer.
+ */
+const CLI_BUFFER = 512;
+const CLI_PREFIX = "cli quit after ";
+
+/**
+ * Runs CLI commands over Asterisk's control socket as `asterisk -rx` does, several in one connection
+ * (NUL-separated after "cli quit after ", which Asterisk runs in order and then closes): what they print.
+ * One connection instead of one process per command keeps setting a large AstDB fast.
+ */
+export function asteriskCli(ctl: string, commands: string[], timeoutMs = 30_000): Promise<string> {
+  const payload = Buffer.from(`${CLI_PREFIX}${commands.map((c) => `${c}\0`).join("")}`);
+  if (payload.length > CLI_BUFFER)
+    return Promise.reject(
+      new Error(`Asterisk CLI command(s) over ${CLI_BUFFER - CLI_PREFIX.length - 1} bytes: ${commands[0]}`),
+    );
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    let socket: { end(): void } | undefined;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket?.end();
+      if (err) return reject(err);
+      const text = Buffer.concat(chunks).toString("utf8");
+      // First a banner, "<host>/<pid>/<version>"; without it the connection was refused ("No more connections allowed").
+      const banner = /^[^\n]*\/\d+\/[^\n]*\n/.exec(text);
+      if (!banner) return reject(new Error(`Asterisk's control socket did not answer as expected: ${text.trim()}`));
+      resolve(text.slice(banner[0].length));
+    };
+    const timer = setTimeout(() => finish(new Error(`Asterisk CLI timed out: ${commands.join("; ")}`)), timeoutMs);
+    Bun.connect({
+      unix: ctl,
+      socket: {
+        open(s) {
+          socket = s;
+          if (s.write(payload) !== payload.length) finish(new Error("short write to Asterisk's control socket"));
+        },
+        data: (_s, d) => {
+          chunks.push(Buffer.from(d));
+        },
+        close: () => finish(),
+        error: (_s, e) => finish(e),
+        connectError: (_s, e) => finish(e),
+      },
+    }).catch((e: Error) => finish(e));
+  });
+}
+
+/** Runs commands in as few control-socket connections as fit, one after the other; their answers in order. */
+async function cliBatches(commands: string[], cli: (commands: string[]) => Promise<string>): Promise<string> {
+  const batches: string[][] = [];
+  let size = CLI_PREFIX.length;
+  for (const c of commands) {
+    const n = Buffer.byteLength(c) + 1;
+    const last = batches.at(-1);
+    if (last && size + n <= CLI_BUFFER) {
+      last.push(c);
+      size += n;
+    } else {
+      batches.push([c]);
+      size = CLI_PREFIX.length + n;
+    }
+  }
+  let answers = "";
+  for (const batch of batches) answers += await cli(batch);
+  return answers;
+}
+
+/** One argument for Asterisk's CLI parser (main/cli.c parse_args): double quotes, `\\` and `"` escaped. */
+function cliQuote(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the CLI cannot carry
+  if (/[\x00-\x1f]/.test(s))
+    throw new Error(`a control character cannot go through Asterisk's CLI: ${JSON.stringify(s)}`);
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * The whole AstDB, exactly: `database show` pads values to 25 characters (a trailing space is lost), so the
+ * keys and values are read hex-encoded with `database query` (SQL on Asterisk's own astdb table).
+ */
+const ASTDB_QUERY = 'database query "SELECT hex(key) AS k, hex(value) AS v FROM astdb ORDER BY key"';
+
+/** `ASTDB_QUERY`'s answer ("k    : <hex>" / "v    : <hex>" per row) → "/FAMILY/key" → value, without /pbx/. */
+export function parseAstdbQuery(output: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let key: string | null = null;
+  for (const line of output.split("\n")) {
+    if (!line.trim()) continue;
+    const m = /^([kv]) +: ([0-9A-F]*) *$/.exec(line);
+    if (!m) throw new Error(`unexpected answer to ${ASTDB_QUERY}: ${line}`);
+    const text = Buffer.from(m[2] as string, "hex").toString("utf8");
+    if (m[1] === "k") key = text;
+    else if (key !== null) {
+      // Asterisk's own entry (/pbx/UUID, written at its first start): not part of what tests set or compare.
+      if (!key.startsWith("/pbx/")) out[key] = text;
+      key = null;
+    }
+  }
+  return out;
+}
+
+/** `voicemail show users` → "mailbox@context" (Asterisk prints "Context Mbox User Zone NewMsg" columns). */
+export function parseVoicemailUsers(output: string): string[] {
+  const lines = output.split("\n");
+  const header = lines.findIndex((l) => /^Context\s+Mbox\s/.test(l));
+  if (header < 0) {
+    if (/no voicemail users/i.test(output)) return [];
+    throw new Error(`unexpected answer to voicemail show users: ${output.trim()}`);
+  }
+  const users: string[] = [];
+  for (const l of lines.slice(header + 1)) {
+    if (!l.trim() || /voicemail users configured/.test(l)) break;
+    const [context, mailbox] = l.trim().split(/\s+/);
+    users.push(`${mailbox}@${context}`);
+  }
+  return users;
+}
+
 /** Login name of this process's user. (Bun's os.userInfo().username can be "unknown", so ask id(1) first.) */
 function currentUserName(): string {
   const id = Bun.spawnSync(["id", "-un"], { stdout: "pipe", stderr: "ignore" });
@@ -703,10 +1073,10 @@ function currentUserName(): string {
   return fallback;
 }
 
-/** Temp dir whose socket path stays under the 108-byte sun_path limit. */
+/** Temp dir whose socket paths (MariaDB's, Asterisk's control socket) stay under the 108-byte sun_path limit. */
 function makeRoot(): string {
   let base = tmpdir();
-  if (join(base, "pbx-host-XXXXXX", "mysqld.sock").length > 100) base = "/tmp";
+  if (join(base, "pbx-host-XXXXXX", "asterisk", "run", "asterisk.ctl").length > 100) base = "/tmp";
   return mkdtempSync(join(base, "pbx-host-"));
 }
 
@@ -754,12 +1124,16 @@ function must(r: Awaited<ReturnType<typeof run>>) {
   return r;
 }
 
-/** Polls check() every 100 ms until it returns a value or the deadline passes (→ undefined). */
-async function waitFor<T>(deadline: number, check: () => Promise<T | undefined>): Promise<T | undefined> {
+/** Polls check() every `everyMs` until it returns a value or the deadline passes (→ undefined). */
+async function waitFor<T>(
+  deadline: number,
+  check: () => Promise<T | undefined>,
+  everyMs = 100,
+): Promise<T | undefined> {
   while (Date.now() < deadline) {
     const v = await check();
     if (v !== undefined) return v;
-    await Bun.sleep(100);
+    await Bun.sleep(everyMs);
   }
   return undefined;
 }

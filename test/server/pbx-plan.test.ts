@@ -67,7 +67,7 @@ describe("the plan", () => {
   test("objects made in FreePBX are conflicts with the owned fields adopting would change; new ones are creates", async () => {
     await seedGuiObjects(pbx);
     // FreePBX wrote 1001's AstDB entries (a missing one would be an "astdb" change to adopt).
-    pbx.setAstdb({ "/DEVICE/1001/dial": "PJSIP/1001" });
+    await pbx.setAstdb({ "/DEVICE/1001/dial": "PJSIP/1001" });
     await seedConsole();
     const before = await snapshot(pbx);
     const p = await plan("all");
@@ -148,11 +148,11 @@ describe("the plan", () => {
   test("a managed extension without its AstDB entries is an update that writes them", async () => {
     await post("/api/extensions", { extension: "2001", name: "Dora" });
     await apply(await plan("extensions"));
-    pbx.setAstdb({});
+    await pbx.setAstdb({});
     const p = await plan("extensions");
     expect(item(p, "extension:2001")).toMatchObject({ action: "update", changes: [{ field: "astdb", from: null }] });
     await apply(p);
-    expect(pbx.astdb()["/DEVICE/2001/dial"]).toBe("PJSIP/2001");
+    expect((await pbx.astdb())["/DEVICE/2001/dial"]).toBe("PJSIP/2001");
   });
 
   test("deployed before ownership records existed: conflicts that already have the console's values", async () => {
@@ -295,7 +295,7 @@ describe("deletes reach the PBX", () => {
   test("managed objects removed in the console are deleted (rows and AstDB); unmanaged ones never", async () => {
     await seedGuiObjects(pbx);
     const guiAstdb = { "/DEVICE/1001/dial": "PJSIP/1001", "/AMPUSER/1001/cidname": "Alice GUI" };
-    pbx.setAstdb(guiAstdb);
+    await pbx.setAstdb(guiAstdb);
     const bob = await post("/api/extensions", { extension: "1002", name: "Bob" });
     const trunk = await post("/api/trunks", { name: "Acme", type: "sip", host: "sip.acme.example" });
     const route = await post("/api/outbound-routes", {
@@ -312,7 +312,7 @@ describe("deletes reach the PBX", () => {
     expect((await apply(await plan("all"))).state).toBe("succeeded");
     const group = await post("/api/ptt-groups", { name: "Team", extension: "7100", members: ["1002"] });
     expect((await apply(await plan("ptt-groups"))).state).toBe("succeeded");
-    expect(pbx.astdb()["/DEVICE/1002/dial"]).toBe("PJSIP/1002");
+    expect((await pbx.astdb())["/DEVICE/1002/dial"]).toBe("PJSIP/1002");
     const before = await snapshot(pbx);
 
     // The console also had 1001 once (never managed: FreePBX's own) — deleting it in the console does nothing.
@@ -364,7 +364,7 @@ describe("deletes reach the PBX", () => {
     expect(after).toEqual(expected);
     expect(after.devices.map((r) => r.id)).toEqual(["1001"]);
     // AstDB: 1002's trees are gone, FreePBX's own 1001 stays.
-    const astdb = pbx.astdb();
+    const astdb = await pbx.astdb();
     expect(Object.keys(astdb).filter((k) => k.includes("/1002"))).toEqual([]);
     expect(astdb).toMatchObject(guiAstdb);
     expect(records()).toEqual([]);
