@@ -651,7 +651,9 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
         "$amp_conf['AMPDBENGINE'] = 'mysql';",
         "$amp_conf['datasource'] = ''; //for sqlite3",
         "",
-        "require_once('/var/www/html/admin/bootstrap.php');",
+        // The host has no FreePBX code: its own (absent) webroot, never the machine's, whose bootstrap would
+        // reach the testbed's Asterisk from the console's AstDB batches instead of this host's.
+        `require_once('${join(root, "admin", "bootstrap.php")}');`,
         "?>",
         "",
       ].join("\n"),

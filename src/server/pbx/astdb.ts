@@ -188,6 +188,8 @@ export const ASTDB_WRITE_COMMAND = [
   '    case $out in *"Value: "*) continue ;; *"not found"*) ;; *) printf "%s\\n" "$out" >&2; exit 1 ;; esac',
   "  fi",
   '  out=$(asterisk -rx "database put $family $key $value" 2>&1)',
+  // asterisk -rx drops a command longer than its console's buffer (about 500 bytes) without a word.
+  '  [ -n "$out" ] || out="Asterisk answered nothing (asterisk -rx drops a command over about 500 bytes)"',
   '  case $out in *"Updated database successfully"*) n=$((n+1)) ;; *) printf "database put %s %s: %s\\n" "$family" "$key" "$out" >&2; exit 1 ;; esac',
   "done",
   'printf "%s" "$n"',
@@ -219,6 +221,16 @@ const MANAGER_BATCH_PHP = [
   '  if (!isset($r["data"])) return $r["Message"] ?? "the manager interface did not answer";',
   '  return rtrim(preg_replace("/^Privilege: Command\\r?\\n/", "", $r["data"]), "\\r\\n"); }',
   "function fail($m) { fwrite(STDERR, $m . PHP_EOL); exit(1); }",
+  // DBPut skips the CLI (Command runs each through a temporary file). The manager interface drops a value's
+  // leading blanks, so such a value, and anything not in the CLI's quoted form, goes through the CLI.
+  "function put($family, $key, $value) { global $astman;",
+  '  $uq = function ($s) { return preg_replace("/\\\\\\\\(.)/s", "$1", substr($s, 1, -1)); };',
+  '  if (strlen($key) >= 2 && $key[0] === "\\"") $key = $uq($key);',
+  '  if (strlen($value) < 2 || $value[0] !== "\\"" || substr($value, -1) !== "\\"") return false;',
+  "  $v = $uq($value);",
+  "  if ($v !== trim($v)) return false;",
+  '  $r = $astman->send_request("DBPut", array("Family" => $family, "Key" => $key, "Val" => $v));',
+  '  return ($r["Response"] ?? "") === "Success"; }',
   // DBGetTree answers each entry with its value exactly (the CLI pads short values, the manager interface's
   // Command answer drops trailing spaces): read off the socket, the blocks of this action only.
   'function tree($family, $key) { global $astman; static $n = 0; $id = "pbx-console-tree-" . (++$n);',
@@ -252,8 +264,8 @@ const MANAGER_BATCH_PHP = [
   "        $have[$ck] = array();",
   '        foreach (explode("\\n", $o) as $l) if (preg_match("#^/(\\S+?)\\s*:#", $l, $mm)) $have[$ck][$mm[1]] = true; }',
   '      if (isset($have[$ck]["$family/$key"])) continue; }',
-  '    $o = cli("database put $family $key $value");',
-  '    if (strpos($o, "Updated database successfully") === false) fail("database put $family $key: $o");',
+  '    if (!put($family, $key, $value)) { $o = cli("database put $family $key $value");',
+  '      if (strpos($o, "Updated database successfully") === false) fail("database put $family $key: $o"); }',
   '    if (isset($have[$ck])) $have[$ck]["$family/$key"] = true;',
   "    $n++;",
   '  } elseif ($mode === "deltree") {',
