@@ -429,14 +429,17 @@ const LISTS_IN_CALL = {
   Hangup: "hangup-action",
 };
 
+/** The answers of a PBX just reset: no endpoint, contact, registration or call. */
+const EMPTY_PBX = {
+  PJSIPShowEndpoints: "pjsip-show-endpoints-none",
+  PJSIPShowContacts: "pjsip-show-contacts-none",
+  PJSIPShowRegistrationsOutbound: "pjsip-show-registrations-outbound-none",
+  CoreShowChannels: "core-show-channels-none",
+};
+
 describe("the live monitor over the recorded bytes", () => {
   test("a PBX just reset (No endpoints found, No Contacts found): connected, with nothing in it", async () => {
-    const r = await replay({
-      PJSIPShowEndpoints: "pjsip-show-endpoints-none",
-      PJSIPShowContacts: "pjsip-show-contacts-none",
-      PJSIPShowRegistrationsOutbound: "pjsip-show-registrations-outbound-none",
-      CoreShowChannels: "core-show-channels-none",
-    });
+    const r = await replay(EMPTY_PBX);
     const monitor = monitorOn(r);
     const status = await until("connected", () => (monitor.status().connected ? monitor.status() : null));
     expect(status).toMatchObject({ extensions: [], trunks: [], activeCalls: 0, reason: null });
@@ -525,12 +528,7 @@ describe("the live monitor over the recorded bytes", () => {
   });
 
   test("FreePBX's Apply Config (Reload) reads the lists again", async () => {
-    const r = await replay({
-      PJSIPShowEndpoints: "pjsip-show-endpoints-none",
-      PJSIPShowContacts: "pjsip-show-contacts-none",
-      PJSIPShowRegistrationsOutbound: "pjsip-show-registrations-outbound-none",
-      CoreShowChannels: "core-show-channels-none",
-    });
+    const r = await replay(EMPTY_PBX);
     const monitor = monitorOn(r);
     await until("connected", () => monitor.status().connected);
     r.answers.set("pjsipshowendpoints", "pjsip-show-endpoints");
