@@ -124,6 +124,30 @@ describe("extensions deployed by the console", () => {
     }
   }, 300_000);
 
+  test("a reload FreePBX refuses fails the deployment with FreePBX's own reason; the rows stay written", async () => {
+    // FreePBX cannot write its dialplan file (read-only for its owner, the asterisk user): its reload stops
+    // with Symfony's error block.
+    const file = "/etc/asterisk/extensions_additional.conf";
+    await sh(["chmod", "0444", file]);
+    try {
+      const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Refused" });
+      expect(res.status, res.text).toBe(200);
+      const job = await pbx.finished(await pbx.startDeploy("extensions"));
+      expect(job.state, JSON.stringify(job.summary)).toBe("failed");
+      const reason = `file_put_contents(${file}): Failed to open stream: Permission denied`;
+      expect(job.summary.reload).toMatchObject({ ok: false, exitCode: 2, reason });
+      expect(job.summary.results.find((r: { name: string }) => r.name === "2102")?.message).toBe(
+        `Saved in the FreePBX database, but fwconsole reload failed (exit 2): ${reason}`,
+      );
+      expect(await sql("asterisk", "SELECT name FROM users WHERE extension = '2102'")).toEqual([["Bob Refused"]]);
+      expect(await cli("pjsip show endpoint 2102")).not.toContain("Bob Refused");
+      // The console says FreePBX still needs its reload.
+      expect((await pbx.call("GET", "/api/deploy/status")).json).toMatchObject({ needReload: true });
+    } finally {
+      await sh(["chmod", "0644", file]);
+    }
+  }, 300_000);
+
   test("a deleted extension is gone from Asterisk and no longer registers", async () => {
     const secret = await pbx.sipSecret(ids["2101"] as number);
     const res = await pbx.call("DELETE", `/api/extensions/${ids["2101"]}`);
