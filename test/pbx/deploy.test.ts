@@ -13,6 +13,19 @@ const { pbx, phone } = consoleForFile();
 describe("extensions deployed by the console", () => {
   const ids: Record<string, number> = {};
 
+  test("Test Connection over SSH reaches the real FreePBX and names its version", async () => {
+    const res = await pbx.call("POST", "/api/credentials/test", { type: "ssh" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual({
+      success: true,
+      message: expect.stringMatching(/^Connected to 127\.0\.0\.1: FW Console - FreePBX Utility 17\.\d+\.\d+/),
+    });
+    expect((await pbx.call("GET", "/api/credentials/connection-status")).json.ssh).toEqual({
+      configured: true,
+      connected: true,
+    });
+  });
+
   test("go out through plan and apply with a real reload, and Asterisk lists their endpoints", async () => {
     for (const [ext, name, voicemail] of [
       ["2101", "Alice Admin", true],
