@@ -212,6 +212,9 @@ describe("a trunk, routes and a page group deployed by the console", () => {
     const job = await pbx.deploy("all");
     await pbx.deploy("ptt-groups");
     expect(await cli("pjsip show endpoint provider")).toContain("Endpoint:  provider");
+    // An IP-authenticated trunk does not register: its status is FreePBX's own (`fwconsole trunks --list`).
+    const listed = (await pbx.call("GET", "/api/trunks")).json as { name: string; status: string }[];
+    expect(listed.find((t) => t.name === "provider")?.status).toBe("deployed");
     expect(await cli("voicemail show users for default")).toMatch(/default\s+2202\s+Dave Desk/);
 
     // The new mailbox's PIN is random, written to FreePBX's voicemail.conf, and shown once from the results.
