@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { RELOAD_WAITING_ITEM } from "../../src/server/pbx/reload";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
-import { cli, sh, sql, until } from "./testbed";
+import { cli, holdReloadLock, sh, sql, until } from "./testbed";
 
 const { pbx, phone } = consoleForFile();
 
@@ -97,43 +97,56 @@ describe("extensions deployed by the console", () => {
     expect(await cli("pjsip show endpoint 2102")).toContain("Bob Renamed");
   }, 300_000);
 
+  /** Waits until a running job says it waits for FreePBX's lock. */
+  const waitingForLock = (jobId: number) =>
+    until(
+      "the job to say it waits for FreePBX's lock",
+      async () => {
+        const job = (await pbx.call("GET", `/api/jobs/${jobId}`)).json;
+        expect(job.state).toBe("running");
+        return job.current === RELOAD_WAITING_ITEM ? true : undefined;
+      },
+      120_000,
+    );
+
   test("a reload that meets FreePBX's own lock waits for it, then reaches Asterisk", async () => {
-    // FreePBX's reload lock is ASTRUNDIR/reload.lock holding the PID of a live process (Reload.class.php
-    // setLock/checkLock): a process of the asterisk user that lives until the test ends it holds it here.
-    const holder = Bun.spawn(["runuser", "-u", "asterisk", "--", "sleep", "600"], { stdin: "ignore" });
-    const sleeper = await until("the lock holder's process", async () => {
-      const out = await sh(["pgrep", "-P", String(holder.pid), "-x", "sleep"], { allowFail: true });
-      return out.stdout.trim() || undefined;
-    });
-    const lockFile = "/var/run/asterisk/reload.lock";
+    const lock = await holdReloadLock();
     try {
-      await sh(["runuser", "-u", "asterisk", "--", "sh", "-c", `printf %s ${sleeper} > ${lockFile}`]);
       const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Waited" });
       expect(res.status, res.text).toBe(200);
       const jobId = await pbx.startDeploy("extensions");
-      await until(
-        "the job to say it waits for FreePBX's lock",
-        async () => {
-          const job = (await pbx.call("GET", `/api/jobs/${jobId}`)).json;
-          expect(job.state).toBe("running");
-          return job.current === RELOAD_WAITING_ITEM ? true : undefined;
-        },
-        120_000,
-      );
+      await waitingForLock(jobId);
       // Still waiting while the lock is held: nothing reached Asterisk yet.
       expect((await cli("database get AMPUSER/2102 cidname")).trim()).toBe("Value: Bob Waited");
       expect(await cli("pjsip show endpoint 2102")).not.toContain("Bob Waited");
-      holder.kill("SIGKILL");
-      await sh(["kill", "-9", sleeper], { allowFail: true });
+      await lock.release();
       const job = await pbx.finished(jobId);
       expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
       expect(job.summary.reload.output).toMatch(/another fwconsole held FreePBX's lock; \d+ tries over \d+ s/);
       expect(job.summary.reload.output).toContain("Reload Complete");
       expect(await cli("pjsip show endpoint 2102")).toContain("Bob Waited");
     } finally {
-      holder.kill("SIGKILL");
-      await sh(["kill", "-9", sleeper], { allowFail: true });
-      await sh(["rm", "-f", lockFile]);
+      await lock.release();
+    }
+  }, 300_000);
+
+  test("a roll back's reload waits for FreePBX's lock too, then Asterisk has the rows as they were", async () => {
+    const history = (await pbx.call("GET", "/api/deploy/history")).json;
+    const last = (history.items ?? history)[0];
+    expect(last.backup?.objects).toContain("extension 2102");
+    const lock = await holdReloadLock();
+    try {
+      const rb = await pbx.call("POST", `/api/deploy/history/${last.backup.id}/rollback`, {});
+      expect(rb.status, rb.text).toBe(202);
+      await waitingForLock(rb.json.jobId);
+      expect(await sql("asterisk", "SELECT name FROM users WHERE extension = '2102'")).toEqual([["Bob Renamed"]]);
+      expect(await cli("pjsip show endpoint 2102")).toContain("Bob Waited");
+      await lock.release();
+      const job = await pbx.finished(rb.json.jobId);
+      expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
+      expect(await cli("pjsip show endpoint 2102")).toContain("Bob Renamed");
+    } finally {
+      await lock.release();
     }
   }, 300_000);
 

@@ -153,6 +153,32 @@ export async function freepbxPhp(code: string): Promise<string> {
   ).stdout;
 }
 
+/**
+ * Holds FreePBX's reload lock as another fwconsole does: `ASTRUNDIR/reload.lock` naming the PID of a live
+ * process (Reload.class.php setLock/checkLock), here a `sleep` of the asterisk user. `release()` ends that
+ * process and removes the file; a reload then takes the lock.
+ */
+export async function holdReloadLock(): Promise<{ release(): Promise<void> }> {
+  const holder = Bun.spawn(["runuser", "-u", "asterisk", "--", "sleep", "600"], { stdin: "ignore" });
+  const sleeper = await until("the lock holder's process", async () => {
+    const out = await sh(["pgrep", "-P", String(holder.pid), "-x", "sleep"], { allowFail: true });
+    return out.stdout.trim() || undefined;
+  });
+  const lockFile = "/var/run/asterisk/reload.lock";
+  const release = async () => {
+    holder.kill("SIGKILL");
+    await sh(["kill", "-9", sleeper], { allowFail: true });
+    await sh(["rm", "-f", lockFile]);
+  };
+  try {
+    await sh(["runuser", "-u", "asterisk", "--", "sh", "-c", `printf %s ${sleeper} > ${lockFile}`]);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return { release };
+}
+
 /** Polls `check` until it answers something other than undefined, or throws with `what` after `ms`. */
 export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000) {
   const deadline = Date.now() + ms;
