@@ -291,7 +291,7 @@ export async function applyTarget(
           report(sel);
           const items = sqlItems(sel);
           if (items.length === 0) return { results: sel.known, reload: null };
-          // Issue 11 item 8 (helper B): the backup of every row the plan can touch, before any write (ADR 0026).
+          // The backup of every row the plan can touch, before any write (ADR 0026).
           await backupBeforeApply(deps, remote, backupObjects(sel), {
             jobId: progress?.job?.id ?? null,
             createdBy: progress?.job?.startedBy ?? "console",

@@ -364,7 +364,7 @@ export function devicesWithDial(output: string): Set<string> {
 }
 
 /**
- * The one fixed command that lists AstDB trees (a backup before an apply, issue 11 item 8): reads the
+ * The one fixed command that lists AstDB trees (a backup before an apply): reads the
  * `FAMILY<TAB>number` lines of `astdbTreeLines` from stdin and prints `asterisk -rx "database show FAMILY
  * number"` for each. Stops at the first failure with Asterisk's answer on stderr.
  */

@@ -1,5 +1,5 @@
 /**
- * Backup before apply, and roll back (issue 11 item 8, docs/decisions/0026).
+ * Backup before apply, and roll back (docs/decisions/0026).
  *
  * Before an apply writes, `backupBeforeApply` reads over the same SSH session every PBX row the plan's
  * objects can touch: for each object (ownership.ts) the rows of its tables found by their match keys,

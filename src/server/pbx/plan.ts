@@ -1,5 +1,5 @@
 /**
- * The plan (issue 11 item 2, ADR 0025): what deploying a target would do to the live PBX, per object,
+ * The plan (ADR 0025): what deploying a target would do to the live PBX, per object,
  * before anything is written. The live PBX is read in one go (SSH + mysql: one SELECT script over the
  * tables the target touches, plus `database show DEVICE` for extensions' AstDB; or the FreePBX API for
  * extensions and inbound routes), compared with the console's desired objects (`ownership.ts`), and with

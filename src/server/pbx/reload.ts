@@ -1,5 +1,5 @@
 /**
- * `fwconsole reload`'s output, read for the reason a reload failed (issue 11 item 9). FreePBX's
+ * `fwconsole reload`'s output, read for the reason a reload failed. FreePBX's
  * console is Symfony: a failure ends with an error block on stderr (`In Reload.class.php line 86:`
  * or `[Exception]`, then the message between padding lines, then the command's usage line);
  * `--json` prints `{"error": …}`; Core's own messages say "Reload failed because …". The last
