@@ -33,6 +33,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await h?.closePages();
   pbx?.setReloadFailure(null);
+  pbx?.setReloadLocked(null);
 });
 
 afterAll(async () => {
@@ -82,6 +83,9 @@ describe("Deployment", () => {
     expect(await button(page, "Deploy Trunks").isDisabled()).toBe(true);
 
     pbx.clearFwconsoleCalls();
+    // Another fwconsole holds FreePBX's lock until the page has shown the running job: the job waits at its
+    // reload, however fast the rest of it is.
+    pbx.setReloadLocked("always");
     // The button opens the review of the plan; Apply sends the reviewed plan's fingerprint.
     await deployExtensions.click();
     const sent = page.waitForRequest((r) => r.url().endsWith("/api/deploy/apply") && r.method() === "POST");
@@ -89,6 +93,7 @@ describe("Deployment", () => {
     expect(JSON.parse((await sent).postData() ?? "{}")).toMatchObject({ target: "extensions", resolutions: {} });
     // Every deploy button waits while one runs (waited for: the click's re-render may follow the request).
     await waitEnabled(button(page, "Deploy All Configurations"), false);
+    pbx.setReloadLocked(null);
 
     const row = item(results(page), "1001 - Alice");
     await row.waitFor(SLOW);
