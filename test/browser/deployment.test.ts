@@ -1,5 +1,5 @@
 // The Deployment screen (/deployment) through chromium against the built binary, deploying over REAL SSH
-// into a REAL MariaDB (test/pbx-host; only fwconsole is a stand-in). Tests run in order on one server.
+// into a REAL MariaDB with FreePBX's own fwconsole (test/pbx-host). Tests run in order on one server.
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await h?.closePages();
-  pbx?.setReloadFailure(null);
+  pbx?.setReloadFailure(false);
   pbx?.setReloadLocked(null);
 });
 
@@ -116,7 +116,7 @@ describe("Deployment", () => {
 
   test("a failing reload shows fwconsole's output, 'Deployment Issues', and FreePBX then needs a reload", async () => {
     const page = await deploymentPage();
-    pbx.setReloadFailure("Unable to connect to Asterisk");
+    pbx.setReloadFailure(true);
     // 1001 is on the PBX as deployed: a name changed in FreePBX makes the plan an update.
     await pbx.query("UPDATE users SET name = 'Alice (PBX)' WHERE extension = '1001'");
     await waitEnabled(button(page, "Deploy Extensions"));
@@ -131,7 +131,7 @@ describe("Deployment", () => {
     // The output is open when the reload failed.
     const output = results(page).getByTestId("reload-output");
     await output.waitFor();
-    expect(await output.textContent()).toContain("Unable to connect to Asterisk");
+    expect(await output.textContent()).toContain("Failed to open stream: Is a directory");
 
     const toast = toasts(page);
     await toast.getByText("Deployment Issues", { exact: true }).waitFor();

@@ -1,7 +1,7 @@
 /**
  * One test PBX for a test file and a fresh signed-in console over it for each test (hooks registered
  * here): the PBX is emptied (optionally seeded with GUI-made objects), its Asterisk (AstDB, voicemail) and
- * stand-ins reset before each test. `pbx` and `s` forward to the current ones, so tests write `pbx.query(…)` and `s.call(…)`.
+ * faults (a refused reload, a held lock) reset before each test. `pbx` and `s` forward to the current ones, so tests write `pbx.query(…)` and `s.call(…)`.
  * Also the plan → apply round trip of the review (ADR 0025).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "bun:test";
@@ -34,7 +34,7 @@ export function consoleOnPbx(opts: { seedGui?: boolean } = {}): { pbx: PbxHost; 
     const host = pbx as PbxHost;
     await emptyFreepbx(host);
     if (opts.seedGui) await seedGuiObjects(host);
-    host.setReloadFailure(null);
+    host.setReloadFailure(false);
     await host.setAsteriskDown(false);
     await host.setAstdb({});
     host.clearFwconsoleCalls();

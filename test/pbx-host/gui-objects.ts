@@ -19,7 +19,7 @@
  * - voicemail.conf (`GUI_VOICEMAIL_CONF`): 1001's mailbox in [sales] with a PIN, e-mail, pager and options the
  *   console does not own; another extension's mailbox in [default]; a mailbox 1001 of another team in [other].
  */
-import { type PbxHost, STOCK_VOICEMAIL_CONF } from "./pbx-host";
+import { type PbxHost, stockVoicemailConf } from "./pbx-host";
 
 export const GUI = {
   extension: "1001",
@@ -148,8 +148,10 @@ async function keywords(pbx: PbxHost, table: "sip" | "pjsip", id: string, pairs:
  */
 export const GUI_VOICEMAIL_CONF = [
   "[general]",
-  "#include vm_general.inc",
-  "#include vm_email.inc",
+  "emailsubject=FreePBX Voicemail Notification",
+  "maxmsg=100",
+  "attach=yes",
+  "",
   "[zonemessages]",
   "eastern=America/New_York|'vm-received' Q 'digits/at' IMp",
   "",
@@ -249,7 +251,7 @@ export async function snapshot(pbx: PbxHost): Promise<Snapshot> {
 
 /** Empties every FreePBX table the console writes, puts back a fresh install's voicemail.conf, clears need_reload. */
 export async function emptyFreepbx(pbx: PbxHost): Promise<void> {
-  pbx.setVoicemailConf(STOCK_VOICEMAIL_CONF);
+  pbx.setVoicemailConf(stockVoicemailConf());
   for (const t of FREEPBX_TABLES) await pbx.query(`DELETE FROM ${t}`);
   await pbx.query("UPDATE admin SET value = 'false' WHERE variable = 'need_reload'");
 }

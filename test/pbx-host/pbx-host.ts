@@ -1,9 +1,9 @@
 /**
- * A real PBX test host on loopback: a real MariaDB server (`mariadbd`) holding FreePBX's `asterisk`
- * schema, a real Asterisk 22 (the testbed's relocatable tree, with this host's own asterisk.conf) and a
- * real OpenSSH server (`sshd`) whose PATH has a `fwconsole` stand-in, an `asterisk` wrapper and
+ * A real PBX test host on loopback: a real MariaDB server (`mariadbd`) holding a copy of the testbed's FreePBX 17
+ * databases, a real Asterisk 22 (the testbed's relocatable tree, with this host's own asterisk.conf) and a
+ * real OpenSSH server (`sshd`) whose PATH has FreePBX's own `fwconsole` (see fwconsoleWrapper), an `asterisk` wrapper and
  * `mysql`/`mariadb` client wrappers, plus a FreePBX-format config file with the database credentials.
- * See README.md in this directory for what is real and what is a stand-in.
+ * See README.md in this directory for each piece.
  *
  *   const pbx = await startPbxHost();
  *   // ssh2: { host: pbx.ssh.host, port: pbx.ssh.port, username: pbx.ssh.username, privateKey: pbx.ssh.privateKey }
@@ -21,6 +21,7 @@ import {
   chmodSync,
   closeSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -39,14 +40,10 @@ import { CDR_COLUMNS, type CdrRow, cdrTsvLine, insertCdrRows } from "./cdr-calls
 
 export interface PbxHostOptions {
   /**
-   * SQL loaded into `asterisk` after creating it. Default: test/fixtures/freepbx/schema.sql (FreePBX 17's own tables,
-   * recorded from the testbed by scripts/record-freepbx-schema.sh).
+   * SQL loaded into the server (it creates `asterisk` and `asteriskcdrdb`). Default: the dump of the testbed's
+   * FreePBX 17 as its `up` left it (`freepbxInstall().dump`), which FreePBX's own fwconsole works on.
    */
-  schemaPath?: string;
-  /** SQL loaded into `asteriskcdrdb` (the call records). Default: test/fixtures/freepbx/cdr.sql. */
-  cdrSchemaPath?: string;
-  /** Version `fwconsole --version` reports. Default "17.0.19". */
-  freepbxVersion?: string;
+  dumpPath?: string;
   /**
    * How the FreePBX config file points at the database.
    * "tcp" (default): AMPDBHOST '127.0.0.1' + AMPDBPORT '<port>'.
@@ -66,7 +63,10 @@ export interface FwconsoleCall {
   time: string;
 }
 
-/** What the host's Asterisk held as a `fwconsole reload` began (past FreePBX's lock); null where it did not answer. */
+/**
+ * What the host's Asterisk held as a `fwconsole reload` began (unless `setReloadLocked` held it); null where it
+ * did not answer.
+ */
 export interface AsteriskAtReload {
   /** ISO time. */
   time: string;
@@ -74,6 +74,11 @@ export interface AsteriskAtReload {
   astdb: Record<string, string> | null;
   /** The mailboxes app_voicemail had loaded, "mailbox@context". */
   voicemailUsers: string[] | null;
+  /**
+   * voicemail.conf's bytes (null: unreadable). FreePBX's reload rewrites the file in its own format (`=` for
+   * `=>`, comments dropped, a [pbxaliases] context), so what the console wrote is seen here.
+   */
+  voicemailConf: Buffer | null;
 }
 
 /** Rows as Bun.SQL (MySQL adapter) returns them: INT → number, BIGINT/DECIMAL → string, DATETIME → Date, BLOB → Buffer, NULL → null. */
@@ -117,7 +122,7 @@ export interface PbxHost {
   consoleEnv(): Record<string, string>;
   /** Runs a whole script with the real MariaDB command-line client, as an administrator pasting it would. */
   runScript(script: string): { code: number | null; err: string };
-  /** Calls of the fwconsole stand-in so far, oldest first. */
+  /** Calls of the host's fwconsole so far, oldest first. */
   fwconsoleCalls(): FwconsoleCall[];
   /** What Asterisk held at each `fwconsole reload` so far, oldest first. */
   asteriskAtReloads(): AsteriskAtReload[];
@@ -158,16 +163,19 @@ export interface PbxHost {
    * down, or fully booted.
    */
   setAsteriskDown(down: boolean): Promise<void>;
-  /** Makes `fwconsole reload` fail with this message (exit 1; 255 with --json), or succeed again with null. */
-  setReloadFailure(message: string | null): void;
   /**
-   * Another fwconsole holds FreePBX's reload lock for the next `calls` reloads (`"always"`: it never frees
-   * it; `0` or null: free): each answers `{"error":"Process is already running.",…}` and exits 255, as
-   * FreePBX's Reload.class.php does.
+   * Makes FreePBX's `fwconsole reload` fail (true) or succeed again (false): a directory stands where it writes
+   * extensions_additional.conf, so it stops with `RELOAD_FAILURE` (exit 1; 255 with --json).
+   */
+  setReloadFailure(fail: boolean): void;
+  /**
+   * Another process holds FreePBX's reload lock for the next `calls` reloads (`"always"`: it never frees it;
+   * `0` or null: free): its process id is in ASTRUNDIR/reload.lock as each begins, and FreePBX's reload answers
+   * `{"error":"Process is already running.","trace":"Process ID : <id>"}` and exits 255.
    */
   setReloadLocked(calls: number | "always" | null): void;
   /**
-   * FreePBX's call records database `asteriskcdrdb` (table `cdr`, test/fixtures/freepbx/cdr.sql) on the same
+   * FreePBX's call records database `asteriskcdrdb` (table `cdr` as FreePBX 17 creates it) on the same
    * server; `freepbxuser` has ALL on it, as the `asterisk` database user has on a real FreePBX.
    */
   cdr: {
@@ -202,7 +210,6 @@ export interface PbxHost {
 const DB_NAME = "asterisk";
 const CDR_DB_NAME = "asteriskcdrdb";
 const DB_USER = "freepbxuser";
-const HERE = import.meta.dir;
 
 /** Hosts not yet stopped, killed synchronously if the test process exits without stop(). */
 const live = new Set<{ procs: () => Subprocess[]; root: string; keep: boolean }>();
@@ -214,6 +221,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   const deadline = Date.now() + (opts.startupTimeoutMs ?? 30_000);
   const bins = findBinaries();
   const tree = asteriskTree();
+  const freepbx = freepbxInstall();
   const isRoot = process.getuid?.() === 0;
   const username = currentUserName();
   const keep = opts.keepRoot ?? process.env.PBX_HOST_KEEP === "1";
@@ -249,13 +257,16 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     freepbxConf: join(dir.etc, "freepbx.conf"),
     myCnf: join(dir.etc, "my.cnf"),
     fwLog: join(root, "fwconsole.log"),
-    failReload: join(root, "fwconsole.fail-reload"),
     reloadLocked: join(root, "fwconsole.reload-locked"),
+    lockHolder: join(root, "fwconsole.lock-holder"),
+    reloadLock: join(dir.astRun, "reload.lock"),
+    amportalConf: join(dir.etc, "amportal.conf"),
     fwAsteriskLog: join(root, "fwconsole.asterisk.log"),
     asteriskConf: join(dir.astEtc, "asterisk.conf"),
     asteriskCtl: join(dir.astRun, "asterisk.ctl"),
     asteriskMessages: join(dir.astLog, "messages"),
     asteriskOut: join(root, "asterisk", "asterisk.out"),
+    reloadFailure: join(dir.astEtc, "extensions_additional.conf"),
     voicemailConf: join(dir.astEtc, "voicemail.conf"),
   };
 
@@ -264,7 +275,21 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   let asterisk: Subprocess | undefined;
   let sql: SQL | undefined;
   let cdrSql: SQL | undefined;
-  const entry = { procs: () => [mysqld, sshd, asterisk].filter((p): p is Subprocess => !!p), root, keep };
+  /** The process that "holds" FreePBX's reload lock for setReloadLocked. */
+  let lockHolder: Subprocess | undefined;
+  const releaseLockHolder = () => {
+    rmSync(file.reloadLocked, { force: true });
+    if (
+      existsSync(file.lockHolder) &&
+      existsSync(file.reloadLock) &&
+      readText(file.lockHolder) === readText(file.reloadLock)
+    )
+      rmSync(file.reloadLock, { force: true });
+    rmSync(file.lockHolder, { force: true });
+    lockHolder?.kill("SIGKILL");
+    lockHolder = undefined;
+  };
+  const entry = { procs: () => [mysqld, sshd, asterisk, lockHolder].filter((p): p is Subprocess => !!p), root, keep };
   live.add(entry);
   installExitHook();
 
@@ -272,6 +297,8 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   const password = randomBytes(18).toString("hex");
   let mysqlPort = 0;
   let sshPort = 0;
+  let amiPort = 0;
+  let sipPort = 0;
 
   const admin = (
     args: string[],
@@ -369,32 +396,41 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     ].join("\n");
     const s = await admin([], new TextEncoder().encode(setup), "");
     if (s.code !== 0) throw new Error(`MariaDB set-up failed: ${s.stderr}`);
-    const schemaPath = opts.schemaPath ?? join(HERE, "../fixtures/freepbx/schema.sql");
-    const l = await admin([DB_NAME], Bun.file(schemaPath));
-    if (l.code !== 0) throw new Error(`loading ${schemaPath} failed: ${l.stderr}`);
-    const cdrSchemaPath = opts.cdrSchemaPath ?? join(HERE, "../fixtures/freepbx/cdr.sql");
-    const c = await admin([CDR_DB_NAME], Bun.file(cdrSchemaPath));
-    if (c.code !== 0) throw new Error(`loading ${cdrSchemaPath} failed: ${c.stderr}`);
-    // FreePBX's Advanced Settings (the schema fixture has the table and the installed directory rows):
-    // ASTETCDIR points at this host's etc/asterisk, so voicemail.conf is found the way FreePBX's Voicemail
-    // module finds it, and ASTSPOOLDIR at its spool. The table is created (FreePBX 17's shape) and the rows
-    // added when a custom schemaPath lacks them.
-    const settings = new TextEncoder().encode(
+    const dumpPath = opts.dumpPath ?? freepbx.dump;
+    const l = await admin([], Bun.file(dumpPath));
+    if (l.code !== 0) throw new Error(`loading ${dumpPath} failed: ${l.stderr}`);
+    // FreePBX's Advanced Settings and SIP Settings, pointed at this host: its directories (ASTETCDIR is where
+    // the console finds voicemail.conf, as FreePBX's Voicemail module does), its Asterisk (the `asterisk`
+    // wrapper, AMI port, modules) and its own SIP port for the transport FreePBX generates. No signature check:
+    // it would run in the background past the reload and hold FreePBX's lock (the testbed tier covers it).
+    const settings: Record<string, string> = {
+      ASTETCDIR: dir.astEtc,
+      ASTSPOOLDIR: dir.spool,
+      ASTRUNDIR: dir.astRun,
+      ASTLOGDIR: dir.astLog,
+      ASTVARLIBDIR: dir.astLib,
+      ASTAGIDIR: join(dir.astLib, "agi-bin"),
+      ASTMODDIR: tree.modules,
+      CERTKEYLOC: join(dir.astEtc, "keys"),
+      FPBX_LOG_FILE: join(dir.astLog, "freepbx.log"),
+      FPBXDBUGFILE: join(dir.astLog, "freepbx_dbug"),
+      WHICH_asterisk: join(dir.bin, "asterisk"),
+      ASTMANAGERHOST: "127.0.0.1",
+      ASTMANAGERPORT: String(amiPort),
+      SIGNATURECHECK: "0",
+    };
+    const point = new TextEncoder().encode(
       [
-        "CREATE TABLE IF NOT EXISTS freepbx_settings (keyword varchar(50) NOT NULL DEFAULT '',",
-        "  value varchar(255) DEFAULT NULL, name varchar(80) DEFAULT NULL, level tinyint(1) DEFAULT 0,",
-        "  description longtext DEFAULT NULL, type varchar(25) DEFAULT NULL, options longtext DEFAULT NULL,",
-        "  defaultval varchar(255) DEFAULT NULL, readonly tinyint(1) DEFAULT 0, hidden tinyint(1) DEFAULT 0,",
-        "  category varchar(50) DEFAULT NULL, module varchar(50) DEFAULT NULL, emptyok tinyint(1) DEFAULT 1,",
-        "  sortorder int(11) DEFAULT 0, PRIMARY KEY (keyword)) DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_unicode_ci;",
-        `INSERT INTO freepbx_settings (keyword, value, name, level, type, defaultval, readonly, category, emptyok) VALUES
-          ('ASTETCDIR', ${sqlQuote(join(dir.etc, "asterisk"))}, 'Asterisk etc Dir', 4, 'dir', '/etc/asterisk', 1, 'Directory Layout', 0),
-          ('ASTSPOOLDIR', ${sqlQuote(join(root, "spool"))}, 'Asterisk Spool Dir', 4, 'dir', '/var/spool/asterisk', 1, 'Directory Layout', 0)
-          ON DUPLICATE KEY UPDATE value = VALUES(value);`,
+        ...Object.entries(settings).map(
+          ([k, v]) => `UPDATE ${DB_NAME}.freepbx_settings SET value = ${sqlQuote(v)} WHERE keyword = ${sqlQuote(k)};`,
+        ),
+        `DELETE FROM ${DB_NAME}.kvstore_Sipsettings WHERE \`key\` LIKE '%port-%' OR \`key\` = 'binds';`,
+        `INSERT INTO ${DB_NAME}.kvstore_Sipsettings (\`key\`, val, type, id) VALUES`,
+        `  ('binds', '{"udp":{"127.0.0.1":"on"}}', 'json-arr', 'noid'), ('udpport-127.0.0.1', '${sipPort}', NULL, 'noid');`,
       ].join("\n"),
     );
-    const st = await admin([DB_NAME], settings);
-    if (st.code !== 0) throw new Error(`creating freepbx_settings failed: ${st.stderr}`);
+    const st = await admin([], point);
+    if (st.code !== 0) throw new Error(`pointing FreePBX's settings at this host failed: ${st.stderr}`);
 
     sql = new SQL({
       adapter: "mysql",
@@ -473,8 +509,13 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     }
   }
 
-  /** Asterisk's configuration: every directory under root but the tree's modules and binaries, nothing autoloaded. */
+  /**
+   * Asterisk's configuration: /etc/asterisk of the testbed's FreePBX as its `up` left it, with this host's
+   * asterisk.conf (every directory under root but the tree's modules and binaries), modules (nothing autoloaded),
+   * log, AMI port and SIP transport.
+   */
   function writeAsteriskConf() {
+    cpSync(freepbx.etc, dir.astEtc, { recursive: true });
     // The XML documentation must be found in astdatadir: without it Asterisk refuses to start ("Stasis
     // initialization failed"), since its configuration frameworks register options against it.
     symlinkSync(tree.documentation, join(dir.astLib, "documentation"));
@@ -507,9 +548,9 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       join(dir.astEtc, "modules.conf"),
       [
         "[modules]",
-        // Only what the console's commands need: AstDB and the CLI are built in; `voicemail reload`;
-        // `pjsip show registrations` (res_pjsip, without any transport, and the modules it requires: with
-        // autoload off, the loader does not pull them in by itself).
+        // What the console and FreePBX's reload need: AstDB, the CLI and AMI are built in; `voicemail reload`;
+        // PJSIP with the endpoints FreePBX generates (res_pjsip and the modules it requires: with autoload off,
+        // the loader does not pull them in by itself). No dialplan, channel or media modules.
         "autoload = no",
         ...ASTERISK_MODULES.map((m) => `load = ${m}`),
         "",
@@ -519,10 +560,26 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       join(dir.astEtc, "logger.conf"),
       ["[general]", "queue_log = no", "[logfiles]", "messages => notice,warning,error", ""].join("\n"),
     );
-    // A fresh install's voicemail.conf includes these: Asterisk refuses the whole file when one is missing.
-    for (const inc of ["vm_general.inc", "vm_email.inc"])
-      writeFileSync(join(dir.astEtc, inc), `; ${inc} of the PBX test host: no settings beyond Asterisk's defaults\n`);
-    writeFileSync(file.voicemailConf, STOCK_VOICEMAIL_CONF, { mode: 0o664 });
+    // FreePBX's manager.conf (its AMI user, AMPMGRUSER/AMPMGRPASS of the dump) on this host's port.
+    const manager = readFileSync(join(dir.astEtc, "manager.conf"), "utf8")
+      .replace(/^port\s*=.*$/m, `port = ${amiPort}`)
+      .replace(/^bindaddr\s*=.*$/m, "bindaddr = 127.0.0.1");
+    writeFileSync(join(dir.astEtc, "manager.conf"), manager);
+    // PJSIP transports are not reloadable: the one FreePBX generates from SIP Settings (this host's port, set in
+    // the database) is there when Asterisk starts.
+    writeFileSync(
+      join(dir.astEtc, "pjsip.transports.conf"),
+      [
+        "[0]",
+        "#include pjsip.transports_custom.conf",
+        "[127.0.0.1-udp]",
+        "type=transport",
+        "protocol=udp",
+        `bind=127.0.0.1:${sipPort}`,
+        "allow_reload=no",
+        "",
+      ].join("\n"),
+    );
     writeFileSync(
       join(dir.bin, "asterisk"),
       [
@@ -612,6 +669,7 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
   async function stop() {
     if (stopped) return;
     stopped = true;
+    releaseLockHolder();
     await sql?.close({ timeout: 1 }).catch(() => {});
     await cdrSql?.close({ timeout: 1 }).catch(() => {});
     await Promise.all([
@@ -623,6 +681,68 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
     ]);
     live.delete(entry);
     if (!keep) rmSync(root, { recursive: true, force: true });
+  }
+
+  /**
+   * `fwconsole` of this host: FreePBX 17's own (the testbed's install, unchanged), run in a private mount
+   * namespace where the files FreePBX reads or writes by fixed paths are this host's: /etc/freepbx.conf (which
+   * fwconsole includes by that path) and /etc/amportal.conf, and the directories a FreePBX box keeps Asterisk's
+   * files in. It works on this host's database, and through the settings there on this host's directories and
+   * Asterisk (`asterisk -rx`, AMI) only. Each call is logged first; a reload also logs what Asterisk holds as it
+   * begins, and meets the lock `setReloadLocked` asks for.
+   */
+  function fwconsoleWrapper() {
+    const binds = [
+      [file.freepbxConf, "/etc/freepbx.conf"],
+      [file.amportalConf, "/etc/amportal.conf"],
+      [dir.astEtc, "/etc/asterisk"],
+      [dir.astLog, "/var/log/asterisk"],
+      [dir.spool, "/var/spool/asterisk"],
+      [dir.astRun, "/var/run/asterisk"],
+    ].flat();
+    return [
+      "#!/bin/bash",
+      "# fwconsole of this PBX test host (test/pbx-host/pbx-host.ts fwconsoleWrapper): FreePBX's own, in a mount",
+      "# namespace where /etc/freepbx.conf and Asterisk's directories are this host's.",
+      "set -u",
+      `LOG=${shQuote(file.fwLog)}`,
+      `ASTERISK_LOG=${shQuote(file.fwAsteriskLog)}`,
+      `LOCKED=${shQuote(file.reloadLocked)}`,
+      `HOLDER=${shQuote(file.lockHolder)}`,
+      `LOCK=${shQuote(file.reloadLock)}`,
+      `ASTERISK=${shQuote(join(dir.bin, "asterisk"))}`,
+      "now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }",
+      // Each field base64 behind a "b" (an empty one too); "-" where Asterisk did not answer.
+      'field() { printf \'b%s\' "$(printf %s "$1" | base64 -w0)"; }',
+      "line=$(now)",
+      'for a in "$@"; do line+=" $(field "$a")"; done',
+      'printf \'%s\\n\' "$line" >>"$LOG"',
+      "cmd=",
+      'for a in "$@"; do case $a in -*) ;; *) cmd=$a; break ;; esac; done',
+      'if [ "$cmd" = reload ] || [ "$cmd" = r ]; then',
+      "  held=",
+      '  if [ -e "$LOCKED" ]; then',
+      '    left=$(cat "$LOCKED")',
+      '    if [ "$left" = always ]; then held=1',
+      '    elif [[ $left =~ ^[0-9]+$ ]] && [ "$left" -gt 0 ]; then held=1; echo $((left - 1)) >"$LOCKED"; fi',
+      "  fi",
+      "  # Another process holds FreePBX's reload lock as its setLock() leaves it: its process id in ASTRUNDIR/reload.lock.",
+      '  if [ -n "$held" ]; then cp "$HOLDER" "$LOCK"',
+      "  else",
+      '    [ -e "$HOLDER" ] && cmp -s "$HOLDER" "$LOCK" && rm -f "$LOCK"',
+      `    astdb=$("$ASTERISK" -rx ${shQuote(ASTDB_QUERY)} 2>/dev/null) && astdb=$(field "$astdb") || astdb=-`,
+      '    vm=$("$ASTERISK" -rx \'voicemail show users\' 2>/dev/null) && vm=$(field "$vm") || vm=-',
+      `    vmconf=b$(base64 -w0 <${shQuote(file.voicemailConf)} 2>/dev/null) || vmconf=-`,
+      '    printf \'%s %s %s %s\\n\' "$(now)" "$astdb" "$vm" "$vmconf" >>"$ASTERISK_LOG"',
+      "  fi",
+      "fi",
+      // As root a mount namespace of its own; otherwise in a user namespace where this user is root.
+      'if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private); else ns=(unshare --user --map-root-user --mount --propagation private); fi',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash, not a template
+      'exec "${ns[@]}" -- /bin/bash -c \'while [ "$1" != -- ]; do if [ -e "$2" ]; then mount --bind "$1" "$2" || exit 70; fi; shift 2; done; shift; exec "$@"\' fwconsole \\',
+      `  ${binds.map(shQuote).join(" ")} -- ${shQuote(join(dir.bin, "php"))} ${shQuote(freepbx.fwconsole)} "$@"`,
+      "",
+    ].join("\n");
   }
 
   /** The host's files: client defaults, FreePBX config, PATH entries. */
@@ -651,15 +771,16 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
         "$amp_conf['AMPDBENGINE'] = 'mysql';",
         "$amp_conf['datasource'] = ''; //for sqlite3",
         "",
-        // The host has no FreePBX code: its own (absent) webroot, never the machine's, whose bootstrap would
-        // reach the testbed's Asterisk from the console's AstDB batches instead of this host's.
-        `require_once('${join(root, "admin", "bootstrap.php")}');`,
+        // FreePBX 17's code as the testbed installed it, on this host's database: the console's AstDB batches
+        // reach this host's Asterisk through the AMI port set there.
+        `require_once('${freepbx.bootstrap}');`,
         "?>",
         "",
       ].join("\n"),
     );
     chmodSync(file.freepbxConf, 0o640);
-    writeFileSync(join(dir.etc, "fwconsole-version"), `${opts.freepbxVersion ?? "17.0.19"}\n`);
+    // What fwconsole finds at /etc/amportal.conf (FreePBX rewrites it from the database's settings).
+    writeFileSync(file.amportalConf, "");
     const wrapper = [
       "#!/bin/sh",
       "# mysql client of this test host: the real client plus the host's defaults (socket, port, utf8mb4).",
@@ -671,13 +792,26 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       "",
     ].join("\n");
     for (const name of ["mysql", "mariadb"]) writeFileSync(join(dir.bin, name), wrapper, { mode: 0o755 });
-    copyFileSync(join(HERE, "fwconsole.sh"), join(dir.bin, "fwconsole"));
-    chmodSync(join(dir.bin, "fwconsole"), 0o755);
+    // PHP of this host: the machine's, with this host's database socket as its default (php.ini on a real box),
+    // which FreePBX uses for AMPDBHOST 'localhost'.
+    writeFileSync(
+      join(dir.bin, "php"),
+      [
+        "#!/bin/sh",
+        "# PHP of this test host: the machine's PHP with this host's MariaDB socket as the default, as its php.ini has it.",
+        `exec ${shQuote(freepbx.php)} -d ${shQuote(`pdo_mysql.default_socket=${file.socket}`)} -d ${shQuote(`mysqli.default_socket=${file.socket}`)} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    writeFileSync(join(dir.bin, "fwconsole"), fwconsoleWrapper(), { mode: 0o755 });
     writeFileSync(file.fwLog, "");
     writeFileSync(file.fwAsteriskLog, "");
   }
 
   try {
+    amiPort = await freePort();
+    sipPort = await freeUdpPort();
     // Asterisk reads its configuration (voicemail.conf among it) as it starts: written first.
     writeAsteriskConf();
     const results = await Promise.allSettled([startMysql(), startSshd(), startAsterisk(deadline)]);
@@ -758,22 +892,14 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       return { code: r.exitCode, err: r.stderr.toString() };
     },
     fwconsoleCalls: () =>
-      readText(file.fwLog)
-        .split("\n")
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as FwconsoleCall),
+      logLines(file.fwLog).map(([time, ...args]) => ({ time: time as string, argv: args.map(unfield) as string[] })),
     asteriskAtReloads: () =>
-      readText(file.fwAsteriskLog)
-        .split("\n")
-        .filter((l) => l.trim())
-        .map((l) => {
-          const raw = JSON.parse(l) as { time: string; astdb: string | null; voicemailUsers: string | null };
-          return {
-            time: raw.time,
-            astdb: raw.astdb === null ? null : parseAstdbQuery(raw.astdb),
-            voicemailUsers: raw.voicemailUsers === null ? null : parseVoicemailUsers(raw.voicemailUsers),
-          };
-        }),
+      logLines(file.fwAsteriskLog).map(([time, astdb, vm, vmconf]) => ({
+        time: time as string,
+        astdb: astdb === "-" || astdb === undefined ? null : parseAstdbQuery(unfield(astdb)),
+        voicemailUsers: vm === "-" || vm === undefined ? null : parseVoicemailUsers(unfield(vm)),
+        voicemailConf: vmconf === "-" || vmconf === undefined ? null : Buffer.from(vmconf.slice(1), "base64"),
+      })),
     clearFwconsoleCalls: () => {
       writeFileSync(file.fwLog, "");
       writeFileSync(file.fwAsteriskLog, "");
@@ -809,13 +935,22 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
       if (asteriskRunning()) return;
       await startAsterisk(Date.now() + 30_000);
     },
-    setReloadFailure: (message) => {
-      if (message === null) rmSync(file.failReload, { force: true });
-      else writeFileSync(file.failReload, message);
+    setReloadFailure(fail) {
+      // A directory where FreePBX writes a generated file: its file_put_contents() fails even for root.
+      rmSync(file.reloadFailure, { recursive: true, force: true });
+      if (fail) mkdirSync(file.reloadFailure);
+      else writeFileSync(file.reloadFailure, "");
     },
-    setReloadLocked: (calls) => {
-      if (calls === null || calls === 0) rmSync(file.reloadLocked, { force: true });
-      else writeFileSync(file.reloadLocked, String(calls));
+    setReloadLocked(calls) {
+      if (calls === null || calls === 0) {
+        releaseLockHolder();
+        return;
+      }
+      if (!lockHolder || lockHolder.exitCode !== null || lockHolder.signalCode) {
+        lockHolder = Bun.spawn(["sleep", "infinity"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+        writeFileSync(file.lockHolder, String(lockHolder.pid));
+      }
+      writeFileSync(file.reloadLocked, String(calls));
     },
     cdr: {
       database: CDR_DB_NAME,
@@ -929,6 +1064,44 @@ export function asteriskTree() {
         "Run ../shared/testbed/up (as root), which unpacks it to /opt/pbx-testbed/asterisk, or set PBX_HOST_ASTERISK_DIR to such a tree.",
     );
   return tree;
+}
+
+/**
+ * The testbed's FreePBX 17 (../shared/testbed/up installs it): its code and fwconsole, which every host runs on
+ * its own database, and the baseline `up` saved (PBX_HOST_FREEPBX_BASELINE points elsewhere): the dump of its
+ * databases and its /etc/asterisk, from which each host starts. Only read.
+ */
+export function freepbxInstall() {
+  const baseline = process.env.PBX_HOST_FREEPBX_BASELINE || "/var/lib/pbx-testbed/baseline";
+  const install = {
+    dump: join(baseline, "db.sql"),
+    etc: join(baseline, "etc-asterisk"),
+    bootstrap: "/var/www/html/admin/bootstrap.php",
+    fwconsole: "/var/lib/asterisk/bin/fwconsole",
+    php: Bun.which("php") ?? "/usr/bin/php",
+  };
+  const missing = [install.dump, install.etc, install.bootstrap, install.fwconsole, install.php].filter(
+    (p) => !existsSync(p),
+  );
+  if (missing.length)
+    throw new Error(
+      `The PBX test host runs the testbed's FreePBX 17 on a copy of its baseline, not found (missing ${missing.join(", ")}). ` +
+        "Run ../shared/testbed/up (as root), which installs FreePBX and saves the baseline in /var/lib/pbx-testbed/baseline.",
+    );
+  return install;
+}
+
+/** The lines of a host log, each split at spaces. */
+function logLines(path: string): string[][] {
+  return readText(path)
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => l.split(" "));
+}
+
+/** A field of the fwconsole wrapper's logs: "b" and the bytes in base64. */
+function unfield(f: string): string {
+  return Buffer.from(f.slice(1), "base64").toString("utf8");
 }
 
 /** Modules the host's Asterisk loads (autoload is off; res_pjsip's requirements are listed before it). */
@@ -1101,6 +1274,20 @@ async function freePort(): Promise<number> {
   throw new Error("no free loopback port");
 }
 
+/** A loopback UDP port no socket holds now (for the host's SIP transport). */
+async function freeUdpPort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const sock = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+    const port = sock.port;
+    sock.close();
+    if (port && !handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("no free loopback UDP port");
+}
+
 async function run(
   cmd: string[],
   o: { stdin?: Uint8Array | ReturnType<typeof Bun.file>; env?: Record<string, string>; timeoutMs?: number } = {},
@@ -1263,16 +1450,15 @@ function sqlQuote(s: string): string {
   return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
 
-/** voicemail.conf as a fresh FreePBX install has it: settings included from files, an empty [default]. */
-export const STOCK_VOICEMAIL_CONF = [
-  "[general]",
-  "#include vm_general.inc",
-  "#include vm_email.inc",
-  "[default]",
-  "",
-  "",
-].join("\n");
+/** voicemail.conf as FreePBX 17 leaves it on a fresh install (the testbed's baseline): settings, no mailbox. */
+export function stockVoicemailConf(): string {
+  return readFileSync(join(freepbxInstall().etc, "voicemail.conf"), "utf8");
+}
 
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/** What FreePBX's reload answers when `setReloadFailure(true)` is on. */
+export const RELOAD_FAILURE =
+  /^file_put_contents\(\/\S+\/etc\/asterisk\/extensions_additional\.conf\): Failed to open stream: Is a directory$/;

@@ -24,11 +24,17 @@ afterAll(async () => {
 let s: TestServer;
 const sshEnv = () => pbx.consoleEnv();
 
-/** AstDB as FreePBX left it for the GUI's extension 1001 (a value with a trailing space must survive too). */
+/**
+ * AstDB as FreePBX left it for the GUI's extension 1001 (a value with a trailing space must survive too); its
+ * reload writes the hint and the voicemail context from the tables again, the same.
+ */
 const GUI_ASTDB = {
   "/DEVICE/1001/dial": "PJSIP/1001",
   "/DEVICE/1001/type": "fixed",
   "/DEVICE/1001/user": "1001",
+  "/AMPUSER/1001/device": "1001",
+  "/AMPUSER/1001/hint": "PJSIP/1001,CustomPresence:1001",
+  "/AMPUSER/1001/voicemail": "sales",
   "/AMPUSER/1001/cidname": "Alice GUI ",
   "/AMPUSER/1001/ringtimer": "25",
   "/AMPUSER/1001/answermode": "intercom",
@@ -41,7 +47,7 @@ const GUI_ASTDB = {
 beforeEach(async () => {
   await emptyFreepbx(pbx);
   await seedGuiObjects(pbx);
-  pbx.setReloadFailure(null);
+  pbx.setReloadFailure(false);
   await pbx.setAsteriskDown(false);
   await pbx.setAstdb({ ...GUI_ASTDB });
   pbx.clearFwconsoleCalls();

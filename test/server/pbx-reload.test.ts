@@ -23,6 +23,30 @@ describe("reloadFailureReason", () => {
     );
   });
 
+  test("a message Symfony cut across lines inside a word is joined as FreePBX wrote it", () => {
+    // What FreePBX 17's fwconsole reload printed (stderr) when it could not write a generated file.
+    const out = [
+      "Reload Started",
+      "",
+      "In WriteConfig.class.php line 177:",
+      " ".repeat(79),
+      "  file_put_contents(/tmp/pbx-host-VWjPYZ/etc/asterisk/extensions_additional.c  ",
+      `  ${"onf): Failed to open stream: Is a directory".padEnd(75)}  `,
+      " ".repeat(79),
+      "",
+      "reload [--json] [--dry-run] [--skip-registry-checks] [--dont-reload-asterisk]",
+      "",
+    ].join("\n");
+    expect(reloadFailureReason(out, 2)).toBe(
+      "file_put_contents(/tmp/pbx-host-VWjPYZ/etc/asterisk/extensions_additional.conf): Failed to open stream: Is a directory",
+    );
+    // A cut at a space keeps the space; a message of two lines keeps them apart.
+    const framed = (chunks: string[]) =>
+      ["", "In X.php line 1:", " ".repeat(14), ...chunks.map((c) => `  ${c.padEnd(10)}  `), " ".repeat(14)].join("\n");
+    expect(reloadFailureReason(framed(["Failed to ", "open.", "Second."]), 1)).toBe("Failed to open. Second.");
+    expect(reloadFailureReason(framed(["Failed to", " open."]), 1)).toBe("Failed to open.");
+  });
+
   test("older Symfony: an [Exception] header; a message over several lines is joined", () => {
     const out = [
       "Reload Started",

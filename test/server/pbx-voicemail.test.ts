@@ -19,6 +19,24 @@ setDefaultTimeout(90_000);
 const { pbx, s } = consoleOnPbx({ seedGui: true });
 
 const conf = () => pbx.voicemailConf().toString("latin1");
+/**
+ * voicemail.conf as the last apply left it: as FreePBX's reload found it when the apply reloaded (the reload then
+ * rewrites the whole file in its own format: `=` for `=>`, comments dropped, a [pbxaliases] context), else now.
+ */
+const consoleLeft = () => (pbx.asteriskAtReloads().at(-1)?.voicemailConf ?? pbx.voicemailConf()).toString("latin1");
+/** The mailbox lines of a voicemail.conf, "[context] line", in order ([pbxaliases] is FreePBX's, made at reload). */
+const mailboxes = (text: string) => {
+  let context = "";
+  const out: string[] = [];
+  for (const l of text.split("\n")) {
+    const head = /^\[([^\]]+)\]/.exec(l);
+    if (head) context = head[1] as string;
+    else if (/^\d+\s*=>?/.test(l) && context !== "pbxaliases" && context !== "general") out.push(`[${context}] ${l}`);
+  }
+  return out;
+};
+/** A `mailboxes` line written "ext => …" (as the console and the GUI objects write it) as FreePBX's reload rewrites it: "ext=…". */
+const asFreepbxWrites = (line: string) => line.replace(/^(\[[^\]]+\] \d+) => /, "$1=");
 const GUI_CONF = Buffer.from(GUI_VOICEMAIL_CONF, "utf8").toString("latin1");
 /** GUI_CONF with `line` inserted right after the line `after`. */
 const withLine = (base: string, after: string, line: string) => {
@@ -45,6 +63,7 @@ async function shownPin(job: Job, ext: string): Promise<string> {
 
 const plan = () => planOf(s, "extensions");
 async function apply(p: DeployPlan, resolutions: Record<string, "adopt" | "skip"> = {}) {
+  pbx.clearFwconsoleCalls();
   const job = await applyPlan(s, p, resolutions);
   expect(job.state, JSON.stringify(job.results)).toBe("succeeded");
   return job;
@@ -85,27 +104,28 @@ describe("mailboxes on deploy", () => {
     expect(weakPin(pin, "2001")).toBe(false);
     // Exactly one new line, after the last mailbox of [default]; every other byte as it was.
     const expected = withLine(GUI_CONF, LOBBY, newLine("2001", "Dora Sales Team", pin));
-    expect(conf()).toBe(expected);
+    expect(consoleLeft()).toBe(expected);
     expect(statSync(pbx.voicemailConfPath).mode & 0o777).toBe(mode);
     // Asterisk re-read it (voicemail reload), before FreePBX's reload.
     expect(await pbx.voicemailUsers()).toContain("2001@default");
     expect(pbx.fwconsoleCalls().some((c) => c.argv[0] === "reload")).toBe(true);
-    expect(pbx.asteriskAtReloads()[0]?.voicemailUsers).toContain("2001@default");
+    expect(pbx.asteriskAtReloads().at(-1)?.voicemailUsers).toContain("2001@default");
 
     // Nothing left to do: unchanged, and the file is not written again.
     const again = await plan();
     expect(item(again, "extension:2001").action).toBe("unchanged");
     // A rename: the mailbox's name is the administrator's once it exists. Meanwhile an administrator added a
     // mailbox to the file without reloading Asterisk: had the console reloaded voicemail, Asterisk would know it.
-    const edited = withLine(expected, LOBBY, "1199 => 1199,Back Office");
+    const edited = withLine(conf(), "[default]", "1199 => 1199,Back Office");
     pbx.setVoicemailConf(Buffer.from(edited, "latin1"));
     setConsole("2001", "name", "Dora Renamed");
     const renamed = await plan();
     expect(mailboxChange(item(renamed, "extension:2001"))).toBeUndefined();
     await apply(renamed);
-    expect(conf()).toBe(edited);
-    expect(await pbx.voicemailUsers()).toContain("2001@default");
-    expect(await pbx.voicemailUsers()).not.toContain("1199@default");
+    expect(consoleLeft()).toBe(edited);
+    const atReload = pbx.asteriskAtReloads().at(-1)?.voicemailUsers;
+    expect(atReload).toContain("2001@default");
+    expect(atReload).not.toContain("1199@default");
   });
 
   test("the new PIN is shown once and is never logged, published, audited or stored in the console", async () => {
@@ -127,7 +147,7 @@ describe("mailboxes on deploy", () => {
       const handle = resultOf(job, "2001").voicemailPin?.handle as string;
       expect(Date.parse(resultOf(job, "2001").voicemailPin?.expiresAt as string)).toBeGreaterThan(Date.now());
       // The job (what every console may read) carries the handle, never the PIN.
-      const [line] = conf()
+      const [line] = consoleLeft()
         .split("\n")
         .filter((l) => l.startsWith("2001 => "));
       pin = (line as string).slice("2001 => ".length, "2001 => ".length + 6);
@@ -172,11 +192,15 @@ describe("mailboxes on deploy", () => {
     // Its users row names [sales], which has its mailbox: nothing to create.
     expect(mailboxChange(item(p, "extension:1001"))).toBeUndefined();
     await apply(p, { "extension:1001": "adopt" });
-    expect(conf()).toBe(GUI_CONF);
+    expect(consoleLeft()).toBe(GUI_CONF);
+    let before = conf();
     await apply(await plan());
+    expect(consoleLeft()).toBe(before);
     setConsole("1001", "name", "Alice Renamed");
+    before = conf();
     await apply(await plan());
-    expect(conf()).toBe(GUI_CONF);
+    expect(consoleLeft()).toBe(before);
+    expect(mailboxes(conf())).toEqual(mailboxes(GUI_CONF).map(asFreepbxWrites));
     expect((await pbx.query("SELECT name, voicemail FROM users WHERE extension = '1001'"))[0]).toEqual({
       name: "Alice Renamed",
       voicemail: "sales",
@@ -186,17 +210,21 @@ describe("mailboxes on deploy", () => {
   test("voicemail turned off in the console keeps the mailbox (and its messages); on again finds it", async () => {
     await addExtension({ extension: "2001", name: "Dora", voicemail: true });
     const created = await apply(await plan());
-    const withDora = conf();
-    expect(withDora).toContain(newLine("2001", "Dora", await shownPin(created, "2001")));
+    expect(consoleLeft()).toContain(newLine("2001", "Dora", await shownPin(created, "2001")));
+    const withDora = mailboxes(conf());
     setConsole("2001", "voicemail", 0);
+    let before = conf();
     await apply(await plan());
     expect((await pbx.query("SELECT voicemail FROM users WHERE extension = '2001'"))[0]?.voicemail).toBe("novm");
-    expect(conf()).toBe(withDora);
+    expect(consoleLeft()).toBe(before);
+    expect(mailboxes(conf())).toEqual(withDora);
     setConsole("2001", "voicemail", 1);
     const on = await plan();
     expect(mailboxChange(item(on, "extension:2001"))).toBeUndefined();
+    before = conf();
     const again = await apply(on);
-    expect(conf()).toBe(withDora);
+    expect(consoleLeft()).toBe(before);
+    expect(mailboxes(conf())).toEqual(withDora);
     // The mailbox was found, not created: no new PIN.
     expect(resultOf(again, "2001").voicemailPin).toBeUndefined();
   });
@@ -211,7 +239,9 @@ describe("mailboxes on deploy", () => {
       to: "created in [support]",
     });
     const job = await apply(p, { "extension:1001": "adopt" });
-    expect(conf()).toBe(`${GUI_CONF}[support]\n${newLine("1001", "Alice Console", await shownPin(job, "1001"))}\n`);
+    expect(consoleLeft()).toBe(
+      `${GUI_CONF}[support]\n${newLine("1001", "Alice Console", await shownPin(job, "1001"))}\n`,
+    );
   });
 
   test("hostile names are refused with the shared validator's message; a stored one never reaches voicemail.conf", async () => {
@@ -244,28 +274,38 @@ describe("deletes and roll back", () => {
     const p = await plan();
     expect(item(p, "extension:2001").action).toBe("delete");
     expect(item(p, "extension:2001").note).toContain("voicemail mailbox line");
+    // As FreePBX's reload after the first apply rewrote it.
+    const before = conf();
     const job = await apply(p);
     expect(job.results.find((x: { label: string }) => x.label === "2001").message).toContain(
       "voicemail mailbox line removed",
     );
     // 1001's [sales] line went (its users row named [sales]); the other team's 1001 in [other] stays.
-    const expected = GUI_CONF.split("\n")
-      .filter((l) => !l.startsWith("1001 => 837261"))
+    const expected = before
+      .split("\n")
+      .filter((l) => !l.startsWith("1001=837261") && !l.startsWith("2001="))
       .join("\n");
-    expect(conf()).toBe(expected);
+    expect(consoleLeft()).toBe(expected);
+    expect(mailboxes(expected)).toEqual(
+      mailboxes(GUI_CONF)
+        .filter((l) => !l.startsWith("[sales] 1001"))
+        .map(asFreepbxWrites),
+    );
     expect(existsSync(join(spool, "msg0000.txt"))).toBe(true);
   });
 
   test("a roll back puts voicemail.conf's lines back exactly: created ones go, deleted ones return in place", async () => {
+    // Compared by mailbox lines: each reload rewrites the file in FreePBX's format (the lines' bytes too).
     const dora = await addExtension({ extension: "2001", name: "Dora", voicemail: true });
     await apply(await plan());
-    const afterCreate = conf();
-    expect(afterCreate).not.toBe(GUI_CONF);
+    const afterCreate = mailboxes(conf());
+    expect(afterCreate).toContainEqual(expect.stringMatching(/^\[default\] 2001=/));
+    const gui = mailboxes(GUI_CONF).map(asFreepbxWrites);
 
     // Roll back the deletion: the line comes back where it was.
     expect((await s.call("DELETE", `/api/extensions/${dora.id}`)).status).toBe(200);
     await apply(await plan());
-    expect(conf()).toBe(GUI_CONF);
+    expect(mailboxes(conf())).toEqual(gui);
     const history = async (): Promise<DeployHistoryEntry[]> => (await s.call("GET", "/api/deploy/history")).json;
     const rollback = async (id: number) => {
       const r = await s.call("POST", `/api/deploy/history/${id}/rollback`, {});
@@ -275,11 +315,13 @@ describe("deletes and roll back", () => {
       expect(job.state, JSON.stringify(job.results)).toBe("succeeded");
     };
     const [deletion, creation] = await history();
+    pbx.clearFwconsoleCalls();
     await rollback(deletion?.backup?.id as number);
-    expect(conf()).toBe(afterCreate);
-    // Roll back the creation: the file is what the GUI left, byte for byte.
+    expect(mailboxes(consoleLeft())).toEqual(afterCreate);
+    // Roll back the creation: the mailboxes are what the GUI left.
+    pbx.clearFwconsoleCalls();
     await rollback(creation?.backup?.id as number);
-    expect(conf()).toBe(GUI_CONF);
+    expect(mailboxes(consoleLeft())).toEqual(gui);
   });
 });
 

@@ -49,7 +49,7 @@ export function reloadFailureReason(output: string, exitCode: number | null = nu
 
   const header = lines.findIndex((l) => BLOCK_HEADER.test(l.trim()));
   if (header >= 0) {
-    const text = paragraph(header + 1);
+    const text = framedBlock(lines, header + 1) ?? paragraph(header + 1);
     if (text) return clip(text);
   }
 
@@ -61,6 +61,28 @@ export function reloadFailureReason(output: string, exitCode: number | null = nu
   return exitCode === null
     ? "fwconsole reload failed without output"
     : `fwconsole reload exited with ${exitCode}, without output`;
+}
+
+/**
+ * The message of a framed Symfony error block (Symfony ≥ 4): a line of spaces, then `  <chunk>  ` lines all padded
+ * to that line's length, then the line of spaces again. Symfony cuts each line of the message into chunks of the
+ * block's width wherever the width falls, inside a word too (a long path is cut in two), so a chunk that fills the
+ * width (no padding after it) runs on into the next one without a space. Undefined when the block is not framed.
+ */
+function framedBlock(lines: string[], from: number): string | undefined {
+  const frame = lines[from];
+  if (frame === undefined || frame.length < 5 || frame.trim()) return undefined;
+  const chunks: string[] = [];
+  for (let i = from + 1; i < lines.length; i++) {
+    const l = lines[i] as string;
+    if (!l.trim()) break;
+    if (l.length !== frame.length || !l.startsWith("  ") || !l.endsWith("  ")) return undefined;
+    chunks.push(l.slice(2, -2));
+  }
+  if (!chunks.length) return undefined;
+  let text = "";
+  for (const c of chunks) text += c.endsWith(" ") ? `${c.trimEnd()} ` : c;
+  return text.replace(/\s+/g, " ").trim();
 }
 
 // ---------- FreePBX's reload lock ----------
