@@ -481,6 +481,27 @@ describe("complete extensions: AstDB", () => {
     expect(await pbx.astdb()).toEqual(db);
   });
 
+  test("FreePBX's manager login refused: AstDB is written through `asterisk -rx`, the same; the reload fails with FreePBX's reason", async () => {
+    await s.call("POST", "/api/extensions", { extension: "3001", name: "Eve", voicemail: true });
+    expect(await deploy("extensions")).toMatchObject({ deployed: 1, failed: 0 });
+    // What the manager connection wrote, before FreePBX's reload added the hint.
+    const viaManager = pbx.asteriskAtReloads()[0]?.astdb;
+    expect(viaManager?.["/AMPUSER/3001/cidname"]).toBe("Eve");
+    await pbx.setAstdb({});
+    pbx.clearFwconsoleCalls();
+    const [{ value: secret }] = (await pbx.query(
+      "SELECT value FROM freepbx_settings WHERE keyword = 'AMPMGRPASS'",
+    )) as [{ value: string }];
+    await pbx.query("UPDATE freepbx_settings SET value = 'not-the-secret' WHERE keyword = 'AMPMGRPASS'");
+    try {
+      const res = await deploy("extensions");
+      expect(await pbx.astdb()).toEqual(viaManager);
+      expect(res.reload).toMatchObject({ ok: false, reason: "Unable to connect to Asterisk Manager" });
+    } finally {
+      await pbx.query("UPDATE freepbx_settings SET value = ? WHERE keyword = 'AMPMGRPASS'", [secret]);
+    }
+  });
+
   test("Asterisk not running: the rows are merged, the extension fails with the reason", async () => {
     await pbx.setAsteriskDown(true);
     await s.call("POST", "/api/extensions", { extension: "3001", name: "Eve" });
