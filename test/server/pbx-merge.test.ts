@@ -4,10 +4,11 @@
  * model. Each expectation is the snapshot before, with exactly the console-owned values changed: any
  * other byte that moves fails the test.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { deployTarget } from "../../src/server/pbx/apply";
 import { astdbLines, cliArg } from "../../src/server/pbx/astdb";
 import type { DeployTarget } from "../../src/server/pbx/deploy";
+import { PbxRemote } from "../../src/server/pbx/host";
 import { UnsafeValueError } from "../../src/server/pbx/sql";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { emptyFreepbx, GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
@@ -495,11 +496,44 @@ describe("complete extensions: AstDB", () => {
     await pbx.query("UPDATE freepbx_settings SET value = 'not-the-secret' WHERE keyword = 'AMPMGRPASS'");
     try {
       const res = await deploy("extensions");
-      expect(await pbx.astdb()).toEqual(viaManager);
+      expect(await pbx.astdb()).toEqual(viaManager as Record<string, string>);
       expect(res.reload).toMatchObject({ ok: false, reason: "Unable to connect to Asterisk Manager" });
     } finally {
       await pbx.query("UPDATE freepbx_settings SET value = ? WHERE keyword = 'AMPMGRPASS'", [secret]);
     }
+  });
+
+  test("an extension deleted in FreePBX between the apply's read and its write fails with why; nothing half-made", async () => {
+    const { id } = (await s.call("POST", "/api/extensions", { extension: "3001", name: "Eve" })).json;
+    expect(await deploy("extensions")).toMatchObject({ deployed: 1, failed: 0 });
+    expect((await s.call("PATCH", `/api/extensions/${id}`, { name: "Eve Renamed" })).status).toBe(200);
+    // An administrator deletes it in FreePBX's GUI just after the apply read it (an update: no defaults written).
+    const original = PbxRemote.prototype.runScript;
+    const run = spyOn(PbxRemote.prototype, "runScript").mockImplementationOnce(async function (
+      this: PbxRemote,
+      ...args: Parameters<PbxRemote["runScript"]>
+    ) {
+      for (const sql of [
+        "DELETE FROM devices WHERE id = '3001'",
+        "DELETE FROM users WHERE extension = '3001'",
+        "DELETE FROM sip WHERE id = '3001'",
+      ])
+        await pbx.query(sql);
+      return original.apply(this, args);
+    });
+    try {
+      const res = await deploy("extensions");
+      expect(res).toMatchObject({ deployed: 0, failed: 1 });
+      expect(res.results[0].message).toBe(
+        "It was deleted on the PBX after the plan was read: review the plan again (POST /api/deploy/plan) (rolled back)",
+      );
+    } finally {
+      run.mockRestore();
+    }
+    for (const table of ["devices", "users", "sip"])
+      expect(
+        await pbx.query(`SELECT * FROM ${table} WHERE ${table === "users" ? "extension" : "id"} = '3001'`),
+      ).toEqual([]);
   });
 
   test("Asterisk not running: the rows are merged, the extension fails with the reason", async () => {

@@ -129,7 +129,11 @@ function select(plan: Plan, opts: ApplyOptions): Selected {
 }
 
 function sqlItems(sel: Selected): SqlItem[] {
-  const writes = sel.writes.map((e) => objectItem((e.desired as NonNullable<PlanEntry["desired"]>).object));
+  const writes = sel.writes.map((e) =>
+    objectItem((e.desired as NonNullable<PlanEntry["desired"]>).object, {
+      onPbx: e.item.action === "update" || e.item.action === "conflict",
+    }),
+  );
   const deletes = sel.deletes.map((e) => ({
     ...deleteItem({ kind: e.item.kind, key: e.item.key, label: e.item.label, pbxId: e.item.pbxId }),
     delete: true as const,

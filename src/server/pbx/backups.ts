@@ -307,6 +307,10 @@ export async function backupBeforeApply(
     seen.add(s.label);
     scopes.push(s);
   }
+  // voicemail.conf and AstDB are read while the rows are, each over its own channel of the session.
+  const files = Promise.all([readVoicemail(remote, scopes), readAstdb(remote, scopes)]);
+  // Settled here too, so a failure of the rows' reads never leaves this one unhandled.
+  files.catch(() => {});
   // The PBX ids of trunks and routes found by name; a new trunk gets MAX+1 in plan order (entities.ts).
   const found = await idsByName(remote, scopes);
   const maxRow = scopes.some((s) => s.ref?.kind === "trunk")
@@ -351,9 +355,8 @@ export async function backupBeforeApply(
     objects: scopes,
     tables: tables.map((t) => ({ table: t, columns: columns.get(t) as string[], rows: rowsOf.get(t) ?? [] })),
   };
-  const voicemail = await readVoicemail(remote, scopes);
+  const [voicemail, astdb] = await files;
   if (voicemail) stored.voicemail = voicemail;
-  const astdb = await readAstdb(remote, scopes);
   const row = deps.db
     .insert(configBackups)
     .values({

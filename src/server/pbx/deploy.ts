@@ -18,7 +18,7 @@ import { withOpenSecret } from "../inventory/sip-secrets";
 import { type JobProgress, notReached } from "../jobs/progress";
 import { redact } from "../redact";
 import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "./astdb";
-import { MISSING_TRUNK_MARK, type SqlItem } from "./entities";
+import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import type { PbxRemote } from "./host";
 import { RELOAD_WAITING_ITEM } from "./reload";
@@ -57,6 +57,8 @@ export const itemResult = (
 function explain(message: string, script: string, line: number | null): string {
   const text = line ? (script.split("\n")[line - 1] ?? "") : "";
   if (text.includes(MISSING_TRUNK_MARK)) return "The route's trunk is not on the PBX yet: deploy the trunk first";
+  if (text.includes(GONE_OBJECT_MARK))
+    return "It was deleted on the PBX after the plan was read: review the plan again (POST /api/deploy/plan)";
   return message;
 }
 

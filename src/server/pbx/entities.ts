@@ -58,6 +58,8 @@ export interface SqlItem {
 
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
 export const MISSING_TRUNK_MARK = "check: the route's trunk must exist on the PBX";
+/** Marks the statement that fails when an object the plan found on the PBX is gone when its write runs. */
+export const GONE_OBJECT_MARK = "check: the object must still be on the PBX";
 
 /** Set at the start of each item: 1 when the object is not on the PBX yet (its keyword defaults are then written). */
 const NEW = "@new_object";
@@ -116,8 +118,11 @@ function rowStatements(row: OwnedRow): string[] {
   ];
 }
 
-/** Owned keywords: upsert on (id, keyword). Defaults: only for a new object, never over an existing keyword. */
-function keywordStatements(k: OwnedKeywords): string[] {
+/**
+ * Owned keywords: upsert on (id, keyword). Defaults: only for a new object, never over an existing keyword; none
+ * at all for an object known to be on the PBX (`onPbx`), whose defaults statement could only do nothing.
+ */
+function keywordStatements(k: OwnedKeywords, onPbx: boolean): string[] {
   const table = ident(k.table);
   const id = lit(k.id);
   const out: string[] = [];
@@ -130,7 +135,7 @@ function keywordStatements(k: OwnedKeywords): string[] {
         .join(", ")} ON DUPLICATE KEY UPDATE data = VALUES(data);`,
     );
   }
-  const defaults = k.defaults.filter(([kw]) => !ownedNames.has(kw));
+  const defaults = onPbx ? [] : k.defaults.filter(([kw]) => !ownedNames.has(kw));
   if (defaults.length) {
     const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${lit(v)} AS v, ${int(flags++)} AS f`);
     out.push(
@@ -267,14 +272,25 @@ function identityStatements(o: PbxObject): string[] {
   }
 }
 
-/** The statements of one console object: identity, rows, keywords, lists, in that order. */
-export function objectItem(o: PbxObject): SqlItem {
+/**
+ * The statements of one console object: identity, rows, keywords, lists, in that order. `onPbx`: the apply has
+ * just read the object on the PBX (an update, an adopted conflict), so its keyword defaults (a new object's
+ * FreePBX form values, most of a script's bytes) are left out, and the transaction aborts instead if the object is
+ * gone by the time it runs. The Config Generator's script, run by hand on any PBX, always carries them.
+ */
+export function objectItem(o: PbxObject, opts: { onPbx?: boolean } = {}): SqlItem {
+  const onPbx = opts.onPbx === true && o.keywords.some((k) => k.defaults.length > 0);
   const statements = [...identityStatements(o)];
+  // Aborts the transaction (error 1242, a two-row subquery) when the object is not on the PBX after all.
+  if (onPbx)
+    statements.push(
+      `SET @gone_check = (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE ${NEW} = 1); -- ${GONE_OBJECT_MARK}`,
+    );
   for (const row of o.rows) {
     statements.push(...rowStatements(row));
     if (row.autoIncrement) statements.push("SET @rid = COALESCE(@rid, LAST_INSERT_ID());");
   }
-  for (const k of o.keywords) statements.push(...keywordStatements(k));
+  for (const k of o.keywords) statements.push(...keywordStatements(k, onPbx));
   for (const l of o.lists) statements.push(...listStatements(l));
   const secrets = o.keywords.flatMap((k) => k.owned.filter(([kw, v]) => kw === "secret" && v !== "").map(([, v]) => v));
   return { kind: o.kind, key: o.key, label: o.label, statements, ...(secrets.length ? { secrets } : {}) };

@@ -242,7 +242,13 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
   const sipKeywords = new Set(["callerid", "secret"]);
   for (const d of desired)
     for (const k of d.object.keywords) if (k.table === "sip") for (const [kw] of k.owned) sipKeywords.add(kw);
-  const rows = await remote.selectHex(liveSql(kinds, [...sipKeywords]));
+  // The tables, AstDB and voicemail.conf are read at once, each over its own channel of the session.
+  const withExtensions = kinds.includes("extension");
+  const [rows, astdb, vm] = await Promise.all([
+    remote.selectHex(liveSql(kinds, [...sipKeywords])),
+    withExtensions ? remote.astdbDevices().catch(() => null) : null,
+    withExtensions ? remote.readVoicemailConf().catch(() => null) : null,
+  ]);
   const live = emptyLive();
   for (const r of rows) {
     const [tag, ...values] = r;
@@ -264,9 +270,8 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     list.push(row);
     live.tables[tag as string] = list;
   }
-  if (kinds.includes("extension")) {
-    live.astdb = await remote.astdbDevices().catch(() => null);
-    const vm = await remote.readVoicemailConf().catch(() => null);
+  if (withExtensions) {
+    live.astdb = astdb;
     live.voicemail = vm?.content != null ? parseVoicemailConf(vm.content) : null;
   }
   return live;
