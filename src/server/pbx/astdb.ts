@@ -196,53 +196,66 @@ export const ASTDB_WRITE_COMMAND = [
 ].join("\n");
 
 /**
- * The AstDB batches (write, get, show, deltree) run through FreePBX's own manager connection: one PHP
- * process bootstraps FreePBX (`freepbx.conf`, modules left unloaded) and sends each CLI command as an AMI
- * `Command` over the one login FreePBX's code uses, a millisecond a key. `asterisk -rx` per key starts
- * a process and a console connection each time (tens of milliseconds), so an apply of a hundred extensions
- * (some thousands of keys) outran its command's time limit. Same stdin lines, same answers and
- * the same checks as the shell loops (but a key written only when absent is looked up in one `database show`
- * of its extension's tree, not one `get` each); those stay as the way when PHP cannot reach FreePBX's manager
- * connection (no PHP, a failed bootstrap, no login): the program prints READY once it is connected, and
- * without it the loop runs the whole batch.
- * The PHP is a fixed single-quoted argument without single quotes; only the freepbx.conf path (a plain
- * path, `SAFE_PATH`) and the mode word are added.
+ * The AstDB batches (write, get, show, deltree) run over FreePBX's own manager login (AMPMGRUSER /
+ * AMPMGRPASS at ASTMANAGERHOST:ASTMANAGERPORT of its Advanced Settings, as FreePBX's own code connects):
+ * one PHP process logs in and sends each CLI command as an AMI `Command`, a millisecond a key. `asterisk -rx`
+ * per key starts a process and a console connection each time (tens of milliseconds), so an apply of a
+ * hundred extensions (some thousands of keys) outran its command's time limit; bootstrapping FreePBX for the
+ * login cost more than the batch itself. Same stdin lines, same answers and the same checks as the shell
+ * loops (but a key written only when absent is looked up in one `database show` of its extension's tree, not
+ * one `get` each); those stay as the way when PHP cannot reach the manager interface (no PHP, no settings, a
+ * refused login): the program prints READY once it is logged in, and without it the loop runs the whole batch.
+ * The login arrives as the first stdin line (hex fields), kept in a private file, never on a command line.
+ * The PHP is a fixed single-quoted argument without single quotes; only the mode word and the login file's
+ * path (`mktemp`'s) are added.
  */
 const MANAGER_BATCH_PHP = [
-  '$mode = $argv[1] ?? ""; $conf = $argv[2] ?? "";',
-  "if (!is_readable($conf)) exit(3);",
-  '$bootstrap_settings["freepbx_auth"] = false; $restrict_mods = true;',
-  "include $conf;",
-  "global $astman;",
-  "if (empty($astman) || !$astman->connected()) exit(3);",
-  'echo "READY", PHP_EOL;',
-  "function cli($c) { global $astman;",
-  '  $r = $astman->send_request("Command", array("Command" => $c));',
-  '  if (!isset($r["data"])) return $r["Message"] ?? "the manager interface did not answer";',
-  '  return rtrim(preg_replace("/^Privilege: Command\\r?\\n/", "", $r["data"]), "\\r\\n"); }',
+  '$mode = $argv[1] ?? ""; $lf = $argv[2] ?? "";',
+  '$f = explode("\\t", trim((string) @file_get_contents($lf))); @unlink($lf);',
+  "if (count($f) !== 4) exit(3);",
+  "list($host, $port, $user, $secret) = array_map(function ($h) { return (string) hex2bin($h); }, $f);",
+  'if ($user === "" || preg_match("/[\\r\\n]/", $user . $secret)) exit(3);',
+  '$sock = @fsockopen($host === "" ? "127.0.0.1" : $host, (int) ($port === "" ? 5038 : $port), $en, $es, 5);',
+  "if (!$sock) exit(3);",
+  "stream_set_timeout($sock, 60);",
+  'if (strpos((string) fgets($sock), "Asterisk Call Manager") !== 0) exit(3);',
   "function fail($m) { fwrite(STDERR, $m . PHP_EOL); exit(1); }",
+  // One message, its headers (the first of each name; a value exactly as sent after ": ") and its Output lines.
+  "function block() { global $sock; $b = array(); $out = array(); $any = false;",
+  "  while (($l = fgets($sock)) !== false) {",
+  '    $l = rtrim($l, "\\r\\n"); if ($l === "") { if ($any) break; continue; } $any = true;',
+  '    $p = strpos($l, ":"); if ($p === false) continue;',
+  '    $k = substr($l, 0, $p); $v = substr($l, $p + 1); if ($v !== "" && $v[0] === " ") $v = substr($v, 1);',
+  '    if ($k === "Output") $out[] = $v; else $b[$k] ??= $v; }',
+  '  if (!$any) return null; $b["Output"] = $out; return $b; }',
+  'function ask($fields) { global $sock; static $n = 0; $id = "pbx-console-" . (++$n); $m = "";',
+  '  foreach ($fields as $k => $v) $m .= "$k: $v\\r\\n";',
+  '  fwrite($sock, $m . "ActionID: $id\\r\\n\\r\\n"); return $id; }',
+  "function answer($id, $what) { for (;;) { $b = block();",
+  '  if ($b === null) fail("$what: the manager connection closed");',
+  '  if (($b["ActionID"] ?? "") === $id) return $b; } }',
+  '$r = answer(ask(array("Action" => "Login", "Username" => $user, "Secret" => $secret, "Events" => "off")), "login");',
+  'if (($r["Response"] ?? "") !== "Success") exit(3);',
+  'echo "READY", PHP_EOL;',
+  'function cli($c) { $r = answer(ask(array("Action" => "Command", "Command" => $c)), $c);',
+  '  if ($r["Output"]) return rtrim(implode("\\n", $r["Output"]), "\\r\\n");',
+  '  return $r["Message"] ?? "the manager interface did not answer"; }',
   // DBPut skips the CLI (Command runs each through a temporary file). The manager interface drops a value's
   // leading blanks, so such a value, and anything not in the CLI's quoted form, goes through the CLI.
-  "function put($family, $key, $value) { global $astman;",
+  "function put($family, $key, $value) {",
   '  $uq = function ($s) { return preg_replace("/\\\\\\\\(.)/s", "$1", substr($s, 1, -1)); };',
   '  if (strlen($key) >= 2 && $key[0] === "\\"") $key = $uq($key);',
   '  if (strlen($value) < 2 || $value[0] !== "\\"" || substr($value, -1) !== "\\"") return false;',
   "  $v = $uq($value);",
   "  if ($v !== trim($v)) return false;",
-  '  $r = $astman->send_request("DBPut", array("Family" => $family, "Key" => $key, "Val" => $v));',
+  '  $r = answer(ask(array("Action" => "DBPut", "Family" => $family, "Key" => $key, "Val" => $v)), "database put $family $key");',
   '  return ($r["Response"] ?? "") === "Success"; }',
   // DBGetTree answers each entry with its value exactly (the CLI pads short values, the manager interface's
-  // Command answer drops trailing spaces): read off the socket, the blocks of this action only.
-  'function tree($family, $key) { global $astman; static $n = 0; $id = "pbx-console-tree-" . (++$n);',
-  '  fwrite($astman->socket, "Action: DBGetTree\\r\\nActionID: $id\\r\\nFamily: $family\\r\\n" . ($key === "" ? "" : "Key: $key\\r\\n") . "\\r\\n");',
+  // Command answer drops trailing spaces).
+  "function tree($family, $key) {",
+  '  $id = ask(array("Action" => "DBGetTree", "Family" => $family) + ($key === "" ? array() : array("Key" => $key)));',
   '  $out = "";',
-  "  for (;;) { $b = array();",
-  "    while (($l = fgets($astman->socket)) !== false) {",
-  '      $l = rtrim($l, "\\r\\n"); if ($l === "") break;',
-  '      $p = strpos($l, ": "); if ($p === false) { $p = strpos($l, ":"); if ($p === false) continue; $b[substr($l, 0, $p)] ??= substr($l, $p + 1); continue; }',
-  "      $b[substr($l, 0, $p)] ??= substr($l, $p + 2); }",
-  '    if ($l === false) fail("database show $family $key: the manager connection closed");',
-  '    if (($b["ActionID"] ?? "") !== $id) continue;',
+  '  for (;;) { $b = answer($id, "database show $family $key");',
   // An Asterisk without DBGetTree (before 16.28): the CLI's listing, read as the shell loop's.
   '    if (($b["Response"] ?? "") === "Error") { $o = cli("database show $family $key");',
   '      if (strpos($o, "results found") === false) fail("database show $family $key: $o");',
@@ -282,14 +295,18 @@ const MANAGER_BATCH_PHP = [
   'echo ($mode === "write" || $mode === "deltree") ? $n : $out;',
 ].join("\n");
 
-/** A batch through FreePBX's manager connection, else through `loop` (the per-key `asterisk -rx` shell loop). */
-function managerBatch(mode: "write" | "deltree" | "get" | "show", loop: string, freepbxConf: string): string {
-  if (!SAFE_CONF_PATH.test(freepbxConf)) throw new UnsafeValueError("The freepbx.conf path is not a plain file path");
+/**
+ * A batch over FreePBX's manager login, else through `loop` (the per-key `asterisk -rx` shell loop). Its stdin is
+ * `managerLoginLine` then the batch's lines.
+ */
+function managerBatch(mode: "write" | "deltree" | "get" | "show", loop: string): string {
   if (MANAGER_BATCH_PHP.includes("'")) throw new UnsafeValueError("the manager batch program holds a quote");
   return [
-    "t=$(mktemp) && o=$(mktemp) || exit 1",
+    "umask 077",
+    "t=$(mktemp) && o=$(mktemp) && l=$(mktemp) || exit 1",
+    'IFS= read -r login; printf "%s\\n" "$login" > "$l"',
     'cat > "$t"',
-    `php -d display_errors=stderr -d error_reporting=E_ERROR -r '${MANAGER_BATCH_PHP}' ${mode} '${freepbxConf}' < "$t" > "$o" 2> "$o.err"`,
+    `php -d display_errors=stderr -d error_reporting=E_ERROR -r '${MANAGER_BATCH_PHP}' ${mode} "$l" < "$t" > "$o" 2> "$o.err"`,
     "rc=$?",
     'if [ "$(head -n 1 "$o")" = READY ]; then',
     '  tail -n +2 "$o"; cat "$o.err" >&2',
@@ -298,21 +315,19 @@ function managerBatch(mode: "write" | "deltree" | "get" | "show", loop: string, 
   ) < "$t"`,
     "  rc=$?",
     "fi",
-    'rm -f "$t" "$o" "$o.err"',
+    'rm -f "$t" "$o" "$o.err" "$l"',
     "exit $rc",
   ].join("\n");
 }
 
-const SAFE_CONF_PATH = /^\/[A-Za-z0-9._/-]+$/;
+/** Advanced Settings that hold FreePBX's manager login, in the order of `managerLoginLine`'s fields. */
+export const MANAGER_SETTINGS = ["ASTMANAGERHOST", "ASTMANAGERPORT", "AMPMGRUSER", "AMPMGRPASS"] as const;
 
-/** `ASTDB_WRITE_COMMAND` through FreePBX's manager connection when it can be had. */
-export const astdbWriteCommand = (conf: string) => managerBatch("write", ASTDB_WRITE_COMMAND, conf);
-/** `ASTDB_DELTREE_COMMAND` through FreePBX's manager connection when it can be had. */
-export const astdbDeltreeCommand = (conf: string) => managerBatch("deltree", ASTDB_DELTREE_COMMAND, conf);
-/** `ASTDB_GET_COMMAND` through FreePBX's manager connection when it can be had. */
-export const astdbGetCommand = (conf: string) => managerBatch("get", ASTDB_GET_COMMAND, conf);
-/** `ASTDB_SHOW_TREES_COMMAND` through FreePBX's manager connection when it can be had. */
-export const astdbShowTreesCommand = (conf: string) => managerBatch("show", ASTDB_SHOW_TREES_COMMAND, conf);
+/** The first stdin line of a manager batch: host, port, user, secret in hex, tab-separated ("" when unknown). */
+export function managerLoginLine(settings: Partial<Record<(typeof MANAGER_SETTINGS)[number], string>>): string {
+  const fields = MANAGER_SETTINGS.map((k) => Buffer.from(settings[k] ?? "", "utf8").toString("hex"));
+  return settings.AMPMGRUSER ? `${fields.join("\t")}\n` : "\n";
+}
 
 /** An extension's AstDB tree that a delete removes (Core's delDevice / delUser): `DEVICE/<n>`, `AMPUSER/<n>`. */
 export interface AstdbTree {
@@ -445,3 +460,12 @@ export function astdbRestoreLines(entries: Record<string, string>): string {
     })
     .join("");
 }
+
+/** `ASTDB_WRITE_COMMAND` over FreePBX's manager login when it can be had. */
+export const ASTDB_WRITE_BATCH = managerBatch("write", ASTDB_WRITE_COMMAND);
+/** `ASTDB_DELTREE_COMMAND` over FreePBX's manager login when it can be had. */
+export const ASTDB_DELTREE_BATCH = managerBatch("deltree", ASTDB_DELTREE_COMMAND);
+/** `ASTDB_GET_COMMAND` over FreePBX's manager login when it can be had. */
+export const ASTDB_GET_BATCH = managerBatch("get", ASTDB_GET_COMMAND);
+/** `ASTDB_SHOW_TREES_COMMAND` over FreePBX's manager login when it can be had. */
+export const ASTDB_SHOW_TREES_BATCH = managerBatch("show", ASTDB_SHOW_TREES_COMMAND);

@@ -10,19 +10,21 @@ import { SshSession, type SshSettings } from "../clients/ssh";
 import type { Deps } from "../domain/deps";
 import { sshSettings } from "../integrations/outside";
 import {
+  ASTDB_DELTREE_BATCH,
   ASTDB_FAMILY_LINES,
+  ASTDB_GET_BATCH,
   ASTDB_SHOW_DEVICES_COMMAND,
+  ASTDB_SHOW_TREES_BATCH,
+  ASTDB_WRITE_BATCH,
   type AstdbEntry,
   type AstdbTree,
-  astdbDeltreeCommand,
-  astdbGetCommand,
   astdbGetLines,
   astdbLines,
   astdbRestoreLines,
-  astdbShowTreesCommand,
   astdbTreeLines,
-  astdbWriteCommand,
   devicesWithDial,
+  MANAGER_SETTINGS,
+  managerLoginLine,
   parseAstdbShow,
 } from "./astdb";
 import { busyReason, type LockWait, RELOAD_LOCK_WAIT, reloadFailureReason, reloadLocked, whileLocked } from "./reload";
@@ -91,8 +93,6 @@ export class PbxRemote {
     private readonly ssh: SshSession,
     private readonly db: DbConfig,
     private readonly optionFile: string,
-    /** freepbx.conf: also what the AstDB batches bootstrap FreePBX from (`astdb.ts`). */
-    private readonly confPath: string,
   ) {}
 
   get hostKey() {
@@ -124,7 +124,7 @@ export class PbxRemote {
       const file = made.stdout.trim();
       if (made.code !== 0 || !SAFE_PATH.test(file))
         throw new ServiceError("PBX host", "Cannot write the MySQL option file on the PBX host");
-      return new PbxRemote(ssh, db, file, confPath);
+      return new PbxRemote(ssh, db, file);
     } catch (err) {
       ssh.close();
       throw err;
@@ -176,8 +176,8 @@ export class PbxRemote {
   /** `database show FAMILY number` for each tree (one fixed command), as Asterisk printed it. */
   async astdbShowTrees(trees: AstdbTree[]): Promise<string> {
     if (trees.length === 0) return "";
-    const out = await this.ssh.exec(astdbShowTreesCommand(this.confPath), {
-      stdin: astdbTreeLines(trees),
+    const out = await this.ssh.exec(ASTDB_SHOW_TREES_BATCH, {
+      stdin: (await this.managerLogin()) + astdbTreeLines(trees),
       timeoutMs: 120_000,
     });
     if (out.code !== 0) {
@@ -190,8 +190,8 @@ export class PbxRemote {
   /** `database get` of each path (`/AMPUSER/1001/cidname`), exactly as stored; null when absent. */
   async astdbGet(paths: string[]): Promise<(string | null)[]> {
     if (paths.length === 0) return [];
-    const out = await this.ssh.exec(astdbGetCommand(this.confPath), {
-      stdin: astdbGetLines(paths),
+    const out = await this.ssh.exec(ASTDB_GET_BATCH, {
+      stdin: (await this.managerLogin()) + astdbGetLines(paths),
       timeoutMs: 120_000,
     });
     const lines = out.stdout.split("\n");
@@ -210,8 +210,8 @@ export class PbxRemote {
   async restoreAstdb(entries: Record<string, string>): Promise<{ ok: true } | { ok: false; message: string }> {
     this.families = null;
     if (Object.keys(entries).length === 0) return { ok: true };
-    const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
-      stdin: astdbRestoreLines(entries),
+    const out = await this.ssh.exec(ASTDB_WRITE_BATCH, {
+      stdin: (await this.managerLogin()) + astdbRestoreLines(entries),
       timeoutMs: 120_000,
     });
     if (out.code !== 0) {
@@ -261,8 +261,8 @@ export class PbxRemote {
   async writeAstdb(entries: AstdbEntry[]): Promise<{ ok: true; put: number } | { ok: false; message: string }> {
     this.families = null;
     if (entries.length === 0) return { ok: true, put: 0 };
-    const out = await this.ssh.exec(astdbWriteCommand(this.confPath), {
-      stdin: astdbLines(entries),
+    const out = await this.ssh.exec(ASTDB_WRITE_BATCH, {
+      stdin: (await this.managerLogin()) + astdbLines(entries),
       timeoutMs: 120_000,
     });
     if (out.code !== 0) {
@@ -279,8 +279,8 @@ export class PbxRemote {
   async deleteAstdbTrees(trees: AstdbTree[]): Promise<{ ok: true } | { ok: false; message: string }> {
     this.families = null;
     if (trees.length === 0) return { ok: true };
-    const out = await this.ssh.exec(astdbDeltreeCommand(this.confPath), {
-      stdin: astdbTreeLines(trees),
+    const out = await this.ssh.exec(ASTDB_DELTREE_BATCH, {
+      stdin: (await this.managerLogin()) + astdbTreeLines(trees),
       timeoutMs: 120_000,
     });
     if (out.code !== 0) {
@@ -306,8 +306,8 @@ export class PbxRemote {
    * which only SQL is written, share one listing.
    */
   astdbFamilyEntries(): Promise<ReturnType<typeof parseAstdbShow>> {
-    this.families ??= this.ssh
-      .exec(astdbShowTreesCommand(this.confPath), { stdin: ASTDB_FAMILY_LINES, timeoutMs: 120_000 })
+    this.families ??= this.managerLogin()
+      .then((login) => this.ssh.exec(ASTDB_SHOW_TREES_BATCH, { stdin: login + ASTDB_FAMILY_LINES, timeoutMs: 120_000 }))
       .then((out) => {
         if (out.code !== 0)
           throw new ServiceError("PBX host", `${out.stderr}${out.stdout}`.trim().split("\n").at(-1) ?? "");
@@ -322,6 +322,21 @@ export class PbxRemote {
 
   /** The families as last listed in this session; forgotten by every write to AstDB and every reload. */
   private families: Promise<ReturnType<typeof parseAstdbShow>> | null = null;
+  private login: Promise<string> | null = null;
+
+  /**
+   * FreePBX's manager login (its Advanced Settings, as FreePBX's own code reads them), once per session: the
+   * first stdin line of the AstDB batches. A line without a user when it cannot be read: the batch then runs
+   * its `asterisk -rx` loop.
+   */
+  private managerLogin(): Promise<string> {
+    this.login ??= this.selectHex(
+      `SELECT HEX(keyword), HEX(value) FROM freepbx_settings WHERE keyword IN (${MANAGER_SETTINGS.map((k) => `'${k}'`).join(", ")});`,
+    )
+      .then((rows) => managerLoginLine(Object.fromEntries(rows.map(([k, v]) => [k ?? "", v ?? ""]))))
+      .catch(() => managerLoginLine({}));
+    return this.login;
+  }
 
   /** The extensions that have their `DEVICE/<n>/dial` AstDB entry; null when Asterisk does not answer. */
   async astdbDevices(): Promise<Set<string> | null> {
