@@ -410,7 +410,7 @@ export const jobResults = sqliteTable(
 );
 
 /**
- * The PBX objects the console manages (issue 11, item 1): created by a deployment, or adopted by a sync
+ * The PBX objects the console manages: created by a deployment, or adopted by a sync
  * import or a resolved conflict. The console changes or deletes only these on the PBX; an object with
  * the same number or name that is not here is a conflict the administrator resolves (adopt or skip).
  * `key` is the object's identity on the PBX (extension number, trunk name, route name, DID, group
@@ -438,7 +438,7 @@ export const pbxObjects = sqliteTable(
 );
 
 /**
- * Snapshots of every PBX row an apply touched, taken before it wrote (issue 11, item 8): "Roll back"
+ * Snapshots of every PBX row an apply touched, taken before it wrote: "Roll back"
  * restores them exactly. `rows` holds, per table, the rows as they were (absent rows too, so a created
  * object is removed again); `astdb` the AstDB entries as they were.
  */

@@ -1,6 +1,6 @@
 /**
  * AI calls in progress as the Live AI Calls screen shows them (GET /api/ai/calls/live), and the operator's
- * take-over (POST /api/ai/calls/:callId/transfer). Issue 17 item 5, ADR 0044.
+ * take-over (POST /api/ai/calls/:callId/transfer). ADR 0044.
  */
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
@@ -10,7 +10,7 @@ export interface LiveAiTurn {
   text: string;
 }
 
-/** The latest classification of the conversation (issue 17 item 4, ADR 0043), once one succeeded. */
+/** The latest classification of the conversation (ADR 0043), once one succeeded. */
 export interface LiveAiClassification {
   sentiment: string;
   intent: string;

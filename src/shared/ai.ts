@@ -38,7 +38,7 @@ export const ROUTING_ACTIONS = [
   "hangup",
 ] as const;
 
-// ---------- routing rule conditions and action parameters (issue 16 item 6, ADR 0040) ----------
+// ---------- routing rule conditions and action parameters (ADR 0040) ----------
 
 export const SENTIMENTS = ["positive", "neutral", "negative"] as const;
 export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;

@@ -339,7 +339,7 @@ export type SaveCredential = z.output<typeof saveCredentialSchema>;
 /** POST /api/credentials/test: same fields; omitted ones fall back to the stored/env values. */
 export const testCredentialSchema = saveCredentialSchema;
 
-/** GET /api/dialer/status: whether the web dialer push is set up (a quiet state when not: issue 16, item 12). */
+/** GET /api/dialer/status: whether the web dialer push is set up (a quiet state when not). */
 export interface DialerStatus {
   configured: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * The deploy history and its roll back (issue 11 item 8, docs/decisions/0026): every deployment and roll
+ * The deploy history and its roll back (docs/decisions/0026): every deployment and roll
  * back, newest first, with the snapshot the deployment took of every PBX row it was about to touch.
  */
 import { z } from "zod";

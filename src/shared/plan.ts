@@ -1,5 +1,5 @@
 /**
- * Plan, then apply (issue 11 items 1, 2, 5; ADR 0025): what a deployment would do to the live PBX, per
+ * Plan, then apply (ADR 0025): what a deployment would do to the live PBX, per
  * object, before anything is written. `POST /api/deploy/plan` answers a `DeployPlan`; `POST /api/deploy/apply`
  * applies exactly that plan (its fingerprint) with the user's conflict resolutions. The Sync import has its
  * own plan (`ImportPlan`, below): what importing PBX objects does in the console.

@@ -1,5 +1,5 @@
 /**
- * The audit trail (issue 13, docs/decisions/0022): recording, reading, exporting and expiring rows of
+ * The audit trail (docs/decisions/0022): recording, reading, exporting and expiring rows of
  * `audit_log`. Rows are appended only; nothing here changes one, and only `pruneAudit` (the retention
  * sweep) deletes. The transport records every audited call (src/server/transport/audit.ts); scheduled
  * work and the binary's commands record theirs directly.

@@ -1,6 +1,6 @@
 /**
  * Console-wide settings an administrator changes (`console_settings`: key → JSON value), and the rules
- * that go with them. One so far, `requireTotp` (issue 13; ADR 0020, "Requiring it for everyone"):
+ * that go with them. One so far, `requireTotp` (ADR 0020, "Requiring it for everyone"):
  *
  * - Turning it on needs the administrator's own two-factor sign-in to be on, so whoever sets it is
  *   never held at the enrolment screen by their own policy.

@@ -1,5 +1,5 @@
 /**
- * Sentiment and intent of an AI call while it runs (issue 17 item 4, ADR 0043).
+ * Sentiment and intent of an AI call while it runs (ADR 0043).
  *
  * Every few caller turns, and once when the call ends, the conversation so far (the last `maxTurns` turns,
  * at most `maxChars` characters) goes to an OpenAI text model through Chat Completions with a strict JSON

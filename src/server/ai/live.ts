@@ -1,5 +1,5 @@
 /**
- * AI calls in progress (issue 17 item 5, ADR 0044): the live list read from the call sessions in memory
+ * AI calls in progress (ADR 0044): the live list read from the call sessions in memory
  * (`AppContext.aiCalls`), one coalesced `ai-live-updated` event from their in-process events so a browser
  * never polls, and an operator's take-over: transfer to an extension (REST refer) or end the call (REST
  * hangup). A refused refer or hangup is an error answer, never a success that did not happen.

@@ -1,5 +1,5 @@
 /**
- * The console's side of an accepted AI call (issue 17 items 1–3, ADR 0042): one `CallSession` per call id,
+ * The console's side of an accepted AI call (ADR 0042): one `CallSession` per call id,
  * over the call's sideband WebSocket (clients/openai-sideband.ts). It turns input transcription on, runs the
  * model's tools (`transfer_call` → REST refer, `end_call` → REST hangup after the goodbye's `response.done`,
  * `take_message` → a stored message), answers every tool with `function_call_output` + `response.create`,
@@ -10,7 +10,7 @@
  * (`CallSessions.counts()`), and every session closed when the console stops.
  *
  * Sessions publish typed `CallSessionEvent`s in-process (`CallSessions.subscribe`) so the classification and
- * the live view (issue 17 items 4–5) can follow a call without reading the socket.
+ * the live view can follow a call without reading the socket.
  */
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";

@@ -3,7 +3,7 @@
  * dialer as a signed webhook (`extension.updated`). SIP secrets are never sent:
  * the dialer fetches them through its own provisioning. Nothing is stored here.
  *
- * "Not configured" is a quiet state (issue 16, item 12): `dialerStatus` tells the web app, which then
+ * "Not configured" is a quiet state: `dialerStatus` tells the web app, which then
  * skips its background push after each extension write and shows a hint instead of a failure. An explicit
  * push, and a configured dialer that fails, still report their failure.
  */

@@ -1,5 +1,5 @@
 /**
- * Deleting a managed object from FreePBX's tables (issue 11 item 5, ADR 0025): only objects the console
+ * Deleting a managed object from FreePBX's tables (ADR 0025): only objects the console
  * manages (`pbx_objects`), only after the review, found by their recorded PBX id (trunkid, route_id) or
  * number. The rows FreePBX's own delete removes for that object; an extension's AstDB trees are deleted
  * after the transaction (host.ts `deleteAstdbTrees`). Nothing of another object is touched.

@@ -337,8 +337,8 @@ export function trunkObject(t: TrunkRow): PbxObject {
   must(trunkTypeDeployProblem(t.type));
   for (const a of t.providerAddresses) must(providerAddressProblem(a));
   const username = configToken(t.username, "Username");
-  // Credentials: username/secret, the chosen authentication, registration when on. IP authentication
-  // (issue 11): no credentials, no registration, the endpoint matched by the provider's addresses.
+  // Credentials: username/secret, the chosen authentication, registration when on. IP authentication:
+  // no credentials, no registration, the endpoint matched by the provider's addresses.
   const auth: [string, string][] =
     t.authMode === "ip"
       ? [

@@ -1,5 +1,5 @@
 /**
- * The plan of a Sync import (issue 11 item 2, ADR 0025 "Sync import"): what importing the selected PBX
+ * The plan of a Sync import (ADR 0025 "Sync import"): what importing the selected PBX
  * objects does in the console, per object, before anything is written. `POST /api/sync/<kind>/plan`
  * answers it; the import job (`import.ts`) makes the same plan from its own read of the PBX and writes
  * exactly its entries, so the review and the import cannot disagree:

@@ -1,5 +1,5 @@
 /**
- * Voicemail mailboxes over SSH (issue 11 item 4, ADR 0023). FreePBX's Voicemail module keeps mailboxes in
+ * Voicemail mailboxes over SSH (ADR 0023). FreePBX's Voicemail module keeps mailboxes in
  * `voicemail.conf` (in ASTETCDIR, `/etc/asterisk`): it reads and rewrites that file itself, so the file is
  * its store. Per mailbox context (`[default]`, `[sales]`…) one line per mailbox:
  * `<ext> => <pin>,<name>,<email>,<pager>,<options>`.

@@ -6,7 +6,7 @@ import { startRollbackJob } from "../jobs/rollback-jobs";
 import { backupView, deployHistory } from "../pbx/backups";
 import { ownerOf } from "./jobs";
 
-/** The deploy history and its roll back (issue 11 item 8, docs/decisions/0026). */
+/** The deploy history and its roll back (docs/decisions/0026). */
 export const deployHistoryRoutes: RouteDef[] = [
   route({
     method: "GET",

@@ -1,5 +1,5 @@
 /**
- * Editing from a card (issue 16): the pencil button beside Delete, and the open state of the card's edit
+ * Editing from a card: the pencil button beside Delete, and the open state of the card's edit
  * dialog. The dialog has no Radix trigger (the card mounts it only while open), so focus is put back on
  * the pencil when it closes, saved or cancelled.
  */

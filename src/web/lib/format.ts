@@ -1,6 +1,6 @@
 /**
  * Numbers, dates and times as the person reading them writes them: the browser's locale (its language
- * settings), never a fixed "en-US". One place, so every screen agrees (issue 16).
+ * settings), never a fixed "en-US". One place, so every screen agrees.
  */
 const LOCALE = undefined;
 

@@ -73,7 +73,7 @@ export function afterConfirm(question: string, action: () => void): void {
 }
 
 /**
- * An optimistic edit of one object of a list (issue 16): the list cache shows the change as soon as it
+ * An optimistic edit of one object of a list: the list cache shows the change as soon as it
  * is sent (`onMutate`); a failure puts the list back as it was and then runs the screen's `onError`
  * (which shows the server's message); either way the list is refetched afterwards (`onSettled`).
  */

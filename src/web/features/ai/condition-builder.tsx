@@ -1,5 +1,5 @@
 /**
- * The routing rule's conditions and action parameters as form controls (issue 16 item 6, ADR 0040): rows of
+ * The routing rule's conditions and action parameters as form controls (ADR 0040): rows of
  * conditions (sentiment, intent, transcript keywords, caller number pattern, time of day, or any other call
  * fact) matched all or any, and the fields the chosen action needs. Both still travel as the JSON text the
  * API stores; the user never types it. The shared schema (src/shared/ai.ts) checks it on submit and on the

@@ -1,5 +1,5 @@
 /**
- * The Live AI Calls screen's pieces (issue 17 item 5, ADR 0044): a call's card with its running transcript
+ * The Live AI Calls screen's pieces (ADR 0044): a call's card with its running transcript
  * (a polite live region, newest at the bottom), its ticking duration and its last classification; the
  * operator's take-over (transfer to an extension) and End call, each behind a dialog.
  */

@@ -1,5 +1,5 @@
 /**
- * The deploy history (issue 11 item 8, ADR 0026): every deployment and roll back with its backup, and
+ * The deploy history (ADR 0026): every deployment and roll back with its backup, and
  * starting a roll back (a job, ADR 0024). The list refetches on every "job-updated" event.
  */
 import { queryOptions } from "@tanstack/react-query";

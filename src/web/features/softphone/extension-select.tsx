@@ -13,7 +13,7 @@ import { byNumber } from "../../../shared/sort";
  * this page for seconds with 5,000 extensions; the native one is instant,
  * accessible, and typing the first digits jumps to the extension. Its 5,000 options are made with the
  * DOM's `new Option` (text, never HTML) outside React: React building them took one ~90 ms task when the
- * list arrived (issue 15: no task over 100 ms); this takes a few milliseconds.
+ * list arrived (no task over 100 ms); this takes a few milliseconds.
  */
 export function ExtensionSelect({
   value,
