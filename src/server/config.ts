@@ -5,8 +5,8 @@ import { hostname } from "node:os";
  * stops the process with a message naming the variable (never a stack trace).
  *
  * Checked by hand rather than with zod (ADR 0048): this runs before the console answers anything, and
- * zod's first use in a process costs ~14 ms on a 2-core machine (its schema classes are set up then);
- * the first request that validates a body pays that instead.
+ * zod's first use in a process sets its schema classes up, a cost the first request that validates a body
+ * pays instead (figures in the ADR).
  */
 type Rule = (value: string) => string | null;
 

@@ -185,8 +185,8 @@ export function screenChunks(entryCode: string): Map<string, string> {
  * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
  * thread, instead of function by function on the main thread as the first render calls them. Most of our
  * chunks are loaded when their code is about to run; the few preloaded earlier (a screen's forms, on hover or
- * when idle, ADR 0046) are then compiled off the main thread ahead of use, not wasted. ~30 ms off a cold first
- * row on a 2-core machine (ADR 0030); a comment to every other engine.
+ * when idle, ADR 0046) are then compiled off the main thread ahead of use, not wasted (the cold first row's
+ * gain is in ADR 0030); a comment to every other engine.
  */
 export const COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
 

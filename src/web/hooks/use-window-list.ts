@@ -40,7 +40,7 @@ function rememberedTop(cookie: string | undefined): number {
  * The window's scroll writes, without the ones to where it already is. On mount the virtualizer writes the
  * offset it just read (`window.scrollY`) back to the window: a no-op for the browser, but Chromium lays the
  * page out for a `scrollTo` that gives `top` alone, inside the commit that mounted the rows (a forced style and
- * layout of 32 ms in a trace of /extensions' longest task at 5,000 rows, on the 2-core machine). Comparing with
+ * layout of the whole page, in /extensions' longest task at 5,000 rows). Comparing with
  * the offset the virtualizer holds reads nothing from the page; a real move (to an item, a correction above
  * the window) is written.
  */

@@ -40,7 +40,7 @@ export function serverViewport(): { width: number; height: number } {
  * Keeps the window's size in the `viewport` cookie, after the first frame and after each resize (ADR 0047).
  * Not at start: read while the page had not been laid out yet (the app's entry runs before the first frame
  * when its scripts are cached), `innerWidth` made Chromium style and lay out the whole picture inside the
- * entry's task (57 + 21 ms in a trace: the longest task of /extensions). After a frame it costs nothing,
+ * entry's task (the longest task of /extensions). After a frame it costs nothing,
  * and the cookie is only read by the next visit.
  */
 export function rememberViewport(): void {
