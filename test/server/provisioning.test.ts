@@ -1,6 +1,8 @@
 // Softphone provisioning (issue 16, item 9; ADR 0039): the one-time link to Linphone's XML remote
 // provisioning file, the public SIP host setting and the reachability warnings.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import jsQR from "jsqr";
+import { PNG } from "pngjs";
 import { consoleOrigin, linphoneXml, PROVISIONING_RATE_LIMIT } from "../../src/server/inventory/provisioning";
 import { type HostKind, hostKind, originWarnings, sipHostWarning } from "../../src/shared/provisioning";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -281,6 +283,19 @@ describe("over HTTP", () => {
     expect(rows).toEqual([{ token_hash: new Bun.CryptoHasher("sha256").update(token).digest("hex") }]);
   });
 
+  test("GET qr-code (the spec's call) answers {qrCode} of a newly issued link, which then works once", async () => {
+    const res = await s.call("GET", `/api/extensions/${extId}/qr-code`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const { qrCode, link } = res.json as { qrCode: string; link: string };
+    expect(qrCode).toStartWith("data:image/png;base64,");
+    // The picture is the link: decoded, the QR code names it.
+    const png = PNG.sync.read(Buffer.from(qrCode.slice("data:image/png;base64,".length), "base64"));
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(link);
+    expect((await fetchFile(pathOf(link))).status).toBe(200);
+    expect((await fetchFile(pathOf(link))).status).toBe(404);
+  });
+
   test("the link answers the account file once, with no-store; then 404 like any unknown token", async () => {
     const logs = spyOn(console, "log");
     const errors = spyOn(console, "error");
@@ -407,6 +422,7 @@ describe("over HTTP", () => {
     s.cookie = "";
     await s.call("POST", "/api/auth/login", { username: "viewer1", password: "viewer password 1" });
     expect((await s.call("POST", `/api/extensions/${extId}/provisioning-link`, {})).status).toBe(403);
+    expect((await s.call("GET", `/api/extensions/${extId}/qr-code`)).status).toBe(403);
     expect((await s.call("GET", `/api/extensions/${extId}/provisioning`)).status).toBe(403);
     s.cookie = keep;
     expect((await s.call("DELETE", `/api/extensions/${extId}`)).status).toBeLessThan(300);

@@ -37,6 +37,8 @@ const ADMIN_ONLY = [
 /** Reads that carry a secret (SIP secrets, generated SIP passwords): operators, not viewers. */
 const OPERATOR_READS = [
   "GET /api/extensions/:id/provisioning",
+  // Issues the extension's provisioning link, as POST …/provisioning-link does (ADR 0054).
+  "GET /api/extensions/:id/qr-code",
   "GET /api/extensions/export.csv",
   "GET /api/telnyx/credentials/:id/password",
   "GET /api/config/generate",

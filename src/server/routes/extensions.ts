@@ -110,6 +110,23 @@ export const extensionRoutes: RouteDef[] = [
     handler: ({ app, params }) => json(extensionProvisioning(app, parseId(params.id, "Extension"))),
   }),
   route({
+    method: "GET",
+    path: "/api/extensions/:id/qr-code",
+    minRole: "operator",
+    summary:
+      "The extension's QR code ({qrCode}, an image source) for a softphone to scan: issues its one-time provisioning link as POST /api/extensions/{id}/provisioning-link does, and answers the same fields",
+    publishes: ["provisioning-updated"],
+    audit: { action: "extension.provisioning.issue", object: "extension", load: loadById(listExtensions) },
+    handler: async ({ app, params, url, req }) =>
+      json(
+        await issueProvisioningLink(
+          app,
+          parseId(params.id, "Extension"),
+          consoleOrigin(url, req.headers.get("origin")),
+        ),
+      ),
+  }),
+  route({
     method: "POST",
     path: "/api/extensions/:id/provisioning-link",
     summary:
