@@ -38,6 +38,16 @@ const PIN_HANDLE_RE = /^[A-Za-z0-9_-]{16,64}$/;
 /** The most handles one call may ask for: as many PINs as the console keeps at once. */
 export const VOICEMAIL_PINS_MAX = 2000;
 
+/**
+ * `GET /api/config/generate`'s query: `script=0` leaves `deployment.script` out (the Generator screen downloads
+ * the script from GET /api/config/script.sql, so the SQL comes once).
+ */
+export const generateQuerySchema = lazySchema(() =>
+  z.object({
+    script: z.enum(["0", "1"], { error: "script must be 0 or 1" }).optional(),
+  }),
+);
+
 /** `POST /api/deploy/voicemail-pins`: the PINs behind these handles, each answered once. */
 export const voicemailPinsRequestSchema = lazySchema(() =>
   z.object({

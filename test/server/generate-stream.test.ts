@@ -215,8 +215,17 @@ afterAll(async () => {
 });
 
 describe("GET /api/config/generate (streamed)", () => {
-  test("parses to the old answer without the duplicate script; the SQL is in it once", async () => {
+  test("the spec's answer: the script in deployment.script, byte for byte the download's (up to its time)", async () => {
     const res = await s.call("GET", "/api/config/generate");
+    expect(res.status).toBe(200);
+    const stamp = /generated (\S+)/.exec(res.json.deployment.script)?.[1] as string;
+    const old = oldGenerateConfig(s.db, s.app.box, Date.parse(stamp));
+    expect(res.json).toEqual(old);
+    expect(res.json.deployment.script).toContain("-- not included: extension 1001");
+  });
+
+  test("script=0 (the Generator screen): the old answer without the duplicate script; the SQL is in it once", async () => {
+    const res = await s.call("GET", "/api/config/generate?script=0");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("application/json");
     const old = oldGenerateConfig(s.db, s.app.box, Date.now());
@@ -240,7 +249,7 @@ describe("GET /api/config/generate (streamed)", () => {
     const empty = await startTestServer();
     try {
       await empty.setup();
-      const res = await empty.call("GET", "/api/config/generate");
+      const res = await empty.call("GET", "/api/config/generate?script=0");
       expect(res.status).toBe(200);
       expect(res.json).toEqual({
         sql: { trunks: [], extensions: [], outboundRoutes: [], inboundRoutes: [], pttGroups: [] },
@@ -259,10 +268,19 @@ describe("GET /api/config/generate (streamed)", () => {
     }
   });
 
-  test("the domain stream gives the same JSON", async () => {
-    const { text } = await readAll(generateConfigStream(s.app));
-    const { deployment, ...old } = oldGenerateConfig(s.db, s.app.box, 0);
-    expect(JSON.parse(text)).toEqual({ ...old, deployment: { steps: deployment.steps } });
+  test("the domain stream gives the same JSON, with the script or without", async () => {
+    const at = Date.UTC(2026, 10, 24, 12, 30, 0);
+    const deps = { db: s.db, box: s.app.box, now: () => at };
+    const { deployment, ...old } = oldGenerateConfig(s.db, s.app.box, at);
+    expect(JSON.parse((await readAll(generateConfigStream(deps))).text)).toEqual({ ...old, deployment });
+    const without = (await readAll(generateConfigStream(deps, { withScript: false }))).text;
+    expect(JSON.parse(without)).toEqual({ ...old, deployment: { steps: deployment.steps } });
+  });
+
+  test("a query other than script=0 or 1 is a 400 with the field's message", async () => {
+    const res = await s.call("GET", "/api/config/generate?script=yes");
+    expect(res.status).toBe(400);
+    expect(res.json.error.fields.script).toBe("script must be 0 or 1");
   });
 });
 

@@ -59,9 +59,9 @@ describe("the route table", () => {
     const both = writes.filter((r) => (r.publishes?.length ?? 0) > 0 && r.storesNothing);
     expect(both.map(label)).toEqual([]);
     // A read stores nothing, but for the spec's GET qr-code, which issues the link it draws (ADR 0054).
-    expect(apiRoutes.filter((r) => r.method === "GET" && (r.publishes?.length || r.storesNothing)).map(label)).toEqual(
-      ["GET /api/extensions/:id/qr-code"],
-    );
+    expect(apiRoutes.filter((r) => r.method === "GET" && (r.publishes?.length || r.storesNothing)).map(label)).toEqual([
+      "GET /api/extensions/:id/qr-code",
+    ]);
   });
 
   test("every write declares what the audit trail records of it, or why it records nothing", () => {

@@ -281,17 +281,24 @@ function textStream(next: () => string | Flush | null | Promise<string | Flush |
 
 /**
  * GET /api/config/generate, streamed: `{"sql":{…lists of statements per kind…},"refused":[…],
- * "deployment":{"steps":[…]},"summary":{…}}`. The counts are of the items written (an object left out
- * is not counted), so they come last, once the walk has seen every object. The ids are read before
- * this returns: a database failure is a clean error answer.
+ * "deployment":{"steps":[…],"script":"…"},"summary":{…}}`. The counts are of the items written (an object left
+ * out is not counted), so they come last, once the walk has seen every object. The script is the spec's
+ * `deployment.script`: GET /api/config/script.sql's text, streamed into the JSON string as it is made;
+ * `withScript: false` leaves it out (the Generator screen, which downloads it, asks so: the SQL then goes
+ * once, ADR 0032). The ids are read before this returns: a database failure is a clean error answer.
  */
-export function generateConfigStream(deps: Pick<Deps, "db" | "box">): ReadableStream<Uint8Array> {
+export function generateConfigStream(
+  deps: Pick<Deps, "db" | "box" | "now">,
+  opts: { withScript?: boolean } = {},
+): ReadableStream<Uint8Array> {
   const walker = inventoryEntries(deps.db, deps.box)[Symbol.iterator]();
   const refused: Refused[] = [];
   const counts: Record<ItemKind, number> = { trunk: 0, extension: 0, outboundRoute: 0, inboundRoute: 0, pttGroup: 0 };
   let open = -1; // index in SQL_KEYS of the list being written
   let first = true; // no statement in that list yet
-  let finished = false;
+  let phase: "start" | "sql" | "script" | "done" = "start";
+  let script: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const decoder = new TextDecoder();
   /** Closes the list being written and opens the following ones up to `index`. */
   const advanceTo = (index: number) => {
     let out = "";
@@ -303,25 +310,39 @@ export function generateConfigStream(deps: Pick<Deps, "db" | "box">): ReadableSt
     }
     return out;
   };
-  let started = false;
+  const summary = () =>
+    JSON.stringify({
+      totalTrunks: counts.trunk,
+      totalExtensions: counts.extension,
+      totalOutboundRoutes: counts.outboundRoute,
+      totalInboundRoutes: counts.inboundRoute,
+      totalPttGroups: counts.pttGroup,
+    });
   return textStream(
-    () => {
-      if (!started) {
-        started = true;
-        return `{"sql":{${advanceTo(0)}`;
+    async () => {
+      switch (phase) {
+        case "start":
+          phase = "sql";
+          return `{"sql":{${advanceTo(0)}`;
+        case "script": {
+          const chunk = await (script as ReadableStreamDefaultReader<Uint8Array>).read();
+          if (!chunk.done) return JSON.stringify(decoder.decode(chunk.value, { stream: true })).slice(1, -1);
+          phase = "done";
+          return `${JSON.stringify(decoder.decode()).slice(1, -1)}"},"summary":${summary()}}`;
+        }
+        case "done":
+          return null;
       }
-      if (finished) return null;
       const next = walker.next();
       if (next.done) {
-        finished = true;
-        const summary = {
-          totalTrunks: counts.trunk,
-          totalExtensions: counts.extension,
-          totalOutboundRoutes: counts.outboundRoute,
-          totalInboundRoutes: counts.inboundRoute,
-          totalPttGroups: counts.pttGroup,
-        };
-        return `${advanceTo(SQL_KEYS.length)}},"refused":${JSON.stringify(refused)},"deployment":${JSON.stringify({ steps: DEPLOYMENT_STEPS })},"summary":${JSON.stringify(summary)}}`;
+        const head = `${advanceTo(SQL_KEYS.length)}},"refused":${JSON.stringify(refused)},"deployment":{"steps":${JSON.stringify(DEPLOYMENT_STEPS)}`;
+        if (opts.withScript === false) {
+          phase = "done";
+          return `${head}},"summary":${summary()}}`;
+        }
+        phase = "script";
+        script = scriptStream(deps).getReader();
+        return `${head},"script":"`;
       }
       const entry = next.value;
       if (!entry.item) {
@@ -337,7 +358,10 @@ export function generateConfigStream(deps: Pick<Deps, "db" | "box">): ReadableSt
       }
       return out;
     },
-    () => void walker.return?.(),
+    () => {
+      walker.return?.();
+      void script?.cancel().catch(() => {});
+    },
   );
 }
 

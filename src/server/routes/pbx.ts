@@ -1,5 +1,6 @@
 import type { JobStarted } from "../../shared/jobs";
 import {
+  generateQuerySchema,
   importExtensionsSchema,
   importTrunksSchema,
   type VoicemailPinsAnswer,
@@ -70,10 +71,11 @@ export const pbxRoutes: RouteDef[] = [
     path: "/api/config/generate",
     minRole: "operator",
     summary:
-      "The whole configuration's SQL statements per kind, the objects left out and why, the deployment steps and the counts (streamed JSON; the script itself is GET /api/config/script.sql, ADR 0032)",
+      "The whole configuration's SQL statements per kind, the objects left out and why, the deployment steps and script, and the counts (streamed JSON; `script=0` leaves the script out, which GET /api/config/script.sql downloads, ADR 0032)",
+    query: generateQuerySchema,
     audit: { action: "config.generate" },
-    handler: ({ app }) =>
-      new Response(generateConfigStream(app), {
+    handler: ({ app, query }) =>
+      new Response(generateConfigStream(app, { withScript: query.script !== "0" }), {
         headers: { "Content-Type": "application/json;charset=utf-8", "Cache-Control": "no-store" },
       }),
   }),

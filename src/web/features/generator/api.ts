@@ -14,7 +14,8 @@ export const generatedConfigQuery = () =>
   queryOptions<GeneratedConfig>({
     queryKey: queryKeys.generatedConfig,
     queryFn: async ({ signal }) => {
-      const res = await apiRequest("GET", queryKeys.generatedConfig[0], undefined, signal);
+      // Without `deployment.script`: the screen downloads the script from SCRIPT_URL, so the SQL comes once.
+      const res = await apiRequest("GET", `${queryKeys.generatedConfig[0]}?script=0`, undefined, signal);
       if (!res.body) throw new Error("The configuration answer was empty.");
       return readJsonInSlices<GeneratedConfig>(res.body);
     },
