@@ -1,7 +1,7 @@
 /** Sign-in, first-run set-up and the session: request schemas and wire types. */
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
-import type { Role } from "./users";
+import type { Role } from "./roles";
 
 export const PASSWORD_MIN = 12;
 

@@ -4,9 +4,10 @@
  */
 import { z } from "zod";
 import { limitParam } from "./fields";
-import type { JobItemResult, JobKind, JobState, JobTarget } from "./jobs";
+import type { JobKind, JobState, JobTarget, RollbackSummary } from "./jobs";
 import { lazySchema } from "./lazy-schema";
-import type { ReloadResult } from "./pbx";
+
+export type { RollbackSummary } from "./jobs";
 
 export const DEPLOY_HISTORY_DEFAULT = 20;
 export const DEPLOY_HISTORY_MAX = 100;
@@ -56,13 +57,4 @@ export interface DeployHistoryEntry {
   backup: BackupView | null;
   /** A roll back: the backup it restored. */
   rollbackOf: number | null;
-}
-
-/** The summary of a roll back job. */
-export interface RollbackSummary {
-  backupId: number;
-  restored: number;
-  failed: number;
-  results: JobItemResult[];
-  reload: ReloadResult | null;
 }

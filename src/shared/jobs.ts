@@ -4,11 +4,10 @@
  * and from GET /api/jobs.
  */
 import { z } from "zod";
-import type { RollbackSummary } from "./deploy-history";
 import { limitParam } from "./fields";
 import { lazySchema } from "./lazy-schema";
 import { JOBS_LIST_MAX } from "./limits";
-import type { DeployAllResponse, DeployResponse, ImportResult } from "./pbx";
+import type { DeployAllResponse, DeployResponse, ImportResult, ReloadResult } from "./pbx";
 
 /** `rollback`: restoring a deployment's backup (docs/decisions/0026). */
 export const JOB_KINDS = ["deploy", "import", "rollback"] as const;
@@ -31,6 +30,15 @@ export const jobItemResultSchema = lazySchema(() =>
   }),
 );
 export type JobItemResult = z.infer<typeof jobItemResultSchema>;
+
+/** The summary of a roll back job. */
+export interface RollbackSummary {
+  backupId: number;
+  restored: number;
+  failed: number;
+  results: JobItemResult[];
+  reload: ReloadResult | null;
+}
 
 /** The final answer: the shape the deploy and import routes returned before they were jobs. */
 export type JobSummary = DeployResponse | DeployAllResponse | ImportResult | RollbackSummary;

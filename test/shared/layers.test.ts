@@ -179,6 +179,118 @@ describe("schemas are built at first use (ADR 0048)", () => {
   });
 });
 
+/** The module a relative or `@/` specifier of `from` names (a file of src/), or null for a package. */
+function resolveIn(files: Set<string>, from: string, spec: string): string | null {
+  let base: string;
+  if (spec.startsWith("@/")) base = `src/web/${spec.slice(2)}`;
+  else if (spec.startsWith(".")) base = join(from, "..", spec);
+  else return null;
+  for (const c of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`])
+    if (files.has(c)) return c;
+  return null;
+}
+
+/** The strongly connected groups of more than one module (each an import cycle), in the import graph of `files`. */
+function importCycles(files: { path: string; text: string }[]): string[][] {
+  const paths = new Set(files.map((f) => f.path));
+  const graph = new Map(
+    files.map((f) => [
+      f.path,
+      [...new Set(importsOf(f.text).map((spec) => resolveIn(paths, f.path, spec)))].filter((x): x is string => !!x),
+    ]),
+  );
+  // Tarjan's algorithm.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (;;) {
+      const w = stack.pop() as string;
+      onStack.delete(w);
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1) cycles.push(group.sort());
+  };
+  for (const f of paths) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+/**
+ * Imports of one feature's modules by another, beyond its `api.ts` (any feature may read another's data through
+ * its queries): each a component or helper shared on purpose. A new one is added here with the reason it is not
+ * in `components/` or `lib/`.
+ */
+const FEATURE_IMPORTS_ALLOWED = new Set([
+  // Two-factor enrolment at sign-in is the account page's section.
+  "auth -> account/two-factor-section",
+  // The call history shows parties and durations as the live calls do.
+  "call-history -> calls/format",
+  "call-history -> calls/party",
+  // A deployment and a sync import run as jobs, reviewed as plans.
+  "deployment -> jobs/job-progress",
+  "deployment -> review/plan-parts",
+  "deployment -> review/stale-plan",
+  "sync -> jobs/job-progress",
+  "sync -> review/plan-parts",
+  "sync -> review/stale-plan",
+  // Lists show live registration state, undo a delete and hand out the softphone link.
+  "extensions -> live/live-badges",
+  "trunks -> live/live-badges",
+  "extensions -> safe-delete/undo-toast",
+  "extensions -> softphone/link-view",
+  "softphone -> extensions/push-button",
+  "ptt -> extensions/filter",
+  "telnyx -> settings/secret-input",
+]);
+
+describe("module boundaries", () => {
+  test("no import cycles in src/, type imports included", () => {
+    const files = ["src/shared", "src/server", "src/web", "src/db"].flatMap((d) => filesUnder(d));
+    expect(importCycles(files)).toEqual([]);
+    // The check sees a cycle, a type-only one too.
+    expect(
+      importCycles([
+        { path: "src/a.ts", text: 'import { b } from "./b";' },
+        { path: "src/b.ts", text: 'import type { A } from "./a";' },
+      ]),
+    ).toEqual([["src/a.ts", "src/b.ts"]]);
+  });
+
+  test("features never import pages", () => {
+    expect(offenders(filesUnder("src/web/features"), (s) => /^@\/pages\/|\/pages\//.test(s))).toEqual([]);
+  });
+
+  test("a feature imports another's api.ts, or only what the allow-list names", () => {
+    const crossing = filesUnder("src/web/features").flatMap((f) => {
+      const from = f.path.split("/")[3] as string;
+      return importsOf(f.text)
+        .map((spec) => /^@\/features\/([^/]+)\/(.+)$/.exec(spec) ?? /^\.\.\/([^./][^/]*)\/(.+)$/.exec(spec))
+        .filter((m): m is RegExpExecArray => !!m && m[1] !== from && m[2] !== "api")
+        .map((m) => `${from} -> ${m[1]}/${m[2]}`);
+    });
+    expect([...new Set(crossing)].filter((c) => !FEATURE_IMPORTS_ALLOWED.has(c))).toEqual([]);
+    // Every entry is still used: the list says what is, not what was.
+    expect([...FEATURE_IMPORTS_ALLOWED].filter((a) => !crossing.includes(a))).toEqual([]);
+  });
+});
+
 describe("shared and web", () => {
   test("src/shared is browser-safe: no server, database or bun imports", () => {
     expect(offenders(filesUnder("src/shared"), (s) => /src\/server|\/server\/|\/db\/|^bun:|^node:/.test(s))).toEqual(

@@ -15,20 +15,16 @@ import type {
 import { TOTP_CODE_REQUIRED, TOTP_CODE_WRONG } from "../../shared/auth";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound, Unauthenticated } from "../domain/errors";
+import type { AccountDeps, ClientInfo } from "./account-deps";
 import { logAuthFailure } from "./auth-log";
 import { confirmPassword, throttled } from "./confirm-password";
-import type { SessionClient, SessionStore } from "./sessions";
+import type { SessionClient } from "./sessions";
 import { totpSetupRequired } from "./settings";
 import type { SetupCode } from "./setup-code";
-import type { LoginThrottle } from "./throttle";
 import { checkSecondFactor } from "./two-factor";
 import { checkPassword, hashPassword, insertUser, updatePasswordHash, userCount } from "./users";
 
-/** The session store and the failed sign-in throttle (the app holds them; they are not part of `Deps`). */
-export interface AccountDeps {
-  sessions: SessionStore;
-  throttle: LoginThrottle;
-}
+export type { AccountDeps, ClientInfo } from "./account-deps";
 
 /** A new session: who it belongs to and its token (for the cookie). */
 export interface SignedIn {
@@ -68,12 +64,6 @@ export async function setupFirstAdmin(
   deps.setupCode?.consume();
   deps.events.publish({ type: "accounts-updated", data: { id: row.id, action: "created" } });
   return { user: { id: row.id, username: row.username, role: row.role }, token: deps.sessions.create(row.id, client) };
-}
-
-/** Where a request came from: the TCP peer's address and the browser's user agent. */
-export interface ClientInfo {
-  ip: string | null;
-  userAgent?: string | null;
 }
 
 /**

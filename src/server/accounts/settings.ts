@@ -30,7 +30,7 @@ import {
 import type { Config } from "../config";
 import type { Deps } from "../domain/deps";
 import { Conflict } from "../domain/errors";
-import { totpEnabled } from "./two-factor";
+import { totpEnabled } from "./totp-state";
 
 const SECURITY_DEFAULTS: SecuritySettings = { requireTotp: false };
 

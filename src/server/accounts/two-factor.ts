@@ -25,10 +25,13 @@ import type { Deps } from "../domain/deps";
 import { Conflict, Invalid } from "../domain/errors";
 import { nodeCrypto } from "../lazy-node";
 import { qrDataUrl } from "../qr";
-import type { AccountDeps, ClientInfo } from "./auth";
+import type { AccountDeps, ClientInfo } from "./account-deps";
 import { confirmPassword } from "./confirm-password";
 import { securitySettings } from "./settings";
 import { matchTotp, newTotpSecret, otpauthUrl } from "./totp";
+import { totpRowOf as rowOf, totpEnabled } from "./totp-state";
+
+export { totpEnabled };
 
 export const RECOVERY_CODE_COUNT = 10;
 
@@ -46,16 +49,9 @@ function newRecoveryCodes(): string[] {
   });
 }
 
-const rowOf = (db: Deps["db"], userId: string) => db.select().from(userTotp).where(eq(userTotp.userId, userId)).get();
-
-/** Whether the user signs in with a second factor. */
 /** Turns two-factor sign-in off without a code (the shell's `create-admin`, for an owner who lost the device). */
 export function removeTotp(db: Deps["db"], userId: string): boolean {
   return db.delete(userTotp).where(eq(userTotp.userId, userId)).returning({ userId: userTotp.userId }).all().length > 0;
-}
-
-export function totpEnabled(db: Deps["db"], userId: string): boolean {
-  return Boolean(rowOf(db, userId)?.secret);
 }
 
 export function totpStatus(deps: Pick<Deps, "db">, user: SessionUser): TotpStatus {

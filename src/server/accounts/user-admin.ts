@@ -10,7 +10,7 @@ import type { SessionUser } from "../../shared/auth";
 import type { ConsoleUser, NewUserInput, UserPatchInput } from "../../shared/users";
 import type { Deps } from "../domain/deps";
 import { Conflict, NotFound } from "../domain/errors";
-import type { AccountDeps } from "./auth";
+import type { AccountDeps } from "./account-deps";
 import { findUser, hashPassword } from "./users";
 
 export const LAST_ADMIN =

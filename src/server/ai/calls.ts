@@ -24,6 +24,7 @@ import { clients } from "../integrations/outside";
 import { redact } from "../redact";
 import { activeAssistant, assistantForNumber } from "./assistants";
 import { type AssistantRow, type RuleRow, toCallLog } from "./records";
+import { referTarget } from "./refer-target";
 import { decideRoute } from "./routing";
 import type { CallSessions } from "./sideband";
 import { calledNumberOf, displayNameOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
@@ -67,30 +68,12 @@ export function sessionFor(a: AssistantRow): RealtimeSession {
   };
 }
 
+export { referTarget };
+
 type Plan =
   | { kind: "reject"; statusCode: number; detail: string }
   | { kind: "accept"; assistant: AssistantRow; detail: string }
   | { kind: "refer"; target: string; assistant: AssistantRow | null; detail: string };
-
-const str = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v).trim() : "");
-const HOST_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
-
-/** Where route_to_extension / route_to_ivr / send_voicemail send the call, or null when the rule says nowhere. */
-export function referTarget(action: string, params: Record<string, unknown>, pbxHost: string | null): string | null {
-  const explicit = str(params.targetUri ?? params.target_uri);
-  if (explicit) return /^(tel:\+?[0-9*#]+|sips?:[^\s<>"]+)$/i.test(explicit) ? explicit : null;
-  let user = "";
-  if (action === "route_to_extension") user = str(params.extensionId ?? params.extension);
-  else if (action === "route_to_ivr") user = str(params.number ?? params.ivrNumber ?? params.ivrId);
-  else if (action === "send_voicemail") {
-    const ext = str(params.extensionId ?? params.extension);
-    user = ext ? `*${ext}` : ""; // FreePBX: *<ext> dials that extension's voicemail
-  }
-  if (!/^\+?[0-9*#]+$/.test(user)) return null;
-  const host = str(params.host) || pbxHost;
-  if (host && HOST_RE.test(host)) return `sip:${user}@${host}`;
-  return user.startsWith("+") ? `tel:${user}` : null;
-}
 
 function rejectCode(params: Record<string, unknown>): number {
   const code = Number(params.statusCode ?? params.status_code);

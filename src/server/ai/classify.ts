@@ -21,12 +21,33 @@ import { parseRuleConditions, SENTIMENTS } from "../../shared/ai";
 import { lazySchema } from "../../shared/lazy-schema";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
+import type { Deps } from "../domain/deps";
 import { DomainError } from "../domain/errors";
 import { clients } from "../integrations/outside";
-import { referTarget } from "./calls";
+import { referTarget } from "./refer-target";
 import { decideRoute } from "./routing";
 import { rulesInOrder } from "./rules";
-import type { CallSession, SidebandDeps, TranscriptTurn } from "./sideband";
+
+/** The console's services a classification uses (sideband.ts's `SidebandDeps` are these). */
+export type ClassifyDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials">;
+
+/** One turn of the conversation's transcript. */
+export interface TranscriptTurn {
+  speaker: "caller" | "assistant";
+  text: string;
+  /** The conversation item the words belong to (its place in the conversation orders the transcript). */
+  itemId: string;
+}
+
+/** What a call's classification needs of its session (sideband.ts's `CallSession` is one). */
+export interface ClassifiedCall {
+  readonly callerNumber: string | null;
+  transcriptTurns(): TranscriptTurn[];
+  hangup(why: string): Promise<void>;
+  transfer(extension: string): Promise<{ ok: boolean; error?: string }>;
+  refer(uri: string): Promise<{ ok: boolean; error?: string }>;
+  track(work: Promise<void>): void;
+}
 
 /** The text model that classifies calls: there is no setting for it; `ClassifyLimits.model` overrides it. */
 export const CLASSIFY_MODEL = "gpt-4o-mini";
@@ -69,7 +90,7 @@ export const classificationSchema = lazySchema(() =>
 export type Classification = z.output<typeof classificationSchema>;
 
 /** The intents the enabled rules test (lower case, sorted), so the model answers in the rules' words. */
-export function ruleIntents(deps: Pick<SidebandDeps, "db">): string[] {
+export function ruleIntents(deps: Pick<ClassifyDeps, "db">): string[] {
   const out = new Set<string>();
   for (const rule of rulesInOrder(deps)) {
     if (!rule.enabled) continue;
@@ -120,7 +141,7 @@ const INSTRUCTIONS =
 
 /** One classification request: the parsed answer, or why there is none (secret-free). */
 export async function classifyConversation(
-  deps: SidebandDeps,
+  deps: ClassifyDeps,
   turns: TranscriptTurn[],
   limits: ClassifyLimits,
 ): Promise<{ ok: true; value: Classification } | { ok: false; error: string }> {
@@ -188,8 +209,8 @@ export class CallClassification {
   private ended = false;
 
   constructor(
-    private readonly session: CallSession,
-    private readonly deps: SidebandDeps,
+    private readonly session: ClassifiedCall,
+    private readonly deps: ClassifyDeps,
     private readonly limits: ClassifyLimits,
     private readonly report: { note: (text: string) => void; problem: (text: string) => void },
   ) {}

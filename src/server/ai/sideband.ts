@@ -34,6 +34,7 @@ import {
   type ClassificationResult,
   type ClassifyLimits,
   DEFAULT_CLASSIFY_LIMITS,
+  type TranscriptTurn,
 } from "./classify";
 import { storeAiMessage } from "./messages";
 import type { AssistantRow } from "./records";
@@ -77,12 +78,7 @@ const MAX_TRANSCRIPT_CHARS = 200_000;
 /** The model used for input transcription, turned on with `session.update` when the sideband opens. */
 export const TRANSCRIPTION_MODEL = "gpt-4o-transcribe";
 
-export interface TranscriptTurn {
-  speaker: "caller" | "assistant";
-  text: string;
-  /** The conversation item the words belong to (its place in the conversation orders the transcript). */
-  itemId: string;
-}
+export type { TranscriptTurn };
 
 export type CallSessionEvent =
   | { type: "opened"; callId: string; attempt: number }

@@ -25,7 +25,6 @@ import { ServiceError } from "../clients/http";
 import type { Deps } from "../domain/deps";
 import { nodeCrypto } from "../lazy-node";
 import type { ExtensionRows } from "./astdb";
-import type { PbxRemote } from "./host";
 import { newMailboxPin } from "./mailbox-pin";
 import { must, UnsafeValueError } from "./sql";
 import { keepNewPin } from "./voicemail-pins";
@@ -369,8 +368,23 @@ export function restoreVoicemail(content: string, snap: VoicemailSnapshot): stri
 
 // ---------- the deploy's step (after the SQL commit and AstDB, before the reload) ----------
 
+/** What the deploy's voicemail step needs of the PBX host session (`host.ts`'s `PbxRemote` is one). */
+export interface VoicemailHost {
+  selectHex(sql: string): Promise<(string | null)[][]>;
+  readVoicemailConf(): Promise<{ path: string; content: string | null }>;
+  writeVoicemailConf(
+    path: string,
+    expectedSha256: string,
+    content: string,
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
+  voicemailReload(): Promise<unknown>;
+}
+
 /** The voicemail contexts of extensions about to be deleted (their users rows are gone after the commit). */
-export async function contextsBeforeDelete(remote: PbxRemote, numbers: string[]): Promise<Map<string, string | null>> {
+export async function contextsBeforeDelete(
+  remote: VoicemailHost,
+  numbers: string[],
+): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   if (!numbers.length) return out;
   for (const n of numbers) if (!NUMBER_RE.test(n)) throw new UnsafeValueError(`not an extension number: ${n}`);
@@ -396,7 +410,7 @@ const isOn = (voicemail: string | null) => Boolean(voicemail) && voicemail !== "
  */
 export async function completeVoicemail(
   deps: Pick<Deps, "db" | "now">,
-  remote: PbxRemote,
+  remote: VoicemailHost,
   written: DeployItemResult[],
   rows: ExtensionRows[],
   deleted: DeployItemResult[],
@@ -429,7 +443,7 @@ export async function completeVoicemail(
       r.message = `${r.message}, but its voicemail mailbox line was not removed: ${why}`;
     }
   };
-  let read: Awaited<ReturnType<PbxRemote["readVoicemailConf"]>>;
+  let read: Awaited<ReturnType<VoicemailHost["readVoicemailConf"]>>;
   try {
     read = await remote.readVoicemailConf();
   } catch (err) {

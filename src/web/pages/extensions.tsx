@@ -6,7 +6,7 @@ import { ImportCsvDialog } from "@/features/bulk-csv/import-dialog";
 import { ExtensionsList } from "@/features/extensions/extensions-list";
 import { PushButton } from "@/features/extensions/push-button";
 import { DialerHint } from "@/features/softphone/dialer-hint";
-import { AddExtensionDialog } from "@/pages/forms-inventory-deferred";
+import { AddExtensionDialog } from "@/forms/inventory-deferred";
 
 export function ExtensionsPage() {
   return (

@@ -1,5 +1,5 @@
 // The Inventory screens' forms (react-hook-form, zod and the shared schemas), one chunk loaded on demand
-// through pages/forms-inventory-deferred.tsx (ADR 0046). A new Inventory form goes here.
+// through forms/inventory-deferred.tsx (ADR 0046). A new Inventory form goes here.
 
 export { AddExtensionDialog } from "@/features/extensions/add-extension-dialog";
 export { AddPttGroupDialog, EditPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";

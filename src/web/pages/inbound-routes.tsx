@@ -8,10 +8,10 @@ import { ImportCsvDialog } from "@/features/bulk-csv/import-dialog";
 import { inboundRoutesQuery, useDeleteInboundRoute } from "@/features/routes/api";
 import { InboundRouteCard } from "@/features/routes/inbound-route-card";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
+import { AddInboundRouteDialog } from "@/forms/inventory-deferred";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { AddInboundRouteDialog } from "@/pages/forms-inventory-deferred";
 
 export function InboundRoutesPage() {
   const routes = useQuery({ ...inboundRoutesQuery(), refetchInterval: POLL_LIST_MS });

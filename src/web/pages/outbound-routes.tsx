@@ -7,9 +7,9 @@ import { OutboundRouteCard } from "@/features/routes/outbound-route-card";
 import { useOutboundRouteOrder } from "@/features/routes/outbound-route-order";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { trunksQuery } from "@/features/trunks/api";
+import { AddOutboundRouteDialog } from "@/forms/inventory-deferred";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { AddOutboundRouteDialog } from "@/pages/forms-inventory-deferred";
 
 /** Not polled (outbound routes change rarely); the sync socket refetches it when routes change. */
 export function OutboundRoutesPage() {

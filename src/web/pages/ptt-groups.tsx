@@ -6,10 +6,10 @@ import { extensionsQuery } from "@/features/extensions/api";
 import { pttGroupsQuery, useDeletePttGroup } from "@/features/ptt/api";
 import { PttGroupCard } from "@/features/ptt/ptt-group-card";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
+import { AddPttGroupDialog } from "@/forms/inventory-deferred";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { AddPttGroupDialog } from "@/pages/forms-inventory-deferred";
 import type { Extension } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 

@@ -18,8 +18,8 @@ import { GenerateCredentialForm } from "@/features/telnyx/generate-credential-fo
 import { NotConfigured } from "@/features/telnyx/not-configured";
 import { PhoneNumbersList } from "@/features/telnyx/phone-numbers-list";
 import { SipServerCard } from "@/features/telnyx/sip-server-card";
+import { CreateConnectionForm } from "@/forms/inventory-deferred";
 import { useCan } from "@/hooks/use-role";
-import { CreateConnectionForm } from "@/pages/forms-inventory-deferred";
 
 const Loading = () => (
   <div className="flex items-center gap-2 text-muted-foreground text-sm">

@@ -5,10 +5,10 @@ import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { trunksQuery, useDeleteTrunk } from "@/features/trunks/api";
 import { TrunkCard } from "@/features/trunks/trunk-card";
+import { AddTrunkDialog } from "@/forms/inventory-deferred";
 import { POLL_LIST_MS } from "@/lib/constants";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { AddTrunkDialog } from "@/pages/forms-inventory-deferred";
 
 export function TrunksPage() {
   const trunks = useQuery({ ...trunksQuery(), refetchInterval: POLL_LIST_MS });

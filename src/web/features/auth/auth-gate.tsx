@@ -10,9 +10,9 @@ import { meQuery } from "./api";
 
 // Lazy chunks (ADR 0030): their forms bring zod and react-hook-form, which a signed-in console's first
 // screen does not need.
-const CreateAdminPage = deferred(() => import("@/pages/group-auth").then((m) => m.CreateAdminPage), Loading);
-const EnrolTotpPage = deferred(() => import("@/pages/group-auth").then((m) => m.EnrolTotpPage), Loading);
-const SignInPage = deferred(() => import("@/pages/group-auth").then((m) => m.SignInPage), Loading);
+const CreateAdminPage = deferred(() => import("./pages-chunk").then((m) => m.CreateAdminPage), Loading);
+const EnrolTotpPage = deferred(() => import("./pages-chunk").then((m) => m.EnrolTotpPage), Loading);
+const SignInPage = deferred(() => import("./pages-chunk").then((m) => m.SignInPage), Loading);
 
 function Loading() {
   return (

@@ -4,9 +4,9 @@ import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-but
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EditPttGroupDialog } from "@/forms/inventory-deferred";
 import { PTT_MEMBERS_SHOWN } from "@/lib/constants";
 import { queryKeys } from "@/lib/query-keys";
-import { EditPttGroupDialog } from "@/pages/forms-inventory-deferred";
 import type { PttGroup } from "../../../shared/inventory";
 
 export function PttGroupCard({

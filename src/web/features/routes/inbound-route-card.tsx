@@ -4,8 +4,8 @@ import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-but
 import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { EditInboundRouteDialog } from "@/forms/inventory-deferred";
 import { queryKeys } from "@/lib/query-keys";
-import { EditInboundRouteDialog } from "@/pages/forms-inventory-deferred";
 import type { InboundRoute } from "../../../shared/inventory";
 
 export function InboundRouteCard({

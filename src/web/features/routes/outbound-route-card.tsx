@@ -6,8 +6,8 @@ import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { EditOutboundRouteDialog } from "@/forms/inventory-deferred";
 import { queryKeys } from "@/lib/query-keys";
-import { EditOutboundRouteDialog } from "@/pages/forms-inventory-deferred";
 import type { OutboundRoute } from "../../../shared/inventory";
 import type { RouteOrderHandles } from "./outbound-route-order";
 

@@ -5,8 +5,8 @@ import { DeleteButton } from "@/components/list-kit";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TrunkLiveBadge } from "@/features/live/live-badges";
+import { EditTrunkDialog } from "@/forms/inventory-deferred";
 import { queryKeys } from "@/lib/query-keys";
-import { EditTrunkDialog } from "@/pages/forms-inventory-deferred";
 import type { Trunk } from "../../../shared/inventory";
 
 export function TrunkCard({

@@ -10,13 +10,13 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { CreateConnectionHeader } from "@/features/telnyx/create-connection-header";
 import { deferred } from "@/lib/deferred";
 
-type Forms = typeof import("./forms-inventory");
+type Forms = typeof import("@/pages/forms-inventory");
 /** A form's props (the extension and trunk dialogs' are optional: `= {}`). */
 type PropsOf<K extends keyof Forms> = Forms[K] extends (props: infer P) => unknown ? NonNullable<P> : never;
 
 let chunk: Promise<Forms> | undefined;
 const forms = () => {
-  chunk ??= import("./forms-inventory");
+  chunk ??= import("@/pages/forms-inventory");
   return chunk;
 };
 
