@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records FreePBX 17's own table definitions into the console's schema fixtures, from the real FreePBX 17
-# of the PBX testbed (/work/shared/testbed, `up` started): test/fixtures/freepbx/schema.sql (database
+# of the PBX testbed (../shared/testbed, `up` started): test/fixtures/freepbx/schema.sql (database
 # `asterisk`: the tables the console reads and writes, plus the rows it relies on) and cdr.sql (database
 # `asteriskcdrdb`, table `cdr`): the record of the tables the console relies on (test/pbx-host loads the
 # testbed baseline's whole dump instead, and its self-test checks each of these tables is there).

@@ -23,9 +23,13 @@ const changed = (deps: Pick<Deps, "events">) => deps.events.publish({ type: "cre
 function fieldsOf(input: SaveCredential): Values {
   const out: Values = {};
   for (const [k, v] of Object.entries(input)) if (typeof v === "string" && k !== "type" && k !== "name") out[k] = v;
+  // TinyMDM's keys by the names its Test Connection sends (the spec's): the stored fields are clientId and
+  // clientSecret, and only they count when a test is compared with what is saved.
   if (input.type === "tinymdm") {
     if (out.publicKey !== undefined) out.clientId = out.publicKey;
     if (out.secretKey !== undefined) out.clientSecret = out.secretKey;
+    delete out.publicKey;
+    delete out.secretKey;
   }
   return out;
 }
