@@ -290,13 +290,17 @@ describe("security headers", () => {
   let dir: string;
   let handle: ReturnType<typeof createApp>;
   let db: ReturnType<typeof openDatabase>;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pbx-headers-"));
     db = openDatabase(join(dir, "pbx-console.db"));
     const config = loadConfig({ PORT: "0", DATA_DIR: dir, LOG_LEVEL: "silent" }, false);
     // The page from source: Bun bundles it on demand (the compiled binary is checked in test/security).
     handle = createApp({ config, db, version: "test", page });
-  });
+    // The first request bundles the whole web app (seconds on a busy machine): done here, so the tests below
+    // wait for nothing but the answers they check.
+    const first = await fetch(new URL("/extensions", handle.url));
+    await first.arrayBuffer();
+  }, 120_000);
   afterAll(async () => {
     await handle.stop(true);
     db.$client.close();
