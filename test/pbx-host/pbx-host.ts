@@ -165,7 +165,8 @@ export interface PbxHost {
   setAsteriskDown(down: boolean): Promise<void>;
   /**
    * Makes FreePBX's `fwconsole reload` fail (true) or succeed again (false): a directory stands where it writes
-   * extensions_additional.conf, so it stops with `RELOAD_FAILURE` (exit 1; 255 with --json).
+   * extensions_additional.conf, so it stops with `RELOAD_FAILURE` (exit 2; `reload --json` takes the same for a
+   * warning and completes).
    */
   setReloadFailure(fail: boolean): void;
   /**
