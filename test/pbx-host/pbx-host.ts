@@ -772,8 +772,8 @@ export async function startPbxHost(opts: PbxHostOptions = {}): Promise<PbxHost> 
         "$amp_conf['AMPDBENGINE'] = 'mysql';",
         "$amp_conf['datasource'] = ''; //for sqlite3",
         "",
-        // FreePBX 17's code as the testbed installed it, on this host's database: the console's AstDB batches
-        // reach this host's Asterisk through the AMI port set there.
+        // FreePBX 17's code as the testbed installed it, on this host's database: what fwconsole (and anything
+        // else on the host that bootstraps FreePBX) runs.
         `require_once('${freepbx.bootstrap}');`,
         "?>",
         "",
