@@ -39,6 +39,7 @@ import { csvCell } from "../accounts/audit";
 import type { Deps } from "../domain/deps";
 import { Invalid } from "../domain/errors";
 import { newMailboxPin } from "../pbx/mailbox-pin";
+import { INCOMING_DEFAULTS } from "../pbx/ownership";
 import { generateSecret } from "../secrets";
 import { type DbOrTx, numberTakenMessage, takenNumbers } from "./numbers";
 
@@ -527,22 +528,10 @@ type InboundRow = typeof inboundRoutes.$inferSelect;
 /** The columns a DID import reads; the rest of FreePBX's `incoming` row is ignored with a note. */
 const DID_USED: readonly string[] = ["description", "extension", "cidnum", "destination"];
 
-/** What Core gives a new route in the `incoming` columns the console does not own (reference §2.8). */
-const INCOMING_DEFAULTS: Record<string, string> = {
-  privacyman: "0",
-  alertinfo: "",
-  ringing: "",
-  fanswer: "",
-  mohclass: "default",
-  grppre: "",
-  delay_answer: "0",
-  pricid: "",
-  pmmaxretries: "3",
-  pmminlength: "10",
-  reversal: "",
-  rvolume: "0",
-  indication_zone: "default",
-};
+/** What Core gives a new route in the `incoming` columns the console does not own, as the CSV's text. */
+const INCOMING_DEFAULTS_TEXT: Record<string, string> = Object.fromEntries(
+  Object.entries(INCOMING_DEFAULTS).map(([k, v]) => [k, String(v)]),
+);
 
 /**
  * A FreePBX destination (`context,exten,priority`, lower-cased as Bulk Handler does) as the console's
@@ -573,7 +562,7 @@ export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
       r.didNumber ?? "",
       "",
       destinationString(r.destinationType, r.destination),
-      ...DID_CSV_COLUMNS.slice(4).map((c) => INCOMING_DEFAULTS[c] ?? ""),
+      ...DID_CSV_COLUMNS.slice(4).map((c) => INCOMING_DEFAULTS_TEXT[c] ?? ""),
     ]);
   return csvText(DID_CSV_COLUMNS, rows);
 }

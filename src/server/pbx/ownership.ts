@@ -443,6 +443,23 @@ export function destinationString(type: InboundRow["destinationType"], destinati
   return destinationText(type, destination);
 }
 
+/** What FreePBX's Core gives a new inbound route in the `incoming` columns the console does not own. */
+export const INCOMING_DEFAULTS: Readonly<Record<string, Value>> = {
+  privacyman: 0,
+  alertinfo: "",
+  ringing: "",
+  fanswer: "",
+  mohclass: "default",
+  grppre: "",
+  delay_answer: 0,
+  pricid: "",
+  pmmaxretries: "3",
+  pmminlength: "10",
+  reversal: "",
+  rvolume: "0",
+  indication_zone: "default",
+};
+
 /** Inbound route (DID, any caller ID). Owned: destination and description; privacy, music, alert info… are FreePBX's. */
 export function inboundObject(r: InboundRow): PbxObject {
   must(pbxProblem(inboundRules, r));
@@ -458,21 +475,7 @@ export function inboundObject(r: InboundRow): PbxObject {
         table: "incoming",
         match: { extension: did, cidnum: EMPTY_OR_NULL },
         owned: { destination: dest, description: r.description },
-        defaults: {
-          privacyman: 0,
-          alertinfo: "",
-          ringing: "",
-          fanswer: "",
-          mohclass: "default",
-          grppre: "",
-          delay_answer: 0,
-          pricid: "",
-          pmmaxretries: "3",
-          pmminlength: "10",
-          reversal: "",
-          rvolume: "0",
-          indication_zone: "default",
-        },
+        defaults: INCOMING_DEFAULTS,
       },
     ],
     keywords: [],
