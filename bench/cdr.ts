@@ -5,7 +5,7 @@
  * memory figures are the server's alone.
  * Run: npm run bench:cdr   (BENCH_CDR_ROWS, BENCH_CDR_SMALL_ROWS, BENCH_CDR_RUNS change the sizes)
  *
- * Measures: the first page (median of N; issue 14 target < 200 ms), filtered pages, the statistics over
+ * Measures: the first page (median of N; target < 200 ms), filtered pages, the statistics over
  * 30 days, and the CSV export of the whole range: lines per second and the growth of this process's
  * resident memory while it streams, with 100,000 rows and again with 1,000,000 (target: constant memory,
  * i.e. the growth does not follow the row count).

@@ -1,5 +1,5 @@
 /**
- * Benchmark (not a test): the Config Generator at 50,000 extensions (issue 15, ADR 0032) against the built
+ * Benchmark (not a test): the Config Generator at 50,000 extensions (ADR 0032) against the built
  * binary (`npm run build` first) in its own process, so the memory figure is the console's alone.
  * Run: bun bench/generate.ts [--json]   (BENCH_GENERATE_EXTENSIONS changes the size)
  *

@@ -2,7 +2,7 @@
  * Benchmark (not a test): plan, then apply (ADR 0025) against the REAL test PBX (test/pbx-host: MariaDB
  * over SSH) holding 5,000 managed extensions.
  * Run: node_modules/.bin/bun bench/plan-pbx.ts   (BENCH_EXTENSIONS, BENCH_CHANGES to change the sizes)
- * Prints milliseconds per operation and the ratio to its target (issue 11: plan < 2 s, apply of 100
+ * Prints milliseconds per operation and the ratio to its target (plan < 2 s, apply of 100
  * changes < 10 s); compare runs on the same machine. The test host has no FreePBX to bootstrap, so the
  * apply's AstDB work is one `asterisk -rx` per key written, against the host's own real Asterisk.
  */

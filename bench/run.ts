@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: issue 15's scenarios against the built binary (`npm run build` first), one run, one table.
+ * `npm run bench`: the console's speed scenarios against the built binary (`npm run build` first), one run, one table.
  * Each row: the scenario, its figure, the reference measured in the same run (`/healthz` of the console, a
  * Bun hello-world), the ratio and the goal. Throughputs come from one load client (bench/lib/load.ts) with
  * the same connections and duration for every path; browser figures from Chromium with network emulation.

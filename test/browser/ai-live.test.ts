@@ -1,4 +1,4 @@
-// The Live AI Calls and Messages screens (issue 17 items 2 and 5, ADR 0044) through chromium against the
+// The Live AI Calls and Messages screens (ADR 0044) through chromium against the
 // built binary, with the fake OpenAI as the call's other end: a call appears with its transcript growing
 // without a reload, Take over sends the refer, End call hangs up after the confirmation, and a message the
 // assistant takes shows on the Messages screen at once.

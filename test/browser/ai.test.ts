@@ -346,7 +346,7 @@ describe("routing rules", () => {
       await page.getByRole("button", { name: "Create Rule" }).click();
       const d = dialog(page);
       await d.getByRole("heading", { name: "Create Routing Rule" }).waitFor();
-      // The defaults of docs/product/constants.md#defaults, as builder rows (issue 16: no JSON to type).
+      // The defaults of docs/product/constants.md#defaults, as builder rows (no JSON to type).
       expect(await field(d, "Condition 1").inputValue()).toBe("sentiment");
       expect(await field(d, "Condition 1 operator").inputValue()).toBe("is");
       expect(await field(d, "Condition 1 sentiment").inputValue()).toBe("negative");
@@ -449,7 +449,7 @@ describe("routing rules", () => {
       await cardOf(page, "Angry callers").getByText("Disabled", { exact: true }).waitFor();
       await cardOf(page, "Angry callers").getByText("Priority 95", { exact: true }).waitFor();
 
-      // Conditions that are not JSON are refused (issue 16), never stored.
+      // Conditions that are not JSON are refused, never stored.
       const refused = await h.api("POST", "/api/ai/routing-rules", {
         name: "Broken",
         priority: 50,

@@ -1,4 +1,4 @@
-// axe-core's serious findings on a page (issue 16): the scan test/browser/axe.test.ts runs on every screen,
+// axe-core's serious findings on a page: the scan test/browser/axe.test.ts runs on every screen,
 // and screen tests run on a screen with its live data (e.g. test/browser/ai-live.test.ts).
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
@@ -57,7 +57,7 @@ export async function seriousFindings(page: Page): Promise<Finding[]> {
     });
     return (
       result.violations
-        // Serious and critical, plus the page-structure rules (moderate in axe, named by issue 16): every
+        // Serious and critical, plus the page-structure rules (moderate in axe, asked for by name): every
         // node inside a landmark, one main landmark, a way to skip the navigation, one h1.
         .filter(
           (v) =>

@@ -1,4 +1,4 @@
-// Accessibility of every screen (issue 16): axe-core (the library axe DevTools and Lighthouse use) on each
+// Accessibility of every screen: axe-core (the library axe DevTools and Lighthouse use) on each
 // sidebar screen, in the dark and the light theme, at desktop width, against the built binary with data on
 // every screen. No serious or critical finding may remain. At 375 px no screen scrolls sideways.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

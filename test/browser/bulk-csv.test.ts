@@ -1,4 +1,4 @@
-// Issue 16 item 4: CSV in and out in FreePBX's Bulk Handler format, through chromium against the built
+// CSV in and out in FreePBX's Bulk Handler format, through chromium against the built
 // binary (ADR 0038): choose a file → the preview's verdicts (nothing saved) → "Import N rows" → the toast
 // with the counts, and the rows on the screen; a file with an invalid row cannot be imported; big files
 // mount only the rows in view; Export CSV downloads what the import reads back.

@@ -1,4 +1,4 @@
-// The Call History screen (issue 14) through chromium against the built binary, reading a real MariaDB's
+// The Call History screen through chromium against the built binary, reading a real MariaDB's
 // `asteriskcdrdb.cdr` (test/pbx-host) filled with generated calls: one row per call however many legs it
 // has, cursor paging with Load more, filters, the CSV export of the same filter, the charts and figures,
 // and the clear state while the database is down. Tests run in order and share one console and database.

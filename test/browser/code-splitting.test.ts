@@ -1,4 +1,4 @@
-// The web app in chunks (issue 15, ADR 0030) through chromium against the built binary: a screen's chunk
+// The web app in chunks (ADR 0030) through chromium against the built binary: a screen's chunk
 // comes when it is needed or when a link to it is under the pointer, and a screen's first request goes out
 // alongside the session check, without disturbing the signed-out, first-run pages.
 // Tests run in order and share one server: the first one runs before any administrator exists.

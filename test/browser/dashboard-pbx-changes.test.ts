@@ -1,4 +1,4 @@
-// The dashboard's notice of changes FreePBX has not applied (admin.need_reload, issue 11 item 9),
+// The dashboard's notice of changes FreePBX has not applied (admin.need_reload),
 // through chromium against the built binary; GET /api/deploy/status answered per test.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";

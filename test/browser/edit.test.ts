@@ -1,4 +1,4 @@
-// Issue 16 item 1 through chromium against the built binary: the create dialogs edit too (prefilled,
+// Through chromium against the built binary: the create dialogs edit too (prefilled,
 // "Edit …" / "Save Changes"), the save shows at once and rolls back with the server's message when it is
 // refused, a blank secret keeps the stored one, and focus comes back to the Edit button.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The Extensions table (issue 16, item 3; ADR 0041) through chromium against the built binary: sorting,
+// The Extensions table (ADR 0041) through chromium against the built binary: sorting,
 // the filter, the column choice, select all matching with a bulk voicemail edit, a bulk delete with one
 // blocked, keyboard navigation, and 5,000 rows mounted virtually. Tests run in order on one server.
 import { describe, expect, test } from "bun:test";

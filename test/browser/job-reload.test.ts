@@ -1,4 +1,4 @@
-// A deployment job's FreePBX reload on its progress card (issue 11 item 9): a failed reload names its
+// A deployment job's FreePBX reload on its progress card: a failed reload names its
 // reason and shows fwconsole's output. Through chromium against the built binary; the job is answered.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Job } from "../../src/shared/jobs";

@@ -1,4 +1,4 @@
-// Long work is a job (issue 11 item 7, ADR 0024), through chromium against the built binary: a deploy
+// Long work is a job (ADR 0024), through chromium against the built binary: a deploy
 // that takes about a minute (the fake FreePBX's reload stays "Processing" that long) answers at once,
 // shows a progress bar that survives a page reload, refuses a second job with the 409 naming the
 // running one, and reports success when it ends; no HTTP request is cut or fails on the way. Cancel

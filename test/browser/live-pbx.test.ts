@@ -1,4 +1,4 @@
-// The live PBX (issue 14) through chromium against the built binary, with the console's manager interface
+// The live PBX through chromium against the built binary, with the console's manager interface
 // (AMI) pointed at the fake Asterisk (test/fakes/ami.ts): registrations flip badges and Dashboard counts
 // without a reload, calls appear on Active Calls and end with a confirmed hang-up, failed sign-ins raise
 // the Dashboard's warning, and a lost AMI makes every live view say Unknown with the reason.

@@ -1,4 +1,4 @@
-// Issue 16 items 5 and 6 through chromium against the built binary: the searchable member picker in the
+// Through chromium against the built binary: the searchable member picker in the
 // PTT dialog, outbound routes reordered by keyboard and by drag (the order survives a reload), and a
 // routing rule built without JSON, saved, and opened again prefilled.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The review before a deployment (issue 11 item 2, ADR 0025) through chromium against the built binary,
+// The review before a deployment (ADR 0025) through chromium against the built binary,
 // over REAL SSH into a REAL MariaDB preloaded with objects made in FreePBX's GUI (test/pbx-host): the
 // dialog lists the plan grouped by action with field changes, a conflict is adopted, Apply runs the job to
 // success, and a plan the PBX changed under shows the "changed since" message with the new plan.

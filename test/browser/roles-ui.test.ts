@@ -1,4 +1,4 @@
-// What each role sees (issue 13, item 1), through chromium against the built binary. An administrator seeds
+// What each role sees, through chromium against the built binary. An administrator seeds
 // one of everything through the API; a viewer then walks every screen of the sidebar and finds no control
 // whose request the server would refuse, no 403 and no refused request; an operator finds the inventory
 // controls but not the administrator's (credentials, API tokens, users).

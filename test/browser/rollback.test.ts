@@ -1,4 +1,4 @@
-// The Deployment screen's deploy history (issue 11 item 8) through chromium against the built binary, over
+// The Deployment screen's deploy history through chromium against the built binary, over
 // REAL SSH into a REAL MariaDB (test/pbx-host): a deployment is listed with its backup; "Roll back", after
 // a confirmation naming what is restored, runs as a job to success and the PBX is as before.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Safe deletes through chromium against the built binary (issue 16 item 2, ADR 0037): every delete asks
+// Safe deletes through chromium against the built binary (ADR 0037): every delete asks
 // first, naming what depends on the object; a blocked delete says what to change and cannot be confirmed;
 // after a delete focus is on the screen's heading (never <body>) and the toast's Undo brings the card back.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";

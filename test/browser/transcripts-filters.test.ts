@@ -1,4 +1,4 @@
-// The Call Transcripts filters (issue 16, item 8; ADR 0041) through chromium against the built binary:
+// The Call Transcripts filters (ADR 0041) through chromium against the built binary:
 // sentiment, caller number, date range and search narrow the list and are kept in the URL (a reload
 // keeps them); the exports carry the same filter; a transcript stored while the user reads further
 // down appears on top without moving what they read or dropping the pages they loaded.

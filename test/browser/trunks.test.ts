@@ -260,7 +260,7 @@ test(
     const page = await trunksPage();
     await card(page, "Doomed").waitFor();
     await page.getByRole("button", { name: "Delete trunk Doomed" }).click();
-    // Confirmed first (issue 16; the dialog itself: safe-delete.test.ts).
+    // Confirmed first (the dialog itself: safe-delete.test.ts).
     await page
       .getByRole("dialog", { name: "Delete trunk Doomed?" })
       .getByRole("button", { name: "Delete", exact: true })

@@ -1,5 +1,5 @@
 // Migration 0011: a stored trunk with a username and a secret keeps its credentials; any other becomes
-// IP-authenticated (issue 11 item 6: a trunk without credentials was deployed with empty authentication).
+// IP-authenticated (a trunk without credentials was deployed with empty authentication).
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Sentiment and intent of an AI call while it runs (issue 17 item 4, ADR 0043), against the fake OpenAI: the
+// Sentiment and intent of an AI call while it runs (ADR 0043), against the fake OpenAI: the
 // classification request (Chat Completions, strict JSON schema), the routing rules applied mid-call on its
 // answer (a negative caller is referred to the rule's extension, once), the end's classification stored on the
 // transcript, failed classifications noted without changing anything, one request in flight, the budgets,

@@ -1,4 +1,4 @@
-// The Live AI Calls view's server side (issue 17 item 5, ADR 0044), against the fake OpenAI: the live list
+// The Live AI Calls view's server side (ADR 0044), against the fake OpenAI: the live list
 // follows a call opened on the fake sideband and its turns, `ai-live-updated` says when it changed, an
 // operator's take-over refers to sip:<ext>@<host> (unknown extension 400, ended call 404, a refused refer an
 // error status recorded on the call), the hang-up, the roles, and the audit trail.

@@ -1,4 +1,4 @@
-// Accepted AI calls followed over their sideband WebSocket (issue 17 items 1–3, ADR 0042), against the fake
+// Accepted AI calls followed over their sideband WebSocket (ADR 0042), against the fake
 // OpenAI: tools run (refer, hangup after the goodbye, stored messages), every tool answered to the model,
 // transcripts stored in order at call end, the open deadline, one reconnect, OpenAI errors without secrets,
 // and no socket or timer left behind after any test.

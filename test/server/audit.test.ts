@@ -1,4 +1,4 @@
-// The audit trail (issue 13, item 3): who did what, from where, with field-level before/after and no
+// The audit trail: who did what, from where, with field-level before/after and no
 // secret ever stored; cursor paging and filters; CSV export; read-only through the API; retention.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { auditCount, csvCell, pruneAudit, recordAudit } from "../../src/server/accounts/audit";

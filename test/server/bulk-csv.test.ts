@@ -1,4 +1,4 @@
-// Issue 16 item 4: CSV in and out in FreePBX's Bulk Handler format (ADR 0038). The reader's edge cases,
+// CSV in and out in FreePBX's Bulk Handler format (ADR 0038). The reader's edge cases,
 // then over HTTP: a file in FreePBX's own export shape imports, our export re-imports as unchanged and
 // survives FreePBX's column set, invalid rows say why, a preview saves nothing, an apply is all or nothing,
 // the limits, and 5,000 rows (timed, printed).

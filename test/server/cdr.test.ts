@@ -1,4 +1,4 @@
-// Call history from FreePBX's call records (issue 14, item 4; ADR 0027), against the real MariaDB of the
+// Call history from FreePBX's call records (ADR 0027), against the real MariaDB of the
 // test PBX holding generated calls (test/pbx-host/cdr-calls.ts) and hand-made odd rows: one item per
 // call, keyset paging without duplicates or gaps, every filter, statistics against a computation in
 // JavaScript, the CSV export, read-only, where the database comes from, and a database that is down,

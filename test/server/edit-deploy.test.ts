@@ -1,5 +1,5 @@
 /**
- * Edits reaching FreePBX (issue 16 item 1, ADR 0036 "Changing the key of a deployed object"), against a REAL
+ * Edits reaching FreePBX (ADR 0036 "Changing the key of a deployed object"), against a REAL
  * MariaDB over REAL SSH (test/pbx-host) preloaded with GUI-made objects. Per kind: the console's object is
  * deployed, an administrator changes settings the console does not own in FreePBX, the console edits its
  * key and other fields, then plan → apply. The PBX must hold exactly the edit: the same FreePBX object

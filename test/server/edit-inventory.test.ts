@@ -1,4 +1,4 @@
-// Issue 16 item 1: everything the console creates can be edited (PATCH /api/<entity>/:id) under the
+// everything the console creates can be edited (PATCH /api/<entity>/:id) under the
 // create rules: uniqueness excluding the object itself, a blank secret keeps the stored one, 404 for an
 // unknown id, 400 with field messages, the `*-updated` event and the audit row with before → after.
 import { beforeAll, beforeEach, describe, expect, test } from "bun:test";

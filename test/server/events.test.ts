@@ -293,7 +293,7 @@ const FIXTURES: Record<string, Fixture> = {
     return { body: { mode: "selected", extensions: ["4901"] }, after: jobEnded };
   },
   "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" }, after: jobEnded }),
-  // A deployment's backup (issue 11 item 8) is rolled back: the newest one, nothing newer is in its way.
+  // A deployment's backup is rolled back: the newest one, nothing newer is in its way.
   "POST /api/deploy/history/:id/rollback": async () => {
     await extension();
     await s.call("POST", "/api/deploy/extensions");

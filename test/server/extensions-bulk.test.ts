@@ -1,4 +1,4 @@
-// Bulk delete and bulk edit of extensions (issue 16, item 3; ADR 0041), over real HTTP: one transaction,
+// Bulk delete and bulk edit of extensions (ADR 0041), over real HTTP: one transaction,
 // the single delete's dependency rule with its reason, the extension form's validation, the audit.
 import { describe, expect, test } from "bun:test";
 import type { AuditEntry } from "../../src/shared/audit";

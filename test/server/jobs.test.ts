@@ -1,5 +1,5 @@
 /**
- * Long work is a job (issue 11 item 7, docs/decisions/0024): deploy and import answer 202 with a job
+ * Long work is a job (docs/decisions/0024): deploy and import answer 202 with a job
  * id, run one at a time outside the request, report progress as "job-updated" events and in the jobs
  * table, stop after the current item on cancel or at the deadline, record their end in the audit
  * trail, and a job left running by a stopped console is interrupted at the next start. Deployments go

@@ -1,5 +1,5 @@
 /**
- * Backup before apply and roll back (issue 11 item 8, ADR 0026) against a REAL MariaDB over REAL SSH
+ * Backup before apply and roll back (ADR 0026) against a REAL MariaDB over REAL SSH
  * (test/pbx-host) preloaded with GUI-made FreePBX objects: a deployment changes several of them and
  * creates new ones; rolling it back must leave every row of every FreePBX table the console writes
  * byte-identical to before, AstDB as it was, and FreePBX reloaded.

@@ -202,7 +202,7 @@ describe("merge into GUI-made objects over SSH", () => {
       sip: snap.sip.filter((r) => r.id === "1001"),
     });
     expect(gui(after)).toEqual(gui(before));
-    // Deletes do not reach the PBX yet (issue 11 item 5): 1002 stays as it was.
+    // Deletes do not reach the PBX yet: 1002 stays as it was.
     expect(after.sip.filter((r) => r.id === "1002")).toEqual(before.sip.filter((r) => r.id === "1002"));
     expect(after.devices.map((r) => r.id).sort()).toEqual(["1001", "1002", "1003"]);
   });

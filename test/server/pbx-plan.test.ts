@@ -1,5 +1,5 @@
 /**
- * Plan, then apply; ownership; deletes (issue 11 items 1, 2, 5; ADR 0025) over HTTP, against a REAL
+ * Plan, then apply; ownership; deletes (ADR 0025) over HTTP, against a REAL
  * MariaDB over REAL SSH (test/pbx-host) preloaded with GUI-made FreePBX objects that carry settings the
  * console does not model.
  */

@@ -1,4 +1,4 @@
-// The reason a failed `fwconsole reload` gives (issue 11 item 9), read from the shapes FreePBX's
+// The reason a failed `fwconsole reload` gives, read from the shapes FreePBX's
 // Symfony console prints: the last output line is the usage line and says nothing.
 import { describe, expect, test } from "bun:test";
 import { PBX_HOST_DEADLINE_MS, RELOAD_TIMEOUT_MS } from "../../src/server/pbx/host";

@@ -1,5 +1,5 @@
 /**
- * Voicemail mailboxes over SSH (issue 11 item 4, ADR 0023) against the REAL test PBX (test/pbx-host: real
+ * Voicemail mailboxes over SSH (ADR 0023) against the REAL test PBX (test/pbx-host: real
  * MariaDB and OpenSSH; voicemail.conf in the host's ASTETCDIR) preloaded with GUI-made objects, among them
  * a voicemail.conf whose mailboxes carry PINs, e-mails and options the console does not own.
  */

@@ -1,4 +1,4 @@
-// Softphone provisioning (issue 16, item 9; ADR 0039): the one-time link to Linphone's XML remote
+// Softphone provisioning (ADR 0039): the one-time link to Linphone's XML remote
 // provisioning file, the public SIP host setting and the reachability warnings.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import jsQR from "jsqr";

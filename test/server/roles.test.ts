@@ -1,4 +1,4 @@
-// Roles (issue 13, item 1): walks the route table and calls every session route as an admin, an
+// Roles: walks the route table and calls every session route as an admin, an
 // operator and a viewer: 403 exactly where the role may not, never where it may. Then the user
 // administration rules: the last active administrator, disabled users, escalation attempts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

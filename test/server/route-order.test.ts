@@ -1,5 +1,5 @@
 /**
- * Outbound routes in dial order (issue 16 item 5, ADR 0040): `POST /api/outbound-routes/order` takes a
+ * Outbound routes in dial order (ADR 0040): `POST /api/outbound-routes/order` takes a
  * permutation of every route id (else 400), the list follows it, stored rows keep their old order on
  * upgrade, and deploying writes FreePBX's `outbound_route_sequence` in that order, against a REAL MariaDB,
  * with the routes made in FreePBX left in their places.

@@ -1,5 +1,5 @@
 /**
- * Routing rules without JSON (issue 16 item 6, ADR 0040): every condition kind the builder offers is
+ * Routing rules without JSON (ADR 0040): every condition kind the builder offers is
  * evaluated (src/shared/ai.ts `conditionHolds` / `ruleMatches`, used by src/server/ai/routing.ts), the
  * server refuses invalid conditions and parameters with field messages, and rules stored in the older
  * flat shape still parse, match and can be edited.

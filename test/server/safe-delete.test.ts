@@ -1,4 +1,4 @@
-// Safe deletes (issue 16 item 2, ADR 0037): what depends on an object, the delete's undo token, and the
+// Safe deletes (ADR 0037): what depends on an object, the delete's undo token, and the
 // restore: the same row back (same id, same sealed SIP secret), 410 once expired or when its place was
 // taken, the operator's role, and the audit trail's `<kind>.restore`.
 import { describe, expect, test } from "bun:test";

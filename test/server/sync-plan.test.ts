@@ -1,5 +1,5 @@
 /**
- * The review of a Sync import (issue 11 item 2; ADR 0025 "Sync import") over HTTP, against a REAL MariaDB
+ * The review of a Sync import (ADR 0025 "Sync import") over HTTP, against a REAL MariaDB
  * over REAL SSH (test/pbx-host) holding GUI-made FreePBX objects: the plan says per PBX object what the
  * import does in the console (create, update field by field, unchanged, refused with the reason, and
  * whether the console starts managing it); the import with the plan's fingerprint does exactly that, or

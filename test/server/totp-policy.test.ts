@@ -1,4 +1,4 @@
-// Two-factor sign-in required for everyone (issue 13, item 2; ADR 0020): the administrators' setting over
+// Two-factor sign-in required for everyone (ADR 0020): the administrators' setting over
 // real HTTP with the server's clock moved by the test. Turning it on needs the admin's own two-factor
 // sign-in; while it is on, a user without it signs in to a session that reaches only their own account
 // (walked over the route table) until they turn it on, and nobody can turn theirs off.

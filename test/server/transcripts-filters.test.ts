@@ -1,4 +1,4 @@
-// The Call Transcripts filters and exports (issue 16, item 8; ADR 0041), over real HTTP: each filter,
+// The Call Transcripts filters and exports (ADR 0041), over real HTTP: each filter,
 // combinations, search beyond ASCII case, hostile values as plain values, CSV/JSON export = the matches.
 import { describe, expect, test } from "bun:test";
 import type { CallTranscript, TranscriptPage } from "../../src/shared/ai";

@@ -1,4 +1,4 @@
-// One validator (issue 11 item 6): what a form (the shared zod schema) refuses is what the deploy
+// One validator: what a form (the shared zod schema) refuses is what the deploy
 // (ownership.ts, on the stored row) refuses, with the same message; what the form accepts, the deploy
 // takes. Checked as a property over hostile and edge inputs, field by field. Limits that are the
 // console's own and stricter than FreePBX's (extension numbers of at most 10 digits, a DID of at most

@@ -1,5 +1,5 @@
 /**
- * Static assets of the compiled binary (issue 15, ADR 0028): the HTML is revalidated every time, the
+ * Static assets of the compiled binary (ADR 0028): the HTML is revalidated every time, the
  * content-hashed assets are cached for a year, and text goes brotli or gzip by Accept-Encoding with one
  * ETag per coding. Needs `npm run build` first (the test command does it).
  */

@@ -1,5 +1,5 @@
 /**
- * The web app in chunks (issue 15, ADR 0030), on the built binary: the HTML names the entry and preloads
+ * The web app in chunks (ADR 0030), on the built binary: the HTML names the entry and preloads
  * exactly the chunks the entry imports statically (and, for a screen's path, that screen's chunks and
  * first data); every screen is behind a dynamic import (one chunk per group of screens); every chunk is
  * served hashed, cached for a year and compressed; the initial JavaScript stays within its budget.

@@ -1,4 +1,4 @@
-// Killing the console mid-job (issue 11, "Bad input and faults"; ADR 0024): the built binary is SIGKILLed
+// Killing the console mid-job ("Bad input and faults"; ADR 0024): the built binary is SIGKILLed
 // while a deployment waits on FreePBX's reload. After a restart over the same DATA_DIR the job shows as
 // interrupted with what it had done, the PBX holds exactly the items the job reported written, and the
 // audit trail says the deployment did not finish.
