@@ -1,5 +1,5 @@
 /**
- * Trunk authentication and reload reporting (item 9) against a REAL MariaDB over
+ * Trunk authentication and reload reporting against a REAL MariaDB over
  * REAL SSH (test/pbx-host): the PJSIP keywords each mode writes, the wizard's trunk, and a failed
  * `fwconsole reload` that names its reason.
  */
