@@ -288,6 +288,25 @@ async function jobSummary(s: TestServer, path: string, body?: unknown) {
   return job.summary;
 }
 
+/** A sync comparison (section 3's shape): its counts and rows, each row's two sides naming `field`. */
+async function comparison(s: TestServer, kind: "extensions" | "trunks", key: string, field: string) {
+  const res = await s.call("GET", `/api/sync/${kind}/compare`);
+  expect(res.status).toBe(200);
+  expectShape(res.json, { freepbxCount: "number", dashboardCount: "number", comparison: "array" });
+  expectList(res.json.comparison, {
+    [key]: "string",
+    inDashboard: "boolean",
+    needsSync: "boolean",
+    freepbx: "object",
+    dashboard: "object",
+  });
+  for (const row of res.json.comparison) {
+    expectShape(row.freepbx, { [field]: "string?" });
+    expectShape(row.dashboard, { [field]: "string?" });
+  }
+  return res.json;
+}
+
 /** The live-update socket; `next(type)` resolves with the next message of that type. */
 async function syncSocket(s: TestServer) {
   const ws = new WebSocket(`${s.base.replace("http", "ws")}/ws?type=sync`, { headers: { cookie: s.cookie } } as never);
@@ -566,21 +585,8 @@ test("Sync: compare both kinds, import selected and all, and the live-update soc
     await created(s, "/api/extensions", EXTENSION_BODY);
     expectShape(await extensionsUpdated, message);
 
-    const extCompare = await s.call("GET", "/api/sync/extensions/compare");
-    expect(extCompare.status).toBe(200);
-    expectShape(extCompare.json, { freepbxCount: "number", dashboardCount: "number", comparison: "array" });
-    expectList(extCompare.json.comparison, {
-      extension: "string",
-      inDashboard: "boolean",
-      needsSync: "boolean",
-      freepbx: "object",
-      dashboard: "object",
-    });
-    for (const row of extCompare.json.comparison) {
-      expectShape(row.freepbx, { name: "string?" });
-      expectShape(row.dashboard, { name: "string?" });
-    }
-    expect(extCompare.json.comparison.find((r: any) => r.extension === "1001")).toEqual({
+    const extCompare = await comparison(s, "extensions", "extension", "name");
+    expect(extCompare.comparison.find((r: any) => r.extension === "1001")).toEqual({
       extension: "1001",
       inDashboard: true,
       needsSync: true,
@@ -588,21 +594,8 @@ test("Sync: compare both kinds, import selected and all, and the live-update soc
       dashboard: { name: "Alice" },
     });
 
-    const trunkCompare = await s.call("GET", "/api/sync/trunks/compare");
-    expect(trunkCompare.status).toBe(200);
-    expectShape(trunkCompare.json, { freepbxCount: "number", dashboardCount: "number", comparison: "array" });
-    expectList(trunkCompare.json.comparison, {
-      name: "string",
-      inDashboard: "boolean",
-      needsSync: "boolean",
-      freepbx: "object",
-      dashboard: "object",
-    });
-    for (const row of trunkCompare.json.comparison) {
-      expectShape(row.freepbx, { host: "string?" });
-      expectShape(row.dashboard, { host: "string?" });
-    }
-    const pbxTrunks: string[] = trunkCompare.json.comparison.map((r: { name: string }) => r.name);
+    const trunkCompare = await comparison(s, "trunks", "name", "host");
+    const pbxTrunks: string[] = trunkCompare.comparison.map((r: { name: string }) => r.name);
     expect(pbxTrunks).toEqual(expect.arrayContaining(["Carrier", "Failover"]));
 
     const extensionsImported = socket.next("extensions-updated");

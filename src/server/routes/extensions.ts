@@ -4,7 +4,7 @@ import {
   extensionBulkUpdateSchema,
 } from "../../shared/extensions-bulk";
 import { extensionPatchSchema, extensionSchema } from "../../shared/inventory";
-import { loadById, type RouteDef, route } from "../context";
+import { loadById, type RequestContext, type RouteDef, route } from "../context";
 import { json, parseId } from "../http";
 import {
   createExtension,
@@ -15,6 +15,10 @@ import {
 } from "../inventory/extensions";
 import { bulkDeleteExtensions, bulkUpdateExtensions } from "../inventory/extensions-bulk";
 import { consoleOrigin, extensionProvisioning, issueProvisioningLink } from "../inventory/provisioning";
+
+/** The extension's new provisioning link, for the origin the operator reached the console at. */
+const issueLink = ({ app, params, url, req }: RequestContext) =>
+  issueProvisioningLink(app, parseId(params.id, "Extension"), consoleOrigin(url, req.headers.get("origin")));
 
 export const extensionRoutes: RouteDef[] = [
   route({
@@ -117,14 +121,7 @@ export const extensionRoutes: RouteDef[] = [
       "The extension's QR code ({qrCode}, an image source) for a softphone to scan: issues its one-time provisioning link as POST /api/extensions/{id}/provisioning-link does, and answers the same fields",
     publishes: ["provisioning-updated"],
     audit: { action: "extension.provisioning.issue", object: "extension", load: loadById(listExtensions) },
-    handler: async ({ app, params, url, req }) =>
-      json(
-        await issueProvisioningLink(
-          app,
-          parseId(params.id, "Extension"),
-          consoleOrigin(url, req.headers.get("origin")),
-        ),
-      ),
+    handler: async (ctx) => json(await issueLink(ctx)),
   }),
   route({
     method: "POST",
@@ -133,14 +130,6 @@ export const extensionRoutes: RouteDef[] = [
       "Issue the extension's one-time provisioning link (Linphone remote provisioning XML, 15 minutes, answers once; any earlier link of the extension stops working) and its QR code",
     publishes: ["provisioning-updated"],
     audit: { action: "extension.provisioning.issue", object: "extension", load: loadById(listExtensions) },
-    handler: async ({ app, params, url, req }) =>
-      json(
-        await issueProvisioningLink(
-          app,
-          parseId(params.id, "Extension"),
-          consoleOrigin(url, req.headers.get("origin")),
-        ),
-        201,
-      ),
+    handler: async (ctx) => json(await issueLink(ctx), 201),
   }),
 ];
