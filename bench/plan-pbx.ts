@@ -7,9 +7,9 @@
  * apply's AstDB work is one `asterisk -rx` per key written, against the host's own real Asterisk.
  */
 import { extensions, pbxObjects } from "../src/db/schema";
-import { astdbEntries } from "../src/server/pbx/astdb";
-import { extensionItem } from "../src/server/pbx/entities";
-import { buildScript } from "../src/server/pbx/script";
+import { buildScript } from "../src/server/pbx/deploy/script";
+import { astdbEntries } from "../src/server/pbx/host/astdb";
+import { extensionItem } from "../src/server/pbx/objects/entities";
 import { startTestServer } from "../test/helpers/server";
 import { startPbxHost } from "../test/pbx-host/pbx-host";
 

@@ -27,8 +27,8 @@ esac
 
 # The tables of database `asterisk` the console reads or writes (src/server/pbx/), in the fixture's order.
 # The first 15 are the hand-made fixture's tables; the last two are read by the console and were missing:
-# freepbx_settings (ASTETCDIR: where voicemail.conf is, src/server/pbx/host.ts) and kvstore_Sipsettings
-# (SIP Settings' binds: a new trunk's UDP transport, src/server/pbx/ownership.ts).
+# freepbx_settings (ASTETCDIR: where voicemail.conf is, src/server/pbx/host/host.ts) and kvstore_Sipsettings
+# (SIP Settings' binds: a new trunk's UDP transport, src/server/pbx/objects/ownership.ts).
 TABLES=(
   devices users sip pjsip
   trunks trunk_dialpatterns

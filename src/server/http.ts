@@ -1,7 +1,7 @@
 /**
  * The HTTP edge of the API: JSON responses, request parsing, and the one
  * mapping from errors to status codes. Domain code throws the errors of
- * `domain/errors.ts`; only the transport (app.ts) throws `HttpError` itself.
+ * `core/errors.ts`; only the transport (app.ts) throws `HttpError` itself.
  */
 import type { z } from "zod";
 import type { ApiErrorBody } from "../shared/api";
@@ -16,10 +16,10 @@ import {
   RateLimited,
   Unauthenticated,
   Unavailable,
-} from "./domain/errors";
-import { validate } from "./domain/validate";
+} from "./core/errors";
+import { validate } from "./core/validate";
 
-export { fieldErrors, parseId, validate } from "./domain/validate";
+export { fieldErrors, parseId, validate } from "./core/validate";
 
 /** A transport-level refusal (unknown path, wrong method, wrong content type, foreign origin). */
 export class HttpError extends Error {

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { limitParam } from "./fields";
-import type { JobKind, JobState, JobTarget, RollbackSummary } from "./jobs";
+import type { JobKind, JobState, JobTarget } from "./jobs";
 import { lazySchema } from "./lazy-schema";
 
 export type { RollbackSummary } from "./jobs";

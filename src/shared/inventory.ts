@@ -13,7 +13,7 @@ const SIP_SECRET_MIN = 12;
 /* ─────────────────────────── FreePBX rules: the one validator ───────────────────────────
  * What FreePBX can hold, decided once. The schemas below apply these rules (so a form and the
  * API refuse a value with the very message the deploy would give), and the deploy
- * (src/server/pbx/ownership.ts) applies the same rule lists to the stored rows: a row stored
+ * (src/server/pbx/objects/ownership.ts) applies the same rule lists to the stored rows: a row stored
  * before a rule existed is still listed, and its deploy is refused with that message.
  * Each `…Problem` function answers the message, or null when the value is fine.
  */

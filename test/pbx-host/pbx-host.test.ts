@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "ssh2";
-import { reloadFailureReason } from "../../src/server/pbx/reload";
+import { reloadFailureReason } from "../../src/server/pbx/host/reload";
 import { type PbxHost, RELOAD_FAILURE, startPbxHost, stockVoicemailConf } from "./pbx-host";
 
 // ssh2 helpers — roughly what the console's deployer will do.

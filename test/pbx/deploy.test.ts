@@ -3,7 +3,7 @@
  * out through plan → apply with a real `fwconsole reload`, and softphones prove them with real calls.
  */
 import { describe, expect, test } from "bun:test";
-import { RELOAD_WAITING_ITEM } from "../../src/server/pbx/reload";
+import { RELOAD_WAITING_ITEM } from "../../src/server/pbx/host/reload";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
 import { cli, holdReloadLock, sh, sql, until } from "./testbed";

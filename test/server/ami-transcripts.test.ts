@@ -14,7 +14,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import { openDatabase } from "../../src/db/client";
 import { type AmiMessage, AmiParser } from "../../src/server/clients/ami";
 import { loadConfig } from "../../src/server/config";
-import { NotFound } from "../../src/server/domain/errors";
+import { NotFound } from "../../src/server/core/errors";
 import { CredentialStore } from "../../src/server/integrations/credentials";
 import { testAmiConnection } from "../../src/server/live/ami-settings";
 import { CallState } from "../../src/server/live/calls";

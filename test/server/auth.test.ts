@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { signIn } from "../../src/server/accounts/auth";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/server/accounts/sessions";
-import { Unauthenticated } from "../../src/server/domain/errors";
+import { Unauthenticated } from "../../src/server/core/errors";
 import { ADMIN, startTestServer, type TestServer } from "../helpers/server";
 
 let s: TestServer;

@@ -9,6 +9,9 @@ import { asc } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
 import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
+import { buildScript } from "../../src/server/pbx/deploy/script";
+import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate/generate";
+import { UnsafeValueError } from "../../src/server/pbx/host/sql";
 import {
   extensionItem,
   type ItemKind,
@@ -17,11 +20,8 @@ import {
   pttItem,
   type SqlItem,
   trunkItem,
-} from "../../src/server/pbx/entities";
-import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate";
-import { routeOrders } from "../../src/server/pbx/ownership";
-import { buildScript } from "../../src/server/pbx/script";
-import { UnsafeValueError } from "../../src/server/pbx/sql";
+} from "../../src/server/pbx/objects/entities";
+import { routeOrders } from "../../src/server/pbx/objects/ownership";
 import type { SecretBox } from "../../src/server/secret-box";
 import { byNumber } from "../../src/shared/sort";
 import { startTestServer, type TestServer } from "../helpers/server";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { extensions } from "../../src/db/schema";
 import { loadConfig } from "../../src/server/config";
-import { Invalid, NotFound, OutsideServiceFailed } from "../../src/server/domain/errors";
+import { Invalid, NotFound, OutsideServiceFailed } from "../../src/server/core/errors";
 import {
   removeCredential,
   saveCredential,

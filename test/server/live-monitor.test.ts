@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { trunks } from "../../src/db/schema";
 import { loadConfig } from "../../src/server/config";
-import { Invalid, NotFound, Unavailable } from "../../src/server/domain/errors";
+import { Invalid, NotFound, Unavailable } from "../../src/server/core/errors";
 import { CredentialStore } from "../../src/server/integrations/credentials";
 import { durationSeconds } from "../../src/server/live/calls";
 import { deviceStateOf } from "../../src/server/live/endpoints";

@@ -4,7 +4,7 @@
  * that may have lost or gained spaces is marked to be read again. And one entry a new extension gets.
  */
 import { expect, test } from "bun:test";
-import { astdbEntries, parseAstdbShow } from "../../src/server/pbx/astdb";
+import { astdbEntries, parseAstdbShow } from "../../src/server/pbx/host/astdb";
 
 const row = (path: string, value: string) => `${path.padEnd(50)}: ${value.padEnd(25)}`;
 

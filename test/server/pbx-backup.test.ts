@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startRollbackJob } from "../../src/server/jobs/rollback-jobs";
-import { deployTarget } from "../../src/server/pbx/apply";
+import { deployTarget } from "../../src/server/pbx/deploy/apply";
 import type { DeployHistoryEntry } from "../../src/shared/deploy-history";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { emptyFreepbx, GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";

@@ -5,11 +5,11 @@
  * other byte that moves fails the test.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
-import { deployTarget } from "../../src/server/pbx/apply";
-import { astdbLines, cliArg } from "../../src/server/pbx/astdb";
-import type { DeployTarget } from "../../src/server/pbx/deploy";
-import { PbxRemote } from "../../src/server/pbx/host";
-import { UnsafeValueError } from "../../src/server/pbx/sql";
+import { deployTarget } from "../../src/server/pbx/deploy/apply";
+import type { DeployTarget } from "../../src/server/pbx/deploy/deploy";
+import { astdbLines, cliArg } from "../../src/server/pbx/host/astdb";
+import { PbxRemote } from "../../src/server/pbx/host/host";
+import { UnsafeValueError } from "../../src/server/pbx/host/sql";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { emptyFreepbx, GUI, type Snapshot, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";

@@ -4,7 +4,7 @@
  * another process holds FreePBX's lock file, and FreePBX's own reload answers "Process is already running." (exit 255).
  */
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
-import { PbxRemote } from "../../src/server/pbx/host";
+import { PbxRemote } from "../../src/server/pbx/host/host";
 import type { DeployResponse } from "../../src/shared/pbx";
 import { applyPlan, consoleOnPbx, planOf } from "../pbx-host/console-on-pbx";
 import { RELOAD_FAILURE } from "../pbx-host/pbx-host";

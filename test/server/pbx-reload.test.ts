@@ -1,14 +1,14 @@
 // The reason a failed `fwconsole reload` gives, read from the shapes FreePBX's
 // Symfony console prints: the last output line is the usage line and says nothing.
 import { describe, expect, test } from "bun:test";
-import { PBX_HOST_DEADLINE_MS, RELOAD_TIMEOUT_MS } from "../../src/server/pbx/host";
+import { PBX_HOST_DEADLINE_MS, RELOAD_TIMEOUT_MS } from "../../src/server/pbx/host/host";
 import {
   busyReason,
   RELOAD_LOCK_WAIT,
   reloadFailureReason,
   reloadLocked,
   whileLocked,
-} from "../../src/server/pbx/reload";
+} from "../../src/server/pbx/host/reload";
 
 const usage = "r [--json] [--dry-run] [--skip-registry-checks] [--dont-reload-asterisk]";
 const block = (msg: string, header = "In Reload.class.php line 86:") => {

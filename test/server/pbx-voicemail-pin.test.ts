@@ -2,11 +2,11 @@
 // extension or a PIN a toll fraudster tries first, kept in memory until it is shown once.
 import { describe, expect, test } from "bun:test";
 import type { Db } from "../../src/db/client";
-import { Gone } from "../../src/server/domain/errors";
-import { newMailboxPin, PIN_DIGITS, randomDigits, weakPin } from "../../src/server/pbx/mailbox-pin";
-import { UnsafeValueError } from "../../src/server/pbx/sql";
-import { mailboxLine } from "../../src/server/pbx/voicemail";
-import { keepNewPin, MAX_PINS_KEPT, PIN_KEPT_MS, takeNewPins } from "../../src/server/pbx/voicemail-pins";
+import { Gone } from "../../src/server/core/errors";
+import { newMailboxPin, PIN_DIGITS, randomDigits, weakPin } from "../../src/server/pbx/host/mailbox-pin";
+import { UnsafeValueError } from "../../src/server/pbx/host/sql";
+import { mailboxLine } from "../../src/server/pbx/host/voicemail";
+import { keepNewPin, MAX_PINS_KEPT, PIN_KEPT_MS, takeNewPins } from "../../src/server/pbx/host/voicemail-pins";
 
 /** A random source that hands out these bytes in order (then zeros). */
 function bytes(...values: number[]) {

@@ -6,9 +6,9 @@
 import { describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withPbxHost } from "../../src/server/pbx/host";
-import { weakPin } from "../../src/server/pbx/mailbox-pin";
-import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot } from "../../src/server/pbx/voicemail";
+import { withPbxHost } from "../../src/server/pbx/host/host";
+import { weakPin } from "../../src/server/pbx/host/mailbox-pin";
+import { editVoicemail, restoreVoicemail, sha256Of, voicemailSnapshot } from "../../src/server/pbx/host/voicemail";
 import type { DeployHistoryEntry } from "../../src/shared/deploy-history";
 import type { DeployItemResult, DeployResponse } from "../../src/shared/pbx";
 import type { DeployPlan, PlanItem } from "../../src/shared/plan";

@@ -3,7 +3,7 @@
  * SSH (test/pbx-host, with FreePBX's own fwconsole); only the GraphQL server is a fake.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { withPbxHost } from "../../src/server/pbx/host";
+import { withPbxHost } from "../../src/server/pbx/host/host";
 import { FREEPBX_TEST_CLIENT, startFakeFreePbx } from "../fakes/freepbx";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { FREEPBX_TABLES } from "../pbx-host/gui-objects";

@@ -4,7 +4,7 @@
  * strings made of the characters that matter (quotes, backslashes, NUL, line breaks, ^Z) and unicode.
  */
 import { describe, expect, test } from "bun:test";
-import { str } from "../../src/server/pbx/sql";
+import { str } from "../../src/server/pbx/host/sql";
 
 /** The literal as sql.ts built it before the fast path, verbatim. */
 function reference(value: string): string {

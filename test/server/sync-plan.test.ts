@@ -6,7 +6,7 @@
  * answers 409 with the new plan when the PBX or the console changed since.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { importExtensions } from "../../src/server/pbx/import";
+import { importExtensions } from "../../src/server/pbx/sync/import";
 import type { ImportPlan, ImportPlanItem } from "../../src/shared/plan";
 import { consoleOnPbx } from "../pbx-host/console-on-pbx";
 import { GUI, seedGuiObjects, snapshot } from "../pbx-host/gui-objects";

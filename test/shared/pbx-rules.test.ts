@@ -15,7 +15,7 @@ import {
   pttObject,
   type TrunkRow,
   trunkObject,
-} from "../../src/server/pbx/ownership";
+} from "../../src/server/pbx/objects/ownership";
 import {
   destinationTypes,
   extensionSchema,

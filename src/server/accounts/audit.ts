@@ -19,7 +19,7 @@ import {
   type AuditPage,
   type AuditQuery,
 } from "../../shared/audit";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 
 /** What a caller records; `at` defaults to now. */
 export interface AuditRecord {

@@ -13,8 +13,8 @@ import type {
   SignedOutOthers,
 } from "../../shared/auth";
 import { TOTP_CODE_REQUIRED, TOTP_CODE_WRONG } from "../../shared/auth";
-import type { Deps } from "../domain/deps";
-import { Conflict, NotFound, Unauthenticated } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Conflict, NotFound, Unauthenticated } from "../core/errors";
 import type { AccountDeps, ClientInfo } from "./account-deps";
 import { logAuthFailure } from "./auth-log";
 import { confirmPassword, throttled } from "./confirm-password";

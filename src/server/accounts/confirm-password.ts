@@ -5,7 +5,7 @@
 
 import type { Db } from "../../db/client";
 import type { SessionUser } from "../../shared/auth";
-import { Invalid, RateLimited } from "../domain/errors";
+import { Invalid, RateLimited } from "../core/errors";
 import { logAuthFailure } from "./auth-log";
 import type { LoginThrottle } from "./throttle";
 import { checkPassword } from "./users";

@@ -28,8 +28,8 @@ import {
   sipSettingsSchema,
 } from "../../shared/settings";
 import type { Config } from "../config";
-import type { Deps } from "../domain/deps";
-import { Conflict } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Conflict } from "../core/errors";
 import { totpEnabled } from "./totp-state";
 
 const SECURITY_DEFAULTS: SecuritySettings = { requireTotp: false };

@@ -7,7 +7,7 @@
  */
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Forbidden, Invalid } from "../domain/errors";
+import { Forbidden, Invalid } from "../core/errors";
 import { nodeCrypto } from "../lazy-node";
 
 /** 32 letters and digits without 0/O and 1/I (easy to read from a terminal and type). */

@@ -6,9 +6,9 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { apiTokens } from "../../db/schema";
 import type { ApiToken, ApiTokenScope, CreatedApiToken } from "../../shared/ai";
-import type { Deps } from "../domain/deps";
-import { Forbidden, NotFound, Unauthenticated } from "../domain/errors";
-import { parseId } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Forbidden, NotFound, Unauthenticated } from "../core/errors";
+import { parseId } from "../core/validate";
 import { nodeCrypto } from "../lazy-node";
 
 export const TOKEN_PREFIX = "pbxt_";

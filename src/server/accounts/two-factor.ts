@@ -21,8 +21,8 @@ import {
   type TotpStatus,
 } from "../../shared/auth";
 import { TOTP_REQUIRED_CANNOT_DISABLE } from "../../shared/settings";
-import type { Deps } from "../domain/deps";
-import { Conflict, Invalid } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Conflict, Invalid } from "../core/errors";
 import { nodeCrypto } from "../lazy-node";
 import { qrDataUrl } from "../qr";
 import type { AccountDeps, ClientInfo } from "./account-deps";

@@ -8,8 +8,8 @@ import { and, count, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { SessionUser } from "../../shared/auth";
 import type { ConsoleUser, NewUserInput, UserPatchInput } from "../../shared/users";
-import type { Deps } from "../domain/deps";
-import { Conflict, NotFound } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Conflict, NotFound } from "../core/errors";
 import type { AccountDeps } from "./account-deps";
 import { findUser, hashPassword } from "./users";
 

@@ -14,10 +14,10 @@ import {
   WEBHOOK_PATH,
 } from "../../shared/ai";
 import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
-import type { Deps } from "../domain/deps";
-import { Conflict, NotFound } from "../domain/errors";
-import { keepForUndo } from "../domain/undo";
-import { parseId, validate } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Conflict, NotFound } from "../core/errors";
+import { keepForUndo } from "../core/undo";
+import { parseId, validate } from "../core/validate";
 import { type AssistantRow, toAssistant } from "./records";
 import { normalizeNumber } from "./sip";
 

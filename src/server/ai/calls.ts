@@ -18,8 +18,8 @@ import {
 } from "../../shared/ai";
 import { ServiceError } from "../clients/http";
 import type { OpenAiClient, RealtimeSession } from "../clients/openai";
-import type { Deps } from "../domain/deps";
-import { DomainError } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { DomainError } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { redact } from "../redact";
 import { activeAssistant, assistantForNumber } from "./assistants";

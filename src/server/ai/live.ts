@@ -15,8 +15,8 @@ import {
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import type { AppContext } from "../context";
-import type { Events } from "../domain/deps";
-import { Invalid, NotFound, Unavailable } from "../domain/errors";
+import type { Events } from "../core/deps";
+import { Invalid, NotFound, Unavailable } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { Coalesced } from "../live/publisher";
 import type { CallSession, CallSessions } from "./sideband";

@@ -6,7 +6,7 @@
  * (docs/decisions/0007-ai-routing-and-webhook.md, 0040-route-order-and-rule-builder.md).
  */
 import { DEFAULT_ROUTE_ACTION, firstMatchingRule, parseJsonObject, type RouteDecision } from "../../shared/ai";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 import type { RuleRow } from "./records";
 import { rulesInOrder } from "./rules";
 

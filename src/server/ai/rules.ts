@@ -9,10 +9,10 @@ import type { z } from "zod";
 import { aiAssistants, aiCallLogs, aiRoutingRules } from "../../db/schema";
 import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder, parseJsonObject } from "../../shared/ai";
 import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
-import type { Deps } from "../domain/deps";
-import { Invalid, NotFound } from "../domain/errors";
-import { keepForUndo } from "../domain/undo";
-import { parseId, validate } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Invalid, NotFound } from "../core/errors";
+import { keepForUndo } from "../core/undo";
+import { parseId, validate } from "../core/validate";
 import { type RuleRow, toRule } from "./records";
 
 export type RuleInput = z.output<typeof aiRoutingRuleSchema>;

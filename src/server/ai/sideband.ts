@@ -25,8 +25,8 @@ import {
   SidebandSocket,
   TimerTrack,
 } from "../clients/openai-sideband";
-import type { Deps } from "../domain/deps";
-import { DomainError } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { DomainError } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { redact } from "../redact";
 import {

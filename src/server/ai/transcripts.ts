@@ -20,9 +20,9 @@ import {
 } from "../../shared/ai";
 import { csvCell } from "../accounts/audit";
 import { recordApiTokenUse } from "../accounts/tokens";
-import type { Deps } from "../domain/deps";
-import { Conflict, NotFound } from "../domain/errors";
-import { parseId } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Conflict, NotFound } from "../core/errors";
+import { parseId } from "../core/validate";
 import { toTranscript } from "./records";
 
 export type TranscriptInput = z.output<typeof callTranscriptSchema>;

@@ -13,8 +13,8 @@
 import type { Db } from "../../db/client";
 import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/ai";
 import { verifyStandardWebhook, type WebhookVerification } from "../clients/dialer";
-import { Invalid, Unauthenticated, Unavailable } from "../domain/errors";
-import { fieldErrors } from "../domain/validate";
+import { Invalid, Unauthenticated, Unavailable } from "../core/errors";
+import { fieldErrors } from "../core/validate";
 import { answerIncomingCall, type CallDeps, type CallResult } from "./calls";
 
 type Refusal = Extract<WebhookVerification, { ok: false }>["reason"];

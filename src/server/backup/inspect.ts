@@ -9,7 +9,7 @@ import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { openDatabase } from "../../db/client";
 import { embeddedMigrations } from "../../db/migrate";
 import * as schema from "../../db/schema";
-import { Invalid } from "../domain/errors";
+import { Invalid } from "../core/errors";
 
 const HEADER = "SQLite format 3\0";
 

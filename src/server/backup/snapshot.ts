@@ -16,8 +16,8 @@ import {
 } from "node:fs";
 import { basename, join } from "node:path";
 import { recordAudit, SYSTEM_ACTOR } from "../accounts/audit";
-import type { Deps } from "../domain/deps";
-import { Unavailable } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Unavailable } from "../core/errors";
 
 /** Where the daily backups go, under DATA_DIR (0700, files 0600). */
 export const BACKUP_FOLDER = "backups";

@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import { cdrDatabaseUrl } from "../../shared/credentials";
 import type { CdrSourceStatus } from "../../shared/live";
 import type { CdrSettings } from "../clients/cdr-db";
-import type { Deps } from "../domain/deps";
-import { ampConfValue } from "../pbx/host";
+import type { Deps } from "../core/deps";
+import { ampConfValue } from "../pbx/host/host";
 
 export type Resolved =
   | { ok: true; settings: CdrSettings }

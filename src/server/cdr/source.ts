@@ -24,8 +24,8 @@ import {
   type CdrStatsQuery,
 } from "../../shared/live";
 import { type CdrSession, type CdrSettings, failureReason, openPool, withSession } from "../clients/cdr-db";
-import type { Deps } from "../domain/deps";
-import { Invalid, Unavailable } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Invalid, Unavailable } from "../core/errors";
 import {
   CDR_CSV_COLUMNS,
   type CursorKey,

@@ -13,7 +13,7 @@
  */
 import type { CdrFilter } from "../../shared/live";
 import { CDR_MAX_RANGE_DAYS } from "../../shared/live";
-import { Invalid } from "../domain/errors";
+import { Invalid } from "../core/errors";
 import { type CursorKey, fromLocalText, localText } from "./calls";
 import type { CdrTable, OptionalColumn } from "./table";
 

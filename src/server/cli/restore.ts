@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { inspectDatabaseFile } from "../backup/inspect";
 import { runningConsole } from "../backup/pid-file";
 import { utcStamp } from "../backup/snapshot";
-import { Invalid } from "../domain/errors";
+import { Invalid } from "../core/errors";
 import { readFirstLine } from "./prompt";
 
 const USAGE = "Usage: pbx-console restore FILE [--yes]";

@@ -11,8 +11,8 @@ import type {
   TestResult,
 } from "../../shared/credentials";
 import { plainHttpWarning, SERVICE_FIELDS, serviceTypes } from "../../shared/credentials";
-import type { Deps } from "../domain/deps";
-import { NotFound } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { NotFound } from "../core/errors";
 import { redact } from "../redact";
 import type { Values } from "./credentials";
 import { type ClientDeps, testService } from "./outside";

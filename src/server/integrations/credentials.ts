@@ -14,7 +14,7 @@ import {
   serviceTypes,
   type TestResult,
 } from "../../shared/credentials";
-import { Invalid } from "../domain/errors";
+import { Invalid } from "../core/errors";
 import { sealClearSipSecrets } from "../inventory/sip-secrets";
 import { redact } from "../redact";
 import type { SecretBox } from "../secret-box";

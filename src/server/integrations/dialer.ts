@@ -12,8 +12,8 @@ import type { DialerStatus } from "../../shared/credentials";
 import { byNumber } from "../../shared/sort";
 import { sipSettings } from "../accounts/settings";
 import { deadline } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { OutsideServiceFailed } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { OutsideServiceFailed } from "../core/errors";
 import { type ClientDeps, clients } from "./outside";
 
 /** Deliveries in flight at once, so 5,000 extensions neither crawl nor flood the receiver. */

@@ -12,8 +12,8 @@ import { OpenAiClient } from "../clients/openai";
 import { SshSession, type SshSettings } from "../clients/ssh";
 import { TelnyxClient } from "../clients/telnyx";
 import { TinyMdmClient } from "../clients/tinymdm";
-import type { Deps } from "../domain/deps";
-import { Invalid } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Invalid } from "../core/errors";
 import { amiSettingsFromValues, testAmiConnection } from "../live/ami-settings";
 import type { Values } from "./credentials";
 

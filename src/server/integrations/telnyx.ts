@@ -18,8 +18,8 @@ import type {
   SipServerInfo,
 } from "../../shared/telnyx";
 import type { TelnyxConnection, TelnyxPhoneNumber, TelnyxRequirement } from "../clients/telnyx";
-import type { Deps } from "../domain/deps";
-import { Invalid, NotFound, OutsideServiceFailed } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Invalid, NotFound, OutsideServiceFailed } from "../core/errors";
 import { generateSecret } from "../secrets";
 import { type ClientDeps, clients } from "./outside";
 

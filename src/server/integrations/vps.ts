@@ -6,8 +6,8 @@
 import type { VpsAction, VpsControlResult, VpsStatus } from "../../shared/vps";
 import { type HostingerVm, latest, rate } from "../clients/hostinger";
 import { deadline } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Invalid, OutsideServiceFailed } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Invalid, OutsideServiceFailed } from "../core/errors";
 import { firstIPv4 } from "./host-metrics";
 import { type ClientDeps, clients, requireValues } from "./outside";
 

@@ -36,10 +36,10 @@ import {
 } from "../../shared/inventory";
 import { byNumber } from "../../shared/sort";
 import { csvCell } from "../accounts/audit";
-import type { Deps } from "../domain/deps";
-import { Invalid } from "../domain/errors";
-import { newMailboxPin } from "../pbx/mailbox-pin";
-import { INCOMING_DEFAULTS } from "../pbx/ownership";
+import type { Deps } from "../core/deps";
+import { Invalid } from "../core/errors";
+import { newMailboxPin } from "../pbx/host/mailbox-pin";
+import { INCOMING_DEFAULTS } from "../pbx/objects/ownership";
 import { generateSecret } from "../secrets";
 import { type DbOrTx, numberTakenMessage, takenNumbers } from "./numbers";
 

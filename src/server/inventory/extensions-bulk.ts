@@ -12,7 +12,7 @@ import type {
   ExtensionBulkPatch,
   ExtensionBulkUpdateResult,
 } from "../../shared/extensions-bulk";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 import { extensionDependents } from "./extensions";
 
 const storedRows = (deps: Pick<Deps, "db">, ids: readonly number[]) =>

@@ -6,7 +6,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { extensions, pttGroups } from "../../db/schema";
-import { Conflict } from "../domain/errors";
+import { Conflict } from "../core/errors";
 
 /** The database, or a transaction on it (the wizard checks its numbers inside its transaction). */
 export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];

@@ -16,8 +16,8 @@ import type { ProvisioningConfig, ProvisioningResponse } from "../../shared/inve
 import { originWarnings, PROVISIONING_LINK_MINUTES, type ProvisioningLink } from "../../shared/provisioning";
 import { byNumber } from "../../shared/sort";
 import { sipSettings } from "../accounts/settings";
-import type { Deps } from "../domain/deps";
-import { NotFound, RateLimited } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { NotFound, RateLimited } from "../core/errors";
 import { qrDataUrl } from "../qr";
 import { type ExtensionRow, findExtension } from "./extensions";
 import { groupsWithMember } from "./ptt-groups";

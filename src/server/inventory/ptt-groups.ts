@@ -10,11 +10,11 @@ import { extensions, pttGroups } from "../../db/schema";
 import { type PttGroup, type pttGroupPatchSchema, pttGroupSchema } from "../../shared/inventory";
 import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
-import type { Deps } from "../domain/deps";
-import { Conflict, Gone, Invalid, NotFound } from "../domain/errors";
-import { keepForUndo, type RestoreDeps } from "../domain/undo";
-import { validate } from "../domain/validate";
-import { keyChangeRefusal } from "../pbx/managed";
+import type { Deps } from "../core/deps";
+import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
+import { keepForUndo, type RestoreDeps } from "../core/undo";
+import { validate } from "../core/validate";
+import { keyChangeRefusal } from "../pbx/objects/managed";
 import { assertNumberFree, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 

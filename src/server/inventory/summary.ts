@@ -6,7 +6,7 @@ import { count } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { aiAssistants, extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
 import type { DashboardSummary } from "../../shared/dashboard";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 
 /** Every table the summary counts (its route's `etag` names the same: a write to any makes a new one). */
 export const SUMMARY_TABLES = [

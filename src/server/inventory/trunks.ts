@@ -14,10 +14,10 @@ import {
   trunkSchema,
 } from "../../shared/inventory";
 import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
-import type { Deps } from "../domain/deps";
-import { Conflict, Gone, NotFound } from "../domain/errors";
-import { keepForUndo, type RestoreDeps } from "../domain/undo";
-import { validate } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Conflict, Gone, NotFound } from "../core/errors";
+import { keepForUndo, type RestoreDeps } from "../core/undo";
+import { validate } from "../core/validate";
 import { mergePatch } from "./patch";
 
 export type TrunkRow = typeof trunks.$inferSelect;

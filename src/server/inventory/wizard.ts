@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { extensions, ivrs, trunks } from "../../db/schema";
 import type { WizardDeployResult, wizardDeploySchema } from "../../shared/wizard";
 import { wizardExtensionNumbers } from "../../shared/wizard";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 import { generateSecret } from "../secrets";
 import { takenNumbers } from "./numbers";
 

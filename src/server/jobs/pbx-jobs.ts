@@ -13,13 +13,13 @@ import type {
   ImportPlan,
   ImportTrunksRequest,
 } from "../../shared/plan";
-import type { Deps } from "../domain/deps";
-import { deployTarget } from "../pbx/apply";
-import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy";
-import { importExtensions, importTrunks } from "../pbx/import";
-import { closeReviewed, planForApply } from "../pbx/plan";
-import { pbxReadPath } from "../pbx/read";
-import { syncImportPlan } from "../pbx/sync-plan";
+import type { Deps } from "../core/deps";
+import { deployTarget } from "../pbx/deploy/apply";
+import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy/deploy";
+import { closeReviewed, planForApply } from "../pbx/plan/plan";
+import { importExtensions, importTrunks } from "../pbx/sync/import";
+import { pbxReadPath } from "../pbx/sync/read";
+import { syncImportPlan } from "../pbx/sync/sync-plan";
 import type { JobProgress } from "./progress";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 

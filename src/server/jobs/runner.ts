@@ -19,8 +19,8 @@ import {
 } from "../../shared/jobs";
 import { recordAudit } from "../accounts/audit";
 import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Conflict, DomainError, NotFound } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Conflict, DomainError, NotFound } from "../core/errors";
 import type { JobProgress } from "./progress";
 
 export type { JobProgress } from "./progress";

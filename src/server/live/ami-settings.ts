@@ -8,7 +8,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { AmiError, type AmiSettings, withAmi } from "../clients/ami";
 import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
+import type { Deps } from "../core/deps";
 import type { Values } from "../integrations/credentials";
 
 export const AMI_DEFAULT_PORT = 5038;

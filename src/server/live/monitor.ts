@@ -17,8 +17,8 @@ import {
 } from "../../shared/live";
 import { AmiClient, type AmiClientOptions, AmiError, type AmiMessage, type AmiSettings } from "../clients/ami";
 import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Invalid, NotFound, Unavailable } from "../domain/errors";
+import type { Deps } from "../core/deps";
+import { Invalid, NotFound, Unavailable } from "../core/errors";
 import { effectiveAmiSettings } from "./ami-settings";
 import { CallState, isCallEvent } from "./calls";
 import { EndpointState } from "./endpoints";

@@ -3,7 +3,7 @@
  * event per interval, sent within that interval of the first change. ADR 0027.
  */
 import type { WsEventType } from "../../shared/ws-events";
-import type { Events } from "../domain/deps";
+import type { Events } from "../core/deps";
 
 const unref = (t: ReturnType<typeof setTimeout>) => (t as { unref?: () => void }).unref?.();
 

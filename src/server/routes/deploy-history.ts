@@ -1,9 +1,9 @@
 import { DEPLOY_HISTORY_DEFAULT, deployHistoryQuerySchema } from "../../shared/deploy-history";
 import { type RouteDef, route } from "../context";
-import { parseId } from "../domain/validate";
+import { parseId } from "../core/validate";
 import { json } from "../http";
 import { startRollbackJob } from "../jobs/rollback-jobs";
-import { backupView, deployHistory } from "../pbx/backups";
+import { backupView, deployHistory } from "../pbx/backups/backups";
 import { ownerOf } from "./jobs";
 
 /** The deploy history and its roll back (docs/decisions/0026). */

@@ -1,6 +1,6 @@
 import { jobsQuerySchema } from "../../shared/jobs";
 import { type AppContext, type RequestContext, type RouteDef, route } from "../context";
-import { parseId } from "../domain/validate";
+import { parseId } from "../core/validate";
 import { json } from "../http";
 import type { JobOwner } from "../jobs/runner";
 

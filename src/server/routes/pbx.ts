@@ -18,12 +18,12 @@ import {
 import { type RouteDef, route } from "../context";
 import { download, json } from "../http";
 import { startApplyJob, startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
-import { compareExtensions, compareTrunks } from "../pbx/compare";
-import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/generate";
-import { planTarget } from "../pbx/plan";
-import { pbxStatus } from "../pbx/status";
-import { syncImportPlan } from "../pbx/sync-plan";
-import { takeNewPins } from "../pbx/voicemail-pins";
+import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/generate/generate";
+import { pbxStatus } from "../pbx/host/status";
+import { takeNewPins } from "../pbx/host/voicemail-pins";
+import { planTarget } from "../pbx/plan/plan";
+import { compareExtensions, compareTrunks } from "../pbx/sync/compare";
+import { syncImportPlan } from "../pbx/sync/sync-plan";
 import { ownerOf } from "./jobs";
 
 /**

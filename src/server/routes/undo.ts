@@ -1,6 +1,6 @@
 import { RESTORE_ACTION, type RestoreAnswer, UNDO_KINDS } from "../../shared/safe-delete";
 import { type RouteDef, route } from "../context";
-import { undoDelete } from "../domain/undo";
+import { undoDelete } from "../core/undo";
 import { json } from "../http";
 
 /** The restored object and its kind, for the audit record (`extension.restore`, …). */

@@ -1,10 +1,10 @@
 // The Inventory screens' forms (react-hook-form, zod and the shared schemas), one chunk loaded on demand
 // through forms/inventory-deferred.tsx (ADR 0046). A new Inventory form goes here.
 
+export { AddInboundRouteDialog, EditInboundRouteDialog } from "@/features/call-routes/add-inbound-route-dialog";
+export { AddOutboundRouteDialog, EditOutboundRouteDialog } from "@/features/call-routes/add-outbound-route-dialog";
 export { AddExtensionDialog } from "@/features/extensions/add-extension-dialog";
 export { AddPttGroupDialog, EditPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
-export { AddInboundRouteDialog, EditInboundRouteDialog } from "@/features/routes/add-inbound-route-dialog";
-export { AddOutboundRouteDialog, EditOutboundRouteDialog } from "@/features/routes/add-outbound-route-dialog";
 export { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
 export { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 export { SHARED_MODULES, TooltipProvider } from "./common";

@@ -4,12 +4,12 @@
  * handle. `POST /api/deploy/voicemail-pins` answers the PIN and forgets it. Nothing here is written to the
  * database, a log, an event or the audit trail: after it is shown, after `PIN_KEPT_MS` or after a restart
  * the PIN is only in voicemail.conf, where FreePBX shows and changes it (the extension's Voicemail tab).
- * Kept per database, like the undo of a delete (domain/undo.ts), at most `MAX_PINS_KEPT` at a time.
+ * Kept per database, like the undo of a delete (core/undo.ts), at most `MAX_PINS_KEPT` at a time.
  */
-import { type NewMailboxPin, VOICEMAIL_PINS_MAX, type VoicemailPinsAnswer } from "../../shared/pbx";
-import type { Deps } from "../domain/deps";
-import { Gone } from "../domain/errors";
-import { keptPerDatabase, newHandle } from "../domain/kept";
+import { type NewMailboxPin, VOICEMAIL_PINS_MAX, type VoicemailPinsAnswer } from "../../../shared/pbx";
+import type { Deps } from "../../core/deps";
+import { Gone } from "../../core/errors";
+import { keptPerDatabase, newHandle } from "../../core/kept";
 
 /** How long a new PIN waits to be shown: a deployment's results are read when it ends, not days later. */
 export const PIN_KEPT_MS = 60 * 60_000;

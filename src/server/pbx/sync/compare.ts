@@ -3,10 +3,10 @@
  * row of the same number (extensions) or name (trunks). A row needs sync when
  * both sides have it and the shown field differs.
  */
-import { extensions, trunks } from "../../db/schema";
-import type { CompareResponse, ExtensionComparison, TrunkComparison } from "../../shared/pbx";
-import { byNumber } from "../../shared/sort";
-import type { Deps } from "../domain/deps";
+import { extensions, trunks } from "../../../db/schema";
+import type { CompareResponse, ExtensionComparison, TrunkComparison } from "../../../shared/pbx";
+import { byNumber } from "../../../shared/sort";
+import type { Deps } from "../../core/deps";
 import { type PbxReadDeps, readPbxExtensions, readPbxTrunks } from "./read";
 
 export async function compareExtensions(

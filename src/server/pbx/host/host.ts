@@ -5,10 +5,11 @@
  * is a fixed string; the only variable parts are a mktemp path and a database
  * name, both allow-listed; data (SQL, AstDB lines) travels on stdin.
  */
-import { ServiceError } from "../clients/http";
-import { SshSession, type SshSettings } from "../clients/ssh";
-import type { Deps } from "../domain/deps";
-import { sshSettings } from "../integrations/outside";
+import { ServiceError } from "../../clients/http";
+import { SshSession, type SshSettings } from "../../clients/ssh";
+import type { Deps } from "../../core/deps";
+import { sshSettings } from "../../integrations/outside";
+import type { Script } from "../deploy/script";
 import {
   ASTDB_DELTREE_BATCH,
   ASTDB_FAMILY_LINES,
@@ -28,7 +29,6 @@ import {
   parseAstdbShow,
 } from "./astdb";
 import { busyReason, type LockWait, RELOAD_LOCK_WAIT, reloadFailureReason, reloadLocked, whileLocked } from "./reload";
-import type { Script } from "./script";
 import {
   DEFAULT_ASTETCDIR,
   parseVoicemailRead,

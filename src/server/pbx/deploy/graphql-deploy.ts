@@ -3,9 +3,9 @@
  * when only the FreePBX API is configured. Values travel as GraphQL variables,
  * never inside the query text.
  */
-import type { FreePbxClient } from "../clients/freepbx";
-import { ServiceError } from "../clients/http";
-import { destinationString, type ExtensionRow, type InboundRow } from "./entities";
+import type { FreePbxClient } from "../../clients/freepbx";
+import { ServiceError } from "../../clients/http";
+import { destinationString, type ExtensionRow, type InboundRow } from "../objects/entities";
 
 const FETCH_EXTENSION =
   "query ($id: ID) { fetchExtension(extensionId: $id) { status message extensionId user { name voicemail extPassword } } }";

@@ -7,24 +7,24 @@
  * What is written is decided by the plan (apply.ts, ADR 0025); these are its writers.
  */
 import { eq } from "drizzle-orm";
-import { extensions, inboundRoutes, trunks } from "../../db/schema";
-import { trunkChannelId } from "../../shared/inventory";
-import type { DeployItemResult, ReloadResult } from "../../shared/pbx";
-import { deadline, ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Invalid } from "../domain/errors";
-import { type ClientDeps, clients } from "../integrations/outside";
-import { withOpenSecret } from "../inventory/sip-secrets";
-import { type JobProgress, notReached } from "../jobs/progress";
-import { redact } from "../redact";
-import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "./astdb";
-import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "./entities";
+import { extensions, inboundRoutes, trunks } from "../../../db/schema";
+import { trunkChannelId } from "../../../shared/inventory";
+import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
+import { deadline, ServiceError } from "../../clients/http";
+import type { Deps } from "../../core/deps";
+import { Invalid } from "../../core/errors";
+import { type ClientDeps, clients } from "../../integrations/outside";
+import { withOpenSecret } from "../../inventory/sip-secrets";
+import { type JobProgress, notReached } from "../../jobs/progress";
+import { redact } from "../../redact";
+import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "../host/astdb";
+import type { PbxRemote } from "../host/host";
+import { RELOAD_WAITING_ITEM } from "../host/reload";
+import { UnsafeValueError } from "../host/sql";
+import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
+import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
-import type { PbxRemote } from "./host";
-import { RELOAD_WAITING_ITEM } from "./reload";
 import { buildScript } from "./script";
-import { UnsafeValueError } from "./sql";
-import { completeVoicemail, contextsBeforeDelete } from "./voicemail";
 
 /** What a deployment uses: the console's rows, the event hub, and what the FreePBX API client needs. */
 export type DeployDeps = ClientDeps & Pick<Deps, "db" | "events" | "box">;

@@ -9,18 +9,18 @@
  * PBX or the console changed since, stops before writing anything (`Conflict`, "changed since this plan").
  */
 import { eq } from "drizzle-orm";
-import { extensions, trunks } from "../../db/schema";
-import type { ImportResult } from "../../shared/pbx";
+import { extensions, trunks } from "../../../db/schema";
+import type { ImportResult } from "../../../shared/pbx";
 import {
   type ImportExtensionsRequest,
   type ImportKind,
   type ImportTrunksRequest,
   STALE_PLAN_MESSAGE,
-} from "../../shared/plan";
-import type { Deps } from "../domain/deps";
-import { Conflict } from "../domain/errors";
-import { type JobProgress, notReached } from "../jobs/progress";
-import { recordManaged } from "./managed";
+} from "../../../shared/plan";
+import type { Deps } from "../../core/deps";
+import { Conflict } from "../../core/errors";
+import { type JobProgress, notReached } from "../../jobs/progress";
+import { recordManaged } from "../objects/managed";
 import type { PbxReadDeps } from "./read";
 import { assembleImportPlan, type ImportEntry, readForImport } from "./sync-plan";
 

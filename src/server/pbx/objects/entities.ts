@@ -9,6 +9,8 @@
  * changes nothing. Every value is an escaped literal (sql.ts) or a trusted
  * expression of the generator itself; identifiers come from ownership.ts only.
  */
+
+import { int, str, UnsafeValueError } from "../host/sql";
 import {
   type Conditional,
   EMPTY_OR_NULL,
@@ -31,7 +33,6 @@ import {
   trunkObject,
   type Value,
 } from "./ownership";
-import { int, str, UnsafeValueError } from "./sql";
 
 export {
   destinationString,

@@ -5,7 +5,7 @@
  * user text is ever spliced any other way (FreePBX's 2025 CVEs were SQLi).
  * The rules of what FreePBX can hold are the shared ones (src/shared/inventory.ts).
  */
-import { dialPatternProblem, lengthProblem, numberProblem } from "../../shared/inventory";
+import { dialPatternProblem, lengthProblem, numberProblem } from "../../../shared/inventory";
 
 export class UnsafeValueError extends Error {}
 

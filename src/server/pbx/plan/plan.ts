@@ -16,8 +16,8 @@
  * in the session it then writes with) and needs the same fingerprint.
  */
 import { asc } from "drizzle-orm";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
-import type { DeployKind } from "../../shared/pbx";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import type { DeployKind } from "../../../shared/pbx";
 import {
   type DeployPlan,
   emptyCounts,
@@ -27,16 +27,18 @@ import {
   type PlanRefused,
   type PlanTarget,
   planItemId,
-} from "../../shared/plan";
-import { byNumber } from "../../shared/sort";
-import type { FreePbxClient } from "../clients/freepbx";
-import type { Deps } from "../domain/deps";
-import { Invalid } from "../domain/errors";
-import { type ClientDeps, clients } from "../integrations/outside";
-import { withOpenSecret } from "../inventory/sip-secrets";
-import { nodeCrypto } from "../lazy-node";
-import { type PbxRemote, withPbxHost } from "./host";
-import { deployedMembers, KEY_CHANGE, type ManagedRecord, managedOf } from "./managed";
+} from "../../../shared/plan";
+import { byNumber } from "../../../shared/sort";
+import type { FreePbxClient } from "../../clients/freepbx";
+import type { Deps } from "../../core/deps";
+import { Invalid } from "../../core/errors";
+import { type ClientDeps, clients } from "../../integrations/outside";
+import { withOpenSecret } from "../../inventory/sip-secrets";
+import { nodeCrypto } from "../../lazy-node";
+import { type PbxRemote, withPbxHost } from "../host/host";
+import { UnsafeValueError } from "../host/sql";
+import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "../host/voicemail";
+import { deployedMembers, KEY_CHANGE, type ManagedRecord, managedOf } from "../objects/managed";
 import {
   destinationString,
   EMPTY_OR_NULL,
@@ -58,9 +60,7 @@ import {
   type TrunkRow,
   trunkObject,
   type Value,
-} from "./ownership";
-import { UnsafeValueError } from "./sql";
-import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "./voicemail";
+} from "../objects/ownership";
 
 export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
 

@@ -4,7 +4,7 @@
  * error ("at line N") names the item that failed. The pieces are exported so the
  * Config Generator's download can stream the same text item by item (generate.ts).
  */
-import type { SqlItem } from "./entities";
+import type { SqlItem } from "../objects/entities";
 
 /** Strict mode so a value that does not fit fails instead of being cut; backslash escapes on. */
 export const SESSION_SETUP = [

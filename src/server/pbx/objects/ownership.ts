@@ -9,7 +9,7 @@
  * A value FreePBX cannot hold (too long, characters its config files cannot
  * carry) throws UnsafeValueError here, before any SQL exists.
  */
-import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
+import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
 import {
   configTokenProblem,
   controlProblem,
@@ -26,8 +26,8 @@ import {
   trunkNameProblem,
   trunkRules,
   trunkTypeDeployProblem,
-} from "../../shared/inventory";
-import { dialPattern, must, UnsafeValueError } from "./sql";
+} from "../../../shared/inventory";
+import { dialPattern, must, UnsafeValueError } from "../host/sql";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
 export type TrunkRow = typeof trunks.$inferSelect;

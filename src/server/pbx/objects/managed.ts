@@ -5,8 +5,8 @@
  * route_id), so a rename updates the same object.
  */
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { pbxObjects } from "../../db/schema";
+import type { Db } from "../../../db/client";
+import { pbxObjects } from "../../../db/schema";
 import type { ItemKind } from "./ownership";
 
 export type ManagedRecord = typeof pbxObjects.$inferSelect;

@@ -6,12 +6,14 @@
  * `buildScript` makes of the same items. The SQL is sent once: the JSON no longer carries the script.
  */
 import { asc, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
-import { byNumber } from "../../shared/sort";
-import type { Deps } from "../domain/deps";
-import { withOpenSecret } from "../inventory/sip-secrets";
-import type { SecretBox } from "../secret-box";
+import type { Db } from "../../../db/client";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import { byNumber } from "../../../shared/sort";
+import type { Deps } from "../../core/deps";
+import { withOpenSecret } from "../../inventory/sip-secrets";
+import type { SecretBox } from "../../secret-box";
+import { itemHeading, SCRIPT_END, scriptStart } from "../deploy/script";
+import { UnsafeValueError } from "../host/sql";
 import {
   extensionItem,
   type ItemKind,
@@ -21,10 +23,8 @@ import {
   type SqlItem,
   type TrunkRow,
   trunkItem,
-} from "./entities";
-import { routeOrders } from "./ownership";
-import { itemHeading, SCRIPT_END, scriptStart } from "./script";
-import { UnsafeValueError } from "./sql";
+} from "../objects/entities";
+import { routeOrders } from "../objects/ownership";
 
 export interface Refused {
   kind: ItemKind;

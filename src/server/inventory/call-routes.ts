@@ -15,10 +15,10 @@ import {
   outboundRouteSchema,
 } from "../../shared/inventory";
 import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
-import type { Deps } from "../domain/deps";
-import { Conflict, Gone, Invalid, NotFound } from "../domain/errors";
-import { keepForUndo, type RestoreDeps } from "../domain/undo";
-import { validate } from "../domain/validate";
+import type { Deps } from "../core/deps";
+import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
+import { keepForUndo, type RestoreDeps } from "../core/undo";
+import { validate } from "../core/validate";
 import { mergePatch } from "./patch";
 import { trunkExists } from "./trunks";
 

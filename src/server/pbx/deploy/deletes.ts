@@ -4,9 +4,10 @@
  * number. The rows FreePBX's own delete removes for that object; an extension's AstDB trees are deleted
  * after the transaction (host.ts `deleteAstdbTrees`). Nothing of another object is touched.
  */
-import { pbxInt, type SqlItem } from "./entities";
-import type { ItemKind } from "./ownership";
-import { extensionNumber, str } from "./sql";
+
+import { extensionNumber, str } from "../host/sql";
+import { pbxInt, type SqlItem } from "../objects/entities";
+import type { ItemKind } from "../objects/ownership";
 
 export interface DeleteTarget {
   kind: ItemKind;

@@ -19,11 +19,11 @@
  * then renames it over the file. Then `asterisk -rx "voicemail reload"`.
  */
 
-import { controlProblem, numberProblem } from "../../shared/inventory";
-import type { DeployItemResult } from "../../shared/pbx";
-import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { nodeCrypto } from "../lazy-node";
+import { controlProblem, numberProblem } from "../../../shared/inventory";
+import type { DeployItemResult } from "../../../shared/pbx";
+import { ServiceError } from "../../clients/http";
+import type { Deps } from "../../core/deps";
+import { nodeCrypto } from "../../lazy-node";
 import type { ExtensionRows } from "./astdb";
 import { newMailboxPin } from "./mailbox-pin";
 import { must, UnsafeValueError } from "./sql";

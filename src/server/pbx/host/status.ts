@@ -1,6 +1,6 @@
-import type { PbxPathState, PbxStatus } from "../../shared/pbx";
-import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
+import type { PbxPathState, PbxStatus } from "../../../shared/pbx";
+import { ServiceError } from "../../clients/http";
+import type { Deps } from "../../core/deps";
 import { withPbxHost } from "./host";
 
 /**

@@ -15,22 +15,30 @@
  * and while a newer, not rolled back deployment touched the same objects (roll that back first).
  */
 import { and, desc, eq, gt, inArray, isNull } from "drizzle-orm";
-import { configBackups, jobs, pbxObjects } from "../../db/schema";
-import type { BackupView, DeployHistoryEntry, RollbackSummary } from "../../shared/deploy-history";
-import type { JobItemResult, JobTarget } from "../../shared/jobs";
-import type { ReloadResult } from "../../shared/pbx";
-import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Conflict, Invalid, NotFound } from "../domain/errors";
-import type { JobProgress } from "../jobs/progress";
-import { type AstdbTree, parseAstdbShow } from "./astdb";
-import { type PbxRemote, withPbxHost } from "./host";
-import { rekeyManaged } from "./managed";
-import { EMPTY_OR_NULL, type ItemKind, isExpr, type PbxObject, ROUTE_ID, TRUNK_ID, type Value } from "./ownership";
-import { RELOAD_WAITING_ITEM } from "./reload";
-import { SESSION_SETUP } from "./script";
-import { str, UnsafeValueError } from "./sql";
-import { restoreVoicemail, sha256Of, type VoicemailSnapshot, voicemailSnapshot } from "./voicemail";
+import { configBackups, jobs, pbxObjects } from "../../../db/schema";
+import type { BackupView, DeployHistoryEntry, RollbackSummary } from "../../../shared/deploy-history";
+import type { JobItemResult, JobTarget } from "../../../shared/jobs";
+import type { ReloadResult } from "../../../shared/pbx";
+import { ServiceError } from "../../clients/http";
+import type { Deps } from "../../core/deps";
+import { Conflict, Invalid, NotFound } from "../../core/errors";
+import type { JobProgress } from "../../jobs/progress";
+import { SESSION_SETUP } from "../deploy/script";
+import { type AstdbTree, parseAstdbShow } from "../host/astdb";
+import { type PbxRemote, withPbxHost } from "../host/host";
+import { RELOAD_WAITING_ITEM } from "../host/reload";
+import { str, UnsafeValueError } from "../host/sql";
+import { restoreVoicemail, sha256Of, type VoicemailSnapshot, voicemailSnapshot } from "../host/voicemail";
+import { rekeyManaged } from "../objects/managed";
+import {
+  EMPTY_OR_NULL,
+  type ItemKind,
+  isExpr,
+  type PbxObject,
+  ROUTE_ID,
+  TRUNK_ID,
+  type Value,
+} from "../objects/ownership";
 
 /** Every FreePBX table an apply writes (and so a backup may hold). */
 export const BACKUP_TABLES = [

@@ -3,10 +3,10 @@
  * tables (preferred: it sees trunks and secrets), else extensions through
  * GraphQL `fetchAllExtensions`. Trunks are not in FreePBX's API at all.
  */
-import type { Deps } from "../domain/deps";
-import { Invalid } from "../domain/errors";
-import { type ClientDeps, clients } from "../integrations/outside";
-import { withPbxHost } from "./host";
+import type { Deps } from "../../core/deps";
+import { Invalid } from "../../core/errors";
+import { type ClientDeps, clients } from "../../integrations/outside";
+import { withPbxHost } from "../host/host";
 
 /** What reading the PBX needs: the credentials, over SSH or through the FreePBX API client. */
 export type PbxReadDeps = ClientDeps;

@@ -20,27 +20,18 @@ import type {
   DeployItemResult,
   DeployKind,
   DeployResponse,
-} from "../../shared/pbx";
-import { type PlanTarget, type Resolution, STALE_PLAN_MESSAGE } from "../../shared/plan";
-import { ServiceError } from "../clients/http";
-import type { Deps } from "../domain/deps";
-import { Conflict } from "../domain/errors";
-import { type ClientDeps, clients } from "../integrations/outside";
-import type { JobProgress } from "../jobs/progress";
-import { backupBeforeApply, deletedObject } from "./backups";
-import { deleteItem } from "./deletes";
-import {
-  type DeployDeps,
-  type DeployOutcome,
-  deployOverGraphql,
-  itemResult,
-  type WriteHooks,
-  writeOverSsh,
-} from "./deploy";
-import { objectItem, type SqlItem } from "./entities";
-import { type PbxRemote, withPbxHost } from "./host";
-import { forgetManaged, recordManaged } from "./managed";
-import type { PbxObject } from "./ownership";
+} from "../../../shared/pbx";
+import { type PlanTarget, type Resolution, STALE_PLAN_MESSAGE } from "../../../shared/plan";
+import { ServiceError } from "../../clients/http";
+import type { Deps } from "../../core/deps";
+import { Conflict } from "../../core/errors";
+import { type ClientDeps, clients } from "../../integrations/outside";
+import type { JobProgress } from "../../jobs/progress";
+import { backupBeforeApply, deletedObject } from "../backups/backups";
+import { type PbxRemote, withPbxHost } from "../host/host";
+import { objectItem, type SqlItem } from "../objects/entities";
+import { forgetManaged, recordManaged } from "../objects/managed";
+import type { PbxObject } from "../objects/ownership";
 import {
   closeReviewed,
   consoleObjects,
@@ -50,7 +41,16 @@ import {
   planOverSsh,
   planPath,
   type Reviewed,
-} from "./plan";
+} from "../plan/plan";
+import { deleteItem } from "./deletes";
+import {
+  type DeployDeps,
+  type DeployOutcome,
+  deployOverGraphql,
+  itemResult,
+  type WriteHooks,
+  writeOverSsh,
+} from "./deploy";
 
 export type ApplyDeps = DeployDeps & ClientDeps & Pick<Deps, "now">;
 

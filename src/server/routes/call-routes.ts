@@ -19,7 +19,7 @@ import {
   reorderOutboundRoutes,
   updateInboundRoute,
   updateOutboundRoute,
-} from "../inventory/routes";
+} from "../inventory/call-routes";
 
 export const inboundRouteRoutes: RouteDef[] = [
   route({

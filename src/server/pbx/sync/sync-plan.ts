@@ -17,9 +17,9 @@
  * decision with its unmasked values: a change on the PBX or in the console rows concerned changes it.
  */
 import type { z } from "zod";
-import { extensions, trunks } from "../../db/schema";
-import { extensionSchema, trunkSchema } from "../../shared/inventory";
-import type { ImportExtensionsInput, ImportTrunksInput } from "../../shared/pbx";
+import { extensions, trunks } from "../../../db/schema";
+import { extensionSchema, trunkSchema } from "../../../shared/inventory";
+import type { ImportExtensionsInput, ImportTrunksInput } from "../../../shared/pbx";
 import {
   emptyImportCounts,
   type FieldChange,
@@ -27,12 +27,12 @@ import {
   type ImportKind,
   type ImportPlan,
   type ImportPlanItem,
-} from "../../shared/plan";
-import { byNumber } from "../../shared/sort";
-import type { Deps } from "../domain/deps";
-import { numberTakenMessage } from "../inventory/numbers";
-import { nodeCrypto } from "../lazy-node";
-import { type ManagedRecord, managedOf } from "./managed";
+} from "../../../shared/plan";
+import { byNumber } from "../../../shared/sort";
+import type { Deps } from "../../core/deps";
+import { numberTakenMessage } from "../../inventory/numbers";
+import { nodeCrypto } from "../../lazy-node";
+import { type ManagedRecord, managedOf } from "../objects/managed";
 import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, readPbxTrunks } from "./read";
 
 export type SyncPlanDeps = PbxReadDeps & Pick<Deps, "db" | "box" | "now">;
