@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check: the typecheck (tsc --noEmit) and the linter (biome check)
-# first, then unit/API/db tests, then the compiled binary's smoke and browser
-# tests, then the real-PBX tier (test/pbx) against the testbed. Installs what it
+# first, then the tiers by cost: unit/API/db tests (no build), the compiled
+# binary's smoke and attack tests, the browser tests (Chromium against the
+# binary), then the real-PBX tier (test/pbx) against the testbed. Installs what it
 # needs first (npm packages, Debian packages; the testbed's own through its `up`).
 # Ends with the line "N passed, N failed, N skipped" from the JUnit reports
 # (typecheck and lint count as one test each), and exits non-zero on any failure.
@@ -58,11 +59,12 @@ printf '<?xml version="1.0"?>\n<testsuites name="testbed" tests="1" failures="%s
 echo "testbed exit=$code" >>"$reports/exit-codes"
 [ $code -eq 0 ] || status=1
 
-run_group unit test/server test/db test/shared test/install test/fakes test/pbx-host
+run_group unit test/server test/db test/shared test/web test/install test/fakes test/pbx-host
 
 echo "== build"
 if "$BUN" run build.ts; then
-  run_group binary test/smoke test/browser test/security
+  run_group binary test/smoke test/security
+  run_group browser test/browser
   run_group pbx test/pbx/
 else
   echo "binary build failed" >&2
