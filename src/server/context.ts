@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
-import type { ApiTokenScope } from "../shared/ai";
+import type { ApiTokenScope } from "../shared/ai/api-tokens";
 import type { SessionUser } from "../shared/auth";
 import type { Role } from "../shared/users";
 import type { WsEventType } from "../shared/ws-events";

@@ -3,7 +3,7 @@
 // routing rule built without JSON, saved, and opened again prefilled.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import type { AiRoutingRule } from "../../src/shared/ai";
+import type { AiRoutingRule } from "../../src/shared/ai/routing-rules";
 import type { OutboundRoute, PttGroup } from "../../src/shared/inventory";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
 import { chooseOption, toasts } from "./locators";

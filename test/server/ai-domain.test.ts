@@ -16,7 +16,9 @@ import { loadConfig } from "../../src/server/config";
 import type { Deps } from "../../src/server/core/deps";
 import { Conflict, Invalid, NotFound, Unauthenticated, Unavailable } from "../../src/server/core/errors";
 import type { CredentialStore } from "../../src/server/integrations/credentials";
-import { aiAssistantSchema, aiRoutingRuleSchema, callTranscriptSchema } from "../../src/shared/ai";
+import { aiAssistantSchema } from "../../src/shared/ai/assistants";
+import { aiRoutingRuleSchema } from "../../src/shared/ai/routing-rules";
+import { callTranscriptSchema } from "../../src/shared/ai/transcripts";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
 

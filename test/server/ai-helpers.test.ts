@@ -1,9 +1,11 @@
 // Pure pieces of the AI voice work: SIP header parsing, refer targets, webhook verification, display helpers.
 import { describe, expect, test } from "bun:test";
 import { referTarget } from "../../src/server/ai/calls";
+import { conditionsMatch } from "../../src/server/ai/rule-evaluator";
 import { calledNumberOf, parseSipAddress } from "../../src/server/ai/sip";
 import { verifyStandardWebhook } from "../../src/server/clients/dialer";
-import { conditionsMatch, formatDuration, gaVoice, jsonEntries } from "../../src/shared/ai";
+import { gaVoice } from "../../src/shared/ai/assistants";
+import { formatDuration, jsonEntries } from "../../src/web/features/ai/format";
 import { generateWebhookSecret, webhookHeaders } from "../fakes/openai";
 
 describe("SIP addresses", () => {

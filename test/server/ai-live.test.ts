@@ -4,7 +4,7 @@
 // error status recorded on the call), the hang-up, the roles, and the audit trail.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { DEFAULT_CLASSIFY_LIMITS } from "../../src/server/ai/classify";
-import type { LiveAiCall } from "../../src/shared/ai-live";
+import type { LiveAiCall } from "../../src/shared/ai/live";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { buildSignedIncomingCall, generateWebhookSecret, startFakeOpenAi } from "../fakes/openai";
 import { startAiServer } from "../helpers/ai-server";

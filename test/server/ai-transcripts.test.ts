@@ -1,7 +1,7 @@
 // GET /api/ai/transcripts paged by a keyset cursor (ADR 0033), the bare list outside callers keep, the
 // search, and GET /api/ai/transcripts/:id, over real HTTP.
 import { describe, expect, test } from "bun:test";
-import type { CallTranscript, TranscriptPage } from "../../src/shared/ai";
+import type { CallTranscript, TranscriptPage } from "../../src/shared/ai/transcripts";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({ clean: ["call_transcripts"] });

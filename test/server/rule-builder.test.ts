@@ -1,19 +1,17 @@
 /**
- * Routing rules without JSON (ADR 0040): every condition kind the builder offers is
- * evaluated (src/shared/ai.ts `conditionHolds` / `ruleMatches`, used by src/server/ai/routing.ts), the
+ * Routing rules without JSON (ADR 0040): every condition kind the builder offers is evaluated
+ * (src/server/ai/rule-evaluator.ts `conditionHolds` / `ruleMatches`, used by src/server/ai/routing.ts), the
  * server refuses invalid conditions and parameters with field messages, and rules stored in the older
  * flat shape still parse, match and can be edited.
  */
 import { describe, expect, test } from "bun:test";
+import { conditionHolds, dialPatternRegex, ruleMatches } from "../../src/server/ai/rule-evaluator";
 import {
   aiRoutingRuleSchema,
-  conditionHolds,
   conditionsForBuilder,
-  dialPatternRegex,
   parseRuleConditions,
   type RuleCondition,
-  ruleMatches,
-} from "../../src/shared/ai";
+} from "../../src/shared/ai/routing-rules";
 import { signedInServer } from "../helpers/server";
 
 // A Tuesday, 10:30 in the console's local time.

@@ -1,7 +1,7 @@
 // The Call Transcripts filters and exports (ADR 0041), over real HTTP: each filter,
 // combinations, search beyond ASCII case, hostile values as plain values, CSV/JSON export = the matches.
 import { describe, expect, test } from "bun:test";
-import type { CallTranscript, TranscriptPage } from "../../src/shared/ai";
+import type { CallTranscript, TranscriptPage } from "../../src/shared/ai/transcripts";
 import type { AuditEntry } from "../../src/shared/audit";
 import { signedInServer } from "../helpers/server";
 

@@ -166,7 +166,7 @@ describe("schemas are built at first use (ADR 0048)", () => {
   });
 
   test("importing every shared module and the server builds no schema, nor does reading the configuration", () => {
-    const shared = filesUnder("src/shared", "*.ts").map((f) => JSON.stringify(join(root, f.path)));
+    const shared = filesUnder("src/shared", "**/*.ts").map((f) => JSON.stringify(join(root, f.path)));
     const script = `
       const { lazySchemasBuilt } = await import(${JSON.stringify(join(root, "src/shared/lazy-schema.ts"))});
       for (const f of [${shared.join(",")}]) await import(f);

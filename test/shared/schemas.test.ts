@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { z } from "zod";
-import * as ai from "../../src/shared/ai";
+import * as assistants from "../../src/shared/ai/assistants";
+import * as routingRules from "../../src/shared/ai/routing-rules";
 import * as inventory from "../../src/shared/inventory";
 
-const s = { ...inventory, ...ai };
+const s = { ...inventory, ...assistants, ...routingRules };
 
 /** The first message zod gives for `field`, or undefined when the input is valid. */
 function errorFor(schema: z.ZodType, input: unknown, field: string): string | undefined {

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { apiTokens } from "../../db/schema";
-import type { ApiToken, ApiTokenScope, CreatedApiToken } from "../../shared/ai";
+import type { ApiToken, ApiTokenScope, CreatedApiToken } from "../../shared/ai/api-tokens";
 import type { Deps } from "../core/deps";
 import { Forbidden, NotFound, Unauthenticated } from "../core/errors";
 import { parseId } from "../core/validate";

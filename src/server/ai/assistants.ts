@@ -5,14 +5,9 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import { aiAssistants, aiCallLogs, aiRoutingRules } from "../../db/schema";
-import {
-  type AiAssistant,
-  aiAssistantSchema,
-  parseJsonObject,
-  type SipUriInfo,
-  sipUriFor,
-  WEBHOOK_PATH,
-} from "../../shared/ai";
+import { type AiAssistant, aiAssistantSchema } from "../../shared/ai/assistants";
+import { type SipUriInfo, sipUriFor, WEBHOOK_PATH } from "../../shared/ai/calls";
+import { parseJsonObject } from "../../shared/ai/routing-rules";
 import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
 import type { Deps } from "../core/deps";
 import { Conflict, NotFound } from "../core/errors";

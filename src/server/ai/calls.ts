@@ -8,14 +8,9 @@
 import { and, desc, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { aiCallLogs } from "../../db/schema";
-import {
-  AI_TOOL_DEFS,
-  type AiCallLog,
-  type AiTool,
-  type CallOutcome,
-  gaVoice,
-  type RouteDecision,
-} from "../../shared/ai";
+import { AI_TOOL_DEFS, type AiTool, gaVoice } from "../../shared/ai/assistants";
+import type { AiCallLog, CallOutcome } from "../../shared/ai/calls";
+import type { RouteDecision } from "../../shared/ai/routing-rules";
 import { ServiceError } from "../clients/http";
 import type { OpenAiClient, RealtimeSession } from "../clients/openai";
 import type { Deps } from "../core/deps";

@@ -17,7 +17,7 @@
  * `maxPerCall` per call (one kept for the end), each with a timeout.
  */
 import { z } from "zod";
-import { parseRuleConditions, SENTIMENTS } from "../../shared/ai";
+import { parseRuleConditions, SENTIMENTS } from "../../shared/ai/routing-rules";
 import { lazySchema } from "../../shared/lazy-schema";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";

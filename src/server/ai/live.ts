@@ -11,7 +11,7 @@ import {
   LIVE_TURNS_MAX,
   type LiveAiCall,
   type LiveAiClassification,
-} from "../../shared/ai-live";
+} from "../../shared/ai/live";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import type { AppContext } from "../context";

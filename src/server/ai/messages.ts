@@ -4,7 +4,7 @@
  */
 import { desc, getTableColumns, sql } from "drizzle-orm";
 import { aiMessages } from "../../db/schema";
-import { AI_MESSAGES_LIST_MAX, type AiMessage } from "../../shared/ai-messages";
+import { AI_MESSAGES_LIST_MAX, type AiMessage } from "../../shared/ai/messages";
 import type { Deps } from "../core/deps";
 
 type MessageRow = typeof aiMessages.$inferSelect;

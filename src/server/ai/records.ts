@@ -3,7 +3,10 @@
  * strings, no internal delivery ids).
  */
 import type { aiAssistants, aiCallLogs, aiRoutingRules, callTranscripts } from "../../db/schema";
-import type { AiAssistant, AiCallLog, AiRoutingRule, CallTranscript } from "../../shared/ai";
+import type { AiAssistant } from "../../shared/ai/assistants";
+import type { AiCallLog } from "../../shared/ai/calls";
+import type { AiRoutingRule } from "../../shared/ai/routing-rules";
+import type { CallTranscript } from "../../shared/ai/transcripts";
 
 export type AssistantRow = typeof aiAssistants.$inferSelect;
 export type TranscriptRow = typeof callTranscripts.$inferSelect;

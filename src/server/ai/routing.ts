@@ -5,9 +5,10 @@
  * condition reads `Deps.now`); no match means the AI assistant answers
  * (docs/decisions/0007-ai-routing-and-webhook.md, 0040-route-order-and-rule-builder.md).
  */
-import { DEFAULT_ROUTE_ACTION, firstMatchingRule, parseJsonObject, type RouteDecision } from "../../shared/ai";
+import { DEFAULT_ROUTE_ACTION, parseJsonObject, type RouteDecision } from "../../shared/ai/routing-rules";
 import type { Deps } from "../core/deps";
 import type { RuleRow } from "./records";
+import { firstMatchingRule } from "./rule-evaluator";
 import { rulesInOrder } from "./rules";
 
 /** The decision for these facts, and the rule that made it (null when none matched). */

@@ -7,7 +7,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import { aiAssistants, aiCallLogs, aiRoutingRules } from "../../db/schema";
-import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder, parseJsonObject } from "../../shared/ai";
+import { type AiRoutingRule, aiRoutingRuleSchema, byRuleOrder, parseJsonObject } from "../../shared/ai/routing-rules";
 import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
 import type { Deps } from "../core/deps";
 import { Invalid, NotFound } from "../core/errors";

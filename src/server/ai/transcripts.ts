@@ -17,9 +17,9 @@ import {
   type TranscriptFilter,
   type TranscriptPage,
   type TranscriptQuery,
-} from "../../shared/ai";
-import { csvCell } from "../accounts/audit";
+} from "../../shared/ai/transcripts";
 import { recordApiTokenUse } from "../accounts/tokens";
+import { csvCell } from "../core/csv";
 import type { Deps } from "../core/deps";
 import { Conflict, NotFound } from "../core/errors";
 import { parseId } from "../core/validate";

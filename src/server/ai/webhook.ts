@@ -10,12 +10,37 @@
  * again, or 20 times at once, is acted on once; the copies get the first one's
  * answer marked `duplicate` (ADR 0018).
  */
+import { z } from "zod";
 import type { Db } from "../../db/client";
-import { openAiWebhookEventSchema, realtimeCallIncomingSchema } from "../../shared/ai";
+import { lazySchema } from "../../shared/lazy-schema";
 import { verifyStandardWebhook, type WebhookVerification } from "../clients/dialer";
 import { Invalid, Unauthenticated, Unavailable } from "../core/errors";
 import { fieldErrors } from "../core/validate";
 import { answerIncomingCall, type CallDeps, type CallResult } from "./calls";
+
+/** A delivery to POST /api/ai/openai/webhook (an OpenAI project webhook); only `realtime.call.incoming` is acted on. */
+const openAiWebhookEventSchema = lazySchema(() =>
+  z.object({
+    type: z.string({ error: "Event type is required" }).max(100),
+    id: z.string().max(200).optional(),
+    data: z.unknown().optional(),
+  }),
+);
+
+/** The `data` of a `realtime.call.incoming` event: the call's id and the SIP headers of its INVITE. */
+const realtimeCallIncomingSchema = lazySchema(() =>
+  z.object({
+    call_id: z
+      .string({ error: "call_id is required" })
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, "call_id must be letters, digits, _ or -"),
+    sip_headers: z
+      .array(z.object({ name: z.string().max(200), value: z.string().max(4000) }), {
+        error: "sip_headers must be a list of {name, value}",
+      })
+      .max(200)
+      .default([]),
+  }),
+);
 
 type Refusal = Extract<WebhookVerification, { ok: false }>["reason"];
 

@@ -1,4 +1,4 @@
-import { aiRoutingRulePatchSchema, aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai";
+import { aiRoutingRulePatchSchema, aiRoutingRuleSchema, routeFactsSchema } from "../../shared/ai/routing-rules";
 import { routeDecision } from "../ai/routing";
 import { createRule, deleteRule, dependentsOfRule, listRules, updateRule } from "../ai/rules";
 import { loadById, type RouteDef, route } from "../context";

@@ -1,4 +1,4 @@
-import { apiTokenSchema } from "../../shared/ai";
+import { apiTokenSchema } from "../../shared/ai/api-tokens";
 import { createApiToken, listApiTokens, revokeApiToken } from "../accounts/tokens";
 import { loadById, type RouteDef, route } from "../context";
 import { json, noContent } from "../http";

@@ -1,4 +1,4 @@
-import { callTranscriptSchema, transcriptFilterSchema, transcriptQuerySchema } from "../../shared/ai";
+import { callTranscriptSchema, transcriptFilterSchema, transcriptQuerySchema } from "../../shared/ai/transcripts";
 import {
   deleteTranscript,
   findTranscript,

@@ -1,5 +1,5 @@
-import { aiAssistantPatchSchema, aiAssistantSchema } from "../../shared/ai";
-import { type AiTransferRequest, aiTransferSchema } from "../../shared/ai-live";
+import { aiAssistantPatchSchema, aiAssistantSchema } from "../../shared/ai/assistants";
+import { type AiTransferRequest, aiTransferSchema } from "../../shared/ai/live";
 import {
   createAssistant,
   deleteAssistant,

@@ -12,7 +12,7 @@ import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-c
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import type { AiAssistant } from "../../shared/ai";
+import type { AiAssistant } from "../../shared/ai/assistants";
 
 export function AiAssistantsPage() {
   const assistants = useQuery(assistantsQuery());

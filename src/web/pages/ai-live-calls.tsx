@@ -6,7 +6,7 @@ import { ListBody, ScreenHeader } from "@/components/list-kit";
 import { liveAiCallsQuery } from "@/features/ai/api";
 import { EndAiCallDialog, LiveCallCard, TakeOverDialog } from "@/features/ai/live-calls";
 import { useNow } from "@/hooks/use-now";
-import type { LiveAiCall } from "../../shared/ai-live";
+import type { LiveAiCall } from "../../shared/ai/live";
 
 export function AiLiveCallsPage() {
   // Never polled: the sync socket's ai-live-updated refetches it (ADR 0044).

@@ -12,7 +12,7 @@ import { errorText } from "@/lib/error-text";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
-import type { AiMessage } from "../../shared/ai-messages";
+import type { AiMessage } from "../../shared/ai/messages";
 
 const HEADERS = ["When", "Caller", "For", "Message", "Call"] as const;
 const ROW_HEIGHT = 72;

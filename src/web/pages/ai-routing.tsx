@@ -12,7 +12,7 @@ import { RuleDialog } from "@/features/ai/rule-dialog";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { runningFor } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { type AiRoutingRule, byRuleOrder } from "../../shared/ai";
+import { type AiRoutingRule, byRuleOrder } from "../../shared/ai/routing-rules";
 
 export function AiRoutingPage() {
   const rules = useQuery(routingRulesQuery());

@@ -16,7 +16,7 @@ import { useWindowList } from "@/hooks/use-window-list";
 import { errorText } from "@/lib/error-text";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
 import { cn } from "@/lib/utils";
-import { TRANSCRIPT_SENTIMENTS, type TranscriptFilter, type TranscriptListItem } from "../../shared/ai";
+import { TRANSCRIPT_SENTIMENTS, type TranscriptFilter, type TranscriptListItem } from "../../shared/ai/transcripts";
 
 /** A card with a one-line summary and keywords; cards are measured once mounted. */
 const CARD_HEIGHT = 170;

@@ -8,7 +8,10 @@ import { ShieldCheck } from "lucide-react";
 import * as formFields from "@/components/form-fields";
 import * as formKit from "@/components/form-kit";
 import * as formErrors from "@/lib/form-errors";
-import * as sharedAi from "../../shared/ai";
+import * as sharedAiTokens from "../../shared/ai/api-tokens";
+import * as sharedAiAssistants from "../../shared/ai/assistants";
+import * as sharedAiRules from "../../shared/ai/routing-rules";
+import * as sharedAiTranscripts from "../../shared/ai/transcripts";
 import * as sharedFields from "../../shared/fields";
 import * as sharedInventory from "../../shared/inventory";
 import * as sharedJobs from "../../shared/jobs";
@@ -20,7 +23,10 @@ export const FORM_MODULES = [
   formFields,
   formKit,
   formErrors,
-  sharedAi,
+  sharedAiTokens,
+  sharedAiAssistants,
+  sharedAiRules,
+  sharedAiTranscripts,
   sharedFields,
   sharedInventory,
   sharedJobs,

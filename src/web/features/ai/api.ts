@@ -4,21 +4,13 @@ import type { z } from "zod";
 import { getJson, sendJson } from "@/lib/api";
 import { type MutationUi, useApiMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import type {
-  AiAssistant,
-  AiCallLog,
-  AiRoutingRule,
-  aiAssistantSchema,
-  aiRoutingRuleSchema,
-  CallTranscript,
-  RouteDecision,
-  SipUriInfo,
-  TranscriptFilter,
-  TranscriptPage,
-} from "../../../shared/ai";
-import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai";
-import type { AiHangupAnswer, AiTransferAnswer, LiveAiCall } from "../../../shared/ai-live";
-import type { AiMessage } from "../../../shared/ai-messages";
+import type { AiAssistant, aiAssistantSchema } from "../../../shared/ai/assistants";
+import type { AiCallLog, SipUriInfo } from "../../../shared/ai/calls";
+import type { AiHangupAnswer, AiTransferAnswer, LiveAiCall } from "../../../shared/ai/live";
+import type { AiMessage } from "../../../shared/ai/messages";
+import type { AiRoutingRule, aiRoutingRuleSchema, RouteDecision } from "../../../shared/ai/routing-rules";
+import type { CallTranscript, TranscriptFilter, TranscriptPage } from "../../../shared/ai/transcripts";
+import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai/transcripts";
 import type { DeleteAnswer } from "../../../shared/safe-delete";
 
 export type AssistantBody = z.output<typeof aiAssistantSchema>;

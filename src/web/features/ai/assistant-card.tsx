@@ -2,8 +2,9 @@ import { Bot } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { queryKeys } from "@/lib/query-keys";
-import { type AiAssistant, modelLabel, voiceLabel } from "../../../shared/ai";
+import type { AiAssistant } from "../../../shared/ai/assistants";
 import { EditDeleteFooter, Fact } from "./card-parts";
+import { modelLabel, voiceLabel } from "./format";
 
 export function AssistantCard({
   assistant: a,

@@ -17,9 +17,9 @@ import {
   AI_VOICES,
   type AiAssistant,
   aiAssistantSchema,
-  voiceLabel,
-} from "../../../shared/ai";
+} from "../../../shared/ai/assistants";
 import { useSaveAssistant } from "./api";
+import { voiceLabel } from "./format";
 
 type FormInput = z.input<typeof aiAssistantSchema>;
 

@@ -2,8 +2,8 @@
  * The routing rule's conditions and action parameters as form controls (ADR 0040): rows of
  * conditions (sentiment, intent, transcript keywords, caller number pattern, time of day, or any other call
  * fact) matched all or any, and the fields the chosen action needs. Both still travel as the JSON text the
- * API stores; the user never types it. The shared schema (src/shared/ai.ts) checks it on submit and on the
- * server, with the same messages.
+ * API stores; the user never types it. The shared schema (src/shared/ai/routing-rules.ts) checks it on submit
+ * and on the server, with the same messages.
  */
 import { useQuery } from "@tanstack/react-query";
 import { Plus, X } from "lucide-react";
@@ -24,7 +24,7 @@ import {
   SENTIMENTS,
   WEEKDAYS,
   type Weekday,
-} from "../../../shared/ai";
+} from "../../../shared/ai/routing-rules";
 import { byNumber } from "../../../shared/sort";
 import { assistantsQuery } from "./api";
 

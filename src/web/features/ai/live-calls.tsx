@@ -26,10 +26,10 @@ import { extensionsQuery } from "@/features/extensions/api";
 import { errorText } from "@/lib/error-text";
 import { formatTime } from "@/lib/format";
 import { cn } from "@/lib/utils";
-import { formatDuration } from "../../../shared/ai";
-import type { LiveAiCall } from "../../../shared/ai-live";
+import type { LiveAiCall } from "../../../shared/ai/live";
 import { byNumber } from "../../../shared/sort";
 import { useHangupAiCall, useTransferAiCall } from "./api";
+import { formatDuration } from "./format";
 
 /** "Jane Doe (+15555550123)", the number alone, or "an unknown caller". */
 export function callerText(call: Pick<LiveAiCall, "callerName" | "callerNumber">): string {

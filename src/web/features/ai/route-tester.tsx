@@ -4,8 +4,9 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Textarea } from "@/components/ui/textarea";
 import { errorText } from "@/lib/error-text";
-import { actionLabel, parseJsonObject } from "../../../shared/ai";
+import { parseJsonObject } from "../../../shared/ai/routing-rules";
 import { useRouteTest } from "./api";
+import { actionLabel } from "./format";
 
 /** The facts the rule builder's conditions read; `time` (HH:MM) and `day` (mon…sun) try another moment than now. */
 const SAMPLE = JSON.stringify(

@@ -3,13 +3,12 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { queryKeys } from "@/lib/query-keys";
 import {
   type AiRoutingRule,
-  actionLabel,
   conditionsForBuilder,
-  jsonEntries,
   type RuleCondition,
   WEEKDAYS,
-} from "../../../shared/ai";
+} from "../../../shared/ai/routing-rules";
 import { EditDeleteFooter } from "./card-parts";
+import { actionLabel, jsonEntries } from "./format";
 
 const EVERY_DAY = WEEKDAYS.length;
 const cap = (d: string) => `${d[0]?.toUpperCase()}${d.slice(1)}`;

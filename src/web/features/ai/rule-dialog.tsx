@@ -4,9 +4,10 @@ import { SelectField, SwitchField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { type AiRoutingRule, actionLabel, aiRoutingRuleSchema, ROUTING_ACTIONS } from "../../../shared/ai";
+import { type AiRoutingRule, aiRoutingRuleSchema, ROUTING_ACTIONS } from "../../../shared/ai/routing-rules";
 import { useSaveRule } from "./api";
 import { ActionFields, ConditionBuilder, paramsForAction } from "./condition-builder";
+import { actionLabel } from "./format";
 
 type FormInput = z.input<typeof aiRoutingRuleSchema>;
 

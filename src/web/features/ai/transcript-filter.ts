@@ -6,7 +6,7 @@
  */
 import { useRouter, useRouterState } from "@tanstack/react-router";
 import { useCallback, useMemo } from "react";
-import { type TranscriptFilter, transcriptFilterSchema } from "../../../shared/ai";
+import { type TranscriptFilter, transcriptFilterSchema } from "../../../shared/ai/transcripts";
 
 /** What the screen's controls hold (the URL's values). */
 export interface TranscriptFilterForm {

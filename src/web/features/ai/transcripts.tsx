@@ -15,8 +15,9 @@ import {
 } from "@/components/ui/dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorText } from "@/lib/error-text";
-import { formatDuration, type TranscriptListItem } from "../../../shared/ai";
+import type { TranscriptListItem } from "../../../shared/ai/transcripts";
 import { transcriptQuery } from "./api";
+import { formatDuration } from "./format";
 
 /** The call's sentiment: positive green, negative red, anything else neutral. */
 export function SentimentBadge({ sentiment }: { sentiment: string | null }) {

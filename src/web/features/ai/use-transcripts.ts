@@ -7,7 +7,7 @@
 import { type InfiniteData, keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect } from "react";
 import { queryKeys } from "@/lib/query-keys";
-import type { TranscriptFilter, TranscriptListItem, TranscriptPage } from "../../../shared/ai";
+import type { TranscriptFilter, TranscriptListItem, TranscriptPage } from "../../../shared/ai/transcripts";
 import { fetchTranscriptPage, transcriptPagesQuery } from "./api";
 
 type Pages = InfiniteData<TranscriptPage, string | null>;

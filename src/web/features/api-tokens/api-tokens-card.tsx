@@ -18,8 +18,8 @@ import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
 import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
-import type { CreatedApiToken } from "../../../shared/ai";
-import { apiTokenSchema } from "../../../shared/ai";
+import type { CreatedApiToken } from "../../../shared/ai/api-tokens";
+import { apiTokenSchema } from "../../../shared/ai/api-tokens";
 import { apiTokensQuery, useCreateApiToken, useRevokeApiToken } from "./api";
 
 const date = (iso: string | null) => (iso ? formatDateTime(iso) : "never");

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { sendJson } from "@/lib/api";
 import { type MutationUi, useApiMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import type { ApiToken, apiTokenSchema, CreatedApiToken } from "../../../shared/ai";
+import type { ApiToken, apiTokenSchema, CreatedApiToken } from "../../../shared/ai/api-tokens";
 
 export type NewApiToken = z.output<typeof apiTokenSchema>;
 

@@ -3,7 +3,7 @@
  * take-over (POST /api/ai/calls/:callId/transfer). ADR 0044.
  */
 import { z } from "zod";
-import { lazySchema } from "./lazy-schema";
+import { lazySchema } from "../lazy-schema";
 
 export interface LiveAiTurn {
   speaker: "caller" | "assistant";
