@@ -1,54 +1,12 @@
 /**
  * CSV in and out in FreePBX's Bulk Handler format (extensions and DIDs / inbound routes; ADR 0038):
- * the column names both sides use, the import's query and its preview as the API returns it.
+ * the import's limits, its query and its preview as the API returns it. The columns are the server's
+ * (`src/server/inventory/bulk-csv/`): the DIDs' follow FreePBX's `incoming` defaults there.
  */
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
 
 export { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "./limits";
-
-/**
- * The extension columns the console writes, in the Bulk Handler's order (Core's `bulkhandlerGetHeaders`:
- * extension, name, description, tech, then the device keywords such as secret, then user settings and
- * other modules' prefixed columns). `console_*` columns are the console's own fields; FreePBX ignores them.
- */
-export const EXTENSION_CSV_COLUMNS = [
-  "extension",
-  "name",
-  "description",
-  "tech",
-  "secret",
-  "voicemail",
-  "voicemail_enable",
-  "voicemail_vmpwd",
-  "voicemail_email",
-  "console_position",
-  "console_personal_phone",
-] as const;
-
-/**
- * The DID columns the console writes: the Bulk Handler's (description, extension = the DID, cidnum,
- * destination), then the rest of FreePBX's `incoming` row with the values Core gives a new route.
- */
-export const DID_CSV_COLUMNS = [
-  "description",
-  "extension",
-  "cidnum",
-  "destination",
-  "privacyman",
-  "alertinfo",
-  "ringing",
-  "fanswer",
-  "mohclass",
-  "grppre",
-  "delay_answer",
-  "pricid",
-  "pmmaxretries",
-  "pmminlength",
-  "reversal",
-  "rvolume",
-  "indication_zone",
-] as const;
 
 /** `?dryRun=true`: the preview, saving nothing. Without it (or `false`) the import is applied. */
 export const bulkImportQuerySchema = lazySchema(() =>

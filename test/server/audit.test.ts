@@ -1,7 +1,8 @@
 // The audit trail: who did what, from where, with field-level before/after and no
 // secret ever stored; cursor paging and filters; CSV export; read-only through the API; retention.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { auditCount, csvCell, pruneAudit, recordAudit } from "../../src/server/accounts/audit";
+import { auditCount, pruneAudit, recordAudit } from "../../src/server/accounts/audit";
+import { csvCell } from "../../src/server/core/csv";
 import { AUDIT_CSV_COLUMNS, AUDIT_MASK, type AuditEntry, type AuditPage } from "../../src/shared/audit";
 import { ADMIN, signedInServer, startTestServer } from "../helpers/server";
 

@@ -1,80 +1,20 @@
-// CSV in and out in FreePBX's Bulk Handler format (ADR 0038). The reader's edge cases,
-// then over HTTP: a file in FreePBX's own export shape imports, our export re-imports as unchanged and
-// survives FreePBX's column set, invalid rows say why, a preview saves nothing, an apply is all or nothing,
-// the limits, and 5,000 rows (timed, printed).
+// CSV in and out in FreePBX's Bulk Handler format (ADR 0038); the CSV reader itself is tested in csv.test.ts.
+// A DID's destination read back, then over HTTP: a file in FreePBX's own export shape imports, our export
+// re-imports as unchanged and survives FreePBX's column set, invalid rows say why, a preview saves nothing,
+// an apply is all or nothing, the limits, and 5,000 rows (timed, printed).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { extensions } from "../../src/db/schema";
-import { CsvParser, parseCsv, parseDestination, readCsvStream } from "../../src/server/inventory/bulk-csv";
-import { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS, EXTENSION_CSV_COLUMNS } from "../../src/shared/bulk-csv";
+import { parseCsv } from "../../src/server/core/csv";
+import { parseDestination } from "../../src/server/inventory/bulk-csv/dids";
+import { EXTENSION_CSV_COLUMNS } from "../../src/server/inventory/bulk-csv/extensions";
+import { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "../../src/shared/bulk-csv";
 import { signedInServer } from "../helpers/server";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/freepbx");
 const fixture = (name: string) => Bun.file(join(FIXTURES, name)).text();
 
-// ───────────────────────────────────────────── the reader ─────────────────────────────────────────────
-
-describe("the CSV reader (RFC 4180)", () => {
-  const TRICKY =
-    '\uFEFFextension,name,note\r\n1001,"Doe, Jane","said ""hi"""\r\n1002,"two\r\nlines\nand three",x\n\n1003,plain,\r1004,"",last';
-
-  test("quotes, doubled quotes, commas, CRLF/LF/CR, a BOM, line breaks inside quotes, blank lines", () => {
-    expect(parseCsv(TRICKY)).toEqual([
-      { line: 1, cells: ["extension", "name", "note"] },
-      { line: 2, cells: ["1001", "Doe, Jane", 'said "hi"'] },
-      // Starts on line 3; its quoted field spans lines 3 to 5.
-      { line: 3, cells: ["1002", "two\r\nlines\nand three", "x"] },
-      // Line 6 is blank and skipped; a trailing comma is an empty last cell.
-      { line: 7, cells: ["1003", "plain", ""] },
-      // A lone CR ends a line too; the file may end without a line break.
-      { line: 8, cells: ["1004", "", "last"] },
-    ]);
-  });
-
-  test("the same records however the text is cut into chunks (a streamed body may be cut anywhere)", () => {
-    const whole = parseCsv(TRICKY);
-    for (let cut = 0; cut <= TRICKY.length; cut++) {
-      const p = new CsvParser();
-      p.push(TRICKY.slice(0, cut));
-      p.push(TRICKY.slice(cut));
-      expect(p.end(), `cut at ${cut}`).toEqual(whole);
-    }
-    const byChar = new CsvParser();
-    for (const ch of TRICKY) byChar.push(ch);
-    expect(byChar.end()).toEqual(whole);
-  });
-
-  test("lenient like fgetcsv: a quote inside an unquoted field is kept, text after a closing quote too", () => {
-    expect(parseCsv('a,b\n5"5,"x"y\n').map((r) => r.cells)).toEqual([
-      ["a", "b"],
-      ['5"5', "xy"],
-    ]);
-  });
-
-  test("a quoted field left open is an error naming its line", () => {
-    expect(() => parseCsv('extension,name\n1001,"Jane\n1002,Bob\n')).toThrow(
-      'Line 2: a quoted field is not closed (a " is missing)',
-    );
-  });
-
-  test("more rows than the limit is an error with the limit in it", () => {
-    const text = `extension,name\n${Array.from({ length: 11 }, (_, i) => `${i},x`).join("\n")}`;
-    expect(parseCsv(text, 11)).toHaveLength(12);
-    expect(() => parseCsv(text, 10)).toThrow("The file has more than 10 rows");
-  });
-
-  test("a streamed body: a character split between chunks stays whole", async () => {
-    const bytes = new TextEncoder().encode("extension,name\n1001,José Müller 日本\n");
-    const stream = new ReadableStream<Uint8Array>({
-      start(c) {
-        // One byte per chunk: every multi-byte character arrives split.
-        for (const b of bytes) c.enqueue(new Uint8Array([b]));
-        c.close();
-      },
-    });
-    expect((await readCsvStream(stream))[1]?.cells).toEqual(["1001", "José Müller 日本"]);
-  });
-
+describe("a DID's destination", () => {
   test("FreePBX destinations read back through destinationString", () => {
     expect(parseDestination("from-did-direct,1001,1")).toEqual({ destinationType: "extension", destination: "1001" });
     expect(parseDestination("EXT-LOCAL,VMU1001,1")).toEqual({ destinationType: "voicemail", destination: "1001" });

@@ -19,6 +19,7 @@ import {
   type AuditPage,
   type AuditQuery,
 } from "../../shared/audit";
+import { csvCell } from "../core/csv";
 import type { Deps } from "../core/deps";
 
 /** What a caller records; `at` defaults to now. */
@@ -293,16 +294,6 @@ export function listAudit(deps: Pick<Deps, "db">, query: AuditQuery): AuditPage 
 
 // ---------------------------------------------------------------------------------------------------
 // CSV export
-
-/**
- * One CSV cell: quoted when it holds a comma, quote or line break; a text a spreadsheet would run as a
- * formula (starting with = + - @, tab or CR) gets a leading apostrophe (usernames and labels are typed by people).
- */
-export function csvCell(value: string | null): string {
-  if (value === null) return "";
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 export const changesText = (changes: AuditChange[]) =>
   changes.map((c) => `${c.field}: ${c.from ?? "∅"} → ${c.to ?? "∅"}`).join("; ");

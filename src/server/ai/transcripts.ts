@@ -193,7 +193,7 @@ export const TRANSCRIPT_CSV_COLUMNS = [
   "transcript",
 ] as const;
 
-/** One transcript as a CSV line (cells through the audit export's `csvCell`: quoting, formula cells prefixed with `'`). */
+/** One transcript as a CSV line (cells through `csvCell` of core/csv.ts: quoting, formula cells prefixed with `'`). */
 function csvLine(t: CallTranscript): string {
   const cells = [
     String(t.id),

@@ -9,7 +9,7 @@
  * query's ISO times are turned into that same local wall-clock text to compare with it (ADR 0027).
  */
 import { type CallDirection, CDR_DISPOSITIONS, type CdrCall, type CdrDisposition } from "../../shared/live";
-import { csvCell } from "../accounts/audit";
+import { csvCell } from "../core/csv";
 
 /** One CDR row as the queries select it (`DATE_FORMAT`ed `calldate`; NULL-ish values already turned into ''/0). */
 export interface Leg {
@@ -267,7 +267,7 @@ export const CDR_CSV_COLUMNS = [
   "call_id",
 ] as const;
 
-/** One call as a CSV line (cells through the audit export's `csvCell`: quoting, formula cells prefixed with `'`). */
+/** One call as a CSV line (cells through `core/csv.ts`'s `csvCell`: quoting, formula cells prefixed with `'`). */
 export function cdrCsvLine(c: CdrCall): string {
   const cells = [
     c.startedAt,

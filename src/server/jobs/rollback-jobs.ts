@@ -5,7 +5,7 @@
  */
 import type { RollbackSummary } from "../../shared/deploy-history";
 import type { JobStarted, JobTarget } from "../../shared/jobs";
-import { checkRollback, type RollbackDeps, rollbackBackup } from "../pbx/backups/backups";
+import { checkRollback, type RollbackDeps, rollbackBackup } from "../pbx/backups/rollback";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 
 /** A roll back's overall deadline (one transaction, AstDB and a reload: like a deployment). */

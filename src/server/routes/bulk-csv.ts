@@ -1,14 +1,9 @@
 import { BULK_CSV_MAX_BYTES, bulkImportQuerySchema } from "../../shared/bulk-csv";
 import { type RouteDef, route } from "../context";
 import { download, json } from "../http";
-import {
-  extensionsCsv,
-  importDetail,
-  importExtensionsCsv,
-  importInboundRoutesCsv,
-  inboundRoutesCsv,
-  readCsvStream,
-} from "../inventory/bulk-csv";
+import { importInboundRoutesCsv, inboundRoutesCsv } from "../inventory/bulk-csv/dids";
+import { extensionsCsv, importExtensionsCsv } from "../inventory/bulk-csv/extensions";
+import { importDetail } from "../inventory/bulk-csv/import";
 
 /** A whole CSV text as a download, never cached. */
 const csvDownload = (text: string, filename: string) =>
@@ -42,8 +37,7 @@ export const bulkCsvRoutes: RouteDef[] = [
     query: bulkImportQuerySchema,
     publishes: ["extensions-updated"],
     audit: { action: "extension.import", omitBody: true, detail: importDetail },
-    handler: async ({ app, req, query }) =>
-      json(importExtensionsCsv(app, await readCsvStream(req.body), query.dryRun === "true")),
+    handler: async ({ app, req, query }) => json(await importExtensionsCsv(app, req.body, query.dryRun === "true")),
   }),
   route({
     method: "GET",
@@ -63,7 +57,6 @@ export const bulkCsvRoutes: RouteDef[] = [
     query: bulkImportQuerySchema,
     publishes: ["routes-updated"],
     audit: { action: "inbound-route.import", omitBody: true, detail: importDetail },
-    handler: async ({ app, req, query }) =>
-      json(importInboundRoutesCsv(app, await readCsvStream(req.body), query.dryRun === "true")),
+    handler: async ({ app, req, query }) => json(await importInboundRoutesCsv(app, req.body, query.dryRun === "true")),
   }),
 ];

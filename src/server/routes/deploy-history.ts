@@ -3,7 +3,7 @@ import { type RouteDef, route } from "../context";
 import { parseId } from "../core/validate";
 import { json } from "../http";
 import { startRollbackJob } from "../jobs/rollback-jobs";
-import { backupView, deployHistory } from "../pbx/backups/backups";
+import { backupView, deployHistory } from "../pbx/backups/history";
 import { ownerOf } from "./jobs";
 
 /** The deploy history and its roll back (docs/decisions/0026). */

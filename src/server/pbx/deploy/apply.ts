@@ -27,21 +27,14 @@ import type { Deps } from "../../core/deps";
 import { Conflict } from "../../core/errors";
 import { type ClientDeps, clients } from "../../integrations/outside";
 import type { JobProgress } from "../../jobs/progress";
-import { backupBeforeApply, deletedObject } from "../backups/backups";
+import { backupBeforeApply, deletedObject } from "../backups/take";
 import { type PbxRemote, withPbxHost } from "../host/host";
 import { objectItem, type SqlItem } from "../objects/entities";
 import { forgetManaged, recordManaged } from "../objects/managed";
 import type { PbxObject } from "../objects/ownership";
-import {
-  closeReviewed,
-  consoleObjects,
-  type Plan,
-  type PlanEntry,
-  planOverGraphql,
-  planOverSsh,
-  planPath,
-  type Reviewed,
-} from "../plan/plan";
+import { consoleObjects } from "../plan/desired";
+import type { PlanEntry } from "../plan/match";
+import { closeReviewed, type Plan, planOverGraphql, planOverSsh, planPath, type Reviewed } from "../plan/plan";
 import { deleteItem } from "./deletes";
 import {
   type DeployDeps,
@@ -144,7 +137,7 @@ function sqlItems(sel: Selected): SqlItem[] {
 const idOf = (kind: string, key: string) => `${kind}:${key}`;
 
 /**
- * What the backup before the write covers (backups.ts): the objects written (a moved inbound route under
+ * What the backup before the write covers (backups/take.ts): the objects written (a moved inbound route under
  * its old DID too, so a roll back puts its row back there) and the ones deleted.
  */
 const backupObjects = (sel: Selected) => [

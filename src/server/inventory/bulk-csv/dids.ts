@@ -1,0 +1,156 @@
+/**
+ * DIDs (inbound routes) as a FreePBX Bulk Handler CSV (ADR 0038): the columns ↔ the console's inbound
+ * route, the export, and each imported row's verdict (through the form's `inboundRouteSchema`); the
+ * preview and the apply are the shared `importCsv`.
+ */
+
+import { eq } from "drizzle-orm";
+import { inboundRoutes } from "../../../db/schema";
+import type { ImportPreview } from "../../../shared/bulk-csv";
+import {
+  type DestinationType,
+  destinationString,
+  destinationTypes,
+  inboundRouteSchema,
+} from "../../../shared/inventory";
+import { byNumber } from "../../../shared/sort";
+import { csvCellNumbersAsIs, csvText } from "../../core/csv";
+import type { Deps } from "../../core/deps";
+import { INCOMING_DEFAULTS } from "../../pbx/objects/ownership";
+import { type BulkImporter, importCsv, type RowReading, reasonOf } from "./import";
+
+/** The columns a DID import reads: the Bulk Handler's (description, extension = the DID, cidnum, destination). */
+const USED = ["description", "extension", "cidnum", "destination"] as const;
+
+/**
+ * The DID columns the console writes: the Bulk Handler's, then the rest of FreePBX's `incoming` row with
+ * the values Core gives a new route (ownership.ts), which an import ignores with a note.
+ */
+const DID_CSV_COLUMNS: readonly string[] = [...USED, ...Object.keys(INCOMING_DEFAULTS)];
+
+type InboundRow = typeof inboundRoutes.$inferSelect;
+type InboundInsert = typeof inboundRoutes.$inferInsert;
+
+/**
+ * A FreePBX destination (`context,exten,priority`, lower-cased as Bulk Handler does) as the console's
+ * destination type and number, read through `destinationString` itself (its one definition), or null.
+ */
+export function parseDestination(value: string): { destinationType: DestinationType; destination: string } | null {
+  const text = value.trim().toLowerCase();
+  for (const type of destinationTypes) {
+    const [before, after] = destinationString(type, "\u0000").split("\u0000") as [string, string];
+    if (!text.startsWith(before) || !text.endsWith(after)) continue;
+    const number = text.slice(before.length, text.length - after.length);
+    if (/^\d+$/.test(number) && destinationString(type, number) === text) {
+      return { destinationType: type, destination: number };
+    }
+  }
+  return null;
+}
+
+/** GET /api/inbound-routes/export.csv: every inbound route as a Bulk Handler DID row. */
+export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
+  const defaults = Object.values(INCOMING_DEFAULTS).map(String);
+  const rows = deps.db
+    .select()
+    .from(inboundRoutes)
+    .all()
+    .sort((a, b) => byNumber(a.didNumber ?? "", b.didNumber ?? ""))
+    .map((r) => [
+      r.description,
+      r.didNumber ?? "",
+      "",
+      destinationString(r.destinationType, r.destination),
+      ...defaults,
+    ]);
+  return csvText(DID_CSV_COLUMNS, rows, csvCellNumbersAsIs);
+}
+
+/**
+ * POST /api/inbound-routes/import: the preview (`dryRun`, saves nothing), or the apply in one transaction,
+ * all or nothing. Rows are matched by DID.
+ */
+export function importInboundRoutesCsv(
+  deps: Pick<Deps, "db" | "events">,
+  body: ReadableStream<Uint8Array> | null,
+  dryRun: boolean,
+): Promise<ImportPreview> {
+  return importCsv(deps, didImporter, body, dryRun);
+}
+
+const didImporter: BulkImporter<InboundRow, InboundInsert, Partial<InboundInsert>> = {
+  kind: "Bulk Handler DIDs",
+  required: ["extension", "destination"],
+  used: USED,
+  stored: (db) =>
+    new Map(
+      db
+        .select()
+        .from(inboundRoutes)
+        .all()
+        .map((r) => [r.didNumber ?? "", r]),
+    ),
+  read: readRoute,
+  changes: (input, current) => {
+    const set: Partial<InboundInsert> = {};
+    const fields: string[] = [];
+    if (input.description !== current.description) {
+      set.description = input.description;
+      fields.push("description");
+    }
+    if (input.destinationType !== current.destinationType || input.destination !== current.destination) {
+      set.destinationType = input.destinationType;
+      set.destination = input.destination;
+      fields.push("destination");
+    }
+    return { fields, set };
+  },
+  insert: (db, batch) => {
+    db.insert(inboundRoutes).values(batch).run();
+  },
+  update: (db, id, set) => {
+    db.update(inboundRoutes).set(set).where(eq(inboundRoutes.id, id)).run();
+  },
+  event: (created, updated) => ({
+    type: "routes-updated",
+    data: { kind: "inbound", action: "imported", created, updated },
+  }),
+};
+
+function readRoute(
+  cell: (name: string) => string | undefined,
+  did: string,
+  _current: InboundRow | undefined,
+  seenOn?: number,
+): RowReading<InboundInsert> {
+  const problems: string[] = [];
+  const cid = (cell("cidnum") ?? "").trim();
+  if (cid !== "") {
+    problems.push(`Routes by caller ID (cidnum ${cid}) are not supported: the console routes by DID only`);
+  }
+  if (seenOn !== undefined) {
+    problems.push(`${did ? `DID ${did}` : "The route for calls without a DID"} is also on line ${seenOn}`);
+  }
+  const rawDestination = cell("destination") ?? "";
+  const target = parseDestination(rawDestination);
+  if (!target) {
+    problems.push(
+      rawDestination.trim() === ""
+        ? "Destination is required"
+        : `Destination ${rawDestination.trim()} is not one the console routes to (an extension, voicemail, queue or IVR, e.g. from-did-direct,1001,1)`,
+    );
+  }
+  // Bulk Handler files often leave the description empty; the form needs one.
+  const description = cell("description")?.trim() || (did ? `DID ${did}` : "Any DID");
+  const parsed = inboundRouteSchema.safeParse({
+    description,
+    didNumber: did,
+    ...(target ?? { destination: rawDestination.trim(), destinationType: "extension" }),
+  });
+  if (!parsed.success) {
+    // An unreadable destination is said once, above.
+    const issues = parsed.error.issues.filter((i) => target || !String(i.path[0]).startsWith("destination"));
+    if (issues.length) problems.push(reasonOf(issues));
+  }
+  return problems.length || !parsed.success ? { problems } : { input: parsed.data };
+}

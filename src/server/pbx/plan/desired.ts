@@ -1,0 +1,135 @@
+/**
+ * The console's side of a plan (ADR 0025): the console objects of a target as FreePBX rows (ownership.ts),
+ * each with the console row it comes from, and the ones whose values cannot be written (refused).
+ */
+import { asc } from "drizzle-orm";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import type { PlanRefused, PlanTarget } from "../../../shared/plan";
+import { byNumber } from "../../../shared/sort";
+import type { Deps } from "../../core/deps";
+import { withOpenSecret } from "../../inventory/sip-secrets";
+import { UnsafeValueError } from "../host/sql";
+import { deployedMembers, type ManagedRecord, managedOf } from "../objects/managed";
+import {
+  type ExtensionRow,
+  extensionObject,
+  type InboundRow,
+  type ItemKind,
+  inboundObject,
+  outboundObject,
+  type PbxObject,
+  type PttRow,
+  pttObject,
+  routeOrders,
+  type TrunkRow,
+  trunkObject,
+} from "../objects/ownership";
+
+const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
+  trunks: ["trunk"],
+  extensions: ["extension"],
+  "ptt-groups": ["pttGroup"],
+  // "all" is everything but PTT groups (as the Deploy All button always did).
+  all: ["trunk", "extension", "outboundRoute", "inboundRoute"],
+};
+/** The kinds of object a deploy target covers. */
+export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
+
+/** A console object as FreePBX rows, with the console row it comes from. */
+export interface Desired {
+  object: PbxObject;
+  consoleId: number;
+  /** The console row (secrets opened): the FreePBX API path writes from it. */
+  row: ExtensionRow | InboundRow | TrunkRow | Record<string, unknown>;
+}
+
+/** The console objects of these kinds as FreePBX rows; one with a value that cannot be written is refused, with why. */
+export function desiredObjects(
+  deps: Pick<Deps, "db" | "box">,
+  kinds: ItemKind[],
+  records: ManagedRecord[],
+): { desired: Desired[]; refused: PlanRefused[] } {
+  const desired: Desired[] = [];
+  const refused: PlanRefused[] = [];
+  const add = <T extends { id: number }>(
+    kind: ItemKind,
+    rows: T[],
+    key: (r: T) => string,
+    build: (r: T) => PbxObject,
+  ) => {
+    for (const r of rows) {
+      try {
+        desired.push({ object: build(r), consoleId: r.id, row: r as unknown as Desired["row"] });
+      } catch (err) {
+        if (!(err instanceof UnsafeValueError)) throw err;
+        refused.push({ kind, key: key(r), reason: err.message });
+      }
+    }
+  };
+  const { db, box } = deps;
+  const allTrunks = db
+    .select()
+    .from(trunks)
+    .orderBy(asc(trunks.id))
+    .all()
+    .map((t) => withOpenSecret(box, t));
+  const trunkRecord = (consoleId: number) => records.find((r) => r.kind === "trunk" && r.consoleId === consoleId);
+  if (kinds.includes("trunk")) add("trunk", allTrunks, (t) => t.name, trunkObject);
+  if (kinds.includes("extension")) {
+    const rows = db
+      .select()
+      .from(extensions)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension))
+      .map((e) => withOpenSecret(box, e));
+    add("extension", rows, (e) => e.extension, extensionObject);
+  }
+  if (kinds.includes("outboundRoute")) {
+    const rows = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
+    // In dial order; the console's routes on the PBX are those with its names or its recorded route_ids (ADR 0040).
+    const routePbxIds = records.flatMap((r) => (r.kind === "outboundRoute" && r.pbxId ? [r.pbxId] : []));
+    const orders = routeOrders(rows, routePbxIds);
+    const orderOf = new Map(rows.map((r, i) => [r.id, orders[i]]));
+    add(
+      "outboundRoute",
+      rows,
+      (r) => r.name,
+      (r) => {
+        const trunk = allTrunks.find((t) => t.id === r.trunkId);
+        const o = outboundObject(r, trunk, orderOf.get(r.id));
+        const tid = trunk ? trunkRecord(trunk.id)?.pbxId : null;
+        if (tid && o.identity.kind === "outboundRoute") o.identity = { ...o.identity, trunkPbxId: tid };
+        return o;
+      },
+    );
+  }
+  if (kinds.includes("inboundRoute"))
+    add(
+      "inboundRoute",
+      db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
+      (r) => r.didNumber ?? "",
+      inboundObject,
+    );
+  if (kinds.includes("pttGroup")) {
+    const rows = db
+      .select()
+      .from(pttGroups)
+      .all()
+      .sort((a, b) => byNumber(a.extension, b.extension));
+    // The members the console wrote last (its record) are the ones a removal in the console takes away (ADR 0036).
+    const recordOfGroup = (g: PttRow) => records.find((r) => r.kind === "pttGroup" && r.key === g.extension);
+    add(
+      "pttGroup",
+      rows,
+      (g) => g.extension,
+      (g) => pttObject(g, deployedMembers(recordOfGroup(g))),
+    );
+  }
+  return { desired, refused };
+}
+
+/** The console's objects of a target (and the ones it cannot deploy), without reading the PBX. */
+export function consoleObjects(deps: Pick<Deps, "db" | "box">, target: PlanTarget) {
+  const kinds = kindsOf(target);
+  return desiredObjects(deps, kinds, managedOf(deps.db, kinds));
+}

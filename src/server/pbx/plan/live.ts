@@ -1,0 +1,278 @@
+/**
+ * The PBX's side of a plan over SSH (ADR 0025): the owned fields of a target's objects as they are on the
+ * PBX, read in one go (one tagged SELECT per table the target touches, `sip` only for the owned keywords;
+ * `database show DEVICE` and voicemail.conf for extensions), and how an object differs from them, field by
+ * field.
+ */
+import type { FieldChange } from "../../../shared/plan";
+import type { PbxRemote } from "../host/host";
+import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "../host/voicemail";
+import {
+  EMPTY_OR_NULL,
+  type ItemKind,
+  isExpr,
+  type OwnedList,
+  type OwnedRow,
+  type PbxObject,
+  ROUTE_ID,
+  TRUNK_ID,
+  type Value,
+} from "../objects/ownership";
+import type { Desired } from "./desired";
+import { SECRET_FIELD } from "./match";
+
+type LiveRow = Record<string, string | null>;
+
+/** The owned fields of the target's objects as they are on the PBX, indexed. */
+export interface LiveDb {
+  tables: Record<string, LiveRow[]>;
+  /** `sip` / `pjsip`: id → keyword → data. */
+  keywords: Record<"sip" | "pjsip", Map<string, Map<string, string>>>;
+  /** Extensions with a DEVICE/<n>/dial AstDB entry; null when unknown (not read, or Asterisk did not answer). */
+  astdb: Set<string> | null;
+  /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
+  voicemail: ConfLine[] | null;
+  index: Map<string, Map<string, LiveRow>>;
+}
+
+/** Per table: the columns the plan reads (match columns and owned columns of ownership.ts). */
+const TABLE_COLUMNS: Record<string, string[]> = {
+  devices: ["id", "description"],
+  users: ["extension", "name", "voicemail"],
+  trunks: ["trunkid", "name", "channelid"],
+  outbound_routes: ["route_id", "name"],
+  outbound_route_patterns: ["route_id", "match_pattern_pass"],
+  outbound_route_trunks: ["route_id", "trunk_id", "seq"],
+  outbound_route_sequence: ["route_id", "seq"],
+  incoming: ["extension", "cidnum", "destination", "description"],
+  paging_config: ["page_group", "description", "duplex"],
+  paging_groups: ["page_number", "ext"],
+};
+const KIND_TABLES: Record<ItemKind, string[]> = {
+  extension: ["devices", "users"],
+  trunk: ["trunks"],
+  outboundRoute: [
+    "trunks",
+    "outbound_routes",
+    "outbound_route_patterns",
+    "outbound_route_trunks",
+    "outbound_route_sequence",
+  ],
+  inboundRoute: ["incoming"],
+  pttGroup: ["paging_config", "paging_groups"],
+};
+
+function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
+  const tables = [...new Set(kinds.flatMap((k) => KIND_TABLES[k]))];
+  const out = tables.map(
+    (t) =>
+      `SELECT HEX(${`'${t}'`}), ${(TABLE_COLUMNS[t] as string[]).map((c) => `HEX(CAST(\`${c}\` AS CHAR))`).join(", ")} FROM \`${t}\`;`,
+  );
+  if (kinds.includes("extension")) {
+    const list = sipKeywords.map((k) => `'${k.replace(/[^a-z_]/g, "")}'`).join(", ");
+    out.push(`SELECT HEX('sip'), HEX(id), HEX(keyword), HEX(data) FROM sip WHERE keyword IN (${list});`);
+  }
+  if (kinds.includes("trunk")) out.push("SELECT HEX('pjsip'), HEX(id), HEX(keyword), HEX(data) FROM pjsip;");
+  return out.join("\n");
+}
+
+function emptyLive(): LiveDb {
+  return {
+    tables: {},
+    keywords: { sip: new Map(), pjsip: new Map() },
+    astdb: null,
+    voicemail: null,
+    index: new Map(),
+  };
+}
+
+/** Reads the owned fields of every object of these kinds on the PBX (one mysql call, one asterisk call). */
+export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: Desired[]): Promise<LiveDb> {
+  const sipKeywords = new Set(["callerid", "secret"]);
+  for (const d of desired)
+    for (const k of d.object.keywords) if (k.table === "sip") for (const [kw] of k.owned) sipKeywords.add(kw);
+  // The tables, AstDB and voicemail.conf are read at once, each over its own channel of the session.
+  const withExtensions = kinds.includes("extension");
+  const [rows, astdb, vm] = await Promise.all([
+    remote.selectHex(liveSql(kinds, [...sipKeywords])),
+    withExtensions ? remote.astdbDevices().catch(() => null) : null,
+    withExtensions ? remote.readVoicemailConf().catch(() => null) : null,
+  ]);
+  const live = emptyLive();
+  for (const r of rows) {
+    const [tag, ...values] = r;
+    if (tag === "sip" || tag === "pjsip") {
+      const [id, keyword, data] = values as [string, string, string | null];
+      const map = live.keywords[tag];
+      const forId = map.get(id) ?? new Map<string, string>();
+      forId.set(keyword, data ?? "");
+      map.set(id, forId);
+      continue;
+    }
+    const cols = TABLE_COLUMNS[tag ?? ""];
+    if (!cols) continue;
+    const row: LiveRow = {};
+    cols.forEach((c, i) => {
+      row[c] = values[i] ?? null;
+    });
+    const list = live.tables[tag as string] ?? [];
+    list.push(row);
+    live.tables[tag as string] = list;
+  }
+  if (withExtensions) {
+    live.astdb = astdb;
+    live.voicemail = vm?.content != null ? parseVoicemailConf(vm.content) : null;
+  }
+  return live;
+}
+
+/** The row of `table` whose `cols` equal `values` (the first one, as FreePBX would find it). */
+export function find(live: LiveDb, table: string, cols: string[], values: (string | null)[]): LiveRow | undefined {
+  const name = `${table}|${cols.join(",")}`;
+  let idx = live.index.get(name);
+  if (!idx) {
+    idx = new Map();
+    for (const r of live.tables[table] ?? []) {
+      const k = JSON.stringify(cols.map((c) => (r[c] === null ? "" : r[c])));
+      if (!idx.has(k)) idx.set(k, r);
+    }
+    live.index.set(name, idx);
+  }
+  return idx.get(JSON.stringify(values.map((v) => v ?? "")));
+}
+
+/** The ids an object's trusted expressions stand for (trunkid, route_id, the route's trunk). */
+export interface Ids {
+  tid?: string;
+  rid?: string;
+  rtid?: string;
+}
+
+function resolve(v: Value | typeof EMPTY_OR_NULL, ids: Ids): string | null | undefined {
+  if (v === EMPTY_OR_NULL) return "";
+  if (isExpr(v)) {
+    if (v.sql === TRUNK_ID.sql || v.sql === "CAST(@tid AS CHAR)") return ids.tid;
+    if (v.sql === ROUTE_ID.sql) return ids.rid;
+    return undefined;
+  }
+  return v === null ? null : String(v);
+}
+
+export function liveRowOf(live: LiveDb, row: OwnedRow, ids: Ids): LiveRow | undefined {
+  const cols = Object.keys(row.match);
+  const values = Object.values(row.match).map((v) => resolve(v, ids));
+  if (values.some((v) => v === undefined)) return undefined;
+  return find(live, row.table, cols, values as (string | null)[]);
+}
+
+const listText = (xs: string[]) => (xs.length ? xs.join(", ") : null);
+
+/** The owned fields whose PBX value differs from the console's (raw values; masked later). */
+export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] {
+  const out: FieldChange[] = [];
+  const push = (field: string, from: string | null, to: string | null) => {
+    if (from !== to) out.push({ field, from, to, ...(SECRET_FIELD.test(field) ? { secret: true } : {}) });
+  };
+  for (const row of o.rows) {
+    const current = liveRowOf(live, row, ids);
+    for (const [col, v] of Object.entries(row.owned)) {
+      const from = current ? (current[col] ?? null) : null;
+      let to: string | null;
+      if (typeof v === "object" && v !== null && "result" in v) to = v.result(from);
+      else if (isExpr(v)) continue;
+      else to = v === null ? null : String(v);
+      push(`${row.table}.${col}`, from, to);
+    }
+  }
+  for (const k of o.keywords) {
+    const id = resolve(k.id, ids);
+    const current = id ? live.keywords[k.table].get(id) : undefined;
+    for (const [kw, v] of k.owned) push(`${k.table}.${kw}`, current?.get(kw) ?? null, v);
+  }
+  for (const l of o.lists) {
+    const parentCol = Object.keys(l.parent)[0] as string;
+    const parentId = resolve(Object.values(l.parent)[0] as Value, ids);
+    const entries = parentId ? (live.tables[l.table] ?? []).filter((r) => r[parentCol] === parentId) : [];
+    switch (l.policy) {
+      case "exact": {
+        const col = l.key[0] as string;
+        const now = entries.map((e) => e[col] ?? "").sort();
+        const want = l.entries.map((e) => String(e[col])).sort();
+        if (now.join("\n") !== want.join("\n")) push(l.table, listText(now), listText(want));
+        break;
+      }
+      case "add": {
+        const col = l.key[0] as string;
+        const now = entries.map((e) => e[col] ?? "");
+        const missing = l.entries.map((e) => String(e[col])).filter((x) => !now.includes(x));
+        const gone = new Set((l.remove ?? []).map((e) => String(e[col])).filter((x) => now.includes(x)));
+        if (missing.length || gone.size)
+          push(l.table, listText(now), listText([...now.filter((x) => !gone.has(x)), ...missing]));
+        break;
+      }
+      case "first": {
+        const trunkName = (id: string | null | undefined) =>
+          id ? (find(live, "trunks", ["trunkid"], [id])?.name ?? `trunk ${id}`) : null;
+        const first = entries.find((e) => e.seq === "0")?.trunk_id ?? null;
+        const identity = o.identity.kind === "outboundRoute" ? o.identity : null;
+        const same = ids.rtid !== undefined ? first === ids.rtid : trunkName(first) === identity?.trunkName;
+        if (!same) push(`${l.table} (first trunk)`, trunkName(first), identity?.trunkName ?? null);
+        break;
+      }
+      case "ensure":
+        if (entries.length === 0) push(l.table, null, "last");
+        break;
+      case "order": {
+        const place = routePlace(live, l, parentId ?? null);
+        if (place.from !== place.to) push(`${l.table} (dial order)`, place.from, place.to);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A console route's place in the dial order, as "n of N" among the console's routes: where it is on the
+ * PBX now (null when not in the sequence yet) and where the console puts it (ADR 0040). The places are the
+ * seq values the console's routes hold, plus one after the end for each console route not in it yet.
+ */
+function routePlace(live: LiveDb, l: OwnedList, routeId: string | null): { from: string | null; to: string | null } {
+  const order = l.order;
+  if (!order) return { from: null, to: null };
+  const names = new Set(order.names);
+  const ids = new Set(order.pbxIds);
+  const nameOf = new Map((live.tables.outbound_routes ?? []).map((r) => [r.route_id ?? "", r.name ?? ""]));
+  const seqRows = (live.tables.outbound_route_sequence ?? []).map((r) => ({
+    id: r.route_id ?? "",
+    seq: Number(r.seq ?? Number.NaN),
+  }));
+  const mine = seqRows
+    .filter((r) => ids.has(r.id) || names.has(nameOf.get(r.id) ?? "\u0000"))
+    .sort((a, b) => a.seq - b.seq || Number(a.id) - Number(b.id));
+  const total = Math.max(order.names.length, mine.length);
+  const at = routeId === null ? -1 : mine.findIndex((r) => r.id === routeId);
+  return { from: at < 0 ? null : `${at + 1} of ${total}`, to: `${order.index + 1} of ${total}` };
+}
+
+/**
+ * An extension with voicemail on whose mailbox is not in voicemail.conf (in the context its users row will
+ * name): "voicemail mailbox: absent → created" (ADR 0023). Nothing when voicemail.conf could not be read.
+ */
+export function mailboxChange(o: PbxObject, live: LiveDb): FieldChange | null {
+  if (!live.voicemail) return null;
+  const users = o.rows.find((r) => r.table === "users");
+  const vm = users?.owned.voicemail;
+  if (!users || typeof vm !== "object" || vm === null || !("result" in vm)) return null;
+  const current = liveRowOf(live, users, {});
+  const context = vm.result(current ? (current.voicemail ?? null) : null);
+  if (!context || context === "novm" || hasMailbox(live.voicemail, o.key, context)) return null;
+  const elsewhere = mailboxContexts(live.voicemail, o.key);
+  return {
+    field: "voicemail mailbox",
+    from: elsewhere.length
+      ? `absent in [${context}] (present in ${elsewhere.map((c) => `[${c}]`).join(", ")})`
+      : "absent",
+    to: `created in [${context}]`,
+  };
+}
