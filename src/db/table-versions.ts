@@ -5,7 +5,7 @@
  *
  * Read with one prepared statement, and shared for the rest of the event loop's turn (dropped by
  * `setImmediate`, which runs before the server polls its sockets again): every SQLite read is a transaction
- * with WAL-index locks (system calls), and under load each signed-in request paid ~45 µs for it. Every
+ * with WAL-index locks (system calls), and under load each signed-in request would pay for it. Every
  * request handled in that turn had reached the server before the turn began, so answering it from versions
  * read during the turn is answering it as of a moment after it arrived. A write by this process is seen at
  * once: the share holds only while this connection's `total_changes()` (no lock, no file access) is the

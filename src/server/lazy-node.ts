@@ -1,7 +1,7 @@
 /**
  * Node's crypto and zlib modules, loaded at their first use instead of at start. Each brings Node's stream
- * internals with it: in a compiled binary that already uses node:fs, crypto adds ~7 ms to every start and
- * zlib with net ~7 ms more, and the start needs none of them (ADR 0034 addendum 2026-11-28). The server
+ * internals with it, which a compiled binary that already uses node:fs would otherwise load at every start,
+ * and the start needs none of them (ADR 0034 addendum 2026-11-28 has the figures). The server
  * takes them from here (node:net is the AMI client's own: clients/ami.ts); test/shared/layers.test.ts says so.
  * `require` is synchronous in Bun (ESM included) and caches the module, so callers stay synchronous.
  */

@@ -1,6 +1,6 @@
 /**
- * Shared schemas are built at first use (ADR 0048). Building the ~1,400 zod schemas of src/shared took a
- * third of the console's cold start, and a screen's bundle pays the same for every schema it imports;
+ * Shared schemas are built at first use (ADR 0048). Building every zod schema of src/shared at import is a
+ * large part of the console's cold start, and a screen's bundle pays the same for every schema it imports;
  * a process needs a handful of them at first. `lazySchema(() => z.object({ … }))` answers a stand-in of
  * exactly the schema's type that builds it on its first use (a parse, `.shape`, `.extend()`, being
  * checked inside another schema) and from then on is that schema.

@@ -1,7 +1,7 @@
 /**
  * Code-based route tree: one route per screen of the sidebar (lib/nav.ts), no parameters. Screens are lazy
  * (`lazyRouteComponent`, through `lazy` below), in five chunks by group (pages/group-*.ts: a chunk per
- * screen split their shared code into ~36 small chunks, too many requests for HTTP/1.1 on a slow link),
+ * screen split their shared code into dozens of small chunks, too many requests for HTTP/1.1 on a slow link),
  * loaded on navigation or when a link is under the pointer (`defaultPreload: "intent"`); the server's page
  * for a screen's path preloads its group's chunks. Each loader starts the screen's main queries at once, in
  * parallel with the session check (`prefetchScreen`). ADR 0030.

@@ -31,7 +31,7 @@ export interface CdrSettings {
 }
 
 export function openPool(s: CdrSettings, max = POOL_MAX): SQL {
-  // `Bun.SQL` at the first pool, not a named import: that would load bun:sql at every start (~10 ms).
+  // `Bun.SQL` at the first pool, not a named import: that would load bun:sql at every start.
   return new Bun.SQL({
     adapter: "mysql",
     hostname: s.host,

@@ -61,7 +61,7 @@ export class ListCache {
   /** A restored database starts its versions again: a new process (restore needs the console stopped) never reuses a tag. */
   private readonly boot = crypto.randomUUID();
   private readonly entries = new Map<string, Entry>();
-  /** The last tag made per key and what it was made of: hashing it again for every request cost ~5 % of a kept list's CPU. */
+  /** The last tag made per key and what it was made of: hashing it again for every request shows in a kept list's CPU. */
   private readonly tags = new Map<string, { tables: readonly VersionedTable[]; versions: string; tag: string }>();
 
   constructor(private readonly db: Db) {}

@@ -4,7 +4,7 @@
  * `aria-rowindex` tell assistive technology where a row sits among all of them. Up to `renderAllBelow`
  * rows every row is mounted, so the browser's find-in-page sees a short table whole: the rows near the
  * viewport first, the others `GROW_BY` a frame after them (all 100 rows of an audit page in one commit
- * were one 90–150 ms task of style and layout at 2 cores; ADR 0033); a live update keeps them mounted.
+ * make one long task of style and layout; ADR 0033); a live update keeps them mounted.
  */
 import { type ReactNode, startTransition, useDeferredValue, useEffect, useMemo, useState } from "react";
 import { useWindowList } from "@/hooks/use-window-list";

@@ -64,8 +64,8 @@ export function useWindowList<E extends HTMLElement>({
   const [scrollMargin, setScrollMargin] = useState(() => rememberedTop(rememberTopAs));
 
   // Read by the observer, which reports once as soon as it observes, after the browser's own layout: reading
-  // it in a layout effect instead forced a layout of the whole new screen and a second render in the task
-  // that mounted it (most of a 50 ms task at 5,000 rows). Until then the list counts from where it began
+  // it in a layout effect instead forces a layout of the whole new screen and a second render in the task
+  // that mounts it, most of that task's time with a long list. Until then the list counts from where it began
   // last time (`rememberTopAs`) or from the page's top, which mounts the rows on screen and a few more.
   // The cookie keeps the highest place seen since the list mounted: what appears above the list later (the
   // web dialer's notice a moment after the rows, a selection bar) may not be there when the next load is
@@ -94,9 +94,9 @@ export function useWindowList<E extends HTMLElement>({
     // little higher than last time: a notice above it gone).
     overscan: count <= renderAllBelow ? count : ON_SERVER ? 1 : overscan,
     scrollMargin,
-    // The window's size from the start: left at its default (0 × 0), the virtualizer learnt it in its
-    // layout effect and re-rendered the whole list synchronously in the task that mounted it (~40 ms of
-    // a warm /extensions' largest task at 5,000 rows). Reading innerWidth/innerHeight forces no layout once
+    // The window's size from the start: left at its default (0 × 0), the virtualizer learns it in its
+    // layout effect and renders the whole list again synchronously in the task that mounts it (a large
+    // part of a warm /extensions' largest task with a long list). Reading innerWidth/innerHeight forces no layout once
     // the page has been laid out, as it has when a list renders (before, it does: `rememberViewport`).
     initialRect: ON_SERVER ? serverViewport() : { width: window.innerWidth, height: window.innerHeight },
     scrollToFn: scrollUnlessThere,

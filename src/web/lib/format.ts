@@ -7,8 +7,8 @@ const LOCALE = undefined;
 /** 1234567 → "1,234,567" (en), "1.234.567" (de), "12,34,567" (en-IN). */
 export const formatNumber = (n: number): string => n.toLocaleString(LOCALE);
 
-// One formatter each, made once: `toLocaleString` with options builds a new one per call (~0.1 ms, which a
-// table's rows add up).
+// One formatter each, made once: `toLocaleString` with options builds a new one per call, which a
+// table's rows add up.
 const DATE_TIME = new Intl.DateTimeFormat(LOCALE, { dateStyle: "medium", timeStyle: "short" });
 const DAY = new Intl.DateTimeFormat(LOCALE, { dateStyle: "medium" });
 const TIME = new Intl.DateTimeFormat(LOCALE, { timeStyle: "medium" });

@@ -171,7 +171,7 @@ export function ExtensionsList() {
   // A list that arrives after the screen renders as a transition, in slices the browser can interrupt, not
   // in one long task (ADR 0045). One already there when the screen mounts renders with it: the screen is
   // then itself a deferred render (the shell's, ADR 0030), and React defers a mount's value whenever an
-  // initial one is given, which cost a second pass (~50 ms before the first row of a warm visit).
+  // initial one is given, which costs a second pass before the first row of a warm visit.
   const [listAtMount] = useState(() => list.data !== undefined);
   const data = useDeferredValue(list.data, listAtMount ? undefined : null);
   // The server's copy of this screen (ADR 0047) stays until this shows the list (or why it cannot), with the

@@ -10,10 +10,10 @@ import { byNumber } from "../../../shared/sort";
 /**
  * Extensions in numeric order, labelled "number - name". A native <select> on
  * purpose: the Radix Select mounts every item even while closed, which froze
- * this page for seconds with 5,000 extensions; the native one is instant,
+ * this page with 5,000 extensions; the native one is instant,
  * accessible, and typing the first digits jumps to the extension. Its 5,000 options are made with the
- * DOM's `new Option` (text, never HTML) outside React: React building them took one ~90 ms task when the
- * list arrived (no task over 100 ms); this takes a few milliseconds.
+ * DOM's `new Option` (text, never HTML) outside React: React building them makes one long task when the
+ * list arrives; this is a small fraction of it.
  */
 export function ExtensionSelect({
   value,
