@@ -27,6 +27,7 @@ import {
   startConsole,
   startHelloWorld,
 } from "./lib/console";
+import { firstScript } from "./lib/first-script";
 import { load } from "./lib/load";
 
 const EXTENSIONS = Number(process.env.BENCH_EXTENSIONS ?? 5000);
@@ -108,6 +109,17 @@ async function serverScenarios() {
     100,
     `compiled hello-world ${n0(compiledStart)} ms (bun -e ${n0(hello.startMs)} ms)`,
   );
+  // Before anything else asks for the page's script: its first request after this start.
+  const script = await firstScript(con.base, BROWSER_ENCODINGS["accept-encoding"]);
+  log("first script request", JSON.stringify(script));
+  rows.push({
+    scenario: `first request of the page's script after a start (${n0(script.identityBytes / 1024)} KB, ${script.coding} ${n0(script.sentBytes / 1024)} KB; later requests ${n1(script.laterMs)} ms)`,
+    figure: `${n1(script.firstMs)} ms`,
+    reference: `compressed at the first request (no build copies, same handler, in process): ${script.before.coding} in ${n1(script.before.firstMs)} ms, brotli ready after ${n0(script.before.brotliReadyMs)} ms; with the copies ${script.after.coding} in ${n1(script.after.firstMs)} ms`,
+    ratio: pct(script.after.firstMs / script.before.firstMs),
+    goal: "",
+    met: null,
+  });
   await con.api("GET", "/api/extensions");
   await Bun.sleep(3000);
   const idleRss = rssOf(con.proc.pid) / 2 ** 20;

@@ -1,20 +1,19 @@
 /**
- * The web app's chunks as build.ts makes them (its options, scripts/build-options.ts, written to a
- * directory instead of compiled): each output's raw and gzip size, and the initial JavaScript (the
- * scripts the HTML loads plus every chunk they import statically, transitively), which ADR 0030 keeps
- * ≤ 150 KB gzipped. The server's own outputs are left out.
+ * The web app's chunks as build.ts makes them (its options, scripts/build-options.ts): each output's raw
+ * and gzip size, and the initial JavaScript (the scripts the HTML loads plus every chunk they import
+ * statically, transitively), which ADR 0030 keeps ≤ 150 KB gzipped.
  *
  *   bun scripts/chunk-sizes.ts          a table
  *   bun scripts/chunk-sizes.ts --json   {chunks: [...], initial: {raw, gzip, files}} (for the bench)
  *
- * gzip is level 9, as the server compresses them (src/server/transport/page.ts).
+ * gzip is level 9, as the build compresses them (scripts/web-build.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { BuildArtifact } from "bun";
-import { buildOptions } from "./build-options";
+import { webBuildOptions } from "./build-options";
 
 export interface ChunkSize {
   file: string;
@@ -49,15 +48,14 @@ export function dynamicImports(code: string): string[] {
 export async function measureChunks(): Promise<{ chunks: ChunkSize[]; initial: { raw: number; gzip: number } }> {
   const outdir = mkdtempSync(join(tmpdir(), "pbx-chunks-"));
   try {
-    const result = await Bun.build({ ...buildOptions, outdir });
+    const result = await Bun.build({ ...webBuildOptions, outdir });
     if (!result.success) throw new AggregateError(result.logs, "build failed");
     const html = result.outputs.find((o) => o.loader === "html" && o.path.endsWith(".html"));
     if (!html) throw new Error("no HTML in the build");
     const page = await html.text();
     const outputs = new Map(result.outputs.map((o) => [basename(o.path), o]));
     const text = async (file: string) => (await outputs.get(file)?.text()) ?? "";
-    // The web app's files: what the HTML names, and every chunk its scripts import, statically or not
-    // (the server's own outputs sit in the same directory).
+    // The web app's files: what the HTML names, and every chunk its scripts import, statically or not.
     const named = [...page.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)].map((m) => basename(m[1] as string));
     const web = new Set<string>();
     const walk = [...named];

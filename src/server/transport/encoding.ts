@@ -9,8 +9,8 @@ export type Coding = "br" | "gzip";
 
 /** The codings the client accepts, most wanted first (brotli before gzip at equal q); `q=0` refuses. */
 export function acceptedCodings(header: string | null): readonly Coding[] {
-  // A browser sends the same header on every request: parsed once (parsing it each time was ~15 % of a
-  // kept list's samples in a CPU profile under load). At most 32 values are kept: a client may vary it at will.
+  // A browser sends the same header on every request: parsed once (parsing it each time shows in a
+  // CPU profile of a kept list under load). At most 32 values are kept: a client may vary it at will.
   const key = header ?? "";
   let codings = parsedCodings.get(key);
   if (!codings) {
@@ -44,10 +44,10 @@ export type Effort = "answer" | "file";
 
 /**
  * `body` in `coding` on the thread pool, off the event loop; null when it fails or would not be smaller.
- * `answer` (JSON, and a page with its first screen's picture, ADR 0047): ADR 0031, the 5,000-extension list,
- * 1.1 MB, is 32 KB in ~5 ms at brotli quality 4 and 53 KB in ~4 ms at gzip level 6; quality 11 would take
- * 2.4 s. `file` (the embedded assets, ADR 0028): brotli 11 and gzip 9, made once per file. node:zlib is
- * loaded at the first call (ADR 0034).
+ * `answer` (JSON, and a page with its first screen's picture, ADR 0047): brotli quality 4 and gzip level 6,
+ * a few milliseconds for the largest list, where quality 11 would take seconds (ADR 0031 has the figures).
+ * `file` (the web app's hashed files, made once: by the build, ADR 0055, or at run time for a file the build
+ * did not compress, ADR 0028): brotli 11 and gzip 9. node:zlib is loaded at the first call (ADR 0034).
  */
 export async function compressBytes(
   body: Uint8Array,

@@ -7,26 +7,24 @@
  *   mounted at an unguessable internal path and `/*` fetches it from this same server and adds the headers.
  * app.ts wraps these handlers with the Host allow-list like every other route. ADR 0014.
  * Built, the HTML is `no-cache`, the hashed assets are cached for a year, and text goes brotli or gzip by
- * Accept-Encoding, each coding made once in memory with its own ETag. ADR 0028.
+ * Accept-Encoding with its own ETag per coding: the hashed assets' codings come from the copies the build
+ * embedded next to them, anything else is compressed here once and kept in memory. ADR 0028.
  */
 import { basename } from "node:path";
 import type { HTMLBundle, Server } from "bun";
 import { SCREEN_DATA } from "../../shared/screens";
 import { fetchOwnPage } from "../clients/own-page";
+import { type BuiltFile, CODING_SUFFIX, COMPILE_HINT, HASHED_NAME, servedBytes, TEXT_TYPE } from "./assets";
 import { acceptedCodings, type Coding, compressBytes } from "./encoding";
 import { type HeaderPolicy, setCommonHeaders, setPageHeaders } from "./headers";
 import { type FirstScreen, ME_URL, type RenderFirstScreen, withFirstScreen } from "./prerender";
 
-export { acceptedCodings };
+export { acceptedCodings, COMPILE_HINT };
 
 // biome-ignore lint/suspicious/noExplicitAny: Bun's route value union differs per generic; the caller spreads it into `routes`.
 type RouteTable = Record<string, any>;
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
-/** A content-hashed name never changes content: Bun names bundle outputs `<name>-<8 characters>.<ext>`. */
-const HASHED_NAME = /-[a-z0-9]{8}\.[a-z0-9]+$/;
-/** Text worth compressing; images and fonts are already compressed and go as they are. */
-const TEXT_TYPE = /^(?:text\/|application\/(?:javascript|json|manifest\+json|xml)|image\/svg\+xml)/i;
 
 interface Variant {
   body: Uint8Array<ArrayBuffer>;
@@ -44,39 +42,62 @@ function notModified(req: Request, etag: string): boolean {
   });
 }
 
-/** The coding of `id`, or null when it fails or would not be smaller. */
+/** The coding of `id` made here, or null when it fails or would not be smaller. */
 async function compressed(id: Variant, coding: Coding): Promise<Variant | null> {
   const body = await compressBytes(id.body, coding, "file");
   return body ? { body, coding, etag: tagged(id.etag, coding) } : null;
 }
 
+type Load = () => Promise<Uint8Array<ArrayBuffer>>;
+/** The copies the build made of a file, by coding; a coding it did not make is not offered. */
+type Copies = Partial<Record<Coding, Load>>;
+
+/** The coding of `id` from the build's copy, or null when the build made none (it was not smaller). */
+async function copied(id: Variant, coding: Coding, copy: Load | undefined): Promise<Variant | null> {
+  if (!copy) return null;
+  try {
+    return { body: await copy(), coding, etag: tagged(id.etag, coding) };
+  } catch {
+    return compressed(id, coding); // a copy that cannot be read is made here: the client still gets it
+  }
+}
+
 /**
- * One embedded file's representations, each made once and kept in memory (ADR 0028): identity and gzip
- * at the first request (gzip takes ~50 ms for the 1 MB chunk, off the event loop), brotli at quality 11
- * in the background (~2 s for that chunk: no request waits for it; until it is ready a client that
- * accepts gzip too gets gzip). A coding that would not be smaller is not offered. ETags differ per coding.
+ * One file's representations, each made once and kept in memory (ADR 0028). With the build's copies
+ * (`copies`: the binary's hashed assets) every coding is ready at the first request, read from the
+ * embedded copy. Without them (the page, a file the build did not compress) the codings are made here:
+ * identity and gzip at the first request (off the event loop), brotli at quality 11 in the background
+ * (far slower than gzip: no request waits for it; until it is ready a client that accepts gzip too gets
+ * gzip). A coding that would not be smaller is not offered. ETags differ per coding.
  */
-function representations(load: () => Promise<Uint8Array<ArrayBuffer>>, bunEtag: string | undefined, text: boolean) {
+function representations(load: Load, bunEtag: string | undefined, text: boolean, copies?: Copies) {
   let identity: Promise<Variant> | undefined;
-  let gzipped: Promise<Variant | null> | undefined;
-  let brotlied: Variant | null | undefined; // undefined while it is being made
+  const making = new Map<Coding, Promise<Variant | null>>();
+  const made = new Map<Coding, Variant | null>();
+  const make = (id: Variant, coding: Coding) => {
+    let variant = making.get(coding);
+    if (!variant) {
+      variant = copies ? copied(id, coding, copies[coding]) : compressed(id, coding);
+      variant.then((v) => made.set(coding, v));
+      making.set(coding, variant);
+    }
+    return variant;
+  };
   return async (acceptEncoding: string | null): Promise<Variant> => {
     identity ??= load().then((body) => ({ body, etag: quoted(bunEtag || Bun.hash(body).toString(36)) }));
     const id = await identity;
     if (!text) return id;
-    if (!gzipped) {
-      gzipped = compressed(id, "gzip");
-      compressed(id, "br").then((v) => {
-        brotlied = v;
-      });
-    }
+    if (!copies) for (const coding of CODINGS) make(id, coding); // brotli starts now, in the background
     for (const coding of acceptedCodings(acceptEncoding)) {
-      const variant = coding === "gzip" ? await gzipped : brotlied;
+      // Brotli made here is not waited for: a client that accepts another coding gets that one meanwhile.
+      const variant = copies || coding !== "br" ? await make(id, coding) : made.get(coding);
       if (variant) return variant;
     }
     return id;
   };
 }
+
+const CODINGS = ["gzip", "br"] as const satisfies readonly Coding[];
 
 /** A strong ETag in quotes (Bun's own are bare). */
 const quoted = (etag: string) => `"${etag.replace(/^W\//, "").replace(/"/g, "")}"`;
@@ -101,12 +122,13 @@ function fileHandler(
   policy: HeaderPolicy,
   setHeaders: (headers: Headers, req: Request) => void,
   /** The body, when it is not the file as embedded (its ETag is then the body's hash). */
-  load?: () => Promise<Uint8Array<ArrayBuffer>>,
+  load?: Load,
+  copies?: Copies,
 ) {
   const text = TEXT_TYPE.test(contentType);
   const choose = load
-    ? representations(load, undefined, text)
-    : representations(() => Bun.file(file.path).bytes(), file.headers.etag, text);
+    ? representations(load, undefined, text, copies)
+    : representations(() => Bun.file(file.path).bytes(), file.headers.etag, text, copies);
   return async (req: Request) => {
     if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(policy);
     const variant = await choose(req.headers.get("accept-encoding"));
@@ -181,22 +203,17 @@ export function screenChunks(entryCode: string): Map<string, string> {
   return out;
 }
 
-/**
- * V8's explicit compile hint (Chromium 136+): a chunk is compiled whole while it streams in, on a background
- * thread, instead of function by function on the main thread as the first render calls them. Most of our
- * chunks are loaded when their code is about to run; the few preloaded earlier (a screen's forms, on hover or
- * when idle, ADR 0046) are then compiled off the main thread ahead of use, not wasted (the cold first row's
- * gain is in ADR 0030); a comment to every other engine.
- */
-export const COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
-
+/** A built script as sent: the compile hint, then the chunk (`servedBytes`). */
 async function withCompileHint(path: string): Promise<Uint8Array<ArrayBuffer>> {
-  const code = await Bun.file(path).bytes();
-  const hint = new TextEncoder().encode(COMPILE_HINT);
-  const out = new Uint8Array(hint.byteLength + code.byteLength);
-  out.set(hint);
-  out.set(code, hint.byteLength);
-  return out;
+  return servedBytes(basename(path), await Bun.file(path).bytes());
+}
+
+/** The build's copies of an embedded file, next to it (`CODING_SUFFIX`); none when the build made none. */
+function builtCopies(file: BuiltFile): Copies | undefined {
+  if (!file.precompressed) return undefined;
+  return Object.fromEntries(
+    file.precompressed.map((coding) => [coding, () => Bun.file(file.path + CODING_SUFFIX[coding]).bytes()]),
+  );
 }
 
 /**
@@ -246,10 +263,10 @@ async function firstScreenPage(
   return new Response(variant.body, { headers });
 }
 
-/** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028. */
+/** The built page: the HTML and every asset served from the embedded files with our headers. ADR 0028, 0055. */
 function builtRoutes(
   page: HTMLBundle,
-  files: NonNullable<HTMLBundle["files"]>,
+  files: readonly BuiltFile[],
   policy: HeaderPolicy,
   render?: RenderFirstScreen,
 ): RouteTable {
@@ -313,6 +330,7 @@ function builtRoutes(
         h.set("Cache-Control", HASHED_NAME.test(name) ? IMMUTABLE : "no-cache");
       },
       name.endsWith(".js") ? () => withCompileHint(file.path) : undefined,
+      builtCopies(file),
     );
   }
   return routes;
