@@ -309,26 +309,26 @@ test(
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let calls = 0;
+    // Every read fails until Retry, not only the first: the sync socket's first open refetches what was read
+    // before it (ADR 0030), and on a loaded machine it opens after the failed load.
+    let failing = true;
     const page = await h.signedInPage("/trunks", {
       before: (p) =>
         p.route("**/api/trunks", async (route) => {
-          calls += 1;
-          if (calls === 1) {
-            await held;
-            return route.fulfill({
-              status: 500,
-              contentType: "application/json",
-              body: '{"error":{"message":"boom"}}',
-            });
-          }
-          return route.continue();
+          if (!failing) return route.continue();
+          await held;
+          return route.fulfill({
+            status: 500,
+            contentType: "application/json",
+            body: '{"error":{"message":"boom"}}',
+          });
         }),
     });
     await page.getByRole("status", { name: "Loading" }).waitFor();
     release();
     await page.getByText("Could not load trunks").waitFor();
     await page.getByText("boom", { exact: true }).waitFor();
+    failing = false;
     await page.getByRole("button", { name: "Retry" }).click();
     await card(page, "Telnyx").waitFor();
   },
