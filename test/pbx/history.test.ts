@@ -13,17 +13,28 @@ import { cli, sql, until } from "./testbed";
 const { pbx, phone } = consoleForFile();
 const DID = "4445550199";
 
-/** Holds the answered call until Asterisk's channel of `party` has been up `seconds`, then `hangs` up. */
+/**
+ * Holds the answered call until it has been talking `seconds`, then `hangs` up. Talk time (the records'
+ * billsec) counts from the answer, not from the channel's creation: the channel's own duration includes
+ * the ringing, which on a loaded machine is long enough to end the call early. So the wait starts when
+ * Asterisk first shows `party`'s channel up and in a bridge (answered, talking), which is after the answer.
+ */
 async function talk(party: string, seconds: number, hangs: Softphone) {
-  await until(
-    `${party}'s call up ${seconds} s`,
+  const answeredBy = await until(
+    `${party}'s call answered and bridged`,
     async () => {
+      // concise: channel!context!exten!priority!state!app!data!callerid!accountcode!peeraccount!amaflags!duration!bridgeid!…
       const line = (await cli("core show channels concise"))
         .split("\n")
-        .find((l) => l.startsWith(`PJSIP/${party}-`) && l.split("!")[4] === "Up");
-      // concise: …!state!app!data!callerid!accountcode!peeraccount!amaflags!duration!…
-      return line && Number(line.split("!")[11]) >= seconds ? true : undefined;
+        .map((l) => l.split("!"))
+        .find((f) => f[0]?.startsWith(`PJSIP/${party}-`) && f[4] === "Up" && !!f[12]);
+      return line ? performance.now() : undefined;
     },
+    30_000,
+  );
+  await until(
+    `${party}'s call talking ${seconds} s`,
+    async () => (performance.now() - answeredBy >= seconds * 1000 ? true : undefined),
     30_000,
   );
   await hangs.hangup();
