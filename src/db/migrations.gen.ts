@@ -20,6 +20,7 @@ import m16 from "../../migrations/0016_outbound_route_position.sql" with { type:
 import m17 from "../../migrations/0017_pbx_objects_deployed_members.sql" with { type: "text" };
 import m18 from "../../migrations/0018_ai_sideband_messages.sql" with { type: "text" };
 import m19 from "../../migrations/0019_ai_call_classification.sql" with { type: "text" };
+import m20 from "../../migrations/0020_ring_groups.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -43,4 +44,5 @@ export const migrationSql: Record<string, string> = {
   "0017_pbx_objects_deployed_members": m17,
   "0018_ai_sideband_messages": m18,
   "0019_ai_call_classification": m19,
+  "0020_ring_groups": m20,
 };

@@ -138,8 +138,19 @@ export const inboundRoutes = sqliteTable("inbound_routes", {
   didNumber: text("did_number"),
   trunkId: integer("trunk_id").references(() => trunks.id, { onDelete: "set null" }),
   destination: text("destination").notNull(),
+  /** A destination kind of src/shared/destinations.ts; `destination` is its target ('' for hangup). */
   destinationType: text("destination_type", {
-    enum: ["extension", "ivr", "voicemail", "queue"],
+    enum: [
+      "extension",
+      "voicemail",
+      "ring-group",
+      "queue",
+      "ivr",
+      "time-condition",
+      "announcement",
+      "page-group",
+      "hangup",
+    ],
   }).notNull(),
   createdAt: createdAt(),
 });
@@ -165,6 +176,48 @@ export const pttGroups = sqliteTable("ptt_groups", {
   members: jsonList("members"),
   duplex: bool("duplex", false),
   autoAnswer: bool("auto_answer", true),
+  createdAt: createdAt(),
+});
+
+/**
+ * Ring groups (FreePBX's ringgroups): a number that rings its members with a strategy for `ring_time`
+ * seconds, then sends the call to its no-answer destination. `members` are extension numbers and external
+ * numbers written as FreePBX writes them (`5551234#`).
+ */
+export const ringGroups = sqliteTable("ring_groups", {
+  id: id(),
+  number: text("number").notNull().unique(),
+  name: text("name").notNull(),
+  strategy: text("strategy", {
+    enum: [
+      "ringall",
+      "ringall-prim",
+      "hunt",
+      "hunt-prim",
+      "memoryhunt",
+      "memoryhunt-prim",
+      "firstavailable",
+      "firstnotonphone",
+      "random",
+    ],
+  }).notNull(),
+  ringTime: integer("ring_time").notNull(),
+  members: jsonList("members"),
+  /** The no-answer destination (src/shared/destinations.ts), or null: FreePBX then ends the call. */
+  noAnswerKind: text("no_answer_kind", {
+    enum: [
+      "extension",
+      "voicemail",
+      "ring-group",
+      "queue",
+      "ivr",
+      "time-condition",
+      "announcement",
+      "page-group",
+      "hangup",
+    ],
+  }),
+  noAnswerTarget: text("no_answer_target"),
   createdAt: createdAt(),
 });
 
@@ -420,7 +473,9 @@ export const pbxObjects = sqliteTable(
   "pbx_objects",
   {
     id: id(),
-    kind: text("kind", { enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup"] }).notNull(),
+    kind: text("kind", {
+      enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup", "ringGroup"],
+    }).notNull(),
     key: text("key").notNull(),
     pbxId: text("pbx_id"),
     /** The console row it mirrors; null once that row was deleted (the object is then planned for deletion). */

@@ -20,6 +20,7 @@ export const LIST_TABLES = [
   "inbound_routes",
   "outbound_routes",
   "ptt_groups",
+  "ring_groups",
   "ai_assistants",
   "ai_routing_rules",
   "call_transcripts",

@@ -15,6 +15,7 @@ export const dashboardSummarySchema = lazySchema(() =>
     inboundRoutes: count,
     outboundRoutes: count,
     pttGroups: count,
+    ringGroups: count,
     aiAssistants: count,
   }),
 );

@@ -5,6 +5,7 @@
  * lists never carry SIP secrets: `hasSecret` says whether one is stored).
  */
 import { z } from "zod";
+import { DESTINATION_KIND_MESSAGE, DESTINATION_KINDS, type DestinationKind, destinationProblem } from "./destinations";
 import { optionalText, patchOf, required } from "./fields";
 import { lazySchema } from "./lazy-schema";
 
@@ -37,6 +38,10 @@ export const FREEPBX_LIMITS = {
   pageGroupName: 255,
   /** outbound_route_patterns.match_pattern_pass */
   dialPattern: 60,
+  /** ringgroups.description */
+  ringGroupName: 35,
+  /** ringgroups.grplist: the members joined by `-` */
+  ringGroupList: 255,
 } as const;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
@@ -149,37 +154,6 @@ export function dialPatternProblem(pattern: string): string | null {
 /** A DID: digits with an optional leading +, or none (any DID). */
 export function didProblem(did: string | null): string | null {
   return /^\+?\d{0,20}$/.test(did ?? "") ? null : "DID number must be digits, optionally starting with +";
-}
-
-export const destinationTypes = ["extension", "ivr", "voicemail", "queue"] as const;
-export type DestinationType = (typeof destinationTypes)[number];
-
-/** What each destination type's field holds: FreePBX routes to numbers, never to names. */
-export const DESTINATION_HINTS: Record<DestinationType, string> = {
-  extension: "an extension number (1001)",
-  voicemail: "the mailbox's extension number (1001)",
-  queue: "the queue's number in FreePBX (400), not its name",
-  ivr: "the IVR's number in FreePBX (the id FreePBX shows for it, e.g. 1), not its name",
-};
-
-/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
-export function destinationString(type: DestinationType, destination: string): string {
-  switch (type) {
-    case "extension":
-      return `from-did-direct,${destination},1`;
-    case "voicemail":
-      return `ext-local,vmu${destination},1`;
-    case "queue":
-      return `ext-queues,${destination},1`;
-    case "ivr":
-      return `ivr-${destination},s,1`;
-  }
-}
-
-/** An inbound route's destination: a number FreePBX can route to, fitting `incoming.destination`. */
-export function destinationProblem(type: DestinationType, destination: string): string | null {
-  if (!NUMBER_RE.test(destination)) return `Destination must be ${DESTINATION_HINTS[type] ?? "a number"}`;
-  return lengthProblem(destinationString(type, destination), FREEPBX_LIMITS.destination, "Destination");
 }
 
 /** A rule on one field of an object (it may read the others): the message, or null. */
@@ -343,7 +317,7 @@ export const inboundRules: readonly FieldRule<{
   description: string;
   didNumber: string | null;
   destination: string;
-  destinationType: DestinationType;
+  destinationType: DestinationKind;
 }>[] = [
   { field: "didNumber", problem: (r) => didProblem(r.didNumber) },
   {
@@ -360,10 +334,9 @@ export const inboundRouteSchema = lazySchema(() =>
       didNumber: optionalText("DID number", 20),
       // No trunk: FreePBX matches an inbound route by its DID only, never by the trunk a call came in on
       // (ADR 0037). A `trunkId` sent by an older client is ignored like any unknown field.
-      destination: named("Destination"),
-      destinationType: z.enum(destinationTypes, {
-        error: "Destination type must be extension, ivr, voicemail or queue",
-      }),
+      // The target of `destinationType` (src/shared/destinations.ts): empty for hangup, else required there.
+      destination: z.string({ error: "Destination must be text" }).trim().default(""),
+      destinationType: z.enum(DESTINATION_KINDS, { error: DESTINATION_KIND_MESSAGE }),
     }),
     inboundRules,
   ),
@@ -427,6 +400,112 @@ export const pttGroupSchema = lazySchema(() =>
   ),
 );
 
+/**
+ * FreePBX's ring strategies, as its ring group form lists them (ringgroups views/form.php): ring all, hunt
+ * (one after another), memory hunt (1, then 1+2, then 1+2+3…), the `-prim` variants (nothing rings while the
+ * first member is busy), the first available, the first not on the phone, and random.
+ */
+export const RING_STRATEGIES = [
+  "ringall",
+  "ringall-prim",
+  "hunt",
+  "hunt-prim",
+  "memoryhunt",
+  "memoryhunt-prim",
+  "firstavailable",
+  "firstnotonphone",
+  "random",
+] as const;
+export type RingStrategy = (typeof RING_STRATEGIES)[number];
+
+/** FreePBX's ring time range in seconds (its form refuses outside 1-300) and its form's default. */
+export const RING_TIME = { min: 1, max: 300, default: 20 } as const;
+
+/**
+ * A ring group member: an extension number, or an external number ending in `#` (how FreePBX's ring group
+ * form and `grplist` write a number dialled out through the outbound routes).
+ */
+export const RING_MEMBER_RE = /^\d{1,20}#?$/;
+export const isExternalMember = (member: string) => member.endsWith("#");
+export function ringMemberProblem(member: string): string | null {
+  return RING_MEMBER_RE.test(member)
+    ? null
+    : "Each member must be an extension number, or an external number ending in # (5551234#)";
+}
+
+/** FreePBX's `grplist`: the members joined by `-`. */
+export const ringGroupList = (members: readonly string[]) => members.join("-");
+
+/** A destination (src/shared/destinations.ts) in a body: the kind, and its target (none for hangup). */
+export const destinationSchema = lazySchema(() =>
+  z
+    .object({
+      kind: z.enum(DESTINATION_KINDS, { error: DESTINATION_KIND_MESSAGE }),
+      target: z.string({ error: "Destination must be text" }).trim().default(""),
+    })
+    .superRefine((d, ctx) => {
+      const problem = destinationProblem(d.kind, d.target);
+      if (problem) ctx.addIssue({ code: "custom", path: ["target"], message: problem });
+    }),
+);
+
+interface RingRuleFields {
+  number: string;
+  name: string;
+  members: string[];
+  noAnswer: { kind: DestinationKind; target: string } | null;
+}
+
+/** What the deploy writes of a ring group (its members are checked one by one with `ringMemberProblem`). */
+export const ringGroupRules: readonly FieldRule<RingRuleFields>[] = [
+  { field: "number", problem: (g) => numberProblem(g.number, "Number") },
+  { field: "name", problem: (g) => configTextProblem(g.name, FREEPBX_LIMITS.ringGroupName, "Name") },
+  {
+    field: "members",
+    problem: (g) =>
+      [...ringGroupList(g.members)].length > FREEPBX_LIMITS.ringGroupList
+        ? `The members must fit FreePBX's list of ${FREEPBX_LIMITS.ringGroupList} characters (numbers joined by -)`
+        : null,
+  },
+  {
+    field: "noAnswer",
+    problem: (g) => (g.noAnswer ? destinationProblem(g.noAnswer.kind, g.noAnswer.target) : null),
+  },
+];
+
+export const ringGroupSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      number: required("Number", 10),
+      name: named("Name"),
+      strategy: z
+        .enum(RING_STRATEGIES, { error: `Strategy must be one of ${RING_STRATEGIES.join(", ")}` })
+        .default("ringall"),
+      ringTime: z
+        .number({ error: "Ring time must be a number of seconds" })
+        .int("Ring time must be a whole number of seconds")
+        .min(RING_TIME.min, `Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`)
+        .max(RING_TIME.max, `Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`)
+        .default(RING_TIME.default),
+      members: z
+        .array(
+          checked(
+            z.string().trim().min(1, "Enter a member").max(21, "Each member must be at most 21 characters"),
+            ringMemberProblem,
+          ),
+          { error: "Members must be a list of numbers" },
+        )
+        .min(1, "Choose at least one member"),
+      /** Where an unanswered call goes; null or absent: FreePBX ends the call. */
+      noAnswer: destinationSchema
+        .nullable()
+        .optional()
+        .transform((v) => v ?? null),
+    }),
+    ringGroupRules,
+  ),
+);
+
 /*
  * PATCH bodies (edit dialogs): any of the fields, each checked like in the create schema; the server
  * then validates the stored record merged with them by the full schema, so an edit obeys every create
@@ -437,6 +516,7 @@ export const trunkPatchSchema = lazySchema(() => patchOf(trunkSchema));
 export const inboundRoutePatchSchema = lazySchema(() => patchOf(inboundRouteSchema));
 export const outboundRoutePatchSchema = lazySchema(() => patchOf(outboundRouteSchema));
 export const pttGroupPatchSchema = lazySchema(() => patchOf(pttGroupSchema));
+export const ringGroupPatchSchema = lazySchema(() => patchOf(ringGroupSchema));
 
 export interface Extension {
   id: number;
@@ -480,7 +560,7 @@ export interface InboundRoute {
   description: string;
   didNumber: string | null;
   destination: string;
-  destinationType: DestinationType;
+  destinationType: DestinationKind;
   createdAt: string;
 }
 
@@ -502,6 +582,18 @@ export interface PttGroup {
   description: string | null;
   members: string[];
   duplex: boolean;
+  createdAt: string;
+}
+
+export interface RingGroup {
+  id: number;
+  number: string;
+  name: string;
+  strategy: RingStrategy;
+  ringTime: number;
+  /** Extension numbers, and external numbers ending in `#`, in ring order. */
+  members: string[];
+  noAnswer: { kind: DestinationKind; target: string } | null;
   createdAt: string;
 }
 

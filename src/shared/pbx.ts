@@ -3,7 +3,7 @@ import { lazySchema } from "./lazy-schema";
 
 /** Wire shapes of deployment to the PBX and of the Sync screen (compare and import). */
 
-export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup";
 
 export interface DeployItemResult {
   kind: DeployKind;
@@ -91,6 +91,7 @@ export interface DeployAllResponse {
   extensions: DeployGroupResult;
   outboundRoutes: DeployGroupResult;
   inboundRoutes: DeployGroupResult;
+  ringGroups: DeployGroupResult;
   reload: ReloadResult | null;
 }
 

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
 import { type DeployKind, importExtensionsSchema, importTrunksSchema } from "./pbx";
 
-export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "all"] as const;
+export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "all"] as const;
 export type PlanTarget = (typeof PLAN_TARGETS)[number];
 
 /**
@@ -73,7 +73,7 @@ export interface DeployPlan {
 
 export const planRequestSchema = lazySchema(() =>
   z.object({
-    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups, ring-groups or all" }),
   }),
 );
 export type PlanRequest = z.output<typeof planRequestSchema>;
@@ -83,7 +83,7 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 
 export const applyRequestSchema = lazySchema(() =>
   z.object({
-    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups or all" }),
+    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups, ring-groups or all" }),
     fingerprint: z
       .string({ error: "The plan's fingerprint is required" })
       .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint"),

@@ -9,6 +9,7 @@ export const UNDO_KINDS = [
   "inbound-route",
   "outbound-route",
   "ptt-group",
+  "ring-group",
   "ai-assistant",
   "ai-rule",
 ] as const;
@@ -22,7 +23,10 @@ export interface Dependent {
   label: string;
 }
 
-/** GET /api/<entity>/:id/dependents: what depends on the object; any dependent blocks its delete. */
+/**
+ * GET /api/<entity>/:id/dependents: what depends on the object. A dependent blocks its delete unless
+ * `blockedBecause` is null (an extension's ring group membership: it leaves the group; ADR 0056).
+ */
 export interface Dependents {
   dependents: Dependent[];
   /** What to change first (the message the delete would answer with, 409), or null when nothing blocks it. */
@@ -51,6 +55,7 @@ export const RESTORE_ACTION: Record<UndoKind, string> = {
   "inbound-route": "inbound-route.restore",
   "outbound-route": "outbound-route.restore",
   "ptt-group": "ptt-group.restore",
+  "ring-group": "ring-group.restore",
   "ai-assistant": "ai.assistant.restore",
   "ai-rule": "ai.rule.restore",
 };

@@ -11,6 +11,7 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/extensions": ["/api/extensions", "/api/dialer/status"],
   "/trunks": ["/api/trunks"],
   "/ptt-groups": ["/api/ptt-groups", "/api/extensions"],
+  "/ring-groups": ["/api/ring-groups", "/api/extensions"],
 };
 
 /**

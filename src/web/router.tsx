@@ -22,6 +22,7 @@ import { activeCallsQuery } from "./features/calls/api";
 import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
 import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
+import { ringGroupsQuery } from "./features/ring-groups/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
 import { queryClient } from "./lib/query-client";
@@ -96,6 +97,11 @@ export const routeTree = rootRoute.addChildren([
     () => [pttGroupsQuery(), extensionsQuery()],
   ),
   page(
+    "/ring-groups",
+    lazy(() => import("./pages/group-inventory"), "RingGroupsPage"),
+    () => [ringGroupsQuery(), extensionsQuery()],
+  ),
+  page(
     "/sangoma-talk",
     lazy(() => import("./pages/group-inventory"), "SangomaTalkPage"),
   ),
@@ -110,7 +116,7 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/deployment",
     lazy(() => import("./pages/group-deploy"), "DeploymentPage"),
-    () => [trunksQuery(), extensionsQuery(), pttGroupsQuery()],
+    () => [trunksQuery(), extensionsQuery(), ringGroupsQuery(), pttGroupsQuery()],
   ),
   page(
     "/sync",

@@ -48,6 +48,7 @@ beforeAll(async () => {
     dialPatterns: ["NXXNXXXXXX"],
   });
   await h.apiJson("POST", "/api/ptt-groups", { name: "Warehouse", extension: "7001", members: ["1001", "1002"] });
+  await h.apiJson("POST", "/api/ring-groups", { name: "Front desk", number: "600", members: ["1001", "5551234#"] });
 }, 60_000);
 
 afterAll(async () => {

@@ -57,10 +57,16 @@ async function deploymentPage(): Promise<Page> {
 describe("Deployment", () => {
   test("with nothing configured every deploy button is disabled; the PBX status shows the SSH path", async () => {
     const page = await deploymentPage();
-    for (const title of ["Trunks", "Extensions", "PTT Groups"]) {
+    for (const title of ["Trunks", "Extensions", "Ring Groups", "PTT Groups"]) {
       await countCard(page, title).getByTestId("count-value").getByText("0", { exact: true }).waitFor();
     }
-    for (const name of ["Deploy Trunks", "Deploy Extensions", "Deploy PTT Groups", "Deploy All Configurations"]) {
+    for (const name of [
+      "Deploy Trunks",
+      "Deploy Extensions",
+      "Deploy Ring Groups",
+      "Deploy PTT Groups",
+      "Deploy All Configurations",
+    ]) {
       expect(await button(page, name).isDisabled()).toBe(true);
     }
     // The status was read over SSH just now: the path works, not only "configured".

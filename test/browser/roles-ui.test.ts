@@ -31,6 +31,7 @@ beforeAll(async () => {
   await seed("/api/inbound-routes", { description: "Main line", destination: "1001", destinationType: "extension" });
   await seed("/api/outbound-routes", { name: "UK", dialPatterns: ["+44XXXXXXXXXX"], trunkId: trunk.id });
   await seed("/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] });
+  await seed("/api/ring-groups", { name: "Front desk", number: "600", members: ["1001", "1002"] });
   await seed("/api/ai/assistants", {
     name: "Front desk",
     description: "Answers the main line",
@@ -131,6 +132,16 @@ const SCREENS: Screen[] = [
     writes: (p) => [button(p, "Add Outbound Route"), button(p, "Delete outbound route UK")],
   },
   {
+    link: "Ring Groups",
+    heading: "Ring Groups",
+    ready: (p) => p.getByRole("list", { name: "Ring groups" }).getByText("Front desk"),
+    writes: (p) => [
+      button(p, "Add Ring Group"),
+      button(p, "Edit ring group Front desk"),
+      button(p, "Delete ring group Front desk"),
+    ],
+  },
+  {
     link: "PTT Groups",
     heading: "Push-to-Talk Groups",
     ready: (p) => p.getByRole("list", { name: "PTT groups" }).getByText("Floor"),
@@ -174,6 +185,7 @@ const SCREENS: Screen[] = [
     writes: (p) => [
       button(p, "Deploy Trunks"),
       button(p, "Deploy Extensions"),
+      button(p, "Deploy Ring Groups"),
       button(p, "Deploy PTT Groups"),
       button(p, "Deploy All Configurations"),
     ],

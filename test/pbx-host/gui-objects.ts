@@ -45,6 +45,7 @@ export const FREEPBX_TABLES = [
   "incoming",
   "paging_config",
   "paging_groups",
+  "ringgroups",
 ] as const;
 export type FreepbxTable = (typeof FREEPBX_TABLES)[number];
 

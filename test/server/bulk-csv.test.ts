@@ -20,7 +20,9 @@ describe("a DID's destination", () => {
     expect(parseDestination("EXT-LOCAL,VMU1001,1")).toEqual({ destinationType: "voicemail", destination: "1001" });
     expect(parseDestination("ext-queues,400,1")).toEqual({ destinationType: "queue", destination: "400" });
     expect(parseDestination("ivr-3,s,1")).toEqual({ destinationType: "ivr", destination: "3" });
-    expect(parseDestination("app-blackhole,hangup,1")).toBeNull();
+    expect(parseDestination("ext-group,600,1")).toEqual({ destinationType: "ring-group", destination: "600" });
+    expect(parseDestination("app-blackhole,hangup,1")).toEqual({ destinationType: "hangup", destination: "" });
+    expect(parseDestination("app-blackhole,congestion,1")).toBeNull();
     expect(parseDestination("from-did-direct,1001,2")).toBeNull();
   });
 });
@@ -356,7 +358,7 @@ describe("inbound routes (DIDs)", () => {
         "description,extension,cidnum,destination",
         "Main,5550100,,ext-queues,401,1",
         'Sales,5550101,5559999,"from-did-direct,1001,1"',
-        'Night,5550102,,"app-blackhole,hangup,1"',
+        'Night,5550102,,"app-blackhole,congestion,1"',
         'Dup A,5550103,,"ivr-2,s,1"',
         'Dup B,5550103,,"ivr-2,s,1"',
       ].join("\n"),
@@ -366,7 +368,7 @@ describe("inbound routes (DIDs)", () => {
     expect(res.json.rows[0]).toMatchObject({ verdict: "invalid", reason: "Has 6 cells, the header has 4" });
     expect(res.json.rows[1].reason).toContain("Routes by caller ID (cidnum 5559999) are not supported");
     expect(res.json.rows[2].reason).toBe(
-      "Destination app-blackhole,hangup,1 is not one the console routes to (an extension, voicemail, queue or IVR, e.g. from-did-direct,1001,1)",
+      "Destination app-blackhole,congestion,1 is not one the console routes to (an extension, voicemail, ring group, queue, IVR, time condition, announcement, page group or hang up, e.g. from-did-direct,1001,1)",
     );
     expect(res.json.rows[3].verdict).toBe("new");
     expect(res.json.rows[4].reason).toBe("DID 5550103 is also on line 5");

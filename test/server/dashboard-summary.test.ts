@@ -51,6 +51,7 @@ beforeAll(async () => {
   }
   await ok(s.call("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["07XXXXXXXXX"], trunkId: trunk.id }));
   await ok(s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["10001", "10002"] }));
+  await ok(s.call("POST", "/api/ring-groups", { name: "Front desk", number: "600", members: ["10001", "10002"] }));
   await ok(
     s.call("POST", "/api/ai/assistants", {
       name: "Front desk",
@@ -79,6 +80,7 @@ describe("GET /api/dashboard/summary", () => {
       inboundRoutes: 3,
       outboundRoutes: 1,
       pttGroups: 1,
+      ringGroups: 1,
       aiAssistants: 1,
     });
     const lists = {
@@ -87,6 +89,7 @@ describe("GET /api/dashboard/summary", () => {
       inboundRoutes: "/api/inbound-routes",
       outboundRoutes: "/api/outbound-routes",
       pttGroups: "/api/ptt-groups",
+      ringGroups: "/api/ring-groups",
       aiAssistants: "/api/ai/assistants",
     } as const;
     for (const [key, path] of Object.entries(lists)) {

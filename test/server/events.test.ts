@@ -271,6 +271,25 @@ const FIXTURES: Record<string, Fixture> = {
     });
     return { path: `/api/ptt-groups/${g.id}` };
   },
+  "POST /api/ring-groups": async () => ({
+    body: { number: String(6100 + next()), name: "Walk", members: [(await extension()).extension, "5551234#"] },
+  }),
+  "PATCH /api/ring-groups/:id": async () => {
+    const g = await created("/api/ring-groups", {
+      number: String(6100 + next()),
+      name: "Walk",
+      members: [(await extension()).extension],
+    });
+    return { path: `/api/ring-groups/${g.id}`, body: { name: "Walk renamed", strategy: "hunt" } };
+  },
+  "DELETE /api/ring-groups/:id": async () => {
+    const g = await created("/api/ring-groups", {
+      number: String(6100 + next()),
+      name: "Walk",
+      members: [(await extension()).extension],
+    });
+    return { path: `/api/ring-groups/${g.id}` };
+  },
   "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
   "POST /api/deploy/trunks": async () => {
     await trunk();
@@ -281,6 +300,7 @@ const FIXTURES: Record<string, Fixture> = {
     return { after: jobEnded };
   },
   "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
+  "POST /api/deploy/ring-groups": async () => ({ after: jobEnded }),
   // Apply needs the plan it applies (its fingerprint).
   "POST /api/deploy/apply": async () => {
     await extension();

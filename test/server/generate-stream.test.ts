@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../src/db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
 import { buildScript } from "../../src/server/pbx/deploy/script";
 import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate/generate";
@@ -18,6 +18,7 @@ import {
   inboundItem,
   outboundItem,
   pttItem,
+  ringGroupItem,
   type SqlItem,
   trunkItem,
 } from "../../src/server/pbx/objects/entities";
@@ -64,6 +65,17 @@ function oldInventory(db: Db, box: SecretBox) {
     "extension",
     (e) => e.extension,
     extensionItem,
+  );
+  // Ring groups after the extensions they ring, before the inbound routes that send calls to them.
+  collect(
+    db
+      .select()
+      .from(ringGroups)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number)),
+    "ringGroup",
+    (g) => g.number,
+    ringGroupItem,
   );
   // In dial order, each with its place among the console's routes (ADR 0040).
   const routes = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
@@ -117,11 +129,13 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       totalOutboundRoutes: count("outboundRoute"),
       totalInboundRoutes: count("inboundRoute"),
       totalPttGroups: count("pttGroup"),
+      totalRingGroups: count("ringGroup"),
     },
     deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
     sql: {
       trunks: statementsOf("trunk"),
       extensions: statementsOf("extension"),
+      ringGroups: statementsOf("ringGroup"),
       outboundRoutes: statementsOf("outboundRoute"),
       inboundRoutes: statementsOf("inboundRoute"),
       pttGroups: statementsOf("pttGroup"),
@@ -205,6 +219,16 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
+  expect(
+    (
+      await s.call("POST", "/api/ring-groups", {
+        name: "Sales 'A'",
+        number: "600",
+        members: ["1002", "999", "5551234#"],
+        noAnswer: { kind: "voicemail", target: "1002" },
+      })
+    ).status,
+  ).toBe(201);
   // Rows stored before the forms knew FreePBX's rules: left out with the reason (and named in the script).
   s.db.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', ?)", ["y".repeat(51)]);
   s.db.$client.run("INSERT INTO trunks (name, type, host) VALUES ('Bad]name', 'sip', 'sip.example.com')");
@@ -238,6 +262,7 @@ describe("GET /api/config/generate (streamed)", () => {
       totalOutboundRoutes: 1,
       totalInboundRoutes: 1,
       totalPttGroups: 1,
+      totalRingGroups: 1,
     });
     // Each statement once: a distinctive one occurs once in the whole answer.
     const secretSt = res.json.sql.extensions.find((st: string) => st.includes("plain-secret-0999")) as string;
@@ -252,7 +277,7 @@ describe("GET /api/config/generate (streamed)", () => {
       const res = await empty.call("GET", "/api/config/generate?script=0");
       expect(res.status).toBe(200);
       expect(res.json).toEqual({
-        sql: { trunks: [], extensions: [], outboundRoutes: [], inboundRoutes: [], pttGroups: [] },
+        sql: { trunks: [], extensions: [], ringGroups: [], outboundRoutes: [], inboundRoutes: [], pttGroups: [] },
         refused: [],
         deployment: { steps: DEPLOYMENT_STEPS },
         summary: {
@@ -261,6 +286,7 @@ describe("GET /api/config/generate (streamed)", () => {
           totalOutboundRoutes: 0,
           totalInboundRoutes: 0,
           totalPttGroups: 0,
+          totalRingGroups: 0,
         },
       });
     } finally {

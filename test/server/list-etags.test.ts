@@ -45,6 +45,7 @@ describe("list ETags", () => {
         "/api/inbound-routes",
         "/api/outbound-routes",
         "/api/ptt-groups",
+        "/api/ring-groups",
         "/api/trunks",
       ].sort(),
     );

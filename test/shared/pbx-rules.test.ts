@@ -16,8 +16,8 @@ import {
   type TrunkRow,
   trunkObject,
 } from "../../src/server/pbx/objects/ownership";
+import { DESTINATION_KINDS } from "../../src/shared/destinations";
 import {
-  destinationTypes,
   extensionSchema,
   inboundRouteSchema,
   outboundRouteSchema,
@@ -244,13 +244,13 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
       ["", null, "5551234", "+15551234567", "555-1234", "555 1234", "1".repeat(20), "abc", "+1+2"],
       inb,
     ));
-  for (const type of destinationTypes) {
+  for (const type of DESTINATION_KINDS) {
     test(`inbound destinations of type ${type}: numbers, never names`, () =>
       property(
         inboundRouteSchema,
         { ...inbound, destinationType: type },
         "destination",
-        [...NUMBERS, "Main IVR", "sales", "12345678901234567890", "123456789012345678901", "ivr-1,s,1", "1001,1"],
+        [...NUMBERS, "", "Main IVR", "sales", "12345678901234567890", "123456789012345678901", "ivr-1,s,1", "1001,1"],
         inb,
       ));
   }

@@ -78,9 +78,11 @@ describe("enums and validation rules", () => {
     expect(errorFor(s.extensionSchema, { extension: "1001", name: "  " }, "name")).toBe("Name is required");
   });
 
-  test("inbound destinationType is one of four", () => {
+  test("inbound destinationType is one of the destination kinds", () => {
     const r = { description: "d", destination: "1001", destinationType: "fax" };
-    expect(errorFor(s.inboundRouteSchema, r, "destinationType")).toContain("extension, ivr, voicemail or queue");
+    expect(errorFor(s.inboundRouteSchema, r, "destinationType")).toBe(
+      "Destination type must be one of extension, voicemail, ring-group, queue, ivr, time-condition, announcement, page-group, hangup",
+    );
   });
 
   test("dial patterns: FreePBX characters only, upper-cased, at least one", () => {

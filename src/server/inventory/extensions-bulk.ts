@@ -1,7 +1,8 @@
 /**
  * Bulk actions of the Extensions table (ADR 0041). A bulk delete applies the one-extension delete's
- * dependency rule (`extensionDependents`: a PTT group member or an inbound route's destination stays)
- * to each id inside one transaction, and reports the blocked ones with that rule's own message;
+ * dependency rule (`extensionDependents`: a PTT group member or an inbound route's destination stays; a
+ * ring group member leaves the group unless it is its last) to each id in turn inside one transaction, and
+ * reports the blocked ones with that rule's own message;
  * a bulk update sets the shared fields on every id at once. Each publishes one `extensions-updated`.
  */
 import { inArray } from "drizzle-orm";
@@ -14,6 +15,10 @@ import type {
 } from "../../shared/extensions-bulk";
 import type { Deps } from "../core/deps";
 import { extensionDependents } from "./extensions";
+import { leaveRingGroups, ringGroupMembers } from "./ring-groups";
+
+/** Thrown inside a check's transaction to roll back what the check did to see each delete in turn. */
+const CHECK_ONLY = Symbol("check only");
 
 const storedRows = (deps: Pick<Deps, "db">, ids: readonly number[]) =>
   deps.db
@@ -34,19 +39,34 @@ export function bulkDeleteExtensions(
   const deleted: number[] = [];
   const blocked: ExtensionBlocked[] = [];
   let missing: number[] = [];
-  deps.db.$client.transaction(() => {
-    const stored = storedRows(deps, ids);
-    const found = new Set(stored.map((r) => r.id));
-    missing = ids.filter((id) => !found.has(id));
-    for (const row of stored) {
-      const { blockedBecause } = extensionDependents(deps.db, row);
-      if (blockedBecause) blocked.push({ id: row.id, extension: row.extension, reason: blockedBecause });
-      else deleted.push(row.id);
-    }
-    if (!check && deleted.length) deps.db.delete(extensions).where(inArray(extensions.id, deleted)).run();
-  })();
+  const groupsChanged = new Set<number>();
+  try {
+    deps.db.$client.transaction(() => {
+      const stored = storedRows(deps, ids);
+      // Only a ring group member has groups to leave: the rest skip that query.
+      const members = ringGroupMembers(deps.db);
+      const found = new Set(stored.map((r) => r.id));
+      missing = ids.filter((id) => !found.has(id));
+      for (const row of stored) {
+        // Each in turn: two extensions that are a ring group's last members cannot both leave it.
+        const { blockedBecause } = extensionDependents(deps.db, row);
+        if (blockedBecause) blocked.push({ id: row.id, extension: row.extension, reason: blockedBecause });
+        else {
+          deleted.push(row.id);
+          if (members.has(row.extension))
+            for (const g of leaveRingGroups(deps.db, row.extension)) groupsChanged.add(g.id);
+        }
+      }
+      if (check) throw CHECK_ONLY;
+      if (deleted.length) deps.db.delete(extensions).where(inArray(extensions.id, deleted)).run();
+    })();
+  } catch (err) {
+    if (err !== CHECK_ONLY) throw err;
+  }
   if (!check && deleted.length) {
     deps.events.publish({ type: "extensions-updated", data: { ids: deleted, action: "deleted" } });
+    for (const id of groupsChanged)
+      deps.events.publish({ type: "ring-groups-updated", data: { id, action: "updated" } });
   }
   return { deleted, blocked, missing };
 }

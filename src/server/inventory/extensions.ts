@@ -20,6 +20,7 @@ import { generateSecret } from "../secrets";
 import { assertNumberFree, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 import { groupsWithMember } from "./ptt-groups";
+import { leaveRingGroups, rejoinRingGroups, ringGroupUses } from "./ring-groups";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
 export type ExtensionInput = z.output<typeof extensionSchema>;
@@ -64,11 +65,15 @@ export function createExtension(deps: Pick<Deps, "db" | "events" | "box">, input
 }
 
 /**
- * What depends on an extension: the PTT groups that page it and the inbound routes that send calls to
- * it (or its voicemail). Any of them blocks its delete; `blockedBecause` says what to change first.
+ * What depends on an extension: the PTT groups that page it, the inbound routes and ring groups that send
+ * calls to it (or its voicemail), and the ring groups it is a member of. Any of them blocks its delete
+ * except a ring group membership: the extension leaves the group, as FreePBX's own delete does, unless it
+ * is the group's only member (ADR 0056). `blockedBecause` says what to change first.
  */
 export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
   const groups = groupsWithMember(db, row.extension);
+  const { member: rings, destination: sending } = ringGroupUses(db, row.extension);
+  const alone = rings.filter((g) => g.members.every((m) => m === row.extension));
   const routes = db
     .select({
       id: inboundRoutes.id,
@@ -90,10 +95,29 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
       `Inbound route(s) ${routes.map((r) => r.description).join(", ")} send calls to extension ${row.extension}. Change them first.`,
     );
   }
+  if (sending.length) {
+    why.push(
+      `Ring group(s) ${sending.map((g) => `${g.name} (${g.number})`).join(", ")} send unanswered calls to extension ${row.extension}. Change them first.`,
+    );
+  }
+  if (alone.length) {
+    why.push(
+      `Extension ${row.extension} is the only member of ring group(s) ${alone.map((g) => `${g.name} (${g.number})`).join(", ")}. Add another member or delete the group first.`,
+    );
+  }
+  const ringIds = new Set<number>();
   return {
     dependents: [
       ...groups.map((g) => ({ kind: "ptt-group" as const, id: g.id, label: g.name })),
       ...routes.map((r) => ({ kind: "inbound-route" as const, id: r.id, label: r.description })),
+      // A membership alone does not block: the label says the extension leaves the group.
+      ...[...sending, ...rings]
+        .filter((g) => !ringIds.has(g.id) && ringIds.add(g.id))
+        .map((g) => ({
+          kind: "ring-group" as const,
+          id: g.id,
+          label: sending.includes(g) || alone.includes(g) ? g.name : `${g.name} (as a member: the extension leaves it)`,
+        })),
     ],
     blockedBecause: why.length ? why.join(" ") : null,
   };
@@ -103,22 +127,37 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
 export const dependentsOfExtension = (deps: Pick<Deps, "db">, id: number): Dependents =>
   extensionDependents(deps.db, findExtension(deps.db, id));
 
-/** Deletes an extension that nothing depends on; the answer's token restores it for a few seconds. */
+/**
+ * Deletes an extension that nothing depends on, taking it out of the ring groups it is a member of (in one
+ * transaction); the answer's token restores it, and its memberships, for a few seconds.
+ */
 export function deleteExtension(deps: Pick<Deps, "db" | "events" | "now">, id: number): DeleteAnswer {
   const row = findExtension(deps.db, id);
   const { blockedBecause } = extensionDependents(deps.db, row);
   if (blockedBecause) throw new Conflict(blockedBecause);
-  deps.db.delete(extensions).where(eq(extensions.id, row.id)).run();
+  const left = deps.db.transaction((tx) => {
+    const before = leaveRingGroups(tx, row.extension);
+    tx.delete(extensions).where(eq(extensions.id, row.id)).run();
+    return before;
+  });
   deps.events.publish({ type: "extensions-updated", data: { id: row.id, action: "deleted" } });
-  return keepForUndo(deps, "extension", (d) => restoreExtension(d, row));
+  for (const g of left) deps.events.publish({ type: "ring-groups-updated", data: { id: g.id, action: "updated" } });
+  return keepForUndo(deps, "extension", (d) => restoreExtension(d, row, left));
 }
 
-/** Puts a deleted extension back as it was (same id, same sealed secret), unless its number was taken since. */
-function restoreExtension(deps: RestoreDeps, row: ExtensionRow): Extension {
+/**
+ * Puts a deleted extension back as it was (same id, same sealed secret) and into the ring groups it left,
+ * unless its number was taken since.
+ */
+function restoreExtension(deps: RestoreDeps, row: ExtensionRow, left: { id: number; members: string[] }[]): Extension {
   const taken = numberTakenMessage(deps.db, row.extension, "extension");
   if (taken) throw new Gone(`Extension ${row.extension} cannot be restored: ${taken}.`);
-  deps.db.insert(extensions).values(row).run();
+  deps.db.transaction((tx) => {
+    tx.insert(extensions).values(row).run();
+    rejoinRingGroups(tx, row.extension, left);
+  });
   deps.events.publish({ type: "extensions-updated", data: { id: row.id, action: "created" } });
+  for (const g of left) deps.events.publish({ type: "ring-groups-updated", data: { id: g.id, action: "updated" } });
   return toExtension(row);
 }
 
@@ -143,7 +182,12 @@ export function updateExtension(
     assertNumberFree(deps.db, input.extension, "extension");
     const users = extensionDependents(deps.db, row).dependents;
     if (users.length) {
-      const named = users.map((d) => `${d.kind === "ptt-group" ? "PTT group" : "inbound route"} ${d.label}`);
+      const what = { "ptt-group": "PTT group", "ring-group": "ring group" } as Record<string, string>;
+      // A ring group by its name alone (its dependent's label also says a delete would take the member out).
+      const ringNames = new Map(ringGroupUses(deps.db, row.extension).member.map((g) => [g.id, g.name]));
+      const label = (d: (typeof users)[number]) =>
+        d.kind === "ring-group" ? (ringNames.get(d.id) ?? d.label) : d.label;
+      const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${label(d)}`);
       const message = `Extension ${row.extension} cannot become ${input.extension} while ${named.join(", ")} use${users.length === 1 ? "s" : ""} it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { extension: message });
     }

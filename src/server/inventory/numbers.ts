@@ -1,17 +1,23 @@
 /**
- * The dial-plan number rule, in one place: an extension and a PTT (page) group
+ * The dial-plan number rule, in one place: extensions, PTT (page) groups and ring groups
  * share FreePBX's number space, so a number belongs to at most one of them.
- * Used by extension and PTT-group creation, the wizard and the sync import.
+ * Used by extension, PTT-group and ring-group creation and edits, the wizard and the sync import.
  */
 import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { extensions, pttGroups } from "../../db/schema";
+import { extensions, pttGroups, ringGroups } from "../../db/schema";
 import { Conflict } from "../core/errors";
 
 /** The database, or a transaction on it (the wizard checks its numbers inside its transaction). */
 export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-export type NumberOwner = { kind: "extension" } | { kind: "ptt-group"; name: string };
+export type NumberOwner =
+  | { kind: "extension" }
+  | { kind: "ptt-group"; name: string }
+  | { kind: "ring-group"; name: string };
+
+/** What a new number is wanted for. */
+export type NumberUse = NumberOwner["kind"];
 
 /** Who holds this number in the console, or null when it is free. */
 export function numberOwner(db: DbOrTx, number: string): NumberOwner | null {
@@ -19,10 +25,12 @@ export function numberOwner(db: DbOrTx, number: string): NumberOwner | null {
     return { kind: "extension" };
   }
   const group = db.select({ name: pttGroups.name }).from(pttGroups).where(eq(pttGroups.extension, number)).get();
-  return group ? { kind: "ptt-group", name: group.name } : null;
+  if (group) return { kind: "ptt-group", name: group.name };
+  const ring = db.select({ name: ringGroups.name }).from(ringGroups).where(eq(ringGroups.number, number)).get();
+  return ring ? { kind: "ring-group", name: ring.name } : null;
 }
 
-/** The numbers of `numbers` that an extension or a PTT group already holds. */
+/** The numbers of `numbers` that an extension, a PTT group or a ring group already holds. */
 export function takenNumbers(db: DbOrTx, numbers: string[]): Set<string> {
   if (numbers.length === 0) return new Set();
   return new Set([
@@ -38,19 +46,26 @@ export function takenNumbers(db: DbOrTx, numbers: string[]): Set<string> {
       .where(inArray(pttGroups.extension, numbers))
       .all()
       .map((r) => r.n),
+    ...db
+      .select({ n: ringGroups.number })
+      .from(ringGroups)
+      .where(inArray(ringGroups.number, numbers))
+      .all()
+      .map((r) => r.n),
   ]);
 }
 
-/** Why `number` cannot be given to a new extension / PTT group, or null when it can. */
-export function numberTakenMessage(db: DbOrTx, number: string, wanted: "extension" | "ptt-group"): string | null {
+/** Why `number` cannot be given to a new extension / PTT group / ring group, or null when it can. */
+export function numberTakenMessage(db: DbOrTx, number: string, wanted: NumberUse): string | null {
   const owner = numberOwner(db, number);
   if (!owner) return null;
   if (owner.kind === "ptt-group") return `${number} is already the number of PTT group ${owner.name}`;
+  if (owner.kind === "ring-group") return `${number} is already the number of ring group ${owner.name}`;
   return wanted === "extension" ? `Extension ${number} already exists` : `${number} is already an extension`;
 }
 
-/** Throws `Conflict` (on the `extension` field) when the number is taken. */
-export function assertNumberFree(db: DbOrTx, number: string, wanted: "extension" | "ptt-group"): void {
+/** Throws `Conflict` (on `field`: the form's number field) when the number is taken. */
+export function assertNumberFree(db: DbOrTx, number: string, wanted: NumberUse, field = "extension"): void {
   const message = numberTakenMessage(db, number, wanted);
-  if (message) throw new Conflict(message, { extension: message });
+  if (message) throw new Conflict(message, { [field]: message });
 }

@@ -4,7 +4,15 @@
  */
 import { count } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { aiAssistants, extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../db/schema";
+import {
+  aiAssistants,
+  extensions,
+  inboundRoutes,
+  outboundRoutes,
+  pttGroups,
+  ringGroups,
+  trunks,
+} from "../../db/schema";
 import type { DashboardSummary } from "../../shared/dashboard";
 import type { Deps } from "../core/deps";
 
@@ -15,6 +23,7 @@ export const SUMMARY_TABLES = [
   "inbound_routes",
   "outbound_routes",
   "ptt_groups",
+  "ring_groups",
   "ai_assistants",
 ] as const;
 
@@ -29,6 +38,7 @@ export function dashboardSummary(deps: Pick<Deps, "db">): DashboardSummary {
         inboundRoutes: rows(inboundRoutes),
         outboundRoutes: rows(outboundRoutes),
         pttGroups: rows(pttGroups),
+        ringGroups: rows(ringGroups),
         aiAssistants: rows(aiAssistants),
       };
     },

@@ -22,6 +22,7 @@ import { liveRoutes } from "./live";
 import { pbxRoutes } from "./pbx";
 import { provisioningRoutes } from "./provisioning";
 import { pttGroupRoutes } from "./ptt-groups";
+import { ringGroupRoutes } from "./ring-groups";
 import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
@@ -40,6 +41,7 @@ export const apiRoutes: RouteDef[] = [
   ...inboundRouteRoutes,
   ...outboundRouteRoutes,
   ...pttGroupRoutes,
+  ...ringGroupRoutes,
   ...undoRoutes,
   ...dashboardRoutes,
   ...wizardRoutes,

@@ -23,6 +23,7 @@ export const undoRoutes: RouteDef[] = [
       "trunks-updated",
       "routes-updated",
       "ptt-groups-updated",
+      "ring-groups-updated",
       "ai-assistants-updated",
       "ai-rules-updated",
     ],

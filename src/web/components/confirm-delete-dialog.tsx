@@ -26,6 +26,7 @@ const DEPENDENT_LABEL: Record<UndoKind, string> = {
   "inbound-route": "Inbound route",
   "outbound-route": "Outbound route",
   "ptt-group": "PTT group",
+  "ring-group": "Ring group",
   "ai-assistant": "AI assistant",
   "ai-rule": "Routing rule",
 };

@@ -46,6 +46,12 @@ export const EditOutboundRouteDialog = deferred(() => forms().then((m) => m.Edit
 export const AddPttGroupDialog = deferredCreateDialog(() => forms().then((m) => m.AddPttGroupDialog), "Add PTT Group");
 export const EditPttGroupDialog = deferred(() => forms().then((m) => m.EditPttGroupDialog));
 
+export const AddRingGroupDialog = deferredCreateDialog(
+  () => forms().then((m) => m.AddRingGroupDialog),
+  "Add Ring Group",
+);
+export const EditRingGroupDialog = deferred(() => forms().then((m) => m.EditRingGroupDialog));
+
 /** The Telnyx screen's "Create SIP Connection" card: its frame and the form's height until the form arrives. */
 function ConnectionFormPlaceholder() {
   return (

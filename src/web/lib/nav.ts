@@ -55,6 +55,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Trunks", url: "/trunks", icon: Network },
       { title: "Inbound Routes", url: "/inbound-routes", icon: PhoneIncoming },
       { title: "Outbound Routes", url: "/outbound-routes", icon: PhoneOutgoing },
+      { title: "Ring Groups", url: "/ring-groups", icon: PhoneCall },
       { title: "PTT Groups", url: "/ptt-groups", icon: Radio },
       { title: "Softphone", url: "/sangoma-talk", icon: Smartphone },
       { title: "Configuration Wizard", url: "/wizard", icon: WandSparkles },

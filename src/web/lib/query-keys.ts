@@ -32,6 +32,7 @@ export const queryKeys = {
   inboundRoutes: ["/api/inbound-routes"],
   outboundRoutes: ["/api/outbound-routes"],
   pttGroups: ["/api/ptt-groups"],
+  ringGroups: ["/api/ring-groups"],
   /** What depends on one object before it is deleted (ADR 0037); under its list's key, so its events refresh it. */
   dependents: (list: readonly string[], id: number) => [list[0] as string, String(id), "dependents"] as const,
   /** The Dashboard's counts (features/dashboard/api.ts): stale after any event of a table it counts. */
@@ -90,6 +91,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "trunks-updated": [queryKeys.trunks, queryKeys.dashboardSummary],
   "routes-updated": [queryKeys.inboundRoutes, queryKeys.outboundRoutes, queryKeys.dashboardSummary],
   "ptt-groups-updated": [queryKeys.pttGroups, queryKeys.dashboardSummary],
+  "ring-groups-updated": [queryKeys.ringGroups, queryKeys.dashboardSummary],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
   "sync-status": [],
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],

@@ -1,5 +1,5 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
-import { LoaderCircle, Network, Phone, Radio, Rocket } from "lucide-react";
+import { LoaderCircle, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
 import { useState } from "react";
 import { Can, RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
@@ -17,6 +17,7 @@ import { extensionsQuery } from "@/features/extensions/api";
 import { useShownJob } from "@/features/jobs/api";
 import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { pttGroupsQuery } from "@/features/ptt/api";
+import { ringGroupsQuery } from "@/features/ring-groups/api";
 import { trunksQuery } from "@/features/trunks/api";
 import type { Job } from "../../shared/jobs";
 
@@ -29,6 +30,7 @@ export function DeploymentPage() {
   const trunks = useCount(trunksQuery());
   const extensions = useCount(extensionsQuery());
   const pttGroups = useCount(pttGroupsQuery());
+  const ringGroups = useCount(ringGroupsQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
   const refresh = useRefreshAfterDeploy();
   // A deployment is a job (ADR 0024): its progress shows while it runs, also after a page reload, and
@@ -56,10 +58,10 @@ export function DeploymentPage() {
 
   return (
     <>
-      <PageHeader title="Deployment" subtitle="Push trunks, extensions and PTT groups to the PBX server" />
+      <PageHeader title="Deployment" subtitle="Push trunks, extensions, ring groups and PTT groups to the PBX server" />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="grid gap-6">
-          <div className="grid gap-4 sm:grid-cols-3">
+          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
             <DeployCountCard
               title="Trunks"
               caption="SIP trunks to providers"
@@ -81,6 +83,16 @@ export function DeploymentPage() {
               onDeploy={() => deploy.mutate("extensions")}
             />
             <DeployCountCard
+              title="Ring Groups"
+              caption="Ring several phones for one number"
+              icon={PhoneCall}
+              count={ringGroups}
+              buttonLabel="Deploy Ring Groups"
+              busy={busy("ring-groups")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("ring-groups")}
+            />
+            <DeployCountCard
               title="PTT Groups"
               caption="Deployed as page groups"
               icon={Radio}
@@ -99,8 +111,8 @@ export function DeploymentPage() {
                   Deploy Everything
                 </CardTitle>
                 <CardDescription>
-                  Trunks and extensions, then the outbound and inbound routes that use them, followed by one FreePBX
-                  reload.
+                  Trunks, extensions and ring groups, then the outbound and inbound routes that use them, followed by
+                  one FreePBX reload.
                 </CardDescription>
               </CardHeader>
               <CardContent>

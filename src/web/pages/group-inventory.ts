@@ -6,6 +6,7 @@ export * from "./extensions";
 export * from "./inbound-routes";
 export * from "./outbound-routes";
 export * from "./ptt-groups";
+export * from "./ring-groups";
 export * from "./sangoma-talk";
 export * from "./telnyx";
 export * from "./trunks";

@@ -8,11 +8,11 @@ import { eq } from "drizzle-orm";
 import { inboundRoutes } from "../../../db/schema";
 import type { ImportPreview } from "../../../shared/bulk-csv";
 import {
-  type DestinationType,
+  type DestinationKind,
   destinationString,
-  destinationTypes,
-  inboundRouteSchema,
-} from "../../../shared/inventory";
+  parseDestination as parseFreePbxDestination,
+} from "../../../shared/destinations";
+import { inboundRouteSchema } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
 import { csvCellNumbersAsIs, csvText } from "../../core/csv";
 import type { Deps } from "../../core/deps";
@@ -33,19 +33,11 @@ type InboundInsert = typeof inboundRoutes.$inferInsert;
 
 /**
  * A FreePBX destination (`context,exten,priority`, lower-cased as Bulk Handler does) as the console's
- * destination type and number, read through `destinationString` itself (its one definition), or null.
+ * destination type and target (the one mapping: src/shared/destinations.ts), or null.
  */
-export function parseDestination(value: string): { destinationType: DestinationType; destination: string } | null {
-  const text = value.trim().toLowerCase();
-  for (const type of destinationTypes) {
-    const [before, after] = destinationString(type, "\u0000").split("\u0000") as [string, string];
-    if (!text.startsWith(before) || !text.endsWith(after)) continue;
-    const number = text.slice(before.length, text.length - after.length);
-    if (/^\d+$/.test(number) && destinationString(type, number) === text) {
-      return { destinationType: type, destination: number };
-    }
-  }
-  return null;
+export function parseDestination(value: string): { destinationType: DestinationKind; destination: string } | null {
+  const d = parseFreePbxDestination(value);
+  return d ? { destinationType: d.kind, destination: d.target } : null;
 }
 
 /** GET /api/inbound-routes/export.csv: every inbound route as a Bulk Handler DID row. */
@@ -137,7 +129,7 @@ function readRoute(
     problems.push(
       rawDestination.trim() === ""
         ? "Destination is required"
-        : `Destination ${rawDestination.trim()} is not one the console routes to (an extension, voicemail, queue or IVR, e.g. from-did-direct,1001,1)`,
+        : `Destination ${rawDestination.trim()} is not one the console routes to (an extension, voicemail, ring group, queue, IVR, time condition, announcement, page group or hang up, e.g. from-did-direct,1001,1)`,
     );
   }
   // Bulk Handler files often leave the description empty; the form needs one.

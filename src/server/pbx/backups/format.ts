@@ -25,6 +25,7 @@ export const BACKUP_TABLES = [
   "incoming",
   "paging_config",
   "paging_groups",
+  "ringgroups",
 ] as const;
 export type Table = (typeof BACKUP_TABLES)[number];
 

@@ -44,6 +44,7 @@ const KIND_LABEL: Record<ItemKind, string> = {
   outboundRoute: "outbound route",
   inboundRoute: "inbound route",
   pttGroup: "PTT group",
+  ringGroup: "ring group",
 };
 export const objectLabel = (o: Pick<PbxObject, "kind" | "key">) => `${KIND_LABEL[o.kind]} ${o.key}`;
 
@@ -148,6 +149,12 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
         ...base,
         identity: { kind: "number", column: "incoming.extension", value: t.key },
         rows: [{ table: "incoming", match: { extension: t.key, cidnum: EMPTY_OR_NULL }, ...none }],
+      };
+    case "ringGroup":
+      return {
+        ...base,
+        identity: { kind: "number", column: "ringgroups.grpnum", value: t.key },
+        rows: [{ table: "ringgroups", match: { grpnum: t.key }, ...none }],
       };
     case "pttGroup":
       return {
@@ -261,22 +268,34 @@ async function readVoicemail(remote: PbxRemote, scopes: ObjectScope[]): Promise<
 /** From this many extensions on, a backup reads whole AstDB families rather than each extension's trees. */
 const FAMILY_READ_FROM = 10;
 
-/** The extensions' AstDB trees, exactly (values padded by `database show` are read again with `get`). */
+/**
+ * The extensions' and ring groups' AstDB trees, exactly (values padded by `database show` are read again with
+ * `get`): `DEVICE/<n>`, `AMPUSER/<n>`, `CW/<n>` of an extension, `RINGGROUP/<n>` of a ring group.
+ */
 async function readAstdb(remote: PbxRemote, scopes: ObjectScope[]): Promise<StoredAstdb | null> {
   const numbers = scopes.map((s) => s.extension).filter((n): n is string => n !== null);
-  if (!numbers.length) return null;
-  const trees: AstdbTree[] = numbers.flatMap((n) => [
+  const groups = scopes.filter((s) => s.kind === "ringGroup").map((s) => s.key);
+  if (!numbers.length && !groups.length) return null;
+  const extensionTrees: AstdbTree[] = numbers.flatMap((n) => [
     { family: "DEVICE" as const, key: n },
     { family: "AMPUSER" as const, key: n },
     { family: "CW" as const, key: n },
   ]);
+  const groupTrees: AstdbTree[] = groups.map((n) => ({ family: "RINGGROUP" as const, key: n }));
+  const trees = [...extensionTrees, ...groupTrees];
   try {
     // A few extensions: their trees; many: the three families at once (3 calls instead of 3 per extension).
+    // Ring groups are few: always their own trees.
     const wanted = new Set(numbers);
     const shown =
       numbers.length <= FAMILY_READ_FROM
         ? parseAstdbShow(await remote.astdbShowTrees(trees))
-        : (await remote.astdbFamilyEntries()).filter((e) => wanted.has(e.path.split("/")[2] ?? ""));
+        : [
+            ...(await remote.astdbFamilyEntries()).filter(
+              (e) => e.path.split("/")[1] !== "RINGGROUP" && wanted.has(e.path.split("/")[2] ?? ""),
+            ),
+            ...parseAstdbShow(await remote.astdbShowTrees(groupTrees)),
+          ];
     const entries: Record<string, string> = {};
     for (const e of shown) entries[e.path] = e.value;
     const padded = shown.filter((e) => !e.exact).map((e) => e.path);

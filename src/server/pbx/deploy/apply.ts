@@ -28,6 +28,7 @@ import { Conflict } from "../../core/errors";
 import { type ClientDeps, clients } from "../../integrations/outside";
 import type { JobProgress } from "../../jobs/progress";
 import { backupBeforeApply, deletedObject } from "../backups/take";
+import type { AstdbTree } from "../host/astdb";
 import { type PbxRemote, withPbxHost } from "../host/host";
 import { objectItem, type SqlItem } from "../objects/entities";
 import { forgetManaged, recordManaged } from "../objects/managed";
@@ -65,6 +66,7 @@ const KIND_NAME: Record<DeployKind, string> = {
   outboundRoute: "Outbound route",
   inboundRoute: "Inbound route",
   pttGroup: "PTT group",
+  ringGroup: "Ring group",
 };
 
 /** What the plan's entries become: the items to write, and the results known without writing. */
@@ -205,19 +207,23 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
         });
       }
     })();
-    const trees = deleted
-      .filter((e) => e.item.kind === "extension")
-      .flatMap((e) => [
-        { family: "DEVICE" as const, key: e.item.key },
-        { family: "AMPUSER" as const, key: e.item.key },
-        { family: "CW" as const, key: e.item.key },
-      ]);
+    // Deleted extensions' trees (Core's delDevice/delUser) and ring groups' (Ringgroups::delete()).
+    const withTrees = deleted.filter((e) => e.item.kind === "extension" || e.item.kind === "ringGroup");
+    const trees = withTrees.flatMap((e): AstdbTree[] =>
+      e.item.kind === "ringGroup"
+        ? [{ family: "RINGGROUP" as const, key: e.item.key }]
+        : [
+            { family: "DEVICE" as const, key: e.item.key },
+            { family: "AMPUSER" as const, key: e.item.key },
+            { family: "CW" as const, key: e.item.key },
+          ],
+    );
     if (remote && trees.length) {
       const out = await remote.deleteAstdbTrees(trees).catch((err: unknown) => {
         if (!(err instanceof ServiceError)) throw err;
         return { ok: false as const, message: err.message };
       });
-      for (const e of deleted.filter((x) => x.item.kind === "extension")) {
+      for (const e of withTrees) {
         const r = all.get(e.item.id) as DeployItemResult;
         if (out.ok) r.message = "Deleted from the FreePBX database and Asterisk's database (AstDB)";
         else {
@@ -327,7 +333,12 @@ function group(results: DeployItemResult[], kind: DeployKind): DeployGroupResult
   };
 }
 
-const TARGET_KIND = { trunks: "trunk", extensions: "extension", "ptt-groups": "pttGroup" } as const;
+const TARGET_KIND = {
+  trunks: "trunk",
+  extensions: "extension",
+  "ptt-groups": "pttGroup",
+  "ring-groups": "ringGroup",
+} as const;
 
 /**
  * Applies a target and answers with the results grouped by kind (the job's summary); tells every console
@@ -359,6 +370,7 @@ export async function deployTarget(
       extensions: group(outcome.results, "extension"),
       outboundRoutes: group(outcome.results, "outboundRoute"),
       inboundRoutes: group(outcome.results, "inboundRoute"),
+      ringGroups: group(outcome.results, "ringGroup"),
       reload: outcome.reload,
     };
   }

@@ -51,6 +51,10 @@ function statements(t: DeleteTarget): string[] {
       if (!/^\+?\d{0,20}$/.test(t.key)) throw new Error(`not a DID: ${t.key}`);
       return [`DELETE FROM incoming WHERE extension = ${str(t.key)} AND (cidnum = '' OR cidnum IS NULL);`];
     }
+    case "ringGroup": {
+      // Ringgroups::delete(): the row; its AstDB tree RINGGROUP/<n> goes after the transaction (apply.ts).
+      return [`DELETE FROM ringgroups WHERE grpnum = ${str(extensionNumber(t.key, "Group number"))};`];
+    }
     case "pttGroup": {
       const n = str(extensionNumber(t.key, "Group number"));
       return [

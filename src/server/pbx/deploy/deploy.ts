@@ -23,6 +23,7 @@ import { RELOAD_WAITING_ITEM } from "../host/reload";
 import { UnsafeValueError } from "../host/sql";
 import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
 import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
+import { RINGGROUP_ASTDB } from "../objects/ownership";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import { buildScript } from "./script";
 
@@ -128,6 +129,7 @@ export async function writeOverSsh(
   const deleted = new Set(items.filter((i) => i.delete).map((i) => `${i.kind}:${i.key}`));
   const kept = results.filter((r) => !deleted.has(`${r.kind}:${r.name}`));
   const rows = await completeExtensions(remote, kept);
+  await completeRingGroups(remote, kept);
   // Voicemail mailboxes in voicemail.conf (ADR 0023): created for voicemail on, removed for deleted extensions.
   await completeVoicemail(
     deps,
@@ -216,6 +218,36 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
   if (!out.ok) for (const r of written) fail(r, out.message);
   else for (const r of written) r.message = "Written to the FreePBX database and Asterisk's database (AstDB)";
   return rows;
+}
+
+/**
+ * Completes the ring groups just written: the AstDB keys `Ringgroups::add()` puts (`RINGGROUP/<n>/changecid`,
+ * `…/fixedcid`, ownership.ts `RINGGROUP_ASTDB`), each only when absent, so a caller-ID mode chosen in
+ * FreePBX survives. A group whose keys could not be written is failed with the reason (its row stays: the
+ * dialplan then treats the mode as `default`, and the next deploy completes it).
+ */
+async function completeRingGroups(remote: PbxRemote, results: DeployItemResult[]): Promise<void> {
+  const done = results.filter((r) => r.kind === "ringGroup" && r.status === "success");
+  if (!done.length) return;
+  const entries: AstdbEntry[] = done.flatMap((r) =>
+    RINGGROUP_ASTDB.map(([key, value]) => ({
+      family: "RINGGROUP" as const,
+      key: `${r.name}/${key}`,
+      value,
+      mode: "add" as const,
+    })),
+  );
+  const out = await remote.writeAstdb(entries).catch((err: unknown) => {
+    if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
+    return { ok: false as const, message: err.message };
+  });
+  for (const r of done) {
+    if (out.ok) r.message = "Written to the FreePBX database and Asterisk's database (AstDB)";
+    else {
+      r.status = "failed";
+      r.message = `Saved in the FreePBX database, but Asterisk's database (AstDB) was not written: ${out.message}`;
+    }
+  }
 }
 
 /** Trunk status becomes what the PBX reports: Asterisk's registration state, else enabled/disabled from fwconsole. */
@@ -317,4 +349,4 @@ export function deployPaths(deps: Pick<DeployDeps, "credentials">): { ssh: boole
 }
 
 /** What the deploy routes name: one kind, or everything but PTT groups (the same as a plan's target). */
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all";

@@ -7,7 +7,7 @@
  */
 import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
 import { byNumber } from "../../../shared/sort";
 import type { Deps } from "../../core/deps";
 import { withOpenSecret } from "../../inventory/sip-secrets";
@@ -20,6 +20,7 @@ import {
   inboundItem,
   outboundItem,
   pttItem,
+  ringGroupItem,
   type SqlItem,
   type TrunkRow,
   trunkItem,
@@ -42,7 +43,14 @@ export type Entry = { item: SqlItem; refused?: undefined } | { item?: undefined;
 
 export type Selection = Partial<Record<ItemKind, boolean>>;
 
-const ALL: Selection = { trunk: true, extension: true, outboundRoute: true, inboundRoute: true, pttGroup: true };
+const ALL: Selection = {
+  trunk: true,
+  extension: true,
+  ringGroup: true,
+  outboundRoute: true,
+  inboundRoute: true,
+  pttGroup: true,
+};
 
 /** Rows read (and secrets opened) per query: the walk holds at most this many at a time. */
 const BATCH = 500;
@@ -96,6 +104,24 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
         (batch) => db.select().from(extensions).where(inArray(extensions.id, batch)).all(),
         (e) => e.extension,
         (e) => extensionItem(withOpenSecret(box, e)),
+      ),
+    );
+  }
+  // Ring groups after the extensions they ring, before the inbound routes that send calls to them.
+  if (select.ringGroup) {
+    const ids = db
+      .select({ id: ringGroups.id, number: ringGroups.number })
+      .from(ringGroups)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number))
+      .map((r) => r.id);
+    out.push(
+      source(
+        "ringGroup",
+        ids,
+        (batch) => db.select().from(ringGroups).where(inArray(ringGroups.id, batch)).all(),
+        (g) => g.number,
+        ringGroupItem,
       ),
     );
   }
@@ -209,7 +235,8 @@ export const DEPLOYMENT_STEPS = [
   "Leave the MySQL client: exit",
   "Apply the configuration: fwconsole reload",
   "Extensions also need their entries in Asterisk's database (AstDB), which this script cannot write: deploy them from the Deployment page, or open and save each new extension once in the FreePBX web GUI.",
-  "Verify the trunks, extensions, routes and page groups in the FreePBX web GUI.",
+  "New ring groups ring without their AstDB caller-ID keys (FreePBX then uses the default caller ID); deploying them from the Deployment page, or saving each once in the FreePBX web GUI, writes them.",
+  "Verify the trunks, extensions, ring groups, routes and page groups in the FreePBX web GUI.",
 ];
 
 /** The script's first comment lines (before the objects left out). */
@@ -226,6 +253,7 @@ export const refusedLine = (r: Refused) => `not included: ${r.kind} ${r.key.repl
 const SQL_KEYS: [ItemKind, string][] = [
   ["trunk", "trunks"],
   ["extension", "extensions"],
+  ["ringGroup", "ringGroups"],
   ["outboundRoute", "outboundRoutes"],
   ["inboundRoute", "inboundRoutes"],
   ["pttGroup", "pttGroups"],
@@ -293,7 +321,14 @@ export function generateConfigStream(
 ): ReadableStream<Uint8Array> {
   const walker = inventoryEntries(deps.db, deps.box)[Symbol.iterator]();
   const refused: Refused[] = [];
-  const counts: Record<ItemKind, number> = { trunk: 0, extension: 0, outboundRoute: 0, inboundRoute: 0, pttGroup: 0 };
+  const counts: Record<ItemKind, number> = {
+    trunk: 0,
+    extension: 0,
+    ringGroup: 0,
+    outboundRoute: 0,
+    inboundRoute: 0,
+    pttGroup: 0,
+  };
   let open = -1; // index in SQL_KEYS of the list being written
   let first = true; // no statement in that list yet
   let phase: "start" | "sql" | "script" | "done" = "start";
@@ -317,6 +352,7 @@ export function generateConfigStream(
       totalOutboundRoutes: counts.outboundRoute,
       totalInboundRoutes: counts.inboundRoute,
       totalPttGroups: counts.pttGroup,
+      totalRingGroups: counts.ringGroup,
     });
   return textStream(
     async () => {

@@ -14,11 +14,18 @@
  * tab-separated lines from stdin and runs `asterisk -rx "database put …"` per line; the
  * shell never interprets a value, and each value is quoted for Asterisk's CLI parser
  * (`cliArg`). Families and keys are allow-listed.
+ *
+ * A ring group's `RINGGROUP/<n>/changecid` and `…/fixedcid` (what `Ringgroups::add()` puts) go through the same
+ * batches, backups and deletes (ADR 0056).
  */
 import { UnsafeValueError } from "./sql";
 
+/** The AstDB families the console writes: an extension's (Core) and a ring group's (Ringgroups::add). */
+export type AstdbFamily = "DEVICE" | "AMPUSER" | "CW" | "RINGGROUP";
+const FAMILIES: readonly string[] = ["DEVICE", "AMPUSER", "CW", "RINGGROUP"];
+
 export interface AstdbEntry {
-  family: "DEVICE" | "AMPUSER" | "CW";
+  family: AstdbFamily;
   key: string;
   value: string;
   /** "set": always written; "add": written only when the key is absent. */
@@ -167,7 +174,7 @@ export function cliArg(value: string): string {
 export function astdbLines(entries: AstdbEntry[]): string {
   return entries
     .map((e) => {
-      if (!["DEVICE", "AMPUSER", "CW"].includes(e.family) || !KEY_RE.test(e.key))
+      if (!FAMILIES.includes(e.family) || !KEY_RE.test(e.key))
         throw new UnsafeValueError(`not an AstDB key the console writes: ${e.family}/${e.key}`);
       return `${e.mode}\t${e.family}\t${e.key}\t${cliArg(e.value)}\n`;
     })
@@ -329,11 +336,14 @@ export function managerLoginLine(settings: Partial<Record<(typeof MANAGER_SETTIN
   return settings.AMPMGRUSER ? `${fields.join("\t")}\n` : "\n";
 }
 
-/** An extension's AstDB tree that a delete removes (Core's delDevice / delUser): `DEVICE/<n>`, `AMPUSER/<n>`. */
+/**
+ * An AstDB tree that a delete removes: an extension's (Core's delDevice / delUser) `DEVICE/<n>`, `AMPUSER/<n>`,
+ * or a ring group's `RINGGROUP/<n>` (Ringgroups::delete).
+ */
 export interface AstdbTree {
   /** CW: the extension's call-waiting key `CW/<n>` (a deploy adds it; a roll back removes it again). */
-  family: "DEVICE" | "AMPUSER" | "CW";
-  /** The extension number. */
+  family: AstdbFamily;
+  /** The extension or ring group number. */
   key: string;
 }
 
@@ -341,7 +351,7 @@ export interface AstdbTree {
 export function astdbTreeLines(trees: AstdbTree[]): string {
   return trees
     .map((t) => {
-      if (!["DEVICE", "AMPUSER", "CW"].includes(t.family) || !NUMBER.test(t.key))
+      if (!FAMILIES.includes(t.family) || !NUMBER.test(t.key))
         throw new UnsafeValueError(`not an AstDB tree the console deletes: ${t.family}/${t.key}`);
       return `${t.family}\t${t.key}\n`;
     })
@@ -390,8 +400,8 @@ export const ASTDB_SHOW_TREES_COMMAND = [
   "done",
 ].join("\n");
 
-/** An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`. */
-const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
+/** An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`, `/RINGGROUP/<n>…`. */
+const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW|RINGGROUP)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
 
 /**
  * A listing → path and value: the manager batch's DBGetTree lines (hex, exact), or `database show` output.

@@ -28,7 +28,9 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  type RingGroupRow,
   type RouteOrder,
+  ringGroupObject,
   type TrunkRow,
   trunkObject,
   type Value,
@@ -41,6 +43,7 @@ export {
   type ItemKind,
   type OutboundRow,
   type PttRow,
+  type RingGroupRow,
   type TrunkRow,
   trunkName,
 } from "./ownership";
@@ -303,5 +306,6 @@ export const inboundItem = (r: InboundRow) => objectItem(inboundObject(r));
 export const outboundItem = (r: OutboundRow, trunk: TrunkRow | undefined, order?: RouteOrder) =>
   objectItem(outboundObject(r, trunk, order));
 export const pttItem = (g: PttRow) => objectItem(pttObject(g));
+export const ringGroupItem = (g: RingGroupRow) => objectItem(ringGroupObject(g));
 
 export { int };

@@ -9,12 +9,11 @@
  * A value FreePBX cannot hold (too long, characters its config files cannot
  * carry) throws UnsafeValueError here, before any SQL exists.
  */
-import type { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import type { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
+import { destinationProblem, destinationString as destinationText } from "../../../shared/destinations";
 import {
   configTokenProblem,
   controlProblem,
-  destinationProblem,
-  destinationString as destinationText,
   extensionRules,
   inboundRules,
   memberProblem,
@@ -22,6 +21,11 @@ import {
   pbxProblem,
   providerAddressProblem,
   pttRules,
+  RING_STRATEGIES,
+  RING_TIME,
+  ringGroupList,
+  ringGroupRules,
+  ringMemberProblem,
   trunkChannelId,
   trunkNameProblem,
   trunkRules,
@@ -34,8 +38,9 @@ export type TrunkRow = typeof trunks.$inferSelect;
 export type InboundRow = typeof inboundRoutes.$inferSelect;
 export type OutboundRow = typeof outboundRoutes.$inferSelect;
 export type PttRow = typeof pttGroups.$inferSelect;
+export type RingGroupRow = typeof ringGroups.$inferSelect;
 
-export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup";
 
 /**
  * A trusted SQL expression (never user text): a session variable the script
@@ -67,7 +72,7 @@ export const EMPTY_OR_NULL = { emptyOrNull: true } as const;
 
 /** One row of a FreePBX table, found by `match`. */
 export interface OwnedRow {
-  table: "devices" | "users" | "trunks" | "outbound_routes" | "incoming" | "paging_config";
+  table: "devices" | "users" | "trunks" | "outbound_routes" | "incoming" | "paging_config" | "ringgroups";
   match: Record<string, Value | typeof EMPTY_OR_NULL>;
   /** Written on every deploy. */
   owned: Record<string, Value | Conditional>;
@@ -437,7 +442,7 @@ export function trunkObject(t: TrunkRow): PbxObject {
   };
 }
 
-/** The destination string FreePBX stores for an inbound route: `context,extension,priority`. */
+/** The destination string FreePBX stores (src/shared/destinations.ts): `context,extension,priority`. */
 export function destinationString(type: InboundRow["destinationType"], destination: string): string {
   must(destinationProblem(type, destination));
   return destinationText(type, destination);
@@ -595,5 +600,79 @@ export function pttObject(g: PttRow, deployed: readonly string[] | null = null):
           .map((m) => ({ ext: m })),
       },
     ],
+  };
+}
+
+/**
+ * What FreePBX's ring group form and `Ringgroups::add()` write for a new group in the `ringgroups` columns
+ * the console does not own (ringgroups Ringgroups.class.php `doConfigPageInit` / `add`, views/form.php): no
+ * announcement, ring tone rather than music, progress sent, calls not marked answered elsewhere, recording
+ * left to the extension ('dontcare').
+ */
+export const RINGGROUP_DEFAULTS: Readonly<Record<string, Value>> = {
+  grppre: "",
+  annmsg_id: 0,
+  alertinfo: "",
+  needsconf: "",
+  remotealert_id: 0,
+  toolate_id: 0,
+  ringing: "Ring",
+  cwignore: "",
+  cfignore: "",
+  cpickup: "",
+  recording: "dontcare",
+  progress: "yes",
+  elsewhere: "no",
+  rvolume: "",
+};
+
+/**
+ * The AstDB keys `Ringgroups::add()` puts for a group (the caller-ID mode and a fixed caller ID), which the
+ * generated `ext-group` dialplan reads; FreePBX's own values for a new group. The console owns neither: they
+ * are put only when absent, so a mode chosen in FreePBX survives (deploy.ts).
+ */
+export const RINGGROUP_ASTDB: readonly [string, string][] = [
+  ["changecid", "default"],
+  ["fixedcid", ""],
+];
+
+/**
+ * Ring group = FreePBX's ringgroups row. Owned: the strategy, ring time (grptime), the member list (grplist:
+ * extension numbers, external numbers with a trailing `#`, joined by `-`, in ring order), the name
+ * (description) and the no-answer destination (postdest; '' = end the call, as FreePBX's form leaves it).
+ * Announcement, music, caller-ID prefix, confirm calls, call-waiting and call-forward handling, recording
+ * and the AstDB caller-ID mode are FreePBX's.
+ */
+export function ringGroupObject(g: RingGroupRow): PbxObject {
+  const noAnswer = g.noAnswerKind ? { kind: g.noAnswerKind, target: g.noAnswerTarget ?? "" } : null;
+  must(pbxProblem(ringGroupRules, { number: g.number, name: g.name, members: g.members, noAnswer }));
+  for (const m of g.members) must(ringMemberProblem(m));
+  if (g.members.length === 0) throw new UnsafeValueError("A ring group needs at least one member");
+  if (!(RING_STRATEGIES as readonly string[]).includes(g.strategy))
+    throw new UnsafeValueError(`Not a FreePBX ring strategy: ${g.strategy}`);
+  if (!Number.isInteger(g.ringTime) || g.ringTime < RING_TIME.min || g.ringTime > RING_TIME.max)
+    throw new UnsafeValueError(`Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`);
+  const members = [...new Set(g.members)];
+  return {
+    kind: "ringGroup",
+    key: g.number,
+    label: g.name,
+    identity: { kind: "number", column: "ringgroups.grpnum", value: g.number },
+    rows: [
+      {
+        table: "ringgroups",
+        match: { grpnum: g.number },
+        owned: {
+          strategy: g.strategy,
+          grptime: g.ringTime,
+          grplist: ringGroupList(members),
+          description: g.name,
+          postdest: noAnswer ? destinationText(noAnswer.kind, noAnswer.target) : "",
+        },
+        defaults: RINGGROUP_DEFAULTS,
+      },
+    ],
+    keywords: [],
+    lists: [],
   };
 }

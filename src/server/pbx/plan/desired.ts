@@ -3,7 +3,7 @@
  * each with the console row it comes from, and the ones whose values cannot be written (refused).
  */
 import { asc } from "drizzle-orm";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, trunks } from "../../../db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
 import type { PlanRefused, PlanTarget } from "../../../shared/plan";
 import { byNumber } from "../../../shared/sort";
 import type { Deps } from "../../core/deps";
@@ -20,6 +20,7 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  ringGroupObject,
   routeOrders,
   type TrunkRow,
   trunkObject,
@@ -29,8 +30,10 @@ const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
   trunks: ["trunk"],
   extensions: ["extension"],
   "ptt-groups": ["pttGroup"],
-  // "all" is everything but PTT groups (as the Deploy All button always did).
-  all: ["trunk", "extension", "outboundRoute", "inboundRoute"],
+  "ring-groups": ["ringGroup"],
+  // "all" is everything but PTT groups (as the Deploy All button always did); ring groups are in it, since
+  // inbound routes send calls to them (the plan orders them after extensions, before inbound routes).
+  all: ["trunk", "extension", "ringGroup", "outboundRoute", "inboundRoute"],
 };
 /** The kinds of object a deploy target covers. */
 export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
@@ -110,6 +113,14 @@ export function desiredObjects(
       (r) => r.didNumber ?? "",
       inboundObject,
     );
+  if (kinds.includes("ringGroup")) {
+    const rows = db
+      .select()
+      .from(ringGroups)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number));
+    add("ringGroup", rows, (g) => g.number, ringGroupObject);
+  }
   if (kinds.includes("pttGroup")) {
     const rows = db
       .select()

@@ -5,7 +5,10 @@
  * field.
  */
 import type { FieldChange } from "../../../shared/plan";
+import { ServiceError } from "../../clients/http";
+import { parseAstdbShow } from "../host/astdb";
 import type { PbxRemote } from "../host/host";
+import { UnsafeValueError } from "../host/sql";
 import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "../host/voicemail";
 import {
   EMPTY_OR_NULL,
@@ -30,6 +33,8 @@ export interface LiveDb {
   keywords: Record<"sip" | "pjsip", Map<string, Map<string, string>>>;
   /** Extensions with a DEVICE/<n>/dial AstDB entry; null when unknown (not read, or Asterisk did not answer). */
   astdb: Set<string> | null;
+  /** Ring groups with their RINGGROUP/<n>/changecid AstDB key; null when unknown (not read, or no answer). */
+  ringGroupAstdb: Set<string> | null;
   /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
   voicemail: ConfLine[] | null;
   index: Map<string, Map<string, LiveRow>>;
@@ -47,6 +52,7 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   incoming: ["extension", "cidnum", "destination", "description"],
   paging_config: ["page_group", "description", "duplex"],
   paging_groups: ["page_number", "ext"],
+  ringgroups: ["grpnum", "strategy", "grptime", "grplist", "description", "postdest"],
 };
 const KIND_TABLES: Record<ItemKind, string[]> = {
   extension: ["devices", "users"],
@@ -60,6 +66,7 @@ const KIND_TABLES: Record<ItemKind, string[]> = {
   ],
   inboundRoute: ["incoming"],
   pttGroup: ["paging_config", "paging_groups"],
+  ringGroup: ["ringgroups"],
 };
 
 function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
@@ -81,6 +88,7 @@ function emptyLive(): LiveDb {
     tables: {},
     keywords: { sip: new Map(), pjsip: new Map() },
     astdb: null,
+    ringGroupAstdb: null,
     voicemail: null,
     index: new Map(),
   };
@@ -93,10 +101,12 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     for (const k of d.object.keywords) if (k.table === "sip") for (const [kw] of k.owned) sipKeywords.add(kw);
   // The tables, AstDB and voicemail.conf are read at once, each over its own channel of the session.
   const withExtensions = kinds.includes("extension");
-  const [rows, astdb, vm] = await Promise.all([
+  const groups = desired.filter((d) => d.object.kind === "ringGroup").map((d) => d.object.key);
+  const [rows, astdb, vm, ringAstdb] = await Promise.all([
     remote.selectHex(liveSql(kinds, [...sipKeywords])),
     withExtensions ? remote.astdbDevices().catch(() => null) : null,
     withExtensions ? remote.readVoicemailConf().catch(() => null) : null,
+    groups.length ? ringGroupsWithAstdb(remote, groups) : null,
   ]);
   const live = emptyLive();
   for (const r of rows) {
@@ -119,11 +129,23 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     list.push(row);
     live.tables[tag as string] = list;
   }
+  live.ringGroupAstdb = ringAstdb;
   if (withExtensions) {
     live.astdb = astdb;
     live.voicemail = vm?.content != null ? parseVoicemailConf(vm.content) : null;
   }
   return live;
+}
+
+/** The ring groups of `numbers` whose caller-ID mode key is in AstDB; null when Asterisk does not answer. */
+async function ringGroupsWithAstdb(remote: PbxRemote, numbers: string[]): Promise<Set<string> | null> {
+  try {
+    const shown = parseAstdbShow(await remote.astdbShowTrees(numbers.map((key) => ({ family: "RINGGROUP", key }))));
+    return new Set(shown.flatMap((e) => e.path.match(/^\/RINGGROUP\/(\d+)\/changecid$/)?.[1] ?? []));
+  } catch (err) {
+    if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
+    return null;
+  }
 }
 
 /** The row of `table` whose `cols` equal `values` (the first one, as FreePBX would find it). */

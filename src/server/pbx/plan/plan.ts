@@ -33,7 +33,9 @@ import { planSsh } from "./ssh";
 
 export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
 
-const KIND_ORDER: ItemKind[] = ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup"];
+// Ring groups after the extensions they ring and before the inbound routes that send calls to them; deletes
+// run in the reverse order.
+const KIND_ORDER: ItemKind[] = ["trunk", "extension", "ringGroup", "outboundRoute", "inboundRoute", "pttGroup"];
 
 /** A target's plan: its wire view, and the entries an apply writes from. */
 export interface Plan {

@@ -78,6 +78,9 @@ export function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
   }
   if (o.kind === "extension" && exists && live.astdb && !live.astdb.has(o.key))
     raw.push({ field: "astdb", from: null, to: "DEVICE/AMPUSER entries" });
+  // A group without the keys Ringgroups::add() writes (made by SQL, e.g. the Config Generator's script).
+  if (o.kind === "ringGroup" && exists && live.ringGroupAstdb && !live.ringGroupAstdb.has(o.key))
+    raw.push({ field: "astdb", from: null, to: "RINGGROUP changecid/fixedcid entries" });
   const mailbox = o.kind === "extension" ? mailboxChange(o, live) : null;
   if (mailbox) raw.push(mailbox);
   if (!exists) {

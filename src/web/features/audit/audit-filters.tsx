@@ -32,6 +32,7 @@ export const ACTION_PREFIXES = [
   "inbound-route.",
   "outbound-route.",
   "ptt-group.",
+  "ring-group.",
   "credential.",
   "deploy.",
   "sync.",

@@ -1,11 +1,13 @@
+import { useEffect } from "react";
 import { useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { ControlledSelect } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
+import { DESTINATION_KINDS, type DestinationKind, targetless } from "../../../shared/destinations";
 import type { InboundRoute } from "../../../shared/inventory";
-import { destinationTypes, inboundRouteSchema } from "../../../shared/inventory";
+import { inboundRouteSchema } from "../../../shared/inventory";
 import { type NewInboundRoute, useCreateInboundRoute, useUpdateInboundRoute } from "./api";
 
 type InboundInput = z.input<typeof inboundRouteSchema>;
@@ -20,14 +22,19 @@ const DEFAULTS: InboundInput = {
 // No trunk field: FreePBX matches an inbound route by its DID only, never by the trunk (ADR 0037).
 const FIELDS = ["description", "didNumber", "destination", "destinationType"] as const;
 
-const DESTINATIONS: Record<(typeof destinationTypes)[number], { label: string; placeholder: string }> = {
+/** Each destination kind in the picker; FreePBX routes to numbers (shared DESTINATION_HINTS), never to names. */
+export const DESTINATIONS: Record<DestinationKind, { label: string; placeholder: string }> = {
   extension: { label: "Extension", placeholder: "1001" },
-  // FreePBX routes to numbers (shared DESTINATION_HINTS): an IVR's or a queue's number, never its name.
-  ivr: { label: "IVR", placeholder: "IVR number, e.g. 1" },
   voicemail: { label: "Voicemail", placeholder: "1001" },
+  "ring-group": { label: "Ring group", placeholder: "600" },
   queue: { label: "Queue", placeholder: "Queue number, e.g. 400" },
+  ivr: { label: "IVR", placeholder: "IVR number, e.g. 1" },
+  "time-condition": { label: "Time condition", placeholder: "Time condition number, e.g. 1" },
+  announcement: { label: "Announcement", placeholder: "Announcement number, e.g. 1" },
+  "page-group": { label: "Page (PTT) group", placeholder: "8000" },
+  hangup: { label: "Hang up", placeholder: "No number" },
 };
-const DESTINATION_OPTIONS = destinationTypes.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
+export const DESTINATION_OPTIONS = DESTINATION_KINDS.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
 
 const toBody = (values: InboundOutput): NewInboundRoute => values;
 
@@ -58,6 +65,11 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
   const { form } = dialog;
   const { errors } = form.formState;
   const destinationType = useWatch({ control: form.control, name: "destinationType" });
+  const noTarget = targetless(destinationType);
+  // Hang up has no number: a number typed for another kind goes, so the form sends none.
+  useEffect(() => {
+    if (noTarget) form.setValue("destination", "");
+  }, [noTarget, form]);
   const create = useCreateInboundRoute(dialog.saved);
   const update = useUpdateInboundRoute(dialog.saved);
 
@@ -94,6 +106,7 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
             <Input
               {...control}
               placeholder={DESTINATIONS[destinationType]?.placeholder}
+              disabled={noTarget}
               {...form.register("destination")}
             />
           )}

@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { EditInboundRouteDialog } from "@/forms/inventory-deferred";
 import { queryKeys } from "@/lib/query-keys";
+import { destinationLabel } from "../../../shared/destinations";
 import type { InboundRoute } from "../../../shared/inventory";
 
 export function InboundRouteCard({
@@ -51,7 +52,7 @@ export function InboundRouteCard({
             DID: {route.didNumber ?? "Any"}
           </Badge>
           <span className="font-medium">
-            → {route.destinationType} {route.destination}
+            → {destinationLabel({ kind: route.destinationType, target: route.destination })}
           </span>
         </CardContent>
       </Card>

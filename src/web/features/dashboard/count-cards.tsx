@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio } from "lucide-react";
+import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio, Users } from "lucide-react";
 import type { ReactNode } from "react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { pbxLiveQuery, trunkIsUp, unknownReason } from "@/features/live/api";
@@ -35,6 +35,7 @@ const COUNTS: CountSpec[] = [
     live: (s) => `${s.trunks.filter(trunkIsUp).length}/${s.trunks.length} up`,
   },
   { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, count: "inboundRoutes" },
+  { title: "Ring Groups", caption: "Numbers that ring several phones", icon: Users, count: "ringGroups" },
   { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, count: "pttGroups" },
   { title: "AI Assistants", caption: "AI voice modules", icon: Bot, count: "aiAssistants" },
 ];
@@ -145,7 +146,7 @@ export function CountCards() {
       <h2 id="config-heading" className="font-semibold text-lg tracking-tight">
         Configuration
       </h2>
-      <div className="grid gap-4 min-[400px]:grid-cols-2 lg:grid-cols-3 2xl:grid-cols-6">
+      <div className="grid gap-4 min-[400px]:grid-cols-2 lg:grid-cols-4 2xl:grid-cols-7">
         {COUNTS.map((spec) => (
           <SummaryCount key={spec.title} {...spec} />
         ))}

@@ -3,7 +3,7 @@ import { serverMessage } from "@/lib/error-text";
 import type { Job } from "../../../shared/jobs";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "all";
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all";
 
 interface TargetText {
   /** Success toast title. */
@@ -19,6 +19,7 @@ export const TARGET_TEXT: Record<DeployTarget, TargetText> = {
   trunks: { done: "Trunks Deployed", unit: "trunk(s)", what: "trunks" },
   extensions: { done: "Extensions Deployed", unit: "extension(s)", what: "extensions" },
   "ptt-groups": { done: "PTT Groups Deployed", unit: "PTT group(s)", what: "PTT groups" },
+  "ring-groups": { done: "Ring Groups Deployed", unit: "ring group(s)", what: "ring groups" },
 };
 
 export interface ResultGroup {
@@ -40,13 +41,19 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
     const groups: ResultGroup[] = [
       { title: "Trunks", result: all.trunks },
       { title: "Extensions", result: all.extensions },
+      { title: "Ring Groups", result: all.ringGroups },
       { title: "Outbound Routes", result: all.outboundRoutes },
       { title: "Inbound Routes", result: all.inboundRoutes },
     ].filter((g) => g.result && g.result.results.length > 0);
     return { target, groups, reload: all.reload, finishedAt: now };
   }
   const one = body as DeployResponse;
-  const title = { trunks: "Trunks", extensions: "Extensions", "ptt-groups": "PTT Groups" }[target];
+  const title = {
+    trunks: "Trunks",
+    extensions: "Extensions",
+    "ptt-groups": "PTT Groups",
+    "ring-groups": "Ring Groups",
+  }[target];
   return {
     target,
     groups: [{ title, result: { deployed: one.deployed, failed: one.failed, results: one.results } }],

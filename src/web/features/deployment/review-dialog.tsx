@@ -25,6 +25,7 @@ const TARGET_TITLE: Record<PlanTarget, string> = {
   trunks: "trunks",
   extensions: "extensions",
   "ptt-groups": "PTT groups",
+  "ring-groups": "ring groups",
   all: "all configurations",
 };
 

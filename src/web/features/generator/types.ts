@@ -2,7 +2,7 @@
  * The answer of GET /api/config/generate: the SQL per kind, what was left out, the steps and the counts.
  * The script itself is not in it (the SQL is sent once, ADR 0032): it is GET /api/config/script.sql.
  */
-export type GeneratedKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup";
+export type GeneratedKind = "trunk" | "extension" | "ringGroup" | "outboundRoute" | "inboundRoute" | "pttGroup";
 
 export interface GeneratedConfig {
   summary: {
@@ -11,6 +11,7 @@ export interface GeneratedConfig {
     totalOutboundRoutes: number;
     totalInboundRoutes: number;
     totalPttGroups?: number;
+    totalRingGroups?: number;
   };
   deployment: { steps: string[] };
   sql: {
@@ -19,6 +20,7 @@ export interface GeneratedConfig {
     outboundRoutes: string[];
     inboundRoutes: string[];
     pttGroups?: string[];
+    ringGroups?: string[];
   };
   /** Objects left out because FreePBX cannot hold one of their values. */
   refused?: { kind: GeneratedKind; key: string; reason: string }[];
@@ -27,6 +29,7 @@ export interface GeneratedConfig {
 export const KIND_LABEL: Record<GeneratedKind, string> = {
   trunk: "Trunk",
   extension: "Extension",
+  ringGroup: "Ring group",
   outboundRoute: "Outbound route",
   inboundRoute: "Inbound route",
   pttGroup: "Page group",

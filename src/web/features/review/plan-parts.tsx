@@ -17,17 +17,19 @@ import {
   DialogTitle,
 } from "@/components/ui/dialog";
 import { errorText } from "@/lib/error-text";
+import type { DeployKind } from "../../../shared/pbx";
 import type { FieldChange } from "../../../shared/plan";
 
 export type BadgeVariant = "default" | "success" | "destructive" | "warning" | "outline";
 
 /** An object's kind as the review names it. */
-export const KIND_TEXT: Record<"trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup", string> = {
+export const KIND_TEXT: Record<DeployKind, string> = {
   trunk: "Trunk",
   extension: "Extension",
   outboundRoute: "Outbound route",
   inboundRoute: "Inbound route",
   pttGroup: "PTT group",
+  ringGroup: "Ring group",
 };
 
 function value(v: string | null) {

@@ -1,0 +1,164 @@
+/**
+ * Ring groups on the real FreePBX 17 and Asterisk 22: extensions, a ring group (ring all) and an inbound route
+ * DID → ring group made through the console's API go out through plan → apply with a real reload; a call from
+ * the provider to the DID rings BOTH members' softphones; a call nobody answers goes, after the group's ring
+ * time, to its no-answer destination. A ring group made by FreePBX's own `Ringgroups::add()` keeps every
+ * setting the console does not own when the console adopts it, and the roll back restores it exactly.
+ */
+import { describe, expect, test } from "bun:test";
+import { consoleForFile } from "./console";
+import type { Softphone } from "./softphone";
+import { cli, freepbxPhp, sql } from "./testbed";
+
+const { pbx, phone } = consoleForFile({ cdr: false });
+
+const DID = "4445550600";
+const GROUP = "2300";
+
+describe("a ring group deployed by the console rings its members", () => {
+  const ids: Record<string, number> = {};
+  let provider: Softphone;
+  const members: Record<string, Softphone> = {};
+
+  test("deploy: a trunk to a provider, three extensions, the ring group and the DID pointing at it", async () => {
+    // The provider answers at its own loopback address and sends calls from there (an IP-authenticated trunk).
+    provider = await phone({ user: "5550600", bindAddress: "127.0.0.2" });
+    await pbx.create("/api/trunks", {
+      name: "provider",
+      type: "sip",
+      host: "127.0.0.2",
+      port: provider.sipPort,
+      authMode: "ip",
+      providerAddresses: ["127.0.0.2"],
+    });
+    for (const [ext, name] of [
+      ["2301", "Rita Ring"],
+      ["2302", "Sam Second"],
+      ["2303", "Olga Overflow"],
+    ] as const)
+      ids[ext] = (await pbx.create("/api/extensions", { extension: ext, name })).id;
+    await pbx.create("/api/ring-groups", {
+      number: GROUP,
+      name: "Front desk",
+      strategy: "ringall",
+      ringTime: 6,
+      members: ["2301", "2302"],
+      noAnswer: { kind: "extension", target: "2303" },
+    });
+    await pbx.create("/api/inbound-routes", {
+      description: "Front desk line",
+      didNumber: DID,
+      destinationType: "ring-group",
+      destination: GROUP,
+    });
+    const plan = await pbx.plan("all");
+    const order = plan.items.map((i) => i.id);
+    expect(order.indexOf(`ringGroup:${GROUP}`)).toBeGreaterThan(order.indexOf("extension:2303"));
+    expect(order.indexOf(`ringGroup:${GROUP}`)).toBeLessThan(order.indexOf(`inboundRoute:${DID}`));
+    await pbx.deploy("all");
+
+    expect(
+      await sql("asterisk", `SELECT strategy, grptime, grplist, postdest FROM ringgroups WHERE grpnum = '${GROUP}'`),
+    ).toEqual([["ringall", "6", "2301-2302", "from-did-direct,2303,1"]]);
+    expect(await sql("asterisk", `SELECT destination FROM incoming WHERE extension = '${DID}'`)).toEqual([
+      [`ext-group,${GROUP},1`],
+    ]);
+    expect((await cli(`database get RINGGROUP/${GROUP} changecid`)).trim()).toBe("Value: default");
+    expect(await cli(`dialplan show ${GROUP}@ext-group`)).toContain(`'${GROUP}' =>`);
+  }, 300_000);
+
+  test("a call to the DID rings both members at once; the first to answer takes it and the other stops ringing", async () => {
+    for (const ext of ["2301", "2302", "2303"])
+      members[ext] = await phone({ user: ext, secret: await pbx.sipSecret(ids[ext] as number) });
+    const since = Object.fromEntries(Object.entries(members).map(([k, p]) => [k, p.events.length]));
+    const from = provider.events.length;
+    await provider.dial(`sip:${DID}@${pbx.env.sipHost}:${pbx.env.sipPort}`);
+    // Both ring while the call waits: ring all.
+    await Promise.all(["2301", "2302"].map((ext) => members[ext]?.waitFor("CALL_INCOMING", { since: since[ext] })));
+    expect(members["2303"]?.events.slice(since["2303"]).some((e) => e.type === "CALL_INCOMING")).toBe(false);
+    await members["2302"]?.accept();
+    await provider.waitFor("CALL_ESTABLISHED", { since: from });
+    await members["2301"]?.waitFor("CALL_CLOSED", { since: since["2301"] });
+    await provider.hangup();
+    await members["2302"]?.waitFor("CALL_CLOSED", { since: since["2302"] });
+  }, 120_000);
+
+  test("a call nobody in the group answers goes to its no-answer destination after the ring time", async () => {
+    const since = Object.fromEntries(Object.entries(members).map(([k, p]) => [k, p.events.length]));
+    const from = provider.events.length;
+    await provider.dial(`sip:${DID}@${pbx.env.sipHost}:${pbx.env.sipPort}`);
+    await Promise.all(["2301", "2302"].map((ext) => members[ext]?.waitFor("CALL_INCOMING", { since: since[ext] })));
+    // Nobody answers: after the 6 s ring time the group stops ringing them and the call goes to 2303.
+    const overflow = await members["2303"]?.waitFor("CALL_INCOMING", { since: since["2303"], ms: 30_000 });
+    expect(overflow).toBeDefined();
+    await Promise.all(["2301", "2302"].map((ext) => members[ext]?.waitFor("CALL_CLOSED", { since: since[ext] })));
+    await members["2303"]?.accept();
+    await provider.waitFor("CALL_ESTABLISHED", { since: from });
+    await provider.hangup();
+    await members["2303"]?.waitFor("CALL_CLOSED", { since: since["2303"] });
+  }, 120_000);
+});
+
+describe("a ring group FreePBX's own code made", () => {
+  const FOREIGN = "2310";
+  /** Every column of the group's row, as one tab-separated line. */
+  const row = async () => (await sql("asterisk", `SELECT * FROM ringgroups WHERE grpnum = '${FOREIGN}'`))[0];
+
+  test("adopted by the console, it keeps every setting the console does not own; the roll back restores it", async () => {
+    // Ringgroups::add() as FreePBX's form calls it: a CID prefix, an announcement, confirm calls, music instead
+    // of ringing, call-waiting and call-forward handling, recording, and a fixed caller ID in AstDB.
+    await freepbxPhp(
+      `FreePBX::Ringgroups()->add('${FOREIGN}', 'hunt', 40, '2301-5559999#', 'app-blackhole,busy,1', 'GUI Sales', 'SALES:', 0, '', 'CHECKED', 0, 0, 'default', 'CHECKED', 'CHECKED', 'fixed', '5550000', 'CHECKED', 'force', 'no', 'always', '');`,
+    );
+    const before = await row();
+    expect(before).toBeDefined();
+    const astdbBefore = (await cli(`database show RINGGROUP/${FOREIGN}`)).replace(/ +$/gm, "");
+    expect(astdbBefore).toContain("fixed");
+
+    await pbx.create("/api/ring-groups", {
+      number: FOREIGN,
+      name: "Sales",
+      strategy: "ringall",
+      ringTime: 20,
+      members: ["2301", "2302"],
+    });
+    const plan = await pbx.plan("ring-groups");
+    const item = plan.items.find((i) => i.id === `ringGroup:${FOREIGN}`);
+    expect(item?.action).toBe("conflict");
+    const res = await pbx.call("POST", "/api/deploy/apply", {
+      target: "ring-groups",
+      fingerprint: plan.fingerprint,
+      resolutions: { [`ringGroup:${FOREIGN}`]: "adopt" },
+    });
+    expect(res.status, res.text).toBe(202);
+    const job = await pbx.finished(res.json.jobId);
+    expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
+
+    // The owned columns are the console's; every other column is byte for byte FreePBX's.
+    const cols = (await sql("asterisk", "SHOW COLUMNS FROM ringgroups")).map((c) => c[0] as string);
+    const after = await row();
+    const owned = new Set(["strategy", "grptime", "grplist", "description", "postdest"]);
+    const value = (r: string[] | undefined, c: string) => r?.[cols.indexOf(c)];
+    for (const c of cols.filter((x) => !owned.has(x))) expect([c, value(after, c)]).toEqual([c, value(before, c)]);
+    expect(value(after, "grppre")).toBe("SALES:");
+    expect([
+      value(after, "strategy"),
+      value(after, "grptime"),
+      value(after, "grplist"),
+      value(after, "postdest"),
+    ]).toEqual(["ringall", "20", "2301-2302", ""]);
+    // Its caller-ID mode in AstDB is FreePBX's: left as it was.
+    expect((await cli(`database show RINGGROUP/${FOREIGN}`)).replace(/ +$/gm, "")).toBe(astdbBefore);
+
+    // The roll back puts the row back exactly.
+    const history = (await pbx.call("GET", "/api/deploy/history")).json;
+    const last = (history.items ?? history).find((h: { backup?: { restorable: boolean } }) => h.backup?.restorable);
+    expect(last.backup.objects).toContain(`ring group ${FOREIGN}`);
+    const rb = await pbx.call("POST", `/api/deploy/history/${last.backup.id}/rollback`, {});
+    expect(rb.status, rb.text).toBe(202);
+    const rolled = await pbx.finished(rb.json.jobId);
+    expect(rolled.state, JSON.stringify(rolled, null, 1)).toBe("succeeded");
+    expect(await row()).toEqual(before);
+    expect((await cli(`database show RINGGROUP/${FOREIGN}`)).replace(/ +$/gm, "")).toBe(astdbBefore);
+  }, 300_000);
+});
