@@ -162,6 +162,7 @@ describe("VPS Management with the Hostinger API", () => {
 
       // The status is fetched again: the VM is stopped now.
       await page.getByTestId("vps-status").getByText("offline").waitFor();
+      await waitEnabled(controls(page).start);
       expect(await disabled(page)).toEqual([false, true, true]);
     },
     TEST_TIMEOUT,
@@ -183,6 +184,8 @@ describe("VPS Management with the Hostinger API", () => {
       await toastListItems(page)
         .getByText(/The virtual machine is locked/)
         .waitFor();
+      // The toast shows as the command fails; the controls come back when the status has been read again.
+      await waitEnabled(controls(page).start);
       expect(await disabled(page)).toEqual([false, true, true]);
 
       // Start again, for real this time.
