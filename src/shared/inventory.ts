@@ -452,20 +452,42 @@ export const destinationSchema = lazySchema(() =>
 interface RingRuleFields {
   number: string;
   name: string;
+  strategy: string;
+  ringTime: number;
   members: string[];
   noAnswer: { kind: DestinationKind; target: string } | null;
 }
 
-/** What the deploy writes of a ring group (its members are checked one by one with `ringMemberProblem`). */
+const STRATEGY_MESSAGE = `Strategy must be one of ${RING_STRATEGIES.join(", ")}`;
+const RING_TIME_MESSAGE = `Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`;
+
+/** What the deploy writes of a ring group: the request schema and the deploy check the same rules. */
 export const ringGroupRules: readonly FieldRule<RingRuleFields>[] = [
   { field: "number", problem: (g) => numberProblem(g.number, "Number") },
   { field: "name", problem: (g) => configTextProblem(g.name, FREEPBX_LIMITS.ringGroupName, "Name") },
   {
-    field: "members",
+    field: "strategy",
+    problem: (g) => ((RING_STRATEGIES as readonly string[]).includes(g.strategy) ? null : STRATEGY_MESSAGE),
+  },
+  {
+    field: "ringTime",
     problem: (g) =>
-      [...ringGroupList(g.members)].length > FREEPBX_LIMITS.ringGroupList
+      Number.isInteger(g.ringTime) && g.ringTime >= RING_TIME.min && g.ringTime <= RING_TIME.max
+        ? null
+        : RING_TIME_MESSAGE,
+  },
+  {
+    field: "members",
+    problem: (g) => {
+      if (g.members.length === 0) return "Choose at least one member";
+      for (const m of g.members) {
+        const problem = ringMemberProblem(m);
+        if (problem) return problem;
+      }
+      return [...ringGroupList(g.members)].length > FREEPBX_LIMITS.ringGroupList
         ? `The members must fit FreePBX's list of ${FREEPBX_LIMITS.ringGroupList} characters (numbers joined by -)`
-        : null,
+        : null;
+    },
   },
   {
     field: "noAnswer",
@@ -478,14 +500,12 @@ export const ringGroupSchema = lazySchema(() =>
     z.object({
       number: required("Number", 10),
       name: named("Name"),
-      strategy: z
-        .enum(RING_STRATEGIES, { error: `Strategy must be one of ${RING_STRATEGIES.join(", ")}` })
-        .default("ringall"),
+      strategy: z.enum(RING_STRATEGIES, { error: STRATEGY_MESSAGE }).default("ringall"),
       ringTime: z
         .number({ error: "Ring time must be a number of seconds" })
         .int("Ring time must be a whole number of seconds")
-        .min(RING_TIME.min, `Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`)
-        .max(RING_TIME.max, `Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`)
+        .min(RING_TIME.min, RING_TIME_MESSAGE)
+        .max(RING_TIME.max, RING_TIME_MESSAGE)
         .default(RING_TIME.default),
       members: z
         .array(

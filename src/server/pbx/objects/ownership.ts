@@ -21,11 +21,8 @@ import {
   pbxProblem,
   providerAddressProblem,
   pttRules,
-  RING_STRATEGIES,
-  RING_TIME,
   ringGroupList,
   ringGroupRules,
-  ringMemberProblem,
   trunkChannelId,
   trunkNameProblem,
   trunkRules,
@@ -645,13 +642,7 @@ export const RINGGROUP_ASTDB: readonly [string, string][] = [
  */
 export function ringGroupObject(g: RingGroupRow): PbxObject {
   const noAnswer = g.noAnswerKind ? { kind: g.noAnswerKind, target: g.noAnswerTarget ?? "" } : null;
-  must(pbxProblem(ringGroupRules, { number: g.number, name: g.name, members: g.members, noAnswer }));
-  for (const m of g.members) must(ringMemberProblem(m));
-  if (g.members.length === 0) throw new UnsafeValueError("A ring group needs at least one member");
-  if (!(RING_STRATEGIES as readonly string[]).includes(g.strategy))
-    throw new UnsafeValueError(`Not a FreePBX ring strategy: ${g.strategy}`);
-  if (!Number.isInteger(g.ringTime) || g.ringTime < RING_TIME.min || g.ringTime > RING_TIME.max)
-    throw new UnsafeValueError(`Ring time must be ${RING_TIME.min}-${RING_TIME.max} seconds`);
+  must(pbxProblem(ringGroupRules, { ...g, noAnswer }));
   const members = [...new Set(g.members)];
   return {
     kind: "ringGroup",
