@@ -309,10 +309,12 @@ describe("call transcripts", () => {
     expect(Math.max(...posinsets)).toBeGreaterThanOrEqual(100);
 
     // A card shows the start of the text; its dialog fetches the whole of it.
-    const card = list.getByRole("listitem").last();
-    const phone = (await card.getByRole("button").getAttribute("aria-label"))?.replace("Transcript of call with ", "");
+    // The card is found again by its own name to open it: `.last()` is resolved at each use, and the window
+    // of mounted cards may have grown in between.
+    const label = await list.getByRole("listitem").last().getByRole("button").getAttribute("aria-label");
+    const phone = label?.replace("Transcript of call with ", "");
     const i = Number(phone?.slice(5));
-    await card.getByRole("button").click();
+    await list.getByRole("button", { name: label ?? "", exact: true }).click();
     const d = dialog(page);
     await d.getByTestId("transcript-text").getByText(`END-${i}`, { exact: false }).waitFor();
     expect(await d.getByTestId("transcript-text").textContent()).toBe(text(i));
