@@ -265,18 +265,19 @@ describe("API Settings", () => {
     async () => {
       const page = await settingsPage();
       const openai = card(page, "OpenAI API");
+      // Each card is read once it shows where its value comes from: until then it may show its form unfilled.
+      await openai.getByText("from OPENAI_API_KEY").waitFor();
       const key = openai.getByLabel("API Key");
       expect(await key.isDisabled()).toBe(true);
       expect(await key.getAttribute("placeholder")).toBe(`••••${OPENAI_ENV_KEY.slice(-4)}`);
-      await openai.getByText("from OPENAI_API_KEY").waitFor();
       expect(await badge(openai).textContent()).toBe("Configured (Not Active)");
       expect(await page.content()).not.toContain(OPENAI_ENV_KEY);
 
       const dialer = card(page, "Web Dialer Push");
+      await dialer.getByText("from DIALER_PUSH_URL").waitFor();
       const url = dialer.getByLabel("Push URL");
       expect(await url.isDisabled()).toBe(true);
       expect(await url.inputValue()).toBe(DIALER_ENV_URL);
-      await dialer.getByText("from DIALER_PUSH_URL").waitFor();
       // The URL counts as filled: the signing secret is all that is missing.
       expect(await button(dialer, "Save Credentials").isDisabled()).toBe(true);
       await dialer.getByLabel("Signing secret").fill("whsec_dGVzdA==");
