@@ -5,7 +5,8 @@ import { ControlledSelect } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
-import { DESTINATION_KINDS, type DestinationKind, targetless } from "../../../shared/destinations";
+import { DESTINATION_OPTIONS, DESTINATION_PICKER } from "@/lib/destinations";
+import { targetless } from "../../../shared/destinations";
 import type { InboundRoute } from "../../../shared/inventory";
 import { inboundRouteSchema } from "../../../shared/inventory";
 import { type NewInboundRoute, useCreateInboundRoute, useUpdateInboundRoute } from "./api";
@@ -21,20 +22,6 @@ const DEFAULTS: InboundInput = {
 };
 // No trunk field: FreePBX matches an inbound route by its DID only, never by the trunk (ADR 0037).
 const FIELDS = ["description", "didNumber", "destination", "destinationType"] as const;
-
-/** Each destination kind in the picker; FreePBX routes to numbers (shared DESTINATION_HINTS), never to names. */
-export const DESTINATIONS: Record<DestinationKind, { label: string; placeholder: string }> = {
-  extension: { label: "Extension", placeholder: "1001" },
-  voicemail: { label: "Voicemail", placeholder: "1001" },
-  "ring-group": { label: "Ring group", placeholder: "600" },
-  queue: { label: "Queue", placeholder: "Queue number, e.g. 400" },
-  ivr: { label: "IVR", placeholder: "IVR number, e.g. 1" },
-  "time-condition": { label: "Time condition", placeholder: "Time condition number, e.g. 1" },
-  announcement: { label: "Announcement", placeholder: "Announcement number, e.g. 1" },
-  "page-group": { label: "Page (PTT) group", placeholder: "8000" },
-  hangup: { label: "Hang up", placeholder: "No number" },
-};
-export const DESTINATION_OPTIONS = DESTINATION_KINDS.map((t) => ({ value: t, label: DESTINATIONS[t].label }));
 
 const toBody = (values: InboundOutput): NewInboundRoute => values;
 
@@ -105,7 +92,7 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
           {(control) => (
             <Input
               {...control}
-              placeholder={DESTINATIONS[destinationType]?.placeholder}
+              placeholder={DESTINATION_PICKER[destinationType]?.placeholder}
               disabled={noTarget}
               {...form.register("destination")}
             />

@@ -12,13 +12,8 @@ import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { extensionsQuery } from "@/features/extensions/api";
-import {
-  DESTINATION_HINTS,
-  DESTINATION_KINDS,
-  DESTINATION_LABELS,
-  type DestinationKind,
-  targetless,
-} from "../../../shared/destinations";
+import { DESTINATION_OPTIONS } from "@/lib/destinations";
+import { DESTINATION_HINTS, type DestinationKind, targetless } from "../../../shared/destinations";
 import {
   type Extension,
   isExternalMember,
@@ -55,13 +50,7 @@ const toForm = (g: RingGroup): RingInput => ({
 
 const STRATEGY_OPTIONS = RING_STRATEGIES.map((s) => ({ value: s, label: STRATEGY_TEXT[s] }));
 /** "none": FreePBX ends an unanswered call (an empty postdest). */
-const NO_ANSWER_OPTIONS = [
-  { value: "none", label: "None (end the call)" },
-  ...DESTINATION_KINDS.map((k) => ({
-    value: k,
-    label: DESTINATION_LABELS[k].charAt(0).toUpperCase() + DESTINATION_LABELS[k].slice(1),
-  })),
-];
+const NO_ANSWER_OPTIONS = [{ value: "none", label: "None (end the call)" }, ...DESTINATION_OPTIONS];
 
 /** The external numbers of a group (FreePBX writes them with a trailing `#`), typed one at a time. */
 function ExternalNumbers({ value, onChange }: { value: string[]; onChange: (numbers: string[]) => void }) {
