@@ -32,17 +32,6 @@ export interface Refused {
 /** One object of the walk: its item, or why FreePBX cannot hold it. */
 export type Entry = { item: SqlItem; refused?: undefined } | { item?: undefined; refused: Refused };
 
-export type Selection = Partial<Record<ItemKind, boolean>>;
-
-const ALL: Selection = {
-  trunk: true,
-  extension: true,
-  ringGroup: true,
-  outboundRoute: true,
-  inboundRoute: true,
-  pttGroup: true,
-};
-
 /** Rows read (and secrets opened) per query: the walk holds at most this many at a time. */
 export const BATCH = 500;
 
@@ -70,11 +59,12 @@ function source<R extends { id: number }>(
  * What the walk will visit, in dependency order (trunks before routes). Reads every kind's ids now, so a
  * database failure happens before an answer has started; the rows themselves are read batch by batch.
  */
-function plan(db: Db, box: SecretBox, select: Selection): Source[] {
+function plan(db: Db, box: SecretBox): Source[] {
   const out: Source[] = [];
   const numbered = (rows: { id: number; extension: string }[]) =>
     rows.sort((a, b) => byNumber(a.extension, b.extension)).map((r) => r.id);
-  if (select.trunk) {
+  // One block per kind, in the order the script writes them.
+  {
     const ids = db.select({ id: trunks.id }).from(trunks).orderBy(asc(trunks.id)).all();
     out.push(
       source(
@@ -86,7 +76,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
       ),
     );
   }
-  if (select.extension) {
+  {
     const ids = numbered(db.select({ id: extensions.id, extension: extensions.extension }).from(extensions).all());
     out.push(
       source(
@@ -99,7 +89,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
     );
   }
   // Ring groups after the extensions they ring, before the inbound routes that send calls to them.
-  if (select.ringGroup) {
+  {
     const ids = db
       .select({ id: ringGroups.id, number: ringGroups.number })
       .from(ringGroups)
@@ -116,7 +106,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
       ),
     );
   }
-  if (select.outboundRoute) {
+  {
     // In dial order: each route takes its place among the console's routes in FreePBX's sequence (ADR 0040).
     const ids = db
       .select({ id: outboundRoutes.id, name: outboundRoutes.name })
@@ -147,7 +137,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
       ),
     );
   }
-  if (select.inboundRoute) {
+  {
     const ids = db.select({ id: inboundRoutes.id }).from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all();
     out.push(
       source(
@@ -159,7 +149,7 @@ function plan(db: Db, box: SecretBox, select: Selection): Source[] {
       ),
     );
   }
-  if (select.pttGroup) {
+  {
     const ids = numbered(db.select({ id: pttGroups.id, extension: pttGroups.extension }).from(pttGroups).all());
     out.push(
       source(
@@ -203,7 +193,7 @@ function* walk(sources: Source[]): Generator<Entry, void, undefined> {
  * The ids are read at once (a failure throws here); rows are read and SIP secrets opened per batch. The
  * items carry the secrets in clear, as FreePBX stores them.
  */
-export function inventoryEntries(db: Db, box: SecretBox, select: Selection = ALL): Iterable<Entry> {
-  const sources = plan(db, box, select);
+export function inventoryEntries(db: Db, box: SecretBox): Iterable<Entry> {
+  const sources = plan(db, box);
   return { [Symbol.iterator]: () => walk(sources) };
 }
