@@ -21,6 +21,7 @@ import m17 from "../../migrations/0017_pbx_objects_deployed_members.sql" with { 
 import m18 from "../../migrations/0018_ai_sideband_messages.sql" with { type: "text" };
 import m19 from "../../migrations/0019_ai_call_classification.sql" with { type: "text" };
 import m20 from "../../migrations/0020_ring_groups.sql" with { type: "text" };
+import m21 from "../../migrations/0021_queues.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -45,4 +46,5 @@ export const migrationSql: Record<string, string> = {
   "0018_ai_sideband_messages": m18,
   "0019_ai_call_classification": m19,
   "0020_ring_groups": m20,
+  "0021_queues": m21,
 };

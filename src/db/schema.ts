@@ -221,6 +221,38 @@ export const ringGroups = sqliteTable("ring_groups", {
   createdAt: createdAt(),
 });
 
+/**
+ * Queues (FreePBX's queues_config + queues_details): a number whose callers wait for one of its static agents
+ * (extension numbers, in ring order), rung by `strategy`; after `max_wait` seconds (0: no limit) a caller goes
+ * to the timeout destination.
+ */
+export const queues = sqliteTable("queues", {
+  id: id(),
+  number: text("number").notNull().unique(),
+  name: text("name").notNull(),
+  strategy: text("strategy", {
+    enum: ["ringall", "leastrecent", "fewestcalls", "random", "rrmemory", "rrordered", "linear", "wrandom"],
+  }).notNull(),
+  agents: jsonList("agents"),
+  maxWait: integer("max_wait").notNull().default(0),
+  /** The timeout destination (src/shared/destinations.ts), or null: FreePBX then ends the call. */
+  timeoutKind: text("timeout_kind", {
+    enum: [
+      "extension",
+      "voicemail",
+      "ring-group",
+      "queue",
+      "ivr",
+      "time-condition",
+      "announcement",
+      "page-group",
+      "hangup",
+    ],
+  }),
+  timeoutTarget: text("timeout_target"),
+  createdAt: createdAt(),
+});
+
 export const apiCredentials = sqliteTable("api_credentials", {
   id: id(),
   name: text("name").notNull(),
@@ -474,7 +506,7 @@ export const pbxObjects = sqliteTable(
   {
     id: id(),
     kind: text("kind", {
-      enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup", "ringGroup"],
+      enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup", "ringGroup", "queue"],
     }).notNull(),
     key: text("key").notNull(),
     pbxId: text("pbx_id"),

@@ -21,6 +21,7 @@ export const LIST_TABLES = [
   "outbound_routes",
   "ptt_groups",
   "ring_groups",
+  "queues",
   "ai_assistants",
   "ai_routing_rules",
   "call_transcripts",

@@ -16,6 +16,7 @@ export const dashboardSummarySchema = lazySchema(() =>
     outboundRoutes: count,
     pttGroups: count,
     ringGroups: count,
+    queues: count,
     aiAssistants: count,
   }),
 );

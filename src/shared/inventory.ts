@@ -42,6 +42,8 @@ export const FREEPBX_LIMITS = {
   ringGroupName: 35,
   /** ringgroups.grplist: the members joined by `-` */
   ringGroupList: 255,
+  /** queues_config.descr */
+  queueName: 254,
 } as const;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
@@ -526,6 +528,115 @@ export const ringGroupSchema = lazySchema(() =>
   ),
 );
 
+/**
+ * The queue strategies FreePBX's queue form offers (queues views/form.php), Asterisk's own names: ring all,
+ * least recently called, fewest calls, random, round robin with memory, round robin in the configured order,
+ * linear (in the configured order), and random weighted by penalty.
+ */
+export const QUEUE_STRATEGIES = [
+  "ringall",
+  "leastrecent",
+  "fewestcalls",
+  "random",
+  "rrmemory",
+  "rrordered",
+  "linear",
+  "wrandom",
+] as const;
+export type QueueStrategy = (typeof QUEUE_STRATEGIES)[number];
+
+/**
+ * The max wait times FreePBX's queue form offers, in seconds (queues views/form.php): 0 (its "Unlimited", an
+ * empty `maxwait`), 1-29, then 30-55 by 5, 60-280 by 20, 300-1140 by 60 and 1200-7200 by 300.
+ */
+export const QUEUE_MAX_WAITS: readonly number[] = (() => {
+  const out = [0];
+  const run = (from: number, to: number, step: number) => {
+    for (let s = from; s <= to; s += step) out.push(s);
+  };
+  run(1, 29, 1);
+  run(30, 55, 5);
+  run(60, 280, 20);
+  run(300, 1140, 60);
+  run(1200, 7200, 300);
+  return out;
+})();
+export const QUEUE_MAX_WAIT_MESSAGE =
+  "Max wait must be a time FreePBX offers: 0 (no limit), 1-29 s, 30-55 s by 5, 60-280 s by 20, 300-1140 s by 60 or 1200-7200 s by 300";
+
+/** A queue agent: a console extension's number (FreePBX's static member `Local/<n>@from-queue/n`). */
+export function queueAgentProblem(agent: string): string | null {
+  if (isExternalMember(agent)) return `${agent} is an external number: a queue's agents are extensions`;
+  return NUMBER_RE.test(agent) ? null : "Each agent must be an extension number";
+}
+
+interface QueueRuleFields {
+  number: string;
+  name: string;
+  strategy: string;
+  agents: string[];
+  maxWait: number;
+  timeoutDestination: { kind: DestinationKind; target: string } | null;
+}
+
+const QUEUE_STRATEGY_MESSAGE = `Strategy must be one of ${QUEUE_STRATEGIES.join(", ")}`;
+
+/** What the deploy writes of a queue: the request schema and the deploy check the same rules. */
+export const queueRules: readonly FieldRule<QueueRuleFields>[] = [
+  { field: "number", problem: (q) => numberProblem(q.number, "Number") },
+  { field: "name", problem: (q) => configTextProblem(q.name, FREEPBX_LIMITS.queueName, "Name") },
+  {
+    field: "strategy",
+    problem: (q) => ((QUEUE_STRATEGIES as readonly string[]).includes(q.strategy) ? null : QUEUE_STRATEGY_MESSAGE),
+  },
+  {
+    field: "agents",
+    problem: (q) => {
+      if (q.agents.length === 0) return "Choose at least one agent";
+      for (const a of q.agents) {
+        const problem = queueAgentProblem(a);
+        if (problem) return problem;
+      }
+      return null;
+    },
+  },
+  { field: "maxWait", problem: (q) => (QUEUE_MAX_WAITS.includes(q.maxWait) ? null : QUEUE_MAX_WAIT_MESSAGE) },
+  {
+    field: "timeoutDestination",
+    problem: (q) =>
+      q.timeoutDestination ? destinationProblem(q.timeoutDestination.kind, q.timeoutDestination.target) : null,
+  },
+];
+
+export const queueSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      number: required("Number", 10),
+      name: named("Name"),
+      strategy: z.enum(QUEUE_STRATEGIES, { error: QUEUE_STRATEGY_MESSAGE }).default("ringall"),
+      agents: z
+        .array(
+          checked(
+            z.string().trim().min(1, "Enter an agent").max(21, "Each agent must be at most 21 characters"),
+            queueAgentProblem,
+          ),
+          { error: "Agents must be a list of extension numbers" },
+        )
+        .min(1, "Choose at least one agent"),
+      maxWait: z
+        .number({ error: "Max wait must be a number of seconds" })
+        .int("Max wait must be a whole number of seconds")
+        .default(0),
+      /** Where a caller goes after the max wait; null or absent: FreePBX ends the call. */
+      timeoutDestination: destinationSchema
+        .nullable()
+        .optional()
+        .transform((v) => v ?? null),
+    }),
+    queueRules,
+  ),
+);
+
 /*
  * PATCH bodies (edit dialogs): any of the fields, each checked like in the create schema; the server
  * then validates the stored record merged with them by the full schema, so an edit obeys every create
@@ -537,6 +648,7 @@ export const inboundRoutePatchSchema = lazySchema(() => patchOf(inboundRouteSche
 export const outboundRoutePatchSchema = lazySchema(() => patchOf(outboundRouteSchema));
 export const pttGroupPatchSchema = lazySchema(() => patchOf(pttGroupSchema));
 export const ringGroupPatchSchema = lazySchema(() => patchOf(ringGroupSchema));
+export const queuePatchSchema = lazySchema(() => patchOf(queueSchema));
 
 export interface Extension {
   id: number;
@@ -614,6 +726,19 @@ export interface RingGroup {
   /** Extension numbers, and external numbers ending in `#`, in ring order. */
   members: string[];
   noAnswer: { kind: DestinationKind; target: string } | null;
+  createdAt: string;
+}
+
+export interface Queue {
+  id: number;
+  number: string;
+  name: string;
+  strategy: QueueStrategy;
+  /** Extension numbers (static agents), in ring order. */
+  agents: string[];
+  /** Seconds a caller waits for an agent before the timeout destination; 0: no limit. */
+  maxWait: number;
+  timeoutDestination: { kind: DestinationKind; target: string } | null;
   createdAt: string;
 }
 

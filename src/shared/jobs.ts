@@ -18,7 +18,7 @@ export const JOB_STATES = ["running", "succeeded", "failed", "cancelled", "inter
 export type JobState = (typeof JOB_STATES)[number];
 
 /** Deploy targets (`/api/deploy/<target>`) and import targets (`/api/sync/<target>/import`). */
-export const JOB_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "all"] as const;
+export const JOB_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "queues", "all"] as const;
 export type JobTarget = (typeof JOB_TARGETS)[number];
 
 /** One item's result, as it finished. */

@@ -3,7 +3,7 @@ import { lazySchema } from "./lazy-schema";
 
 /** Wire shapes of deployment to the PBX and of the Sync screen (compare and import). */
 
-export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup";
+export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup" | "queue";
 
 export interface DeployItemResult {
   kind: DeployKind;
@@ -92,6 +92,7 @@ export interface DeployAllResponse {
   outboundRoutes: DeployGroupResult;
   inboundRoutes: DeployGroupResult;
   ringGroups: DeployGroupResult;
+  queues: DeployGroupResult;
   reload: ReloadResult | null;
 }
 

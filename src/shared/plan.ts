@@ -7,8 +7,9 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
 import { type DeployKind, importExtensionsSchema, importTrunksSchema } from "./pbx";
+import type { RerouteCall } from "./routing";
 
-export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "all"] as const;
+export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "queues", "all"] as const;
 export type PlanTarget = (typeof PLAN_TARGETS)[number];
 
 /**
@@ -69,11 +70,18 @@ export interface DeployPlan {
   counts: PlanCounts;
   /** When the PBX was read (ISO 8601). */
   readAt: string;
+  /**
+   * The DIDs whose calls this deploy reroutes, each path on the PBX now and after (ADR 0058); only on a plan
+   * read over SSH of a target with inbound routes.
+   */
+  calls?: RerouteCall[];
 }
 
 export const planRequestSchema = lazySchema(() =>
   z.object({
-    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups, ring-groups or all" }),
+    target: z.enum(PLAN_TARGETS, {
+      error: "Target must be trunks, extensions, ptt-groups, ring-groups, queues or all",
+    }),
   }),
 );
 export type PlanRequest = z.output<typeof planRequestSchema>;
@@ -83,7 +91,9 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 
 export const applyRequestSchema = lazySchema(() =>
   z.object({
-    target: z.enum(PLAN_TARGETS, { error: "Target must be trunks, extensions, ptt-groups, ring-groups or all" }),
+    target: z.enum(PLAN_TARGETS, {
+      error: "Target must be trunks, extensions, ptt-groups, ring-groups, queues or all",
+    }),
     fingerprint: z
       .string({ error: "The plan's fingerprint is required" })
       .regex(/^[0-9a-f]{64}$/, "Not a plan fingerprint"),
@@ -158,6 +168,11 @@ export interface ImportPlan {
   adopts: number;
   /** When the PBX was read (ISO 8601). */
   readAt: string;
+  /**
+   * The DIDs whose calls this deploy reroutes, each path on the PBX now and after (ADR 0058); only on a plan
+   * read over SSH of a target with inbound routes.
+   */
+  calls?: RerouteCall[];
 }
 
 export const emptyImportCounts = (): ImportCounts => ({ create: 0, update: 0, unchanged: 0, refused: 0 });

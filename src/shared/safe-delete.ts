@@ -10,6 +10,7 @@ export const UNDO_KINDS = [
   "outbound-route",
   "ptt-group",
   "ring-group",
+  "queue",
   "ai-assistant",
   "ai-rule",
 ] as const;
@@ -25,7 +26,8 @@ export interface Dependent {
 
 /**
  * GET /api/<entity>/:id/dependents: what depends on the object. A dependent blocks its delete unless
- * `blockedBecause` is null (an extension's ring group membership: it leaves the group; ADR 0056).
+ * `blockedBecause` is null (an extension's ring group membership or queue agent: it leaves the group or queue;
+ * ADR 0056, 0057).
  */
 export interface Dependents {
   dependents: Dependent[];
@@ -56,6 +58,7 @@ export const RESTORE_ACTION: Record<UndoKind, string> = {
   "outbound-route": "outbound-route.restore",
   "ptt-group": "ptt-group.restore",
   "ring-group": "ring-group.restore",
+  queue: "queue.restore",
   "ai-assistant": "ai.assistant.restore",
   "ai-rule": "ai.rule.restore",
 };

@@ -12,6 +12,7 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/trunks": ["/api/trunks"],
   "/ptt-groups": ["/api/ptt-groups", "/api/extensions"],
   "/ring-groups": ["/api/ring-groups", "/api/extensions"],
+  "/queues": ["/api/queues", "/api/extensions"],
 };
 
 /**

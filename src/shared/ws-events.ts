@@ -13,6 +13,8 @@ export const wsEventTypes = [
   "ptt-groups-updated",
   /** A ring group was created, edited or deleted (or an extension deleted from it); data: `{ id, action }`. */
   "ring-groups-updated",
+  /** A queue was created, edited or deleted (or an extension deleted from its agents); data: `{ id, action }`. */
+  "queues-updated",
   /**
    * A one-time softphone provisioning link was issued (replacing the extension's earlier one) or used by a
    * phone; data: `{ extensionId, used }`. No cached read carries the link (it is only in the issuer's answer).

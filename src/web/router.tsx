@@ -22,6 +22,7 @@ import { activeCallsQuery } from "./features/calls/api";
 import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
 import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
+import { queuesQuery } from "./features/queues/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
@@ -102,6 +103,16 @@ export const routeTree = rootRoute.addChildren([
     () => [ringGroupsQuery(), extensionsQuery()],
   ),
   page(
+    "/queues",
+    lazy(() => import("./pages/group-inventory"), "QueuesPage"),
+    () => [queuesQuery(), extensionsQuery()],
+  ),
+  page(
+    "/call-routing",
+    lazy(() => import("./pages/group-inventory"), "CallRoutingPage"),
+    () => [inboundRoutesQuery()],
+  ),
+  page(
     "/sangoma-talk",
     lazy(() => import("./pages/group-inventory"), "SangomaTalkPage"),
   ),
@@ -116,7 +127,7 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/deployment",
     lazy(() => import("./pages/group-deploy"), "DeploymentPage"),
-    () => [trunksQuery(), extensionsQuery(), ringGroupsQuery(), pttGroupsQuery()],
+    () => [trunksQuery(), extensionsQuery(), ringGroupsQuery(), queuesQuery(), pttGroupsQuery()],
   ),
   page(
     "/sync",

@@ -57,13 +57,14 @@ async function deploymentPage(): Promise<Page> {
 describe("Deployment", () => {
   test("with nothing configured every deploy button is disabled; the PBX status shows the SSH path", async () => {
     const page = await deploymentPage();
-    for (const title of ["Trunks", "Extensions", "Ring Groups", "PTT Groups"]) {
+    for (const title of ["Trunks", "Extensions", "Ring Groups", "Queues", "PTT Groups"]) {
       await countCard(page, title).getByTestId("count-value").getByText("0", { exact: true }).waitFor();
     }
     for (const name of [
       "Deploy Trunks",
       "Deploy Extensions",
       "Deploy Ring Groups",
+      "Deploy Queues",
       "Deploy PTT Groups",
       "Deploy All Configurations",
     ]) {

@@ -32,6 +32,7 @@ beforeAll(async () => {
   await seed("/api/outbound-routes", { name: "UK", dialPatterns: ["+44XXXXXXXXXX"], trunkId: trunk.id });
   await seed("/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] });
   await seed("/api/ring-groups", { name: "Front desk", number: "600", members: ["1001", "1002"] });
+  await seed("/api/queues", { name: "Support", number: "400", agents: ["1001", "1002"] });
   await seed("/api/ai/assistants", {
     name: "Front desk",
     description: "Answers the main line",
@@ -142,6 +143,19 @@ const SCREENS: Screen[] = [
     ],
   },
   {
+    link: "Queues",
+    heading: "Queues",
+    ready: (p) => p.getByRole("list", { name: "Queues" }).getByText("Support"),
+    writes: (p) => [button(p, "Add Queue"), button(p, "Edit queue Support"), button(p, "Delete queue Support")],
+  },
+  {
+    link: "Call Routing",
+    heading: "Call Routing",
+    // Following a call stores nothing: every role may ask.
+    ready: (p) => button(p, "Follow the call"),
+    writes: () => [],
+  },
+  {
     link: "PTT Groups",
     heading: "Push-to-Talk Groups",
     ready: (p) => p.getByRole("list", { name: "PTT groups" }).getByText("Floor"),
@@ -186,6 +200,7 @@ const SCREENS: Screen[] = [
       button(p, "Deploy Trunks"),
       button(p, "Deploy Extensions"),
       button(p, "Deploy Ring Groups"),
+      button(p, "Deploy Queues"),
       button(p, "Deploy PTT Groups"),
       button(p, "Deploy All Configurations"),
     ],

@@ -12,6 +12,8 @@ const SCREENS: { link: string; path: string; heading: string }[] = [
   { link: "Inbound Routes", path: "/inbound-routes", heading: "Inbound Routes" },
   { link: "Outbound Routes", path: "/outbound-routes", heading: "Outbound Routes" },
   { link: "Ring Groups", path: "/ring-groups", heading: "Ring Groups" },
+  { link: "Queues", path: "/queues", heading: "Queues" },
+  { link: "Call Routing", path: "/call-routing", heading: "Call Routing" },
   { link: "PTT Groups", path: "/ptt-groups", heading: "Push-to-Talk Groups" },
   { link: "Softphone", path: "/sangoma-talk", heading: "Softphone Provisioning" },
   { link: "Configuration Wizard", path: "/wizard", heading: "Configuration Wizard" },

@@ -50,6 +50,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "pbx_objects",
       "provisioning_tokens",
       "ptt_groups",
+      "queues",
       "ring_groups",
       "sessions",
       "sign_in_throttle",

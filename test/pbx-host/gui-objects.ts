@@ -46,6 +46,8 @@ export const FREEPBX_TABLES = [
   "paging_config",
   "paging_groups",
   "ringgroups",
+  "queues_config",
+  "queues_details",
 ] as const;
 export type FreepbxTable = (typeof FREEPBX_TABLES)[number];
 

@@ -18,13 +18,13 @@ export interface PbxConsole {
   /** POST that must answer 2xx; its JSON. */
   create(path: string, body: unknown): Promise<any>;
   /** The review's plan of a target. */
-  plan(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all"): Promise<DeployPlan>;
+  plan(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<DeployPlan>;
   /** Plans and applies a target; the apply's job id, without waiting for it. */
-  startDeploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all"): Promise<number>;
+  startDeploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<number>;
   /** Waits for a job to end; the finished job. */
   finished(jobId: number): Promise<any>;
   /** Plans and applies a target and waits for the job to end; the finished job, which must have succeeded. */
-  deploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all"): Promise<any>;
+  deploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<any>;
   /** The extension's SIP password as the console hands it to a softphone. */
   sipSecret(extensionId: number): Promise<string>;
   stop(): Promise<void>;

@@ -6,6 +6,7 @@
  * setting the console does not own when the console adopts it, and the roll back restores it exactly.
  */
 import { describe, expect, test } from "bun:test";
+import type { SimulateAnswer } from "../../src/shared/routing";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
 import { cli, freepbxPhp, sql } from "./testbed";
@@ -14,6 +15,13 @@ const { pbx, phone } = consoleForFile({ cdr: false });
 
 const DID = "4445550600";
 const GROUP = "2300";
+
+/** The routing simulator's answer for a call from the provider to the DID. */
+async function simulate(extra: Record<string, unknown> = {}): Promise<SimulateAnswer> {
+  const res = await pbx.call("POST", "/api/routing/simulate", { did: DID, callerId: "5550600", ...extra });
+  expect(res.status, res.text).toBe(200);
+  return res.json as SimulateAnswer;
+}
 
 describe("a ring group deployed by the console rings its members", () => {
   const ids: Record<string, number> = {};
@@ -52,10 +60,26 @@ describe("a ring group deployed by the console rings its members", () => {
       destination: GROUP,
     });
     const plan = await pbx.plan("all");
+    // The review names the DID this deploy reroutes: nowhere on the PBX now, the group's phones after.
+    expect(plan.calls?.find((c) => c.did === DID)).toMatchObject({
+      unanswered: false,
+      now: { final: { kind: "hangup" } },
+      after: { final: { kind: "ring-group", target: GROUP, ringing: ["2301", "2302"] } },
+    });
     const order = plan.items.map((i) => i.id);
     expect(order.indexOf(`ringGroup:${GROUP}`)).toBeGreaterThan(order.indexOf("extension:2303"));
     expect(order.indexOf(`ringGroup:${GROUP}`)).toBeLessThan(order.indexOf(`inboundRoute:${DID}`));
+    // The simulator tells the two apart before the deploy: the PBX has no route for the DID yet.
+    const before = await simulate({ plan: true });
+    expect(before.final).toEqual({ kind: "ring-group", target: GROUP, ringing: ["2301", "2302"] });
+    expect(before.live?.changed).toBe(true);
+    expect(before.live?.final).toEqual({ kind: "hangup", target: "", ringing: [] });
     await pbx.deploy("all");
+    // After it, the PBX routes the DID as the console does.
+    const after = await simulate({ plan: true });
+    expect(after.live?.changed).toBe(false);
+    expect(after.live?.final).toEqual({ kind: "ring-group", target: GROUP, ringing: ["2301", "2302"] });
+    expect((await pbx.plan("all")).calls?.some((c) => c.did === DID)).toBe(false);
 
     expect(
       await sql("asterisk", `SELECT strategy, grptime, grplist, postdest FROM ringgroups WHERE grpnum = '${GROUP}'`),
@@ -67,7 +91,9 @@ describe("a ring group deployed by the console rings its members", () => {
     expect(await cli(`dialplan show ${GROUP}@ext-group`)).toContain(`'${GROUP}' =>`);
   }, 300_000);
 
-  test("a call to the DID rings both members at once; the first to answer takes it and the other stops ringing", async () => {
+  test("a call to the DID rings both members at once, as the simulator says; the first to answer takes it", async () => {
+    const said = await simulate();
+    expect(said.final.ringing).toEqual(["2301", "2302"]);
     for (const ext of ["2301", "2302", "2303"])
       members[ext] = await phone({ user: ext, secret: await pbx.sipSecret(ids[ext] as number) });
     const since = Object.fromEntries(Object.entries(members).map(([k, p]) => [k, p.events.length]));
@@ -88,7 +114,15 @@ describe("a ring group deployed by the console rings its members", () => {
     const from = provider.events.length;
     await provider.dial(`sip:${DID}@${pbx.env.sipHost}:${pbx.env.sipPort}`);
     await Promise.all(["2301", "2302"].map((ext) => members[ext]?.waitFor("CALL_INCOMING", { since: since[ext] })));
-    // Nobody answers: after the 6 s ring time the group stops ringing them and the call goes to 2303.
+    // Nobody answers: after the 6 s ring time the group stops ringing them and the call goes to 2303, the
+    // path the simulator follows for an unanswered call.
+    const said = await simulate({ unanswered: true, plan: true });
+    expect(said.live?.steps.map((x) => `${x.kind}:${x.target}`)).toEqual([
+      `trunk:${DID}`,
+      `inbound-route:${DID}`,
+      `ring-group:${GROUP}`,
+      "extension:2303",
+    ]);
     const overflow = await members["2303"]?.waitFor("CALL_INCOMING", { since: since["2303"], ms: 30_000 });
     expect(overflow).toBeDefined();
     await Promise.all(["2301", "2302"].map((ext) => members[ext]?.waitFor("CALL_CLOSED", { since: since[ext] })));

@@ -52,6 +52,7 @@ beforeAll(async () => {
   await ok(s.call("POST", "/api/outbound-routes", { name: "UK", dialPatterns: ["07XXXXXXXXX"], trunkId: trunk.id }));
   await ok(s.call("POST", "/api/ptt-groups", { name: "Floor", extension: "8000", members: ["10001", "10002"] }));
   await ok(s.call("POST", "/api/ring-groups", { name: "Front desk", number: "600", members: ["10001", "10002"] }));
+  await ok(s.call("POST", "/api/queues", { name: "Support", number: "400", agents: ["10001", "10002"] }));
   await ok(
     s.call("POST", "/api/ai/assistants", {
       name: "Front desk",
@@ -81,6 +82,7 @@ describe("GET /api/dashboard/summary", () => {
       outboundRoutes: 1,
       pttGroups: 1,
       ringGroups: 1,
+      queues: 1,
       aiAssistants: 1,
     });
     const lists = {
@@ -90,6 +92,7 @@ describe("GET /api/dashboard/summary", () => {
       outboundRoutes: "/api/outbound-routes",
       pttGroups: "/api/ptt-groups",
       ringGroups: "/api/ring-groups",
+      queues: "/api/queues",
       aiAssistants: "/api/ai/assistants",
     } as const;
     for (const [key, path] of Object.entries(lists)) {

@@ -290,6 +290,25 @@ const FIXTURES: Record<string, Fixture> = {
     });
     return { path: `/api/ring-groups/${g.id}` };
   },
+  "POST /api/queues": async () => ({
+    body: { number: String(7300 + next()), name: "Walk", agents: [(await extension()).extension] },
+  }),
+  "PATCH /api/queues/:id": async () => {
+    const q = await created("/api/queues", {
+      number: String(7300 + next()),
+      name: "Walk",
+      agents: [(await extension()).extension],
+    });
+    return { path: `/api/queues/${q.id}`, body: { name: "Walk renamed", strategy: "rrmemory" } };
+  },
+  "DELETE /api/queues/:id": async () => {
+    const q = await created("/api/queues", {
+      number: String(7300 + next()),
+      name: "Walk",
+      agents: [(await extension()).extension],
+    });
+    return { path: `/api/queues/${q.id}` };
+  },
   "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
   "POST /api/deploy/trunks": async () => {
     await trunk();
@@ -301,6 +320,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
   "POST /api/deploy/ring-groups": async () => ({ after: jobEnded }),
+  "POST /api/deploy/queues": async () => ({ after: jobEnded }),
   // Apply needs the plan it applies (its fingerprint).
   "POST /api/deploy/apply": async () => {
     await extension();

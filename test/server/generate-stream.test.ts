@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../src/db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
 import { buildScript } from "../../src/server/pbx/deploy/script";
 import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate/generate";
@@ -18,6 +18,7 @@ import {
   inboundItem,
   outboundItem,
   pttItem,
+  queueItem,
   ringGroupItem,
   type SqlItem,
   trunkItem,
@@ -77,6 +78,16 @@ function oldInventory(db: Db, box: SecretBox) {
     (g) => g.number,
     ringGroupItem,
   );
+  collect(
+    db
+      .select()
+      .from(queues)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number)),
+    "queue",
+    (q) => q.number,
+    queueItem,
+  );
   // In dial order, each with its place among the console's routes (ADR 0040).
   const routes = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
   const orders = routeOrders(routes);
@@ -130,12 +141,14 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       totalInboundRoutes: count("inboundRoute"),
       totalPttGroups: count("pttGroup"),
       totalRingGroups: count("ringGroup"),
+      totalQueues: count("queue"),
     },
     deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
     sql: {
       trunks: statementsOf("trunk"),
       extensions: statementsOf("extension"),
       ringGroups: statementsOf("ringGroup"),
+      queues: statementsOf("queue"),
       outboundRoutes: statementsOf("outboundRoute"),
       inboundRoutes: statementsOf("inboundRoute"),
       pttGroups: statementsOf("pttGroup"),
@@ -229,6 +242,18 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
+  expect(
+    (
+      await s.call("POST", "/api/queues", {
+        name: "Support 'B'",
+        number: "400",
+        strategy: "rrmemory",
+        agents: ["999", "1002"],
+        maxWait: 100,
+        timeoutDestination: { kind: "ring-group", target: "600" },
+      })
+    ).status,
+  ).toBe(201);
   // Rows stored before the forms knew FreePBX's rules: left out with the reason (and named in the script).
   s.db.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', ?)", ["y".repeat(51)]);
   s.db.$client.run("INSERT INTO trunks (name, type, host) VALUES ('Bad]name', 'sip', 'sip.example.com')");
@@ -263,6 +288,7 @@ describe("GET /api/config/generate (streamed)", () => {
       totalInboundRoutes: 1,
       totalPttGroups: 1,
       totalRingGroups: 1,
+      totalQueues: 1,
     });
     // Each statement once: a distinctive one occurs once in the whole answer.
     const secretSt = res.json.sql.extensions.find((st: string) => st.includes("plain-secret-0999")) as string;
@@ -277,7 +303,15 @@ describe("GET /api/config/generate (streamed)", () => {
       const res = await empty.call("GET", "/api/config/generate?script=0");
       expect(res.status).toBe(200);
       expect(res.json).toEqual({
-        sql: { trunks: [], extensions: [], ringGroups: [], outboundRoutes: [], inboundRoutes: [], pttGroups: [] },
+        sql: {
+          trunks: [],
+          extensions: [],
+          ringGroups: [],
+          queues: [],
+          outboundRoutes: [],
+          inboundRoutes: [],
+          pttGroups: [],
+        },
         refused: [],
         deployment: { steps: DEPLOYMENT_STEPS },
         summary: {
@@ -287,6 +321,7 @@ describe("GET /api/config/generate (streamed)", () => {
           totalInboundRoutes: 0,
           totalPttGroups: 0,
           totalRingGroups: 0,
+          totalQueues: 0,
         },
       });
     } finally {

@@ -41,11 +41,13 @@ describe("list ETags", () => {
         "/api/ai/routing-rules",
         "/api/ai/transcripts",
         "/api/dashboard/summary",
+        "/api/destinations",
         "/api/extensions",
         "/api/inbound-routes",
         "/api/outbound-routes",
         "/api/ptt-groups",
         "/api/ring-groups",
+        "/api/queues",
         "/api/trunks",
       ].sort(),
     );

@@ -6,7 +6,9 @@ import type { RingGroup } from "../../src/shared/inventory";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { signedInServer } from "../helpers/server";
 
-const s = signedInServer({ clean: ["ring_groups", "inbound_routes", "ptt_groups", "extensions", "pbx_objects"] });
+const s = signedInServer({
+  clean: ["queues", "ring_groups", "inbound_routes", "ptt_groups", "extensions", "pbx_objects"],
+});
 
 let published: WsEvent[] = [];
 beforeEach(() => {
@@ -150,10 +152,21 @@ describe("create", () => {
     expect(published.some((e) => e.type === "ring-groups-updated")).toBe(false);
   });
 
-  test("hangup and the FreePBX-only kinds are taken as given", async () => {
+  test("hangup and the FreePBX-only kinds are taken as given; a queue must be the console's", async () => {
     await extension("1001");
     const h = await ringGroup({ number: "600", noAnswer: { kind: "hangup" } });
     expect(h.noAnswer).toEqual({ kind: "hangup", target: "" });
+    const i = await ringGroup({ number: "602", noAnswer: { kind: "ivr", target: "3" } });
+    expect(i.noAnswer).toEqual({ kind: "ivr", target: "3" });
+    const missing = await s.call("POST", "/api/ring-groups", {
+      name: "Sales",
+      number: "601",
+      members: ["1001"],
+      noAnswer: { kind: "queue", target: "400" },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.fields["noAnswer.target"]).toBe("Queue 400 does not exist");
+    await made("/api/queues", { name: "Support", number: "400", agents: ["1001"] });
     const q = await ringGroup({ number: "601", noAnswer: { kind: "queue", target: "400" } });
     expect(q.noAnswer).toEqual({ kind: "queue", target: "400" });
   });

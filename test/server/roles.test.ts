@@ -54,11 +54,13 @@ const OWN_ACCOUNT_WRITES = [
   "POST /api/auth/totp/disable",
 ];
 
+/** Writes by method only: they compute an answer from what a viewer may read, and store nothing. */
+const VIEWER_QUESTIONS = ["POST /api/routing/simulate"];
 const expectedRole = (r: RouteDef): Role => {
   const l = label(r);
   if (ADMIN_ONLY.includes(l)) return "admin";
   if (OPERATOR_READS.includes(l)) return "operator";
-  if (OWN_ACCOUNT_WRITES.includes(l)) return "viewer";
+  if (OWN_ACCOUNT_WRITES.includes(l) || VIEWER_QUESTIONS.includes(l)) return "viewer";
   return r.method === "GET" ? "viewer" : "operator";
 };
 const allowed = (role: Role, needed: Role) => ROLES.indexOf(role) <= ROLES.indexOf(needed);

@@ -72,9 +72,13 @@ describe("the route table", () => {
     });
     expect(undeclared.map(label)).toEqual([]);
     // Skipped writes are call activity from machines, never an administrator's change; the session writes
-    // skipped only compute an answer (the rule tester, a bulk delete's preview).
+    // skipped only compute an answer (the rule tester, a bulk delete's preview, the routing simulator).
     const skipped = writes.filter((r) => r.audit && "skip" in r.audit && authOf(r) === "session");
-    expect(skipped.map(label).sort()).toEqual(["POST /api/ai/route", "POST /api/extensions/bulk-delete/check"]);
+    expect(skipped.map(label).sort()).toEqual([
+      "POST /api/ai/route",
+      "POST /api/extensions/bulk-delete/check",
+      "POST /api/routing/simulate",
+    ]);
   });
 
   test("the audit trail is read-only through the API: no route writes to /api/audit", () => {

@@ -13,6 +13,8 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  type QueueRow,
+  queueObject,
   type TrunkRow,
   trunkObject,
 } from "../../src/server/pbx/objects/ownership";
@@ -22,6 +24,7 @@ import {
   inboundRouteSchema,
   outboundRouteSchema,
   pttGroupSchema,
+  queueSchema,
   trunkSchema,
 } from "../../src/shared/inventory";
 
@@ -140,6 +143,7 @@ const inbound = {
 };
 const outbound = { name: "Local", dialPatterns: ["9NXXXXXX"], trunkId: 1, routeOrder: 0 };
 const ptt = { name: "Floor", extension: "8000", description: null, members: ["1001"], duplex: false, autoAnswer: true };
+const queue = { number: "400", name: "Support", strategy: "ringall", agents: ["1001"], maxWait: 0 };
 
 describe("the form refuses exactly what the deploy refuses, with the same message", () => {
   const ext = (row: Record<string, unknown>) => extensionObject(row as Parameters<typeof extensionObject>[0]);
@@ -287,6 +291,28 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
       "members",
       [["1001"], ["1001", "10a1"], ["+1001"], [" 1002 "], ["1001;"], ["1001", "1001"]],
       pg,
+    ));
+
+  const qu = (row: Record<string, unknown>) => queueObject(row as QueueRow);
+  test("queue names", () => property(queueSchema, queue, "name", [...HOSTILE_TEXT, ...lengths(254)], qu));
+  test("queue numbers", () => property(queueSchema, queue, "number", NUMBERS, qu));
+  test("queue strategies", () =>
+    property(queueSchema, queue, "strategy", ["ringall", "rrordered", "wrandom", "hunt", "RINGALL", ""], qu));
+  test("queue agents: extensions only", () =>
+    property(
+      queueSchema,
+      queue,
+      "agents",
+      [["1001"], ["1001", "1002"], ["5551234#"], ["1001", "10a1"], ["+1001"], [" 1002 "], ["1001;"], []],
+      qu,
+    ));
+  test("queue max waits: FreePBX's form's choices", () =>
+    property(
+      queueSchema,
+      queue,
+      "maxWait",
+      [0, 1, 29, 30, 31, 55, 56, 60, 70, 280, 300, 330, 1140, 1200, 1500, 7200, 7500, -1],
+      qu,
     ));
 });
 

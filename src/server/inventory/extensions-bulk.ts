@@ -1,9 +1,8 @@
 /**
  * Bulk actions of the Extensions table (ADR 0041). A bulk delete applies the one-extension delete's
  * dependency rule (`extensionDependents`: a PTT group member or an inbound route's destination stays; a
- * ring group member leaves the group unless it is its last) to each id in turn inside one transaction, and
- * reports the blocked ones with that rule's own message;
- * a bulk update sets the shared fields on every id at once. Each publishes one `extensions-updated`.
+ * ring group member or queue agent leaves the group or queue unless it is its last) to each id in turn
+ * inside one transaction, and reports the blocked ones with that rule's own message; a bulk update sets the shared fields on every id at once. Each publishes one `extensions-updated`.
  */
 import { inArray } from "drizzle-orm";
 import { extensions } from "../../db/schema";
@@ -15,6 +14,7 @@ import type {
 } from "../../shared/extensions-bulk";
 import type { Deps } from "../core/deps";
 import { extensionDependents } from "./extensions";
+import { leaveQueues, queueAgents } from "./queues";
 import { leaveRingGroups, ringGroupMembers } from "./ring-groups";
 
 /** Thrown inside a check's transaction to roll back what the check did to see each delete in turn. */
@@ -40,11 +40,13 @@ export function bulkDeleteExtensions(
   const blocked: ExtensionBlocked[] = [];
   let missing: number[] = [];
   const groupsChanged = new Set<number>();
+  const queuesChanged = new Set<number>();
   try {
     deps.db.$client.transaction(() => {
       const stored = storedRows(deps, ids);
       // Only a ring group member has groups to leave: the rest skip that query.
       const members = ringGroupMembers(deps.db);
+      const agents = queueAgents(deps.db);
       const found = new Set(stored.map((r) => r.id));
       missing = ids.filter((id) => !found.has(id));
       for (const row of stored) {
@@ -55,6 +57,7 @@ export function bulkDeleteExtensions(
           deleted.push(row.id);
           if (members.has(row.extension))
             for (const g of leaveRingGroups(deps.db, row.extension)) groupsChanged.add(g.id);
+          if (agents.has(row.extension)) for (const q of leaveQueues(deps.db, row.extension)) queuesChanged.add(q.id);
         }
       }
       if (check) throw CHECK_ONLY;
@@ -67,6 +70,7 @@ export function bulkDeleteExtensions(
     deps.events.publish({ type: "extensions-updated", data: { ids: deleted, action: "deleted" } });
     for (const id of groupsChanged)
       deps.events.publish({ type: "ring-groups-updated", data: { id, action: "updated" } });
+    for (const id of queuesChanged) deps.events.publish({ type: "queues-updated", data: { id, action: "updated" } });
   }
   return { deleted, blocked, missing };
 }

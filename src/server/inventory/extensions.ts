@@ -20,6 +20,7 @@ import { generateSecret } from "../secrets";
 import { assertNumberFree, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 import { groupsWithMember } from "./ptt-groups";
+import { leaveQueues, queueUses, rejoinQueues } from "./queues";
 import { leaveRingGroups, rejoinRingGroups, ringGroupUses } from "./ring-groups";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
@@ -65,15 +66,18 @@ export function createExtension(deps: Pick<Deps, "db" | "events" | "box">, input
 }
 
 /**
- * What depends on an extension: the PTT groups that page it, the inbound routes and ring groups that send
- * calls to it (or its voicemail), and the ring groups it is a member of. Any of them blocks its delete
- * except a ring group membership: the extension leaves the group, as FreePBX's own delete does, unless it
- * is the group's only member (ADR 0056). `blockedBecause` says what to change first.
+ * What depends on an extension: the PTT groups that page it, the inbound routes, ring groups and queues that
+ * send calls to it (or its voicemail), and the ring groups and queues it is a member (agent) of. Any of them
+ * blocks its delete except a ring group membership or a queue agent: the extension leaves the group or queue,
+ * as FreePBX's own delete does, unless it is the only one there (ADR 0056, 0057). `blockedBecause` says what
+ * to change first.
  */
 export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
   const groups = groupsWithMember(db, row.extension);
   const { member: rings, destination: sending } = ringGroupUses(db, row.extension);
   const alone = rings.filter((g) => g.members.every((m) => m === row.extension));
+  const { agent: answering, destination: waiting } = queueUses(db, row.extension);
+  const lone = answering.filter((q) => q.agents.every((a) => a === row.extension));
   const routes = db
     .select({
       id: inboundRoutes.id,
@@ -105,7 +109,18 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
       `Extension ${row.extension} is the only member of ring group(s) ${alone.map((g) => `${g.name} (${g.number})`).join(", ")}. Add another member or delete the group first.`,
     );
   }
+  if (waiting.length) {
+    why.push(
+      `Queue(s) ${waiting.map((q) => `${q.name} (${q.number})`).join(", ")} send callers to extension ${row.extension} after their max wait. Change them first.`,
+    );
+  }
+  if (lone.length) {
+    why.push(
+      `Extension ${row.extension} is the only agent of queue(s) ${lone.map((q) => `${q.name} (${q.number})`).join(", ")}. Add another agent or delete the queue first.`,
+    );
+  }
   const ringIds = new Set<number>();
+  const queueIds = new Set<number>();
   return {
     dependents: [
       ...groups.map((g) => ({ kind: "ptt-group" as const, id: g.id, label: g.name })),
@@ -118,6 +133,14 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
           id: g.id,
           label: sending.includes(g) || alone.includes(g) ? g.name : `${g.name} (as a member: the extension leaves it)`,
         })),
+      // An agent alone does not block either: the extension leaves the queue.
+      ...[...waiting, ...answering]
+        .filter((q) => !queueIds.has(q.id) && queueIds.add(q.id))
+        .map((q) => ({
+          kind: "queue" as const,
+          id: q.id,
+          label: waiting.includes(q) || lone.includes(q) ? q.name : `${q.name} (as an agent: the extension leaves it)`,
+        })),
     ],
     blockedBecause: why.length ? why.join(" ") : null,
   };
@@ -128,36 +151,51 @@ export const dependentsOfExtension = (deps: Pick<Deps, "db">, id: number): Depen
   extensionDependents(deps.db, findExtension(deps.db, id));
 
 /**
- * Deletes an extension that nothing depends on, taking it out of the ring groups it is a member of (in one
- * transaction); the answer's token restores it, and its memberships, for a few seconds.
+ * Deletes an extension that nothing depends on, taking it out of the ring groups it is a member of and the
+ * queues it is an agent of (in one transaction); the answer's token restores it, and its memberships, for a
+ * few seconds.
  */
 export function deleteExtension(deps: Pick<Deps, "db" | "events" | "now">, id: number): DeleteAnswer {
   const row = findExtension(deps.db, id);
   const { blockedBecause } = extensionDependents(deps.db, row);
   if (blockedBecause) throw new Conflict(blockedBecause);
   const left = deps.db.transaction((tx) => {
-    const before = leaveRingGroups(tx, row.extension);
+    const groups = leaveRingGroups(tx, row.extension);
+    const queues = leaveQueues(tx, row.extension);
     tx.delete(extensions).where(eq(extensions.id, row.id)).run();
-    return before;
+    return { groups, queues };
   });
   deps.events.publish({ type: "extensions-updated", data: { id: row.id, action: "deleted" } });
-  for (const g of left) deps.events.publish({ type: "ring-groups-updated", data: { id: g.id, action: "updated" } });
+  publishLeft(deps, left);
   return keepForUndo(deps, "extension", (d) => restoreExtension(d, row, left));
 }
 
+/** What a deleted extension left: the ring groups' members and the queues' agents before it left them. */
+interface Left {
+  groups: { id: number; members: string[] }[];
+  queues: { id: number; agents: string[] }[];
+}
+
+const publishLeft = (deps: Pick<Deps, "events">, left: Left) => {
+  for (const g of left.groups)
+    deps.events.publish({ type: "ring-groups-updated", data: { id: g.id, action: "updated" } });
+  for (const q of left.queues) deps.events.publish({ type: "queues-updated", data: { id: q.id, action: "updated" } });
+};
+
 /**
- * Puts a deleted extension back as it was (same id, same sealed secret) and into the ring groups it left,
- * unless its number was taken since.
+ * Puts a deleted extension back as it was (same id, same sealed secret) and into the ring groups and queues
+ * it left, unless its number was taken since.
  */
-function restoreExtension(deps: RestoreDeps, row: ExtensionRow, left: { id: number; members: string[] }[]): Extension {
+function restoreExtension(deps: RestoreDeps, row: ExtensionRow, left: Left): Extension {
   const taken = numberTakenMessage(deps.db, row.extension, "extension");
   if (taken) throw new Gone(`Extension ${row.extension} cannot be restored: ${taken}.`);
   deps.db.transaction((tx) => {
     tx.insert(extensions).values(row).run();
-    rejoinRingGroups(tx, row.extension, left);
+    rejoinRingGroups(tx, row.extension, left.groups);
+    rejoinQueues(tx, row.extension, left.queues);
   });
   deps.events.publish({ type: "extensions-updated", data: { id: row.id, action: "created" } });
-  for (const g of left) deps.events.publish({ type: "ring-groups-updated", data: { id: g.id, action: "updated" } });
+  publishLeft(deps, left);
   return toExtension(row);
 }
 
@@ -182,11 +220,16 @@ export function updateExtension(
     assertNumberFree(deps.db, input.extension, "extension");
     const users = extensionDependents(deps.db, row).dependents;
     if (users.length) {
-      const what = { "ptt-group": "PTT group", "ring-group": "ring group" } as Record<string, string>;
-      // A ring group by its name alone (its dependent's label also says a delete would take the member out).
+      const what = { "ptt-group": "PTT group", "ring-group": "ring group", queue: "queue" } as Record<string, string>;
+      // A ring group or queue by its name alone (its dependent's label also says a delete would take the member out).
       const ringNames = new Map(ringGroupUses(deps.db, row.extension).member.map((g) => [g.id, g.name]));
+      const queueNames = new Map(queueUses(deps.db, row.extension).agent.map((q) => [q.id, q.name]));
       const label = (d: (typeof users)[number]) =>
-        d.kind === "ring-group" ? (ringNames.get(d.id) ?? d.label) : d.label;
+        d.kind === "ring-group"
+          ? (ringNames.get(d.id) ?? d.label)
+          : d.kind === "queue"
+            ? (queueNames.get(d.id) ?? d.label)
+            : d.label;
       const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${label(d)}`);
       const message = `Extension ${row.extension} cannot become ${input.extension} while ${named.join(", ")} use${users.length === 1 ? "s" : ""} it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { extension: message });

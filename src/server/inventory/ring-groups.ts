@@ -1,13 +1,13 @@
 /**
  * Ring groups (FreePBX's ringgroups): a number that rings its members with a strategy, then sends an
  * unanswered call to its no-answer destination. The number shares the dial plan with extensions and PTT
- * groups (`numbers.ts`); a member is a console extension, or an external number written as FreePBX writes
- * it (`5551234#`). A ring group that an inbound route or another ring group sends calls to cannot be
- * deleted or renumbered: they are named (ADR 0056).
+ * groups and queues (`numbers.ts`); a member is a console extension, or an external number written as
+ * FreePBX writes it (`5551234#`). A ring group that an inbound route, another ring group or a queue sends
+ * calls to cannot be deleted or renumbered: they are named (ADR 0056).
  */
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { extensions, inboundRoutes, pttGroups, ringGroups } from "../../db/schema";
+import { extensions, ringGroups } from "../../db/schema";
 import type { Destination } from "../../shared/destinations";
 import { isExternalMember, type RingGroup, type ringGroupPatchSchema, ringGroupSchema } from "../../shared/inventory";
 import type { DeleteAnswer, Dependent, Dependents } from "../../shared/safe-delete";
@@ -17,6 +17,7 @@ import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
 import { keyChangeRefusal } from "../pbx/objects/managed";
+import { callFlowSendersText, checkDestination, sendersTo } from "./call-targets";
 import { assertNumberFree, type DbOrTx, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 
@@ -58,15 +59,6 @@ function ringGroupsWithMember(db: DbOrTx, number: string): RingGroupRow[] {
     .filter((g) => g.members.includes(number));
 }
 
-/** The ring groups whose unanswered calls go to `kind` `target` (another ring group, an extension…). */
-function ringGroupsSendingTo(db: DbOrTx, kinds: Destination["kind"][], target: string): RingGroupRow[] {
-  return db
-    .select()
-    .from(ringGroups)
-    .all()
-    .filter((g) => g.noAnswerKind !== null && kinds.includes(g.noAnswerKind) && g.noAnswerTarget === target);
-}
-
 /**
  * The ring groups that use an extension number, read in one query: those it is a member of, and those that
  * send their unanswered calls to it or to its voicemail.
@@ -102,35 +94,9 @@ function knownMembers(db: DbOrTx, given: string[]): string[] {
   return members;
 }
 
-/**
- * The no-answer destination's target, where the console knows it: an extension (or its voicemail), a ring
- * group other than this one, a PTT (page) group. Queues, IVRs, time conditions and announcements are FreePBX's
- * ids, which the console cannot check.
- */
-function checkNoAnswer(db: DbOrTx, number: string, d: Destination | null): void {
-  if (!d) return;
-  const refuse = (message: string) => {
-    throw new Invalid(message, { "noAnswer.target": message });
-  };
-  switch (d.kind) {
-    case "extension":
-    case "voicemail":
-      if (!db.select({ id: extensions.id }).from(extensions).where(eq(extensions.extension, d.target)).get())
-        refuse(`Extension ${d.target} does not exist`);
-      break;
-    case "ring-group":
-      if (d.target === number) refuse("A ring group cannot send its unanswered calls to itself");
-      if (!db.select({ id: ringGroups.id }).from(ringGroups).where(eq(ringGroups.number, d.target)).get())
-        refuse(`Ring group ${d.target} does not exist`);
-      break;
-    case "page-group":
-      if (!db.select({ id: pttGroups.id }).from(pttGroups).where(eq(pttGroups.extension, d.target)).get())
-        refuse(`PTT group ${d.target} does not exist`);
-      break;
-    default:
-      break;
-  }
-}
+/** The no-answer destination, checked where the console knows its target (call-targets.ts). */
+const checkNoAnswer = (db: DbOrTx, number: string, d: Destination | null) =>
+  checkDestination(db, "noAnswer.target", { kind: "ring-group", number }, d);
 
 const rowValues = (input: RingGroupInput, members: string[]) => ({
   number: input.number,
@@ -153,32 +119,23 @@ export function createRingGroup(deps: Pick<Deps, "db" | "events">, input: RingGr
 }
 
 /**
- * What sends calls to a ring group: inbound routes with it as their destination, and ring groups with it as
- * their no-answer destination. Any of them blocks its delete and a change of its number.
+ * What sends calls to a ring group: inbound routes with it as their destination, ring groups with it as their
+ * no-answer destination and queues with it as their timeout destination. Any of them blocks its delete and a
+ * change of its number.
  */
 export function ringGroupDependents(db: DbOrTx, row: RingGroupRow): Dependents {
-  const routes = db
-    .select({
-      id: inboundRoutes.id,
-      description: inboundRoutes.description,
-      type: inboundRoutes.destinationType,
-      to: inboundRoutes.destination,
-    })
-    .from(inboundRoutes)
-    .all()
-    .filter((r) => r.type === "ring-group" && r.to === row.number);
-  const groups = ringGroupsSendingTo(db, ["ring-group"], row.number).filter((g) => g.id !== row.id);
+  const senders = sendersTo(db, ["ring-group"], row.number);
+  const { routes, queues } = senders;
+  const groups = senders.ringGroups.filter((g) => g.id !== row.id);
   const dependents: Dependent[] = [
     ...routes.map((r) => ({ kind: "inbound-route" as const, id: r.id, label: r.description })),
     ...groups.map((g) => ({ kind: "ring-group" as const, id: g.id, label: g.name })),
+    ...queues.map((q) => ({ kind: "queue" as const, id: q.id, label: q.name })),
   ];
   const why: string[] = [];
   if (routes.length)
     why.push(`Inbound route(s) ${routes.map((r) => r.description).join(", ")} send calls to ring group ${row.number}.`);
-  if (groups.length)
-    why.push(
-      `Ring group(s) ${groups.map((g) => `${g.name} (${g.number})`).join(", ")} send unanswered calls to ring group ${row.number}.`,
-    );
+  why.push(...callFlowSendersText({ ringGroups: groups, queues }, `ring group ${row.number}`));
   return {
     dependents,
     blockedBecause: why.length ? `${why.join(" ")} Change ${dependents.length === 1 ? "it" : "them"} first.` : null,
@@ -241,7 +198,8 @@ export function updateRingGroup(deps: Pick<Deps, "db" | "events">, id: number, p
     assertNumberFree(deps.db, input.number, "ring-group", "number");
     const users = ringGroupDependents(deps.db, row).dependents;
     if (users.length) {
-      const named = users.map((d) => `${d.kind === "ring-group" ? "ring group" : "inbound route"} ${d.label}`);
+      const what: Record<string, string> = { "ring-group": "ring group", queue: "queue" };
+      const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${d.label}`);
       const message = `Ring group ${row.number} cannot become ${input.number} while ${named.join(", ")} send${users.length === 1 ? "s" : ""} calls to it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { number: message });
     }

@@ -10,6 +10,7 @@ import {
   inboundRoutes,
   outboundRoutes,
   pttGroups,
+  queues,
   ringGroups,
   trunks,
 } from "../../db/schema";
@@ -24,6 +25,7 @@ export const SUMMARY_TABLES = [
   "outbound_routes",
   "ptt_groups",
   "ring_groups",
+  "queues",
   "ai_assistants",
 ] as const;
 
@@ -39,6 +41,7 @@ export function dashboardSummary(deps: Pick<Deps, "db">): DashboardSummary {
         outboundRoutes: rows(outboundRoutes),
         pttGroups: rows(pttGroups),
         ringGroups: rows(ringGroups),
+        queues: rows(queues),
         aiAssistants: rows(aiAssistants),
       };
     },

@@ -54,7 +54,7 @@ export const extensionRoutes: RouteDef[] = [
     summary:
       "Delete many extensions in one transaction; those a PTT group or inbound route uses are left and reported with the reason: { deleted, blocked, missing }",
     body: extensionBulkDeleteSchema,
-    publishes: ["extensions-updated", "ring-groups-updated"],
+    publishes: ["extensions-updated", "ring-groups-updated", "queues-updated"],
     audit: {
       action: "extension.bulk-delete",
       object: "extension",
@@ -93,8 +93,8 @@ export const extensionRoutes: RouteDef[] = [
     method: "DELETE",
     path: "/api/extensions/:id",
     summary:
-      "Delete an extension no PTT group, inbound route or ring group destination uses (it leaves the ring groups it is a member of); answers an undo token",
-    publishes: ["extensions-updated", "ring-groups-updated"],
+      "Delete an extension no PTT group, inbound route, ring group or queue destination uses (it leaves the ring groups it is a member of and the queues it is an agent of); answers an undo token",
+    publishes: ["extensions-updated", "ring-groups-updated", "queues-updated"],
     audit: { action: "extension.delete", object: "extension", load: loadById(listExtensions) },
     handler: ({ app, params }) => json(deleteExtension(app, parseId(params.id, "Extension"))),
   }),

@@ -22,7 +22,9 @@ import { liveRoutes } from "./live";
 import { pbxRoutes } from "./pbx";
 import { provisioningRoutes } from "./provisioning";
 import { pttGroupRoutes } from "./ptt-groups";
+import { queueRoutes } from "./queues";
 import { ringGroupRoutes } from "./ring-groups";
+import { routingRoutes } from "./routing";
 import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
@@ -42,6 +44,8 @@ export const apiRoutes: RouteDef[] = [
   ...outboundRouteRoutes,
   ...pttGroupRoutes,
   ...ringGroupRoutes,
+  ...queueRoutes,
+  ...routingRoutes,
   ...undoRoutes,
   ...dashboardRoutes,
   ...wizardRoutes,

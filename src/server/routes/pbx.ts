@@ -159,9 +159,18 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
+    path: "/api/deploy/queues",
+    summary:
+      "Without a review (API clients): start a job that writes the queues' creates and updates to the PBX and reloads it (202 with the job id)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.queues", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "queues"), ACCEPTED),
+  }),
+  route({
+    method: "POST",
     path: "/api/deploy/all",
     summary:
-      "Start a job that writes trunks, extensions, ring groups and outbound and inbound routes to the PBX and reloads it (202)",
+      "Start a job that writes trunks, extensions, ring groups, queues and outbound and inbound routes to the PBX and reloads it (202)",
     publishes: ["job-updated", "sync-status", "trunks-updated"],
     audit: { action: "deploy.all", detail: jobStarted },
     handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "all"), ACCEPTED),

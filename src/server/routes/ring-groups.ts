@@ -41,7 +41,7 @@ export const ringGroupRoutes: RouteDef[] = [
     method: "DELETE",
     path: "/api/ring-groups/:id",
     summary:
-      "Delete a ring group no inbound route or ring group sends calls to (409 naming them); answers an undo token",
+      "Delete a ring group no inbound route, ring group or queue sends calls to (409 naming them); answers an undo token",
     publishes: ["ring-groups-updated"],
     audit: { action: "ring-group.delete", object: "ring-group", load: loadById(listRingGroups) },
     handler: ({ app, params }) => json(deleteRingGroup(app, parseId(params.id, "Ring group"))),
@@ -49,7 +49,8 @@ export const ringGroupRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/ring-groups/:id/dependents",
-    summary: "What sends calls to a ring group (inbound routes, other ring groups); any of them blocks the delete",
+    summary:
+      "What sends calls to a ring group (inbound routes, other ring groups, queues); any of them blocks the delete",
     handler: ({ app, params }) => json(dependentsOfRingGroup(app, parseId(params.id, "Ring group"))),
   }),
 ];

@@ -24,6 +24,7 @@ export const undoRoutes: RouteDef[] = [
       "routes-updated",
       "ptt-groups-updated",
       "ring-groups-updated",
+      "queues-updated",
       "ai-assistants-updated",
       "ai-rules-updated",
     ],

@@ -27,6 +27,7 @@ const DEPENDENT_LABEL: Record<UndoKind, string> = {
   "outbound-route": "Outbound route",
   "ptt-group": "PTT group",
   "ring-group": "Ring group",
+  queue: "Queue",
   "ai-assistant": "AI assistant",
   "ai-rule": "Routing rule",
 };

@@ -52,6 +52,9 @@ export const AddRingGroupDialog = deferredCreateDialog(
 );
 export const EditRingGroupDialog = deferred(() => forms().then((m) => m.EditRingGroupDialog));
 
+export const AddQueueDialog = deferredCreateDialog(() => forms().then((m) => m.AddQueueDialog), "Add Queue");
+export const EditQueueDialog = deferred(() => forms().then((m) => m.EditQueueDialog));
+
 /** The Telnyx screen's "Create SIP Connection" card: its frame and the form's height until the form arrives. */
 function ConnectionFormPlaceholder() {
   return (

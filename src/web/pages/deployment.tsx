@@ -1,5 +1,5 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
-import { LoaderCircle, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
+import { ListOrdered, LoaderCircle, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
 import { useState } from "react";
 import { Can, RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
@@ -17,6 +17,7 @@ import { extensionsQuery } from "@/features/extensions/api";
 import { useShownJob } from "@/features/jobs/api";
 import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { pttGroupsQuery } from "@/features/ptt/api";
+import { queuesQuery } from "@/features/queues/api";
 import { ringGroupsQuery } from "@/features/ring-groups/api";
 import { trunksQuery } from "@/features/trunks/api";
 import type { Job } from "../../shared/jobs";
@@ -31,6 +32,7 @@ export function DeploymentPage() {
   const extensions = useCount(extensionsQuery());
   const pttGroups = useCount(pttGroupsQuery());
   const ringGroups = useCount(ringGroupsQuery());
+  const queues = useCount(queuesQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
   const refresh = useRefreshAfterDeploy();
   // A deployment is a job (ADR 0024): its progress shows while it runs, also after a page reload, and
@@ -58,10 +60,13 @@ export function DeploymentPage() {
 
   return (
     <>
-      <PageHeader title="Deployment" subtitle="Push trunks, extensions, ring groups and PTT groups to the PBX server" />
+      <PageHeader
+        title="Deployment"
+        subtitle="Push trunks, extensions, ring groups, queues and PTT groups to the PBX server"
+      />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="grid gap-6">
-          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3 2xl:grid-cols-5">
             <DeployCountCard
               title="Trunks"
               caption="SIP trunks to providers"
@@ -93,6 +98,16 @@ export function DeploymentPage() {
               onDeploy={() => deploy.mutate("ring-groups")}
             />
             <DeployCountCard
+              title="Queues"
+              caption="Callers waiting for agents"
+              icon={ListOrdered}
+              count={queues}
+              buttonLabel="Deploy Queues"
+              busy={busy("queues")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("queues")}
+            />
+            <DeployCountCard
               title="PTT Groups"
               caption="Deployed as page groups"
               icon={Radio}
@@ -111,8 +126,8 @@ export function DeploymentPage() {
                   Deploy Everything
                 </CardTitle>
                 <CardDescription>
-                  Trunks, extensions and ring groups, then the outbound and inbound routes that use them, followed by
-                  one FreePBX reload.
+                  Trunks, extensions, ring groups and queues, then the outbound and inbound routes that use them,
+                  followed by one FreePBX reload.
                 </CardDescription>
               </CardHeader>
               <CardContent>

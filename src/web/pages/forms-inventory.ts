@@ -5,6 +5,7 @@ export { AddInboundRouteDialog, EditInboundRouteDialog } from "@/features/call-r
 export { AddOutboundRouteDialog, EditOutboundRouteDialog } from "@/features/call-routes/add-outbound-route-dialog";
 export { AddExtensionDialog } from "@/features/extensions/add-extension-dialog";
 export { AddPttGroupDialog, EditPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
+export { AddQueueDialog, EditQueueDialog } from "@/features/queues/add-queue-dialog";
 export { AddRingGroupDialog, EditRingGroupDialog } from "@/features/ring-groups/add-ring-group-dialog";
 export { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
 export { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";

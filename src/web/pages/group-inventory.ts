@@ -1,11 +1,13 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 
+export * from "./call-routing";
 export { SHARED_MODULES, TooltipProvider } from "./common";
 export * from "./dashboard";
 export * from "./extensions";
 export * from "./inbound-routes";
 export * from "./outbound-routes";
 export * from "./ptt-groups";
+export * from "./queues";
 export * from "./ring-groups";
 export * from "./sangoma-talk";
 export * from "./telnyx";

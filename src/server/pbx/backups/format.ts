@@ -26,6 +26,8 @@ export const BACKUP_TABLES = [
   "paging_config",
   "paging_groups",
   "ringgroups",
+  "queues_config",
+  "queues_details",
 ] as const;
 export type Table = (typeof BACKUP_TABLES)[number];
 

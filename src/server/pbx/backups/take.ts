@@ -45,6 +45,7 @@ const KIND_LABEL: Record<ItemKind, string> = {
   inboundRoute: "inbound route",
   pttGroup: "PTT group",
   ringGroup: "ring group",
+  queue: "queue",
 };
 export const objectLabel = (o: Pick<PbxObject, "kind" | "key">) => `${KIND_LABEL[o.kind]} ${o.key}`;
 
@@ -155,6 +156,14 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
         ...base,
         identity: { kind: "number", column: "ringgroups.grpnum", value: t.key },
         rows: [{ table: "ringgroups", match: { grpnum: t.key }, ...none }],
+      };
+    case "queue":
+      // queues_del(): the config row and every queues_details row of the queue.
+      return {
+        ...base,
+        identity: { kind: "number", column: "queues_config.extension", value: t.key },
+        rows: [{ table: "queues_config", match: { extension: t.key }, ...none }],
+        keywords: [{ table: "queues_details", id: t.key, owned: [], defaults: [] }],
       };
     case "pttGroup":
       return {
@@ -269,30 +278,37 @@ async function readVoicemail(remote: PbxRemote, scopes: ObjectScope[]): Promise<
 const FAMILY_READ_FROM = 10;
 
 /**
- * The extensions' and ring groups' AstDB trees, exactly (values padded by `database show` are read again with
- * `get`): `DEVICE/<n>`, `AMPUSER/<n>`, `CW/<n>` of an extension, `RINGGROUP/<n>` of a ring group.
+ * The extensions', ring groups' and queues' AstDB trees, exactly (values padded by `database show` are read
+ * again with `get`): `DEVICE/<n>`, `AMPUSER/<n>`, `CW/<n>` of an extension, `RINGGROUP/<n>` of a ring group,
+ * `QPENALTY/<n>` of a queue.
  */
 async function readAstdb(remote: PbxRemote, scopes: ObjectScope[]): Promise<StoredAstdb | null> {
   const numbers = scopes.map((s) => s.extension).filter((n): n is string => n !== null);
   const groups = scopes.filter((s) => s.kind === "ringGroup").map((s) => s.key);
-  if (!numbers.length && !groups.length) return null;
+  const queues = scopes.filter((s) => s.kind === "queue").map((s) => s.key);
+  if (!numbers.length && !groups.length && !queues.length) return null;
   const extensionTrees: AstdbTree[] = numbers.flatMap((n) => [
     { family: "DEVICE" as const, key: n },
     { family: "AMPUSER" as const, key: n },
     { family: "CW" as const, key: n },
   ]);
-  const groupTrees: AstdbTree[] = groups.map((n) => ({ family: "RINGGROUP" as const, key: n }));
+  const groupTrees: AstdbTree[] = [
+    ...groups.map((n) => ({ family: "RINGGROUP" as const, key: n })),
+    ...queues.map((n) => ({ family: "QPENALTY" as const, key: n })),
+  ];
   const trees = [...extensionTrees, ...groupTrees];
   try {
     // A few extensions: their trees; many: the three families at once (3 calls instead of 3 per extension).
-    // Ring groups are few: always their own trees.
+    // Ring groups and queues are few: always their own trees.
     const wanted = new Set(numbers);
     const shown =
       numbers.length <= FAMILY_READ_FROM
         ? parseAstdbShow(await remote.astdbShowTrees(trees))
         : [
             ...(await remote.astdbFamilyEntries()).filter(
-              (e) => e.path.split("/")[1] !== "RINGGROUP" && wanted.has(e.path.split("/")[2] ?? ""),
+              (e) =>
+                !["RINGGROUP", "QPENALTY"].includes(e.path.split("/")[1] ?? "") &&
+                wanted.has(e.path.split("/")[2] ?? ""),
             ),
             ...parseAstdbShow(await remote.astdbShowTrees(groupTrees)),
           ];

@@ -67,6 +67,7 @@ const KIND_NAME: Record<DeployKind, string> = {
   inboundRoute: "Inbound route",
   pttGroup: "PTT group",
   ringGroup: "Ring group",
+  queue: "Queue",
 };
 
 /** What the plan's entries become: the items to write, and the results known without writing. */
@@ -207,17 +208,18 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
         });
       }
     })();
-    // Deleted extensions' trees (Core's delDevice/delUser) and ring groups' (Ringgroups::delete()).
-    const withTrees = deleted.filter((e) => e.item.kind === "extension" || e.item.kind === "ringGroup");
-    const trees = withTrees.flatMap((e): AstdbTree[] =>
-      e.item.kind === "ringGroup"
-        ? [{ family: "RINGGROUP" as const, key: e.item.key }]
-        : [
-            { family: "DEVICE" as const, key: e.item.key },
-            { family: "AMPUSER" as const, key: e.item.key },
-            { family: "CW" as const, key: e.item.key },
-          ],
-    );
+    // Deleted extensions' trees (Core's delDevice/delUser), ring groups' (Ringgroups::delete()) and queues'
+    // (queues_del()).
+    const withTrees = deleted.filter((e) => ["extension", "ringGroup", "queue"].includes(e.item.kind));
+    const trees = withTrees.flatMap((e): AstdbTree[] => {
+      if (e.item.kind === "ringGroup") return [{ family: "RINGGROUP", key: e.item.key }];
+      if (e.item.kind === "queue") return [{ family: "QPENALTY", key: e.item.key }];
+      return [
+        { family: "DEVICE", key: e.item.key },
+        { family: "AMPUSER", key: e.item.key },
+        { family: "CW", key: e.item.key },
+      ];
+    });
     if (remote && trees.length) {
       const out = await remote.deleteAstdbTrees(trees).catch((err: unknown) => {
         if (!(err instanceof ServiceError)) throw err;
@@ -338,6 +340,7 @@ const TARGET_KIND = {
   extensions: "extension",
   "ptt-groups": "pttGroup",
   "ring-groups": "ringGroup",
+  queues: "queue",
 } as const;
 
 /**
@@ -371,6 +374,7 @@ export async function deployTarget(
       outboundRoutes: group(outcome.results, "outboundRoute"),
       inboundRoutes: group(outcome.results, "inboundRoute"),
       ringGroups: group(outcome.results, "ringGroup"),
+      queues: group(outcome.results, "queue"),
       reload: outcome.reload,
     };
   }

@@ -55,6 +55,12 @@ function statements(t: DeleteTarget): string[] {
       // Ringgroups::delete(): the row; its AstDB tree RINGGROUP/<n> goes after the transaction (apply.ts).
       return [`DELETE FROM ringgroups WHERE grpnum = ${str(extensionNumber(t.key, "Group number"))};`];
     }
+    case "queue": {
+      // queues_del(): its queues_details rows and its queues_config row; its AstDB tree QPENALTY/<n> goes after
+      // the transaction (apply.ts).
+      const n = str(extensionNumber(t.key, "Queue number"));
+      return [`DELETE FROM queues_details WHERE id = ${n};`, `DELETE FROM queues_config WHERE extension = ${n};`];
+    }
     case "pttGroup": {
       const n = str(extensionNumber(t.key, "Group number"));
       return [

@@ -23,7 +23,7 @@ import { RELOAD_WAITING_ITEM } from "../host/reload";
 import { UnsafeValueError } from "../host/sql";
 import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
 import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
-import { RINGGROUP_ASTDB } from "../objects/ownership";
+import { QUEUE_ASTDB, RINGGROUP_ASTDB } from "../objects/ownership";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import { buildScript } from "./script";
 
@@ -129,7 +129,7 @@ export async function writeOverSsh(
   const deleted = new Set(items.filter((i) => i.delete).map((i) => `${i.kind}:${i.key}`));
   const kept = results.filter((r) => !deleted.has(`${r.kind}:${r.name}`));
   const rows = await completeExtensions(remote, kept);
-  await completeRingGroups(remote, kept);
+  await completeCallFlows(remote, kept);
   // Voicemail mailboxes in voicemail.conf (ADR 0023): created for voicemail on, removed for deleted extensions.
   await completeVoicemail(
     deps,
@@ -220,23 +220,26 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
   return rows;
 }
 
+/** The AstDB keys FreePBX's own add puts for a ring group (`Ringgroups::add()`) and a queue (`queues_add()`). */
+const CALL_FLOW_ASTDB = {
+  ringGroup: { family: "RINGGROUP", keys: RINGGROUP_ASTDB },
+  queue: { family: "QPENALTY", keys: QUEUE_ASTDB },
+} as const;
+
 /**
- * Completes the ring groups just written: the AstDB keys `Ringgroups::add()` puts (`RINGGROUP/<n>/changecid`,
- * `…/fixedcid`, ownership.ts `RINGGROUP_ASTDB`), each only when absent, so a caller-ID mode chosen in
- * FreePBX survives. A group whose keys could not be written is failed with the reason (its row stays: the
- * dialplan then treats the mode as `default`, and the next deploy completes it).
+ * Completes the ring groups and queues just written: the AstDB keys FreePBX's own add puts
+ * (`RINGGROUP/<n>/changecid` and `…/fixedcid`, `QPENALTY/<n>/dynmemberonly`: ownership.ts `RINGGROUP_ASTDB`,
+ * `QUEUE_ASTDB`), in one batch, each only when absent, so a mode chosen in FreePBX survives. An object whose
+ * keys could not be written is failed with the reason (its rows stay: the dialplan then reads the modes as
+ * FreePBX's defaults, and the next deploy completes it).
  */
-async function completeRingGroups(remote: PbxRemote, results: DeployItemResult[]): Promise<void> {
-  const done = results.filter((r) => r.kind === "ringGroup" && r.status === "success");
+async function completeCallFlows(remote: PbxRemote, results: DeployItemResult[]): Promise<void> {
+  const done = results.filter((r) => (r.kind === "ringGroup" || r.kind === "queue") && r.status === "success");
   if (!done.length) return;
-  const entries: AstdbEntry[] = done.flatMap((r) =>
-    RINGGROUP_ASTDB.map(([key, value]) => ({
-      family: "RINGGROUP" as const,
-      key: `${r.name}/${key}`,
-      value,
-      mode: "add" as const,
-    })),
-  );
+  const entries: AstdbEntry[] = done.flatMap((r) => {
+    const { family, keys } = CALL_FLOW_ASTDB[r.kind as keyof typeof CALL_FLOW_ASTDB];
+    return keys.map(([key, value]) => ({ family, key: `${r.name}/${key}`, value, mode: "add" as const }));
+  });
   const out = await remote.writeAstdb(entries).catch((err: unknown) => {
     if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
     return { ok: false as const, message: err.message };
@@ -349,4 +352,4 @@ export function deployPaths(deps: Pick<DeployDeps, "credentials">): { ssh: boole
 }
 
 /** What the deploy routes name: one kind, or everything but PTT groups (the same as a plan's target). */
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all";
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all";

@@ -17,7 +17,8 @@ export const DEPLOYMENT_STEPS = [
   "Apply the configuration: fwconsole reload",
   "Extensions also need their entries in Asterisk's database (AstDB), which this script cannot write: deploy them from the Deployment page, or open and save each new extension once in the FreePBX web GUI.",
   "New ring groups ring without their AstDB caller-ID keys (FreePBX then uses the default caller ID); deploying them from the Deployment page, or saving each once in the FreePBX web GUI, writes them.",
-  "Verify the trunks, extensions, ring groups, routes and page groups in the FreePBX web GUI.",
+  "New queues lack their AstDB key for dynamic agents (QPENALTY dynmemberonly: FreePBX then lets any dynamic agent log in, its default); deploying them from the Deployment page, or saving each once in the FreePBX web GUI, writes it.",
+  "Verify the trunks, extensions, ring groups, queues, routes and page groups in the FreePBX web GUI.",
 ];
 
 /** The script's first comment lines (before the objects left out). */
@@ -35,6 +36,7 @@ const SQL_KEYS: [ItemKind, string][] = [
   ["trunk", "trunks"],
   ["extension", "extensions"],
   ["ringGroup", "ringGroups"],
+  ["queue", "queues"],
   ["outboundRoute", "outboundRoutes"],
   ["inboundRoute", "inboundRoutes"],
   ["pttGroup", "pttGroups"],
@@ -106,6 +108,7 @@ export function generateConfigStream(
     trunk: 0,
     extension: 0,
     ringGroup: 0,
+    queue: 0,
     outboundRoute: 0,
     inboundRoute: 0,
     pttGroup: 0,
@@ -134,6 +137,7 @@ export function generateConfigStream(
       totalInboundRoutes: counts.inboundRoute,
       totalPttGroups: counts.pttGroup,
       totalRingGroups: counts.ringGroup,
+      totalQueues: counts.queue,
     });
   return textStream(
     async () => {

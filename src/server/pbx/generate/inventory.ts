@@ -1,11 +1,11 @@
 /**
  * The Config Generator's walk (ADR 0032): the console's objects as FreePBX items, in dependency order
- * (trunks, extensions, ring groups, outbound then inbound routes, page groups), read and built batch by batch
+ * (trunks, extensions, ring groups, queues, outbound then inbound routes, page groups), read and built batch by batch
  * so 50,000 extensions never sit in memory at once; an object FreePBX cannot hold is a refusal, not an error.
  */
 import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../../db/schema";
 import { byNumber } from "../../../shared/sort";
 import { withOpenSecret } from "../../inventory/sip-secrets";
 import type { SecretBox } from "../../secret-box";
@@ -16,6 +16,7 @@ import {
   inboundItem,
   outboundItem,
   pttItem,
+  queueItem,
   ringGroupItem,
   type SqlItem,
   type TrunkRow,
@@ -103,6 +104,24 @@ function plan(db: Db, box: SecretBox): Source[] {
         (batch) => db.select().from(ringGroups).where(inArray(ringGroups.id, batch)).all(),
         (g) => g.number,
         ringGroupItem,
+      ),
+    );
+  }
+  // Queues likewise: after their agents, before the inbound routes.
+  {
+    const ids = db
+      .select({ id: queues.id, number: queues.number })
+      .from(queues)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number))
+      .map((r) => r.id);
+    out.push(
+      source(
+        "queue",
+        ids,
+        (batch) => db.select().from(queues).where(inArray(queues.id, batch)).all(),
+        (q) => q.number,
+        queueItem,
       ),
     );
   }

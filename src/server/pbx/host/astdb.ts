@@ -15,14 +15,15 @@
  * shell never interprets a value, and each value is quoted for Asterisk's CLI parser
  * (`cliArg`). Families and keys are allow-listed.
  *
- * A ring group's `RINGGROUP/<n>/changecid` and `…/fixedcid` (what `Ringgroups::add()` puts) go through the same
- * batches, backups and deletes (ADR 0056).
+ * A ring group's `RINGGROUP/<n>/changecid` and `…/fixedcid` (what `Ringgroups::add()` puts) and a queue's
+ * `QPENALTY/<n>/dynmemberonly` (what `queues_add()` puts) go through the same batches, backups and deletes
+ * (ADR 0056, 0057).
  */
 import { UnsafeValueError } from "./sql";
 
-/** The AstDB families the console writes: an extension's (Core) and a ring group's (Ringgroups::add). */
-export type AstdbFamily = "DEVICE" | "AMPUSER" | "CW" | "RINGGROUP";
-const FAMILIES: readonly string[] = ["DEVICE", "AMPUSER", "CW", "RINGGROUP"];
+/** The AstDB families the console writes: an extension's (Core), a ring group's (Ringgroups::add), a queue's (queues_add). */
+export type AstdbFamily = "DEVICE" | "AMPUSER" | "CW" | "RINGGROUP" | "QPENALTY";
+const FAMILIES: readonly string[] = ["DEVICE", "AMPUSER", "CW", "RINGGROUP", "QPENALTY"];
 
 export interface AstdbEntry {
   family: AstdbFamily;
@@ -338,12 +339,12 @@ export function managerLoginLine(settings: Partial<Record<(typeof MANAGER_SETTIN
 
 /**
  * An AstDB tree that a delete removes: an extension's (Core's delDevice / delUser) `DEVICE/<n>`, `AMPUSER/<n>`,
- * or a ring group's `RINGGROUP/<n>` (Ringgroups::delete).
+ * a ring group's `RINGGROUP/<n>` (Ringgroups::delete) or a queue's `QPENALTY/<n>` (queues_del).
  */
 export interface AstdbTree {
   /** CW: the extension's call-waiting key `CW/<n>` (a deploy adds it; a roll back removes it again). */
   family: AstdbFamily;
-  /** The extension or ring group number. */
+  /** The extension, ring group or queue number. */
   key: string;
 }
 
@@ -400,8 +401,11 @@ export const ASTDB_SHOW_TREES_COMMAND = [
   "done",
 ].join("\n");
 
-/** An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`, `/RINGGROUP/<n>…`. */
-const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW|RINGGROUP)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
+/**
+ * An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`, `/RINGGROUP/<n>…`,
+ * `/QPENALTY/<n>…`.
+ */
+const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW|RINGGROUP|QPENALTY)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
 
 /**
  * A listing → path and value: the manager batch's DBGetTree lines (hex, exact), or `database show` output.

@@ -28,6 +28,8 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  type QueueRow,
+  queueObject,
   type RingGroupRow,
   type RouteOrder,
   ringGroupObject,
@@ -43,6 +45,7 @@ export {
   type ItemKind,
   type OutboundRow,
   type PttRow,
+  type QueueRow,
   type RingGroupRow,
   type TrunkRow,
   trunkName,
@@ -131,17 +134,20 @@ function keywordStatements(k: OwnedKeywords, onPbx: boolean): string[] {
   const id = lit(k.id);
   const out: string[] = [];
   const ownedNames = new Set(k.owned.map(([kw]) => kw));
-  let flags = 2;
+  // queues_details' key holds the data: an upsert there would add a second row, not change the first.
+  if (k.table === "queues_details" && k.owned.length) throw new Error("queues_details keywords are owned as lists");
+  let next = 2;
+  const flag = () => (k.flags !== undefined ? k.flags : next++);
   if (k.owned.length) {
     out.push(
       `INSERT INTO ${table} (id, keyword, data, flags) VALUES ${k.owned
-        .map(([kw, v]) => `(${id}, ${str(kw)}, ${str(v)}, ${int(flags++)})`)
+        .map(([kw, v]) => `(${id}, ${str(kw)}, ${str(v)}, ${int(flag())})`)
         .join(", ")} ON DUPLICATE KEY UPDATE data = VALUES(data);`,
     );
   }
   const defaults = onPbx ? [] : k.defaults.filter(([kw]) => !ownedNames.has(kw));
   if (defaults.length) {
-    const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${lit(v)} AS v, ${int(flags++)} AS f`);
+    const rows = defaults.map(([kw, v]) => `SELECT ${id} AS i, ${str(kw)} AS k, ${lit(v)} AS v, ${int(flag())} AS f`);
     out.push(
       `INSERT INTO ${table} (id, keyword, data, flags) SELECT i, k, v, f FROM (${rows.join(" UNION ALL ")}) AS d WHERE ${NEW} = 1 ON DUPLICATE KEY UPDATE data = ${table}.data;`,
     );
@@ -164,11 +170,18 @@ function listStatements(l: OwnedList): string[] {
     [parent, ...l.key.map((c) => `${ident(c)} = ${lit(entry[c] as Value)}`)].join(" AND ");
   switch (l.policy) {
     case "exact": {
-      const keyCol = l.key[0] as string;
-      const keep = l.entries.map((e) => lit(e[keyCol] as Value)).join(", ");
+      // With `orderBy`, an entry is its key and its place: one in another place goes and is written again.
+      const cols = [l.key[0] as string, ...(l.orderBy ? [l.orderBy] : [])];
+      const tuple = (e: Record<string, Value>) => {
+        const values = cols.map((c) => lit(e[c] as Value));
+        return values.length === 1 ? (values[0] as string) : `(${values.join(", ")})`;
+      };
+      const lhs = cols.length === 1 ? ident(cols[0] as string) : `(${cols.map(ident).join(", ")})`;
+      const placed = (e: Record<string, Value>) =>
+        [parent, ...cols.map((c) => `${ident(c)} = ${lit(e[c] as Value)}`)].join(" AND ");
       return [
-        `DELETE FROM ${table} WHERE ${parent} AND ${ident(keyCol)} NOT IN (${keep});`,
-        ...l.entries.map((e) => insertOne(e, entryMatch(e))),
+        `DELETE FROM ${table} WHERE ${parent} AND ${lhs} NOT IN (${l.entries.map(tuple).join(", ")});`,
+        ...l.entries.map((e) => insertOne(e, l.orderBy ? placed(e) : entryMatch(e))),
       ];
     }
     case "add": {
@@ -307,5 +320,6 @@ export const outboundItem = (r: OutboundRow, trunk: TrunkRow | undefined, order?
   objectItem(outboundObject(r, trunk, order));
 export const pttItem = (g: PttRow) => objectItem(pttObject(g));
 export const ringGroupItem = (g: RingGroupRow) => objectItem(ringGroupObject(g));
+export const queueItem = (q: QueueRow) => objectItem(queueObject(q));
 
 export { int };

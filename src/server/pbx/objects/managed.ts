@@ -106,6 +106,7 @@ export const KEY_CHANGE: Record<ItemKind, "refuse" | "move" | "by-id"> = {
   extension: "refuse",
   pttGroup: "refuse",
   ringGroup: "refuse",
+  queue: "refuse",
   inboundRoute: "move",
   trunk: "by-id",
   outboundRoute: "by-id",
@@ -137,6 +138,8 @@ export function keyChangeRefusal(db: Db, kind: ItemKind, consoleId: number, from
     return `Extension ${from} is deployed to the PBX, and an extension's number cannot change in FreePBX (it would be deleted and created again, losing what was set for it in FreePBX). To use ${to}: create extension ${to}, move its users and phones to it, then delete ${from}.`;
   if (kind === "ringGroup")
     return `Ring group ${from} is deployed to the PBX, and a ring group's number cannot change in FreePBX (it would be deleted and created again, losing what was set for it in FreePBX). To use ${to}: create ring group ${to} with the same members, point its callers at it, then delete ${from}.`;
+  if (kind === "queue")
+    return `Queue ${from} is deployed to the PBX, and a queue's number cannot change in FreePBX (it would be deleted and created again, losing what was set for it in FreePBX). To use ${to}: create queue ${to} with the same agents, point its callers at it, then delete ${from}.`;
   return `PTT group ${from} is deployed to the PBX as page group ${from}, and its number cannot change there (it would be deleted and created again, losing what was set for it in FreePBX). To use ${to}: create a PTT group ${to} with the same members, then delete ${from}.`;
 }
 

@@ -9,7 +9,15 @@
  * A value FreePBX cannot hold (too long, characters its config files cannot
  * carry) throws UnsafeValueError here, before any SQL exists.
  */
-import type { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
+import type {
+  extensions,
+  inboundRoutes,
+  outboundRoutes,
+  pttGroups,
+  queues,
+  ringGroups,
+  trunks,
+} from "../../../db/schema";
 import { destinationProblem, destinationString as destinationText } from "../../../shared/destinations";
 import {
   configTokenProblem,
@@ -21,6 +29,7 @@ import {
   pbxProblem,
   providerAddressProblem,
   pttRules,
+  queueRules,
   ringGroupList,
   ringGroupRules,
   trunkChannelId,
@@ -36,8 +45,9 @@ export type InboundRow = typeof inboundRoutes.$inferSelect;
 export type OutboundRow = typeof outboundRoutes.$inferSelect;
 export type PttRow = typeof pttGroups.$inferSelect;
 export type RingGroupRow = typeof ringGroups.$inferSelect;
+export type QueueRow = typeof queues.$inferSelect;
 
-export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup";
+export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup" | "queue";
 
 /**
  * A trusted SQL expression (never user text): a session variable the script
@@ -69,7 +79,15 @@ export const EMPTY_OR_NULL = { emptyOrNull: true } as const;
 
 /** One row of a FreePBX table, found by `match`. */
 export interface OwnedRow {
-  table: "devices" | "users" | "trunks" | "outbound_routes" | "incoming" | "paging_config" | "ringgroups";
+  table:
+    | "devices"
+    | "users"
+    | "trunks"
+    | "outbound_routes"
+    | "incoming"
+    | "paging_config"
+    | "ringgroups"
+    | "queues_config";
   match: Record<string, Value | typeof EMPTY_OR_NULL>;
   /** Written on every deploy. */
   owned: Record<string, Value | Conditional>;
@@ -79,14 +97,20 @@ export interface OwnedRow {
   autoIncrement?: boolean;
 }
 
-/** Key/value settings in `sip` (extensions) or `pjsip` (trunks); PK (id, keyword). */
+/**
+ * Key/value settings in `sip` (extensions) or `pjsip` (trunks), PK (id, keyword); or a queue's
+ * `queues_details`, whose key holds the data too (PK id, keyword, data): its owned keywords are lists
+ * (`OwnedList`), so it has defaults only.
+ */
 export interface OwnedKeywords {
-  table: "sip" | "pjsip";
+  table: "sip" | "pjsip" | "queues_details";
   id: Value;
   /** Upserted on every deploy (only these keywords; others are never touched or deleted). */
   owned: [string, string][];
   /** Inserted only when the object itself is new (never over an existing keyword); an `Expr` is computed on the PBX. */
   defaults: [string, string | Expr][];
+  /** The `flags` every row gets (queues_add writes 0); absent: numbered from 2, as Core's extension form does. */
+  flags?: number;
 }
 
 /**
@@ -101,7 +125,12 @@ export interface OwnedKeywords {
  *   console does not manage keep their seq (ADR 0040).
  */
 export interface OwnedList {
-  table: "outbound_route_patterns" | "outbound_route_trunks" | "outbound_route_sequence" | "paging_groups";
+  table:
+    | "outbound_route_patterns"
+    | "outbound_route_trunks"
+    | "outbound_route_sequence"
+    | "paging_groups"
+    | "queues_details";
   parent: Record<string, Value>;
   key: string[];
   entries: Record<string, Value>[];
@@ -109,6 +138,13 @@ export interface OwnedList {
   order?: RouteOrder;
   /** `add`: entries the console wrote before and no longer lists; they are removed. */
   remove?: Record<string, Value>[];
+  /**
+   * `exact`: the column that holds each entry's place (a queue's member rows: `flags`, their ring order). An
+   * entry is then its key and its place: one in another place is written again there.
+   */
+  orderBy?: string;
+  /** How the plan names the list (a queue's `queues_details.member`); the table by default. */
+  field?: string;
 }
 
 /**
@@ -665,5 +701,144 @@ export function ringGroupObject(g: RingGroupRow): PbxObject {
     ],
     keywords: [],
     lists: [],
+  };
+}
+
+/**
+ * What FreePBX's queue form and `queues_add()` write for a new queue in the `queues_config` columns the console
+ * does not own (queues Queues.class.php `doConfigPageInit`, functions.inc/geters_seters.php `queues_add`,
+ * views/form.php): no CID prefix, alert info, password or announcements, music on hold rather than ringing, no
+ * break-out menu or callback, busy agents not skipped, the caller answered before queuing, no call confirm.
+ */
+export const QUEUE_CONFIG_DEFAULTS: Readonly<Record<string, Value>> = {
+  grppre: "",
+  alertinfo: "",
+  ringing: 0,
+  password: "",
+  ivr_id: "none",
+  callback_id: "none",
+  cwignore: 0,
+  qregex: "",
+  queuewait: 0,
+  use_queue_context: 0,
+  togglehint: 0,
+  qnoanswer: 0,
+  callconfirm: 0,
+  callconfirm_id: null,
+  agentannounce_id: null,
+  joinannounce_id: null,
+  monitor_type: "",
+  monitor_heard: 0,
+  monitor_spoken: 0,
+};
+
+/**
+ * The `queues_details` keywords `queues_add()` writes for a queue saved with FreePBX's form as it opens (each
+ * `flags` 0), but the strategy and the members, which the console owns: an agent rung for 15 s, then 5 s before
+ * the next try, callers may join and stay in a queue without agents, no announcements (position and hold time
+ * off, their prompts silence), recording left to the extension, agents rung even while on a call, no auto
+ * pause, no reset of the statistics.
+ */
+export const QUEUE_DETAILS_DEFAULTS: readonly [string, string][] = [
+  ["maxlen", "0"],
+  ["joinempty", "yes"],
+  ["leavewhenempty", "no"],
+  ["timeout", "15"],
+  ["retry", "5"],
+  ["wrapuptime", "0"],
+  ["announce-frequency", "0"],
+  ["min-announce-frequency", "15"],
+  ["announce-holdtime", "no"],
+  ["announce-position", "no"],
+  ["queue-youarenext", "silence/1"],
+  ["queue-thereare", "silence/1"],
+  ["queue-callswaiting", "silence/1"],
+  ["queue-thankyou", ""],
+  ["periodic-announce-frequency", "0"],
+  ["recording", "dontcare"],
+  ["monitor-join", "yes"],
+  ["weight", "0"],
+  ["autofill", "no"],
+  ["ringinuse", "yes"],
+  ["reportholdtime", "no"],
+  ["autopause", "no"],
+  ["autopausedelay", "0"],
+  ["servicelevel", "60"],
+  ["memberdelay", "0"],
+  ["timeoutrestart", "no"],
+  ["skip_joinannounce", ""],
+  ["answered_elsewhere", "0"],
+  ["timeoutpriority", "app"],
+  ["penaltymemberslimit", "0"],
+  ["rvolume", "0"],
+  ["rvol_mode", "dontcare"],
+  // Its "agent called" and "member status" events off: FreePBX's settings' default (false), written as 0.
+  ["eventwhencalled", "0"],
+  ["eventmemberstatus", "0"],
+  ["autopausebusy", "no"],
+  ["autopauseunavail", "no"],
+  ["cron_schedule", "never"],
+  ["cron_random", "false"],
+];
+
+/**
+ * The AstDB key `queues_add()` puts for a queue: `QPENALTY/<n>/dynmemberonly` (whether only the listed dynamic
+ * agents may log in), which the generated dialplan reads; FreePBX's form value for a new queue. The console owns
+ * it no more than the dynamic agents under `QPENALTY/<n>/agents`: it is put only when absent (deploy.ts).
+ */
+export const QUEUE_ASTDB: readonly [string, string][] = [["dynmemberonly", "no"]];
+
+/** A static agent as FreePBX's queue form writes it: the extension through `from-queue`, penalty 0. */
+export const queueMember = (extension: string) => `Local/${extension}@from-queue/n,0`;
+
+/**
+ * Queue = FreePBX's queues_config row and its queues_details rows. Owned: the name (descr), the max wait
+ * (maxwait; '' for no limit, as FreePBX's form writes "Unlimited"), the timeout destination (dest; '' = end the
+ * call), the `strategy` keyword and the static members (`member` rows `Local/<n>@from-queue/n,0`, `flags` their
+ * ring order; the list exactly, as FreePBX's own edit rewrites it). Music, announcements, ring and retry
+ * times, dynamic agents and every other keyword are FreePBX's; a new queue gets the form's values for them.
+ */
+export function queueObject(q: QueueRow): PbxObject {
+  const timeout = q.timeoutKind ? { kind: q.timeoutKind, target: q.timeoutTarget ?? "" } : null;
+  must(pbxProblem(queueRules, { ...q, timeoutDestination: timeout }));
+  const agents = [...new Set(q.agents)];
+  const details = (keyword: string) => ({ id: q.number, keyword });
+  return {
+    kind: "queue",
+    key: q.number,
+    label: q.name,
+    identity: { kind: "number", column: "queues_config.extension", value: q.number },
+    rows: [
+      {
+        table: "queues_config",
+        match: { extension: q.number },
+        owned: {
+          descr: q.name,
+          maxwait: q.maxWait === 0 ? "" : String(q.maxWait),
+          dest: timeout ? destinationText(timeout.kind, timeout.target) : "",
+        },
+        defaults: QUEUE_CONFIG_DEFAULTS,
+      },
+    ],
+    keywords: [{ table: "queues_details", id: q.number, owned: [], defaults: [...QUEUE_DETAILS_DEFAULTS], flags: 0 }],
+    lists: [
+      {
+        table: "queues_details",
+        field: "queues_details.strategy",
+        parent: details("strategy"),
+        key: ["data"],
+        entries: [{ data: q.strategy, flags: 0 }],
+        policy: "exact",
+      },
+      {
+        table: "queues_details",
+        field: "queues_details.member",
+        parent: details("member"),
+        key: ["data"],
+        orderBy: "flags",
+        entries: agents.map((a, i) => ({ data: queueMember(a), flags: i })),
+        policy: "exact",
+      },
+    ],
   };
 }

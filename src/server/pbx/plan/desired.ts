@@ -3,7 +3,7 @@
  * each with the console row it comes from, and the ones whose values cannot be written (refused).
  */
 import { asc } from "drizzle-orm";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, ringGroups, trunks } from "../../../db/schema";
+import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../../db/schema";
 import type { PlanRefused, PlanTarget } from "../../../shared/plan";
 import { byNumber } from "../../../shared/sort";
 import type { Deps } from "../../core/deps";
@@ -20,6 +20,7 @@ import {
   type PbxObject,
   type PttRow,
   pttObject,
+  queueObject,
   ringGroupObject,
   routeOrders,
   type TrunkRow,
@@ -31,9 +32,10 @@ const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
   extensions: ["extension"],
   "ptt-groups": ["pttGroup"],
   "ring-groups": ["ringGroup"],
-  // "all" is everything but PTT groups (as the Deploy All button always did); ring groups are in it, since
-  // inbound routes send calls to them (the plan orders them after extensions, before inbound routes).
-  all: ["trunk", "extension", "ringGroup", "outboundRoute", "inboundRoute"],
+  queues: ["queue"],
+  // "all" is everything but PTT groups (as the Deploy All button always did); ring groups and queues are in
+  // it, since inbound routes send calls to them (the plan orders them after extensions, before inbound routes).
+  all: ["trunk", "extension", "ringGroup", "queue", "outboundRoute", "inboundRoute"],
 };
 /** The kinds of object a deploy target covers. */
 export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
@@ -120,6 +122,14 @@ export function desiredObjects(
       .all()
       .sort((a, b) => byNumber(a.number, b.number));
     add("ringGroup", rows, (g) => g.number, ringGroupObject);
+  }
+  if (kinds.includes("queue")) {
+    const rows = db
+      .select()
+      .from(queues)
+      .all()
+      .sort((a, b) => byNumber(a.number, b.number));
+    add("queue", rows, (q) => q.number, queueObject);
   }
   if (kinds.includes("pttGroup")) {
     const rows = db

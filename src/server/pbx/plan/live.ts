@@ -35,6 +35,8 @@ export interface LiveDb {
   astdb: Set<string> | null;
   /** Ring groups with their RINGGROUP/<n>/changecid AstDB key; null when unknown (not read, or no answer). */
   ringGroupAstdb: Set<string> | null;
+  /** Queues with their QPENALTY/<n>/dynmemberonly AstDB key; null when unknown (not read, or no answer). */
+  queueAstdb: Set<string> | null;
   /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
   voicemail: ConfLine[] | null;
   index: Map<string, Map<string, LiveRow>>;
@@ -53,6 +55,12 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   paging_config: ["page_group", "description", "duplex"],
   paging_groups: ["page_number", "ext"],
   ringgroups: ["grpnum", "strategy", "grptime", "grplist", "description", "postdest"],
+  queues_config: ["extension", "descr", "maxwait", "dest"],
+  queues_details: ["id", "keyword", "data", "flags"],
+};
+/** Per table, which of its rows the plan reads when not all (a queue's other keywords are FreePBX's). */
+const TABLE_WHERE: Record<string, string> = {
+  queues_details: " WHERE keyword IN ('strategy', 'member')",
 };
 const KIND_TABLES: Record<ItemKind, string[]> = {
   extension: ["devices", "users"],
@@ -67,13 +75,14 @@ const KIND_TABLES: Record<ItemKind, string[]> = {
   inboundRoute: ["incoming"],
   pttGroup: ["paging_config", "paging_groups"],
   ringGroup: ["ringgroups"],
+  queue: ["queues_config", "queues_details"],
 };
 
 function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
   const tables = [...new Set(kinds.flatMap((k) => KIND_TABLES[k]))];
   const out = tables.map(
     (t) =>
-      `SELECT HEX(${`'${t}'`}), ${(TABLE_COLUMNS[t] as string[]).map((c) => `HEX(CAST(\`${c}\` AS CHAR))`).join(", ")} FROM \`${t}\`;`,
+      `SELECT HEX(${`'${t}'`}), ${(TABLE_COLUMNS[t] as string[]).map((c) => `HEX(CAST(\`${c}\` AS CHAR))`).join(", ")} FROM \`${t}\`${TABLE_WHERE[t] ?? ""};`,
   );
   if (kinds.includes("extension")) {
     const list = sipKeywords.map((k) => `'${k.replace(/[^a-z_]/g, "")}'`).join(", ");
@@ -89,6 +98,7 @@ function emptyLive(): LiveDb {
     keywords: { sip: new Map(), pjsip: new Map() },
     astdb: null,
     ringGroupAstdb: null,
+    queueAstdb: null,
     voicemail: null,
     index: new Map(),
   };
@@ -102,11 +112,13 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
   // The tables, AstDB and voicemail.conf are read at once, each over its own channel of the session.
   const withExtensions = kinds.includes("extension");
   const groups = desired.filter((d) => d.object.kind === "ringGroup").map((d) => d.object.key);
-  const [rows, astdb, vm, ringAstdb] = await Promise.all([
+  const queues = desired.filter((d) => d.object.kind === "queue").map((d) => d.object.key);
+  const [rows, astdb, vm, ringAstdb, queueAstdb] = await Promise.all([
     remote.selectHex(liveSql(kinds, [...sipKeywords])),
     withExtensions ? remote.astdbDevices().catch(() => null) : null,
     withExtensions ? remote.readVoicemailConf().catch(() => null) : null,
-    groups.length ? ringGroupsWithAstdb(remote, groups) : null,
+    groups.length ? withAstdbKey(remote, "RINGGROUP", groups, "changecid") : null,
+    queues.length ? withAstdbKey(remote, "QPENALTY", queues, "dynmemberonly") : null,
   ]);
   const live = emptyLive();
   for (const r of rows) {
@@ -130,6 +142,7 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     live.tables[tag as string] = list;
   }
   live.ringGroupAstdb = ringAstdb;
+  live.queueAstdb = queueAstdb;
   if (withExtensions) {
     live.astdb = astdb;
     live.voicemail = vm?.content != null ? parseVoicemailConf(vm.content) : null;
@@ -137,11 +150,20 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
   return live;
 }
 
-/** The ring groups of `numbers` whose caller-ID mode key is in AstDB; null when Asterisk does not answer. */
-async function ringGroupsWithAstdb(remote: PbxRemote, numbers: string[]): Promise<Set<string> | null> {
+/**
+ * The objects of `numbers` whose `<family>/<n>/<key>` is in AstDB (a ring group's caller-ID mode, a queue's
+ * dynamic-agents-only flag); null when Asterisk does not answer.
+ */
+async function withAstdbKey(
+  remote: PbxRemote,
+  family: "RINGGROUP" | "QPENALTY",
+  numbers: string[],
+  key: string,
+): Promise<Set<string> | null> {
   try {
-    const shown = parseAstdbShow(await remote.astdbShowTrees(numbers.map((key) => ({ family: "RINGGROUP", key }))));
-    return new Set(shown.flatMap((e) => e.path.match(/^\/RINGGROUP\/(\d+)\/changecid$/)?.[1] ?? []));
+    const shown = parseAstdbShow(await remote.astdbShowTrees(numbers.map((n) => ({ family, key: n }))));
+    const path = new RegExp(`^/${family}/(\\d+)/${key}$`);
+    return new Set(shown.flatMap((e) => e.path.match(path)?.[1] ?? []));
   } catch (err) {
     if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
     return null;
@@ -207,20 +229,31 @@ export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] 
     }
   }
   for (const k of o.keywords) {
+    // queues_details has defaults only: a queue's owned keywords are its lists.
+    if (k.table === "queues_details") continue;
     const id = resolve(k.id, ids);
     const current = id ? live.keywords[k.table].get(id) : undefined;
     for (const [kw, v] of k.owned) push(`${k.table}.${kw}`, current?.get(kw) ?? null, v);
   }
   for (const l of o.lists) {
-    const parentCol = Object.keys(l.parent)[0] as string;
-    const parentId = resolve(Object.values(l.parent)[0] as Value, ids);
-    const entries = parentId ? (live.tables[l.table] ?? []).filter((r) => r[parentCol] === parentId) : [];
+    const parent = Object.entries(l.parent).map(([c, v]) => [c, resolve(v, ids)] as const);
+    const parentId = parent[0]?.[1];
+    const entries = parent.every(([, v]) => v)
+      ? (live.tables[l.table] ?? []).filter((r) => parent.every(([c, v]) => r[c] === v))
+      : [];
     switch (l.policy) {
       case "exact": {
         const col = l.key[0] as string;
-        const now = entries.map((e) => e[col] ?? "").sort();
-        const want = l.entries.map((e) => String(e[col])).sort();
-        if (now.join("\n") !== want.join("\n")) push(l.table, listText(now), listText(want));
+        // In place order (a queue's members by `flags`), or as a set.
+        const by = l.orderBy;
+        const now = by
+          ? [...entries].sort((a, b) => Number(a[by]) - Number(b[by])).map((e) => e[col] ?? "")
+          : entries.map((e) => e[col] ?? "").sort();
+        const want = by ? l.entries.map((e) => String(e[col])) : l.entries.map((e) => String(e[col])).sort();
+        const placed = by
+          ? entries.every((e) => l.entries.some((w) => String(w[col]) === e[col] && String(w[by]) === e[by]))
+          : true;
+        if (now.join("\n") !== want.join("\n") || !placed) push(l.field ?? l.table, listText(now), listText(want));
         break;
       }
       case "add": {

@@ -22,6 +22,8 @@ import type { Deps } from "../../core/deps";
 import { Invalid } from "../../core/errors";
 import { type ClientDeps, clients } from "../../integrations/outside";
 import { nodeCrypto } from "../../lazy-node";
+import { consoleModel, pbxModel } from "../../routing/model";
+import { ROUTING_KINDS, reroutedCalls } from "../../routing/routing";
 import { type PbxRemote, withPbxHost } from "../host/host";
 import { managedOf } from "../objects/managed";
 import type { ItemKind } from "../objects/ownership";
@@ -33,9 +35,17 @@ import { planSsh } from "./ssh";
 
 export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
 
-// Ring groups after the extensions they ring and before the inbound routes that send calls to them; deletes
-// run in the reverse order.
-const KIND_ORDER: ItemKind[] = ["trunk", "extension", "ringGroup", "outboundRoute", "inboundRoute", "pttGroup"];
+// Ring groups and queues after the extensions they ring and before the inbound routes that send calls to them;
+// deletes run in the reverse order.
+const KIND_ORDER: ItemKind[] = [
+  "trunk",
+  "extension",
+  "ringGroup",
+  "queue",
+  "outboundRoute",
+  "inboundRoute",
+  "pttGroup",
+];
 
 /** A target's plan: its wire view, and the entries an apply writes from. */
 export interface Plan {
@@ -113,14 +123,18 @@ export async function planOverSsh(
   const kinds = kindsOf(target);
   const records = managedOf(deps.db, kinds);
   const { desired, refused } = desiredObjects(deps, kinds, records);
-  const live = await readLive(remote, kinds, desired);
+  // A plan that deploys inbound routes also reads what calls pass through, to say which DIDs it reroutes.
+  const routes = kinds.includes("inboundRoute");
+  const live = await readLive(remote, routes ? [...new Set([...kinds, ...ROUTING_KINDS])] : kinds, desired);
   const entries: PlanEntry[] = [];
   for (const m of match(desired, records, kinds)) {
     const planned = planSsh(m, live);
     if ("item" in planned) entries.push(planned);
     else refused.push(planned);
   }
-  return assemble(deps, target, "ssh", entries, refused);
+  const plan = assemble(deps, target, "ssh", entries, refused);
+  if (routes) plan.wire.calls = reroutedCalls(pbxModel(live.tables), consoleModel(deps.db));
+  return plan;
 }
 
 /** The plan of a target through the FreePBX API (extensions and inbound routes; the rest is refused). */

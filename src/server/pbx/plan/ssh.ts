@@ -81,6 +81,9 @@ export function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
   // A group without the keys Ringgroups::add() writes (made by SQL, e.g. the Config Generator's script).
   if (o.kind === "ringGroup" && exists && live.ringGroupAstdb && !live.ringGroupAstdb.has(o.key))
     raw.push({ field: "astdb", from: null, to: "RINGGROUP changecid/fixedcid entries" });
+  // A queue without the key queues_add() writes (made by SQL, e.g. the Config Generator's script).
+  if (o.kind === "queue" && exists && live.queueAstdb && !live.queueAstdb.has(o.key))
+    raw.push({ field: "astdb", from: null, to: "QPENALTY dynmemberonly entry" });
   const mailbox = o.kind === "extension" ? mailboxChange(o, live) : null;
   if (mailbox) raw.push(mailbox);
   if (!exists) {

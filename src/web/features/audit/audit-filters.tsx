@@ -33,6 +33,7 @@ export const ACTION_PREFIXES = [
   "outbound-route.",
   "ptt-group.",
   "ring-group.",
+  "queue.",
   "credential.",
   "deploy.",
   "sync.",

@@ -1,10 +1,13 @@
-import { useEffect } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useId } from "react";
 import { useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { DestinationOptions } from "@/components/destination-options";
 import { ControlledSelect } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
+import { destinationsQuery } from "@/features/routing/api";
 import { DESTINATION_OPTIONS, DESTINATION_PICKER } from "@/lib/destinations";
 import { targetless } from "../../../shared/destinations";
 import type { InboundRoute } from "../../../shared/inventory";
@@ -57,6 +60,8 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
   useEffect(() => {
     if (noTarget) form.setValue("destination", "");
   }, [noTarget, form]);
+  const destinations = useQuery(destinationsQuery());
+  const optionsId = useId();
   const create = useCreateInboundRoute(dialog.saved);
   const update = useUpdateInboundRoute(dialog.saved);
 
@@ -92,12 +97,14 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
           {(control) => (
             <Input
               {...control}
+              list={optionsId}
               placeholder={DESTINATION_PICKER[destinationType]?.placeholder}
               disabled={noTarget}
               {...form.register("destination")}
             />
           )}
         </FormField>
+        <DestinationOptions id={optionsId} kind={destinationType} items={destinations.data?.items} />
       </div>
     </FormDialog>
   );

@@ -1,5 +1,15 @@
 import { useQuery } from "@tanstack/react-query";
-import { Bot, type LucideIcon, Network, Phone, PhoneCall, PhoneIncoming, Radio, Users } from "lucide-react";
+import {
+  Bot,
+  ListOrdered,
+  type LucideIcon,
+  Network,
+  Phone,
+  PhoneCall,
+  PhoneIncoming,
+  Radio,
+  Users,
+} from "lucide-react";
 import type { ReactNode } from "react";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { pbxLiveQuery, trunkIsUp, unknownReason } from "@/features/live/api";
@@ -36,6 +46,7 @@ const COUNTS: CountSpec[] = [
   },
   { title: "Inbound Routes", caption: "Call routes configured", icon: PhoneIncoming, count: "inboundRoutes" },
   { title: "Ring Groups", caption: "Numbers that ring several phones", icon: Users, count: "ringGroups" },
+  { title: "Queues", caption: "Callers waiting for agents", icon: ListOrdered, count: "queues" },
   { title: "PTT Groups", caption: "Push-to-talk groups", icon: Radio, count: "pttGroups" },
   { title: "AI Assistants", caption: "AI voice modules", icon: Bot, count: "aiAssistants" },
 ];
@@ -146,7 +157,7 @@ export function CountCards() {
       <h2 id="config-heading" className="font-semibold text-lg tracking-tight">
         Configuration
       </h2>
-      <div className="grid gap-4 min-[400px]:grid-cols-2 lg:grid-cols-4 2xl:grid-cols-7">
+      <div className="grid gap-4 min-[400px]:grid-cols-2 lg:grid-cols-4 2xl:grid-cols-8">
         {COUNTS.map((spec) => (
           <SummaryCount key={spec.title} {...spec} />
         ))}

@@ -3,7 +3,7 @@ import { serverMessage } from "@/lib/error-text";
 import type { Job } from "../../../shared/jobs";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "all";
+export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all";
 
 interface TargetText {
   /** Success toast title. */
@@ -20,6 +20,7 @@ export const TARGET_TEXT: Record<DeployTarget, TargetText> = {
   extensions: { done: "Extensions Deployed", unit: "extension(s)", what: "extensions" },
   "ptt-groups": { done: "PTT Groups Deployed", unit: "PTT group(s)", what: "PTT groups" },
   "ring-groups": { done: "Ring Groups Deployed", unit: "ring group(s)", what: "ring groups" },
+  queues: { done: "Queues Deployed", unit: "queue(s)", what: "queues" },
 };
 
 export interface ResultGroup {
@@ -42,6 +43,7 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
       { title: "Trunks", result: all.trunks },
       { title: "Extensions", result: all.extensions },
       { title: "Ring Groups", result: all.ringGroups },
+      { title: "Queues", result: all.queues },
       { title: "Outbound Routes", result: all.outboundRoutes },
       { title: "Inbound Routes", result: all.inboundRoutes },
     ].filter((g) => g.result && g.result.results.length > 0);
@@ -53,6 +55,7 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
     extensions: "Extensions",
     "ptt-groups": "PTT Groups",
     "ring-groups": "Ring Groups",
+    queues: "Queues",
   }[target];
   return {
     target,

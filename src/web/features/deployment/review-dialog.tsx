@@ -17,6 +17,7 @@ import {
   ReviewFrame,
   StalePlanNotice,
 } from "@/features/review/plan-parts";
+import { ReroutedCalls } from "@/features/routing/rerouted-calls";
 import { errorText } from "@/lib/error-text";
 import type { DeployPlan, PlanAction, PlanItem, PlanTarget, Resolution } from "../../../shared/plan";
 import { stalePlanOf, useApplyPlan, usePlan } from "./api";
@@ -26,6 +27,7 @@ const TARGET_TITLE: Record<PlanTarget, string> = {
   extensions: "extensions",
   "ptt-groups": "PTT groups",
   "ring-groups": "ring groups",
+  queues: "queues",
   all: "all configurations",
 };
 
@@ -200,6 +202,7 @@ export function ReviewDialog({
               </ul>
             </section>
           )}
+          <ReroutedCalls calls={plan.calls ?? []} />
           <PlanGroups
             groups={GROUPS}
             items={plan.items}

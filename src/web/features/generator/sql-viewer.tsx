@@ -24,17 +24,26 @@ interface SqlTab {
 }
 
 function tabsOf(config: GeneratedConfig): SqlTab[] {
-  const { trunks, extensions, outboundRoutes, inboundRoutes, pttGroups = [], ringGroups = [] } = config.sql;
+  const {
+    trunks,
+    extensions,
+    outboundRoutes,
+    inboundRoutes,
+    pttGroups = [],
+    ringGroups = [],
+    queues = [],
+  } = config.sql;
   return [
     {
       value: "all",
       label: "All",
-      lines: [...trunks, ...extensions, ...ringGroups, ...outboundRoutes, ...inboundRoutes, ...pttGroups],
+      lines: [...trunks, ...extensions, ...ringGroups, ...queues, ...outboundRoutes, ...inboundRoutes, ...pttGroups],
       empty: "-- Nothing to deploy",
     },
     { value: "trunks", label: "Trunks", lines: trunks, empty: "-- No trunks to deploy" },
     { value: "extensions", label: "Extensions", lines: extensions, empty: "-- No extensions to deploy" },
     { value: "ring-groups", label: "Ring Groups", lines: ringGroups, empty: "-- No ring groups to deploy" },
+    { value: "queues", label: "Queues", lines: queues, empty: "-- No queues to deploy" },
     { value: "outbound", label: "Outbound", lines: outboundRoutes, empty: "-- No outbound routes to deploy" },
     { value: "inbound", label: "Inbound", lines: inboundRoutes, empty: "-- No inbound routes to deploy" },
     { value: "page-groups", label: "Page Groups", lines: pttGroups, empty: "-- No PTT (page) groups to deploy" },

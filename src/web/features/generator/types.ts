@@ -2,7 +2,14 @@
  * The answer of GET /api/config/generate: the SQL per kind, what was left out, the steps and the counts.
  * The script itself is not in it (the SQL is sent once, ADR 0032): it is GET /api/config/script.sql.
  */
-export type GeneratedKind = "trunk" | "extension" | "ringGroup" | "outboundRoute" | "inboundRoute" | "pttGroup";
+export type GeneratedKind =
+  | "trunk"
+  | "extension"
+  | "ringGroup"
+  | "queue"
+  | "outboundRoute"
+  | "inboundRoute"
+  | "pttGroup";
 
 export interface GeneratedConfig {
   summary: {
@@ -12,6 +19,7 @@ export interface GeneratedConfig {
     totalInboundRoutes: number;
     totalPttGroups?: number;
     totalRingGroups?: number;
+    totalQueues?: number;
   };
   deployment: { steps: string[] };
   sql: {
@@ -21,6 +29,7 @@ export interface GeneratedConfig {
     inboundRoutes: string[];
     pttGroups?: string[];
     ringGroups?: string[];
+    queues?: string[];
   };
   /** Objects left out because FreePBX cannot hold one of their values. */
   refused?: { kind: GeneratedKind; key: string; reason: string }[];
@@ -30,6 +39,7 @@ export const KIND_LABEL: Record<GeneratedKind, string> = {
   trunk: "Trunk",
   extension: "Extension",
   ringGroup: "Ring group",
+  queue: "Queue",
   outboundRoute: "Outbound route",
   inboundRoute: "Inbound route",
   pttGroup: "Page group",

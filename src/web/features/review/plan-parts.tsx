@@ -30,6 +30,7 @@ export const KIND_TEXT: Record<DeployKind, string> = {
   inboundRoute: "Inbound route",
   pttGroup: "PTT group",
   ringGroup: "Ring group",
+  queue: "Queue",
 };
 
 function value(v: string | null) {

@@ -1,9 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Plus, X } from "lucide-react";
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
+import { DestinationOptions } from "@/components/destination-options";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { MemberPicker } from "@/components/member-picker";
@@ -12,6 +13,7 @@ import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { extensionsQuery } from "@/features/extensions/api";
+import { destinationsQuery } from "@/features/routing/api";
 import { DESTINATION_OPTIONS } from "@/lib/destinations";
 import { DESTINATION_HINTS, type DestinationKind, targetless } from "../../../shared/destinations";
 import {
@@ -139,6 +141,8 @@ export function AddRingGroupDialog({
   const { form } = dialog;
   const { errors } = form.formState;
   const members = useWatch({ control: form.control, name: "members" }) ?? [];
+  const destinations = useQuery(destinationsQuery());
+  const optionsId = useId();
   const create = useCreateRingGroup(dialog.saved);
   const update = useUpdateRingGroup(dialog.saved);
   const options = useMemo(
@@ -256,6 +260,7 @@ export function AddRingGroupDialog({
                   {(control) => (
                     <Input
                       {...control}
+                      list={optionsId}
                       inputMode="numeric"
                       placeholder={DESTINATION_HINTS[kind]}
                       value={d?.target ?? ""}
@@ -264,6 +269,7 @@ export function AddRingGroupDialog({
                   )}
                 </FormField>
               )}
+              {kind !== "none" && <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} />}
             </div>
           );
         }}

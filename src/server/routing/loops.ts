@@ -1,0 +1,67 @@
+/**
+ * Destination loops (IVR → time condition → the same IVR; ring group A → ring group B → A): a call that
+ * enters one goes round it until the caller hangs up, so a change that closes one is refused, naming the
+ * loop (ADR 0058).
+ */
+import type { Destination } from "../../shared/destinations";
+import type { DbOrTx } from "../inventory/numbers";
+import { consoleModel, type DestRef, destKey as key, type RoutingModel } from "./model";
+import { labelOf, onwards } from "./simulate";
+
+/** A loop through `start`: the destinations from `start` back to it (`start` first), or null. */
+export function loopThrough(model: RoutingModel, start: Destination): DestRef[] | null {
+  const target = key(start);
+  const seen = new Set<string>();
+  const path: DestRef[] = [start];
+  const visit = (d: DestRef): boolean => {
+    for (const next of onwards(model, d)) {
+      if (key(next) === target) return true;
+      if (seen.has(key(next))) continue;
+      seen.add(key(next));
+      path.push(next);
+      if (visit(next)) return true;
+      path.pop();
+    }
+    return false;
+  };
+  return visit(start) ? path : null;
+}
+
+/** The object whose onward destination is being set, as the model names it. */
+export interface LoopSubject {
+  kind: "ring-group" | "queue";
+  number: string;
+}
+
+/**
+ * Why setting `subject`'s onward destination to `d` is refused: the loop it closes, in words ("This makes a
+ * loop: Ring group 600 · Sales → Ring group 601 · Support → Ring group 600 · Sales. …"), or null.
+ */
+export function loopRefusal(db: DbOrTx, subject: LoopSubject, d: Destination | null): string | null {
+  if (!d) return null;
+  const model = consoleModel(db);
+  const start: Destination = { kind: subject.kind, target: subject.number };
+  if (subject.kind === "ring-group") {
+    const group = model.ringGroups.get(subject.number);
+    model.ringGroups.set(subject.number, {
+      name: group?.name ?? "",
+      strategy: group?.strategy ?? "ringall",
+      ringTime: group?.ringTime ?? 0,
+      members: group?.members ?? [],
+      noAnswer: d,
+    });
+  } else {
+    const queue = model.queues.get(subject.number);
+    model.queues.set(subject.number, {
+      name: queue?.name ?? "",
+      strategy: queue?.strategy ?? "ringall",
+      agents: queue?.agents ?? [],
+      maxWait: queue?.maxWait ?? 0,
+      timeout: d,
+    });
+  }
+  const loop = loopThrough(model, start);
+  if (!loop) return null;
+  const words = [...loop, start].map((x) => labelOf(model, x)).join(" → ");
+  return `This makes a loop: ${words}. A call would go round it until the caller hangs up`;
+}

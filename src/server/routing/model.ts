@@ -1,0 +1,204 @@
+/**
+ * The objects a call passes through, in one shape whichever side they come from: the console's
+ * configuration (its database) or the PBX as it is now (FreePBX's tables, read over SSH). The simulator,
+ * the loop check and the destination list read this shape only, so each rule of where a call goes is
+ * written once (ADR 0058).
+ */
+import { asc, eq, sql } from "drizzle-orm";
+import { extensions, inboundRoutes, pttGroups, queues, ringGroups } from "../../db/schema";
+import { type Destination, parseDestination } from "../../shared/destinations";
+import type { RingStrategy } from "../../shared/inventory";
+import type { DbOrTx } from "../inventory/numbers";
+
+/** A destination as stored: one the console models, or FreePBX's raw string (a custom destination…). */
+export type DestRef = Destination | { kind: "other"; target: string };
+
+export interface InboundEntry {
+  /** FreePBX's `incoming.extension`: the DID, a pattern (`_X.`), or empty for any DID. */
+  did: string;
+  /** `incoming.cidnum`: the caller ID it matches, or empty for any. */
+  cid: string;
+  label: string;
+  to: DestRef;
+}
+
+export interface ExtensionEntry {
+  name: string;
+  voicemail: boolean;
+}
+
+export interface RingGroupEntry {
+  name: string;
+  strategy: RingStrategy | string;
+  ringTime: number;
+  /** Extension numbers and external numbers ending in `#`, in ring order. */
+  members: string[];
+  /** Null: FreePBX ends the unanswered call. */
+  noAnswer: DestRef | null;
+}
+
+export interface QueueEntry {
+  name: string;
+  strategy: string;
+  /** Static agents: extension numbers. */
+  agents: string[];
+  /** Seconds a caller waits before the timeout destination; 0: no limit. */
+  maxWait: number;
+  /** Null: FreePBX ends the call after the max wait. */
+  timeout: DestRef | null;
+}
+
+export interface PageGroupEntry {
+  name: string;
+  members: string[];
+}
+
+/** Extensions by number: a map, or the console's database read one number at a time. */
+export interface Lookup<T> {
+  get(key: string): T | undefined;
+  has(key: string): boolean;
+}
+
+export interface RoutingModel {
+  /** Where the objects come from, for the words of a step ("on the PBX", "in the console"). */
+  side: "console" | "pbx";
+  inbound: InboundEntry[];
+  extensions: Lookup<ExtensionEntry>;
+  ringGroups: Map<string, RingGroupEntry>;
+  queues: Map<string, QueueEntry>;
+  pageGroups: Map<string, PageGroupEntry>;
+}
+
+/** One destination's identity in a walk ("ring-group:600"). */
+export const destKey = (d: DestRef): string => `${d.kind}:${d.target}`;
+
+/** A FreePBX destination string as a reference (empty: none). */
+export function refOf(value: string | null | undefined): DestRef | null {
+  const text = (value ?? "").trim();
+  if (!text) return null;
+  return parseDestination(text) ?? { kind: "other", target: text };
+}
+
+/**
+ * The console's extensions, each read by its number when a walk first asks for it: a call passes a handful
+ * of the thousands a PBX may have, and reading them all would cost more than the walk.
+ */
+function extensionLookup(db: DbOrTx): Lookup<ExtensionEntry> {
+  const cache = new Map<string, ExtensionEntry | null>();
+  const byNumber = db
+    .select({ name: extensions.name, voicemail: extensions.voicemail })
+    .from(extensions)
+    .where(eq(extensions.extension, sql.placeholder("n")))
+    .prepare();
+  const get = (n: string) => {
+    let e = cache.get(n);
+    if (e === undefined) {
+      e = byNumber.get({ n }) ?? null;
+      cache.set(n, e);
+    }
+    return e ?? undefined;
+  };
+  return { get, has: (n) => get(n) !== undefined };
+}
+
+/** The console's configuration: what the PBX routes once the pending plan is deployed. */
+export function consoleModel(db: DbOrTx): RoutingModel {
+  const model: RoutingModel = {
+    side: "console",
+    inbound: [],
+    extensions: extensionLookup(db),
+    ringGroups: new Map(),
+    queues: new Map(),
+    pageGroups: new Map(),
+  };
+  for (const g of db.select().from(ringGroups).all())
+    model.ringGroups.set(g.number, {
+      name: g.name,
+      strategy: g.strategy,
+      ringTime: g.ringTime,
+      members: g.members,
+      noAnswer: g.noAnswerKind ? { kind: g.noAnswerKind, target: g.noAnswerTarget ?? "" } : null,
+    });
+  for (const q of db.select().from(queues).all())
+    model.queues.set(q.number, {
+      name: q.name,
+      strategy: q.strategy,
+      agents: q.agents,
+      maxWait: q.maxWait,
+      timeout: q.timeoutKind ? { kind: q.timeoutKind, target: q.timeoutTarget ?? "" } : null,
+    });
+  for (const p of db.select().from(pttGroups).all())
+    model.pageGroups.set(p.extension, { name: p.name, members: p.members });
+  for (const r of db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all())
+    model.inbound.push({
+      did: r.didNumber ?? "",
+      cid: "",
+      label: r.description,
+      to: { kind: r.destinationType, target: r.destination },
+    });
+  return model;
+}
+
+type Row = Record<string, string | null>;
+
+/**
+ * The PBX as it is now, from FreePBX's tables as the plan reads them (`users`, `incoming`, `ringgroups`,
+ * `queues_config`, `queues_details`, `paging_config`, `paging_groups`).
+ */
+export function pbxModel(tables: Record<string, Row[]>): RoutingModel {
+  const text = (v: string | null | undefined) => (v ?? "").trim();
+  const users = new Map<string, ExtensionEntry>();
+  for (const u of tables.users ?? []) {
+    const vm = text(u.voicemail);
+    users.set(text(u.extension), { name: text(u.name), voicemail: vm !== "" && vm !== "novm" });
+  }
+  const model: RoutingModel = {
+    side: "pbx",
+    inbound: [],
+    extensions: users,
+    ringGroups: new Map(),
+    queues: new Map(),
+    pageGroups: new Map(),
+  };
+  for (const g of tables.ringgroups ?? [])
+    model.ringGroups.set(text(g.grpnum), {
+      name: text(g.description),
+      strategy: text(g.strategy),
+      ringTime: Number(text(g.grptime)) || 0,
+      members: text(g.grplist)
+        .split("-")
+        .map((m) => m.trim())
+        .filter(Boolean),
+      noAnswer: refOf(g.postdest),
+    });
+  for (const q of tables.queues_config ?? [])
+    model.queues.set(text(q.extension), {
+      name: text(q.descr),
+      strategy: "",
+      agents: [],
+      // FreePBX keeps "no limit" as an empty max wait.
+      maxWait: Number(text(q.maxwait)) || 0,
+      timeout: refOf(q.dest),
+    });
+  for (const d of tables.queues_details ?? []) {
+    const q = model.queues.get(text(d.id));
+    if (!q) continue;
+    if (d.keyword === "strategy") q.strategy = text(d.data);
+    // A static agent as FreePBX writes it: `Local/1001@from-queue/n,0` (the penalty after the comma).
+    const agent = d.keyword === "member" ? text(d.data).match(/^Local\/([^@]+)@/)?.[1] : undefined;
+    if (agent) q.agents.push(agent);
+  }
+  for (const p of tables.paging_config ?? [])
+    model.pageGroups.set(text(p.page_group), { name: text(p.description), members: [] });
+  for (const m of tables.paging_groups ?? []) model.pageGroups.get(text(m.page_number))?.members.push(text(m.ext));
+  for (const r of tables.incoming ?? []) {
+    const to = refOf(r.destination);
+    model.inbound.push({
+      did: text(r.extension),
+      cid: text(r.cidnum),
+      label: text(r.description),
+      to: to ?? { kind: "other", target: "" },
+    });
+  }
+  return model;
+}

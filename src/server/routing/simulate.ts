@@ -1,0 +1,235 @@
+/**
+ * The routing simulator: follows a call from the trunk through the inbound route FreePBX matches to the
+ * phones that ring, explaining each step, over a routing model (the console's configuration or the PBX as
+ * it is now). With `unanswered`, it follows every no-answer destination to where the call ends. The rules
+ * are FreePBX's: an extension rings for its ring time, then its voicemail when it has one; a ring group
+ * rings its members by its strategy, then its no-answer destination; a page group's phones answer by
+ * themselves (ADR 0058).
+ */
+import { DESTINATION_LABELS, type Destination, targetless } from "../../shared/destinations";
+import { isExternalMember } from "../../shared/inventory";
+import type { RoutingFinal, RoutingPath, RoutingStep } from "../../shared/routing";
+import { matchInbound } from "./dialplan";
+import { type DestRef, destKey as key, type RoutingModel } from "./model";
+
+/** What the call needs from the simulation's input. */
+export interface CallInput {
+  did: string;
+  callerId: string;
+  digits: string;
+  unanswered: boolean;
+}
+
+/** How FreePBX's ring strategies ring the members (its own help texts, shortened). */
+const STRATEGY_WHY: Record<string, string> = {
+  ringall: "rings every member at once",
+  "ringall-prim": "rings every member at once, unless the first member is busy: then none ring",
+  hunt: "rings the members one at a time, in order",
+  "hunt-prim": "rings the members one at a time, unless the first member is busy: then none ring",
+  memoryhunt: "rings the first member, then the first two, then the first three, and so on",
+  "memoryhunt-prim": "rings the first member, then the first two, and so on, unless the first member is busy",
+  firstavailable: "rings the first member that is free",
+  firstnotonphone: "rings the first member not on a call",
+  random: "rings the members one at a time, in random order",
+};
+
+/** How Asterisk's queue strategies ring the agents. */
+const QUEUE_STRATEGY_WHY: Record<string, string> = {
+  ringall: "rings every free agent at once",
+  leastrecent: "rings the agent called least recently",
+  fewestcalls: "rings the agent with the fewest calls taken",
+  random: "rings a free agent at random",
+  rrmemory: "rings the agents in turn, carrying on after the last one called",
+  rrordered: "rings the agents in turn, in the listed order",
+  linear: "rings the agents in the listed order, always from the first",
+  wrandom: "rings an agent at random, weighted by penalty",
+};
+
+/** A destination as the console lists it: "Ring group 600 · Sales", "Voicemail 1001 · Alice", "Hang up". */
+export function labelOf(model: RoutingModel, d: DestRef): string {
+  if (d.kind === "other") return d.target ? `FreePBX destination ${d.target}` : "No destination";
+  const kind = DESTINATION_LABELS[d.kind];
+  const head = kind.charAt(0).toUpperCase() + kind.slice(1);
+  if (targetless(d.kind)) return head;
+  const name = nameOf(model, d);
+  return name ? `${head} ${d.target} · ${name}` : `${head} ${d.target}`;
+}
+
+function nameOf(model: RoutingModel, d: Destination): string | undefined {
+  switch (d.kind) {
+    case "extension":
+    case "voicemail":
+      return model.extensions.get(d.target)?.name;
+    case "ring-group":
+      return model.ringGroups.get(d.target)?.name;
+    case "queue":
+      return model.queues.get(d.target)?.name;
+    case "page-group":
+      return model.pageGroups.get(d.target)?.name;
+    default:
+      return undefined;
+  }
+}
+
+/** The destinations a call can go on to from `d` (a ring group's no-answer destination…): the routing graph's edges. */
+export function onwards(model: RoutingModel, d: DestRef): DestRef[] {
+  if (d.kind === "ring-group") {
+    const g = model.ringGroups.get(d.target);
+    return g?.noAnswer ? [g.noAnswer] : [];
+  }
+  if (d.kind === "queue") {
+    const q = model.queues.get(d.target);
+    // A timeout destination counts even without a max wait: one setting away from being taken.
+    return q?.timeout ? [q.timeout] : [];
+  }
+  return [];
+}
+
+/** Where the console's words say the objects are. */
+const where = (model: RoutingModel) => (model.side === "pbx" ? "on the PBX" : "in the console");
+
+/** Follows one call through `model`. */
+export function simulate(model: RoutingModel, input: CallInput): RoutingPath {
+  const steps: RoutingStep[] = [];
+  const didText = input.did || "no DID";
+  const cidText = input.callerId ? ` from ${input.callerId}` : "";
+  steps.push({
+    kind: "trunk",
+    target: input.did,
+    label: input.did ? `Call to ${input.did}` : "Call without a DID",
+    why: `A trunk delivers the call for ${didText}${cidText}; FreePBX looks for the inbound route of that DID and caller ID.`,
+  });
+  const route = matchInbound(model.inbound, input.did, input.callerId);
+  if (!route) {
+    steps.push({
+      kind: "inbound-route",
+      target: input.did,
+      label: "No inbound route",
+      why: `No inbound route ${where(model)} matches ${didText}${cidText}, and there is none for any DID: FreePBX answers that the number is not in service and hangs up.`,
+    });
+    return { steps, final: { kind: "hangup", target: "", ringing: [] } };
+  }
+  const matched = [route.did ? `DID ${route.did}` : "any DID", route.cid ? `caller ID ${route.cid}` : ""]
+    .filter(Boolean)
+    .join(" and ");
+  steps.push({
+    kind: "inbound-route",
+    target: route.did,
+    label: [`Inbound route ${route.did || "any DID"}${route.cid ? ` / ${route.cid}` : ""}`, route.label]
+      .filter(Boolean)
+      .join(" · "),
+    why: `The inbound route for ${matched} matches; it sends the call to ${labelOf(model, route.to)}.`,
+  });
+  const final = follow(model, route.to, input, steps, new Set());
+  return { steps, final };
+}
+
+function follow(
+  model: RoutingModel,
+  d: DestRef,
+  input: CallInput,
+  steps: RoutingStep[],
+  seen: Set<string>,
+): RoutingFinal {
+  const label = labelOf(model, d);
+  if (seen.has(key(d))) {
+    steps.push({
+      kind: "loop",
+      target: d.target,
+      label,
+      why: `The call comes back to ${label}: the flow is a loop, and the call goes round it until the caller hangs up.`,
+    });
+    return { kind: d.kind, target: d.target, ringing: [] };
+  }
+  seen.add(key(d));
+  const step = (why: string) => steps.push({ kind: d.kind, target: d.target, label, why });
+  const missing = () => {
+    step(`${label} does not exist ${where(model)}: FreePBX plays that the number is not in service and hangs up.`);
+    return { kind: "hangup", target: "", ringing: [] } satisfies RoutingFinal;
+  };
+  switch (d.kind) {
+    case "other":
+      step(
+        d.target
+          ? `A FreePBX destination the console does not model (${d.target}): the simulation stops here.`
+          : "The route has no destination: FreePBX refuses to load it.",
+      );
+      return { kind: "other", target: d.target, ringing: [] };
+    case "hangup":
+      step("FreePBX hangs up the call.");
+      return { kind: "hangup", target: "", ringing: [] };
+    case "voicemail": {
+      const e = model.extensions.get(d.target);
+      if (!e) return missing();
+      if (!e.voicemail) {
+        step(`Extension ${d.target} has no voicemail box: FreePBX hangs up.`);
+        return { kind: "hangup", target: "", ringing: [] };
+      }
+      step(`The caller hears ${d.target}'s "unavailable" greeting and leaves a message.`);
+      return { kind: "voicemail", target: d.target, ringing: [] };
+    }
+    case "extension": {
+      const e = model.extensions.get(d.target);
+      if (!e) return missing();
+      const then = e.voicemail ? "then the caller reaches its voicemail" : "then FreePBX hangs up (no voicemail box)";
+      step(`Extension ${d.target} rings for its ring time; ${then}.`);
+      if (!input.unanswered) return { kind: "extension", target: d.target, ringing: [d.target] };
+      if (e.voicemail) return follow(model, { kind: "voicemail", target: d.target }, input, steps, seen);
+      return { kind: "hangup", target: "", ringing: [] };
+    }
+    case "ring-group": {
+      const g = model.ringGroups.get(d.target);
+      if (!g) return missing();
+      const ringing = g.members.filter((m) => !isExternalMember(m) && model.extensions.has(m));
+      const outside = g.members.filter(isExternalMember).map((m) => m.slice(0, -1));
+      const unknown = g.members.filter((m) => !isExternalMember(m) && !model.extensions.has(m));
+      const parts = [
+        `The group ${STRATEGY_WHY[g.strategy] ?? `rings its members (strategy ${g.strategy})`} for ${g.ringTime} s`,
+        ringing.length ? `: extensions ${ringing.join(", ")}` : ": no extension",
+        outside.length ? `, and the outside number${outside.length > 1 ? "s" : ""} ${outside.join(", ")}` : "",
+        unknown.length ? ` (${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not an extension)` : "",
+        g.noAnswer
+          ? `; unanswered, the call goes to ${labelOf(model, g.noAnswer)}.`
+          : "; unanswered, FreePBX hangs up.",
+      ];
+      step(parts.join(""));
+      if (!input.unanswered) return { kind: "ring-group", target: d.target, ringing };
+      if (g.noAnswer) return follow(model, g.noAnswer, input, steps, seen);
+      return { kind: "hangup", target: "", ringing: [] };
+    }
+    case "queue": {
+      const q = model.queues.get(d.target);
+      if (!q) return missing();
+      const ringing = q.agents.filter((a) => model.extensions.has(a));
+      const how = QUEUE_STRATEGY_WHY[q.strategy] ?? `rings its agents (strategy ${q.strategy})`;
+      const after =
+        q.maxWait === 0
+          ? "a caller waits until an agent answers"
+          : q.timeout
+            ? `after ${q.maxWait} s unanswered, the call goes to ${labelOf(model, q.timeout)}`
+            : `after ${q.maxWait} s unanswered, FreePBX hangs up`;
+      step(
+        `The caller waits in the queue, which ${how}${ringing.length ? `: extensions ${ringing.join(", ")}` : ": no agent"}; ${after}.`,
+      );
+      if (!input.unanswered) return { kind: "queue", target: d.target, ringing };
+      if (q.maxWait === 0) return { kind: "queue", target: d.target, ringing: [] };
+      if (q.timeout) return follow(model, q.timeout, input, steps, seen);
+      return { kind: "hangup", target: "", ringing: [] };
+    }
+    case "page-group": {
+      const p = model.pageGroups.get(d.target);
+      if (!p) return missing();
+      step(
+        p.members.length
+          ? `The phones of extensions ${p.members.join(", ")} answer by themselves and the caller speaks on their speakers.`
+          : "The page group has no members: nobody hears the caller.",
+      );
+      return { kind: "page-group", target: d.target, ringing: [...p.members] };
+    }
+    default: {
+      const what = DESTINATION_LABELS[d.kind];
+      step(`The console does not model FreePBX's ${what}s yet: the simulation stops at ${what} ${d.target}.`);
+      return { kind: d.kind, target: d.target, ringing: [] };
+    }
+  }
+}

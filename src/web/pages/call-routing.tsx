@@ -1,0 +1,14 @@
+import { ScreenHeader } from "@/components/list-kit";
+import { RoutingSimulator } from "@/features/routing/simulator";
+
+export function CallRoutingPage() {
+  return (
+    <>
+      <ScreenHeader
+        title="Call Routing"
+        subtitle="Where a call goes: from the trunk through the inbound route to the phones that ring, step by step"
+      />
+      <RoutingSimulator />
+    </>
+  );
+}
