@@ -114,3 +114,28 @@ test(
   },
   TEST_TIMEOUT,
 );
+
+test(
+  "a ring group's no-answer picker: a typed number stays when the kind changes; its suggestions follow the kind",
+  async () => {
+    const page = await h.signedInPage("/ring-groups");
+    await page.getByRole("button", { name: "Add Ring Group" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add Ring Group" });
+    await chooseOption(page, dialog, "If no one answers", "Voicemail");
+    const field = dialog.getByLabel("Destination number", { exact: true });
+    await field.fill("1002");
+    await chooseOption(page, dialog, "If no one answers", "Extension");
+    expect(await field.inputValue()).toBe("1002");
+    // The suggestions come with the destination list: wait for them, then read them.
+    await page.waitForFunction(
+      (el) => ((el as HTMLInputElement).list?.options.length ?? 0) > 0,
+      await field.elementHandle(),
+    );
+    const offered = () =>
+      field.evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
+    expect(await offered()).toEqual(["1001", "1002"]);
+    await chooseOption(page, dialog, "If no one answers", "Hang up");
+    expect(await field.count()).toBe(0);
+  },
+  TEST_TIMEOUT,
+);

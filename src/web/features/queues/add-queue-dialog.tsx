@@ -1,18 +1,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { useId, useMemo } from "react";
+import { useMemo } from "react";
 import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { DestinationOptions } from "@/components/destination-options";
+import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { MemberPicker } from "@/components/member-picker";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { extensionsQuery } from "@/features/extensions/api";
-import { destinationsQuery } from "@/features/routing/api";
-import { DESTINATION_OPTIONS } from "@/lib/destinations";
-import { DESTINATION_HINTS, type DestinationKind, targetless } from "../../../shared/destinations";
 import { type Extension, QUEUE_MAX_WAITS, QUEUE_STRATEGIES, type Queue, queueSchema } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
 import { useCreateQueue, useUpdateQueue } from "./api";
@@ -51,8 +48,6 @@ const STRATEGY_OPTIONS = QUEUE_STRATEGIES.map((s) => ({ value: s, label: STRATEG
 /** FreePBX's form offers these times only (shared QUEUE_MAX_WAITS). */
 const MAX_WAIT_OPTIONS = QUEUE_MAX_WAITS.map((s) => ({ value: String(s), label: maxWaitText(s) }));
 /** "none": FreePBX ends the call of a caller who waited too long (an empty dest). */
-const TIMEOUT_OPTIONS = [{ value: "none", label: "None (end the call)" }, ...DESTINATION_OPTIONS];
-
 /**
  * "Add Queue", or with `editing` "Edit Queue": the same form prefilled (the card opens it and closes it with
  * `onClose`); the save is optimistic. Agents are the extensions picked; `extensions`: the candidates, sorted
@@ -80,8 +75,6 @@ export function AddQueueDialog({
   const { form } = dialog;
   const { errors } = form.formState;
   const agents = useWatch({ control: form.control, name: "agents" }) ?? [];
-  const destinations = useQuery(destinationsQuery());
-  const optionsId = useId();
   const create = useCreateQueue(dialog.saved);
   const update = useUpdateQueue(dialog.saved);
   const options = useMemo(
@@ -91,7 +84,7 @@ export function AddQueueDialog({
   const agentError =
     errors.agents?.message ??
     (Array.isArray(errors.agents) ? errors.agents.find((e) => e?.message)?.message : undefined);
-  const timeoutErrors = errors.timeoutDestination as
+  const _timeoutErrors = errors.timeoutDestination as
     | { kind?: { message?: string }; target?: { message?: string } }
     | undefined;
 
@@ -168,48 +161,20 @@ export function AddQueueDialog({
       <Controller
         control={form.control}
         name="timeoutDestination"
-        render={({ field }) => {
-          const d = field.value ?? null;
-          const kind = (d?.kind ?? "none") as DestinationKind | "none";
-          // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-          const set = (next: QueueInput["timeoutDestination"]) =>
-            form.setValue("timeoutDestination", next, {
-              shouldDirty: true,
-              shouldValidate: form.formState.isSubmitted,
-            });
-          return (
-            <div className="grid items-start gap-4 sm:grid-cols-2">
-              <SelectField
-                label="After the max wait"
-                error={timeoutErrors?.kind?.message}
-                value={kind}
-                onValueChange={(k) =>
-                  field.onChange(
-                    k === "none"
-                      ? null
-                      : { kind: k, target: targetless(k as DestinationKind) ? "" : (d?.target ?? "") },
-                  )
-                }
-                options={TIMEOUT_OPTIONS}
-              />
-              {kind !== "none" && !targetless(kind) && (
-                <FormField label="Destination number" error={timeoutErrors?.target?.message}>
-                  {(control) => (
-                    <Input
-                      {...control}
-                      list={optionsId}
-                      inputMode="numeric"
-                      placeholder={DESTINATION_HINTS[kind]}
-                      value={d?.target ?? ""}
-                      onChange={(e) => set({ kind, target: e.target.value })}
-                    />
-                  )}
-                </FormField>
-              )}
-              {kind !== "none" && <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} />}
-            </div>
-          );
-        }}
+        render={({ field }) => (
+          <DestinationPicker
+            label="After the max wait"
+            value={field.value ?? null}
+            errors={errors.timeoutDestination as DestinationErrors}
+            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
+            onChange={(next) =>
+              form.setValue("timeoutDestination", next, {
+                shouldDirty: true,
+                shouldValidate: form.formState.isSubmitted,
+              })
+            }
+          />
+        )}
       />
     </FormDialog>
   );

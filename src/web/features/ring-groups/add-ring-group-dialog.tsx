@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Plus, X } from "lucide-react";
-import { useId, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { DestinationOptions } from "@/components/destination-options";
+import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { MemberPicker } from "@/components/member-picker";
@@ -13,9 +13,6 @@ import { Button } from "@/components/ui/button";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { extensionsQuery } from "@/features/extensions/api";
-import { destinationsQuery } from "@/features/routing/api";
-import { DESTINATION_OPTIONS } from "@/lib/destinations";
-import { DESTINATION_HINTS, type DestinationKind, targetless } from "../../../shared/destinations";
 import {
   type Extension,
   isExternalMember,
@@ -52,8 +49,6 @@ const toForm = (g: RingGroup): RingInput => ({
 
 const STRATEGY_OPTIONS = RING_STRATEGIES.map((s) => ({ value: s, label: STRATEGY_TEXT[s] }));
 /** "none": FreePBX ends an unanswered call (an empty postdest). */
-const NO_ANSWER_OPTIONS = [{ value: "none", label: "None (end the call)" }, ...DESTINATION_OPTIONS];
-
 /** The external numbers of a group (FreePBX writes them with a trailing `#`), typed one at a time. */
 function ExternalNumbers({ value, onChange }: { value: string[]; onChange: (numbers: string[]) => void }) {
   const [draft, setDraft] = useState("");
@@ -141,8 +136,6 @@ export function AddRingGroupDialog({
   const { form } = dialog;
   const { errors } = form.formState;
   const members = useWatch({ control: form.control, name: "members" }) ?? [];
-  const destinations = useQuery(destinationsQuery());
-  const optionsId = useId();
   const create = useCreateRingGroup(dialog.saved);
   const update = useUpdateRingGroup(dialog.saved);
   const options = useMemo(
@@ -152,7 +145,7 @@ export function AddRingGroupDialog({
   const memberError =
     errors.members?.message ??
     (Array.isArray(errors.members) ? errors.members.find((e) => e?.message)?.message : undefined);
-  const noAnswerErrors = errors.noAnswer as { kind?: { message?: string }; target?: { message?: string } } | undefined;
+  const _noAnswerErrors = errors.noAnswer as { kind?: { message?: string }; target?: { message?: string } } | undefined;
 
   return (
     <FormDialog
@@ -234,45 +227,17 @@ export function AddRingGroupDialog({
       <Controller
         control={form.control}
         name="noAnswer"
-        render={({ field }) => {
-          const d = field.value ?? null;
-          const kind = (d?.kind ?? "none") as DestinationKind | "none";
-          // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-          const set = (next: RingInput["noAnswer"]) =>
-            form.setValue("noAnswer", next, { shouldDirty: true, shouldValidate: form.formState.isSubmitted });
-          return (
-            <div className="grid items-start gap-4 sm:grid-cols-2">
-              <SelectField
-                label="If no one answers"
-                error={noAnswerErrors?.kind?.message}
-                value={kind}
-                onValueChange={(k) =>
-                  field.onChange(
-                    k === "none"
-                      ? null
-                      : { kind: k, target: targetless(k as DestinationKind) ? "" : (d?.target ?? "") },
-                  )
-                }
-                options={NO_ANSWER_OPTIONS}
-              />
-              {kind !== "none" && !targetless(kind) && (
-                <FormField label="Destination number" error={noAnswerErrors?.target?.message}>
-                  {(control) => (
-                    <Input
-                      {...control}
-                      list={optionsId}
-                      inputMode="numeric"
-                      placeholder={DESTINATION_HINTS[kind]}
-                      value={d?.target ?? ""}
-                      onChange={(e) => set({ kind, target: e.target.value })}
-                    />
-                  )}
-                </FormField>
-              )}
-              {kind !== "none" && <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} />}
-            </div>
-          );
-        }}
+        render={({ field }) => (
+          <DestinationPicker
+            label="If no one answers"
+            value={field.value ?? null}
+            errors={errors.noAnswer as DestinationErrors}
+            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
+            onChange={(next) =>
+              form.setValue("noAnswer", next, { shouldDirty: true, shouldValidate: form.formState.isSubmitted })
+            }
+          />
+        )}
       />
     </FormDialog>
   );
