@@ -100,3 +100,22 @@ export interface RerouteCall {
   now: RoutingPath;
   after: RoutingPath;
 }
+
+/** One object of a call flow, with where calls go on from it and when. */
+export interface FlowNode {
+  kind: StepKind;
+  target: string;
+  label: string;
+  /** A destination the model should have and does not (a deleted extension…): calls there are lost. */
+  missing: boolean;
+  /** The flow came back to an object above it: drawn once, not followed again. */
+  loop: boolean;
+  children: { when: string; node: FlowNode }[];
+}
+
+/** GET /api/routing/flows: each inbound route's flow as a tree, in the order the console lists the routes. */
+export interface CallFlow {
+  did: string;
+  label: string;
+  root: FlowNode;
+}

@@ -24,6 +24,7 @@ import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
 import { queuesQuery } from "./features/queues/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
+import { callFlowsQuery } from "./features/routing/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
 import { queryClient } from "./lib/query-client";
@@ -110,7 +111,7 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/call-routing",
     lazy(() => import("./pages/group-inventory"), "CallRoutingPage"),
-    () => [inboundRoutesQuery()],
+    () => [inboundRoutesQuery(), callFlowsQuery()],
   ),
   page(
     "/sangoma-talk",

@@ -139,3 +139,17 @@ test(
   },
   TEST_TIMEOUT,
 );
+
+test(
+  "each DID's call flow is drawn as a tree whose nodes lead to their screens",
+  async () => {
+    const page = await routingPage();
+    const flow = page.getByRole("list", { name: "Call flows" }).getByRole("listitem").filter({ hasText: "Main line" });
+    await flow.getByText("Inbound route 15550100 · Main line").waitFor();
+    await flow.getByText("No answer after 20 s").waitFor();
+    await flow.getByRole("link", { name: "Voicemail 1001 · Alice" }).waitFor();
+    await flow.getByRole("link", { name: "Ring group 600 · Sales" }).click();
+    await page.getByRole("heading", { level: 1, name: "Ring Groups" }).waitFor();
+  },
+  TEST_TIMEOUT,
+);

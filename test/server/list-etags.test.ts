@@ -47,6 +47,7 @@ describe("list ETags", () => {
         "/api/outbound-routes",
         "/api/ptt-groups",
         "/api/ring-groups",
+        "/api/routing/flows",
         "/api/queues",
         "/api/trunks",
       ].sort(),

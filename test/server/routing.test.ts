@@ -2,7 +2,7 @@
 // its inbound route to the phones that ring, what happens when nobody answers, the "any DID" route, calls no
 // route takes, field errors, a viewer may ask, and a ring group change that would close a loop is refused.
 import { describe, expect, test } from "bun:test";
-import type { DestinationList, SimulateAnswer } from "../../src/shared/routing";
+import type { CallFlow, DestinationList, SimulateAnswer, StepKind } from "../../src/shared/routing";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
@@ -222,6 +222,59 @@ describe("loops through queues", () => {
     expect(Object.values(res.json.error?.fields ?? {})).toEqual([
       "This makes a loop: Queue 400 · Support → Ring group 600 · Sales → Queue 400 · Support. A call would go round it until the caller hangs up",
     ]);
+  });
+});
+
+describe("call flows", () => {
+  test("each inbound route's flow is a tree: the ring group, then on no answer its voicemail", async () => {
+    await office();
+    await route("401", "ivr", "3");
+    const res = await s.call("GET", "/api/routing/flows");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBeTruthy();
+    const leaf = (kind: StepKind, target: string, label: string) => ({
+      kind,
+      target,
+      label,
+      missing: false,
+      loop: false,
+      children: [],
+    });
+    expect(res.json as CallFlow[]).toEqual([
+      {
+        did: "15550100",
+        label: "Inbound route 15550100 · Main 15550100",
+        root: {
+          ...leaf("ring-group", "600", "Ring group 600 · Sales"),
+          children: [{ when: "No answer after 25 s", node: leaf("voicemail", "1001", "Voicemail 1001 · Ext 1001") }],
+        },
+      },
+      // A kind the console does not model yet is a leaf, not a missing object.
+      { did: "401", label: "Inbound route 401 · Main 401", root: leaf("ivr", "3", "IVR 3") },
+    ]);
+  });
+
+  test("a loop made before the check existed is drawn once and marked", async () => {
+    await extension("1001");
+    await made("/api/ring-groups", { number: "600", name: "Sales", members: ["1001"] });
+    await made("/api/ring-groups", {
+      number: "601",
+      name: "Support",
+      members: ["1001"],
+      noAnswer: { kind: "ring-group", target: "600" },
+    });
+    // As a database written by an older console holds it: 600 overflows back into 601.
+    s.db.$client.run(
+      "UPDATE ring_groups SET no_answer_kind = 'ring-group', no_answer_target = '601' WHERE number = '600'",
+    );
+    await route("100", "ring-group", "600");
+    const [flow] = (await s.call("GET", "/api/routing/flows")).json as CallFlow[];
+    const second = flow?.root.children[0]?.node;
+    expect(second?.label).toBe("Ring group 601 · Support");
+    expect(second?.children[0]?.node).toMatchObject({ target: "600", loop: true, children: [] });
+    // The simulator follows it once too, and says so.
+    const a = await simulate({ did: "100", unanswered: true });
+    expect(a.steps.at(-1)?.kind).toBe("loop");
   });
 });
 

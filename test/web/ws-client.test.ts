@@ -173,10 +173,19 @@ describe("SyncSocket reconnects", () => {
 describe("SyncSocket messages", () => {
   test.each([
     // Each list, the destinations a picker offers, and the Dashboard's counts (GET /api/dashboard/summary, ADR 0031).
-    ["extensions-updated", [["/api/extensions"], ["/api/destinations"], ["/api/dashboard/summary"]]],
+    [
+      "extensions-updated",
+      [["/api/extensions"], ["/api/destinations"], ["/api/routing/flows"], ["/api/dashboard/summary"]],
+    ],
     ["trunks-updated", [["/api/trunks"], ["/api/dashboard/summary"]]],
-    ["routes-updated", [["/api/inbound-routes"], ["/api/outbound-routes"], ["/api/dashboard/summary"]]],
-    ["ptt-groups-updated", [["/api/ptt-groups"], ["/api/destinations"], ["/api/dashboard/summary"]]],
+    [
+      "routes-updated",
+      [["/api/inbound-routes"], ["/api/outbound-routes"], ["/api/routing/flows"], ["/api/dashboard/summary"]],
+    ],
+    [
+      "ptt-groups-updated",
+      [["/api/ptt-groups"], ["/api/destinations"], ["/api/routing/flows"], ["/api/dashboard/summary"]],
+    ],
     ["ai-assistants-updated", [["/api/ai/assistants"], ["/api/dashboard/summary"]]],
     ["sync-status", []],
   ] as const)("%s invalidates the matching list queries", (type, keys) => {

@@ -1,7 +1,7 @@
 import { simulateSchema } from "../../shared/routing";
 import { type RouteDef, route } from "../context";
 import { json } from "../http";
-import { listDestinations, simulateCall } from "../routing/routing";
+import { listCallFlows, listDestinations, simulateCall } from "../routing/routing";
 
 export const routingRoutes: RouteDef[] = [
   route({
@@ -11,6 +11,14 @@ export const routingRoutes: RouteDef[] = [
       "Every destination a call can be sent to ({kind, target, label}): hang up, extensions, voicemail boxes, ring groups, queues, page groups",
     etag: ["extensions", "ring_groups", "queues", "ptt_groups"],
     handler: ({ app }) => json(listDestinations(app)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/routing/flows",
+    summary:
+      "Each inbound route's call flow as a tree ({did, label, root}): every object a call can pass, and when it goes on (no answer, after the max wait)",
+    etag: ["inbound_routes", "extensions", "ring_groups", "queues", "ptt_groups"],
+    handler: ({ app }) => json(listCallFlows(app)),
   }),
   route({
     method: "POST",

@@ -14,7 +14,7 @@ export function loopThrough(model: RoutingModel, start: Destination): DestRef[] 
   const seen = new Set<string>();
   const path: DestRef[] = [start];
   const visit = (d: DestRef): boolean => {
-    for (const next of onwards(model, d)) {
+    for (const { to: next } of onwards(model, d)) {
       if (key(next) === target) return true;
       if (seen.has(key(next))) continue;
       seen.add(key(next));

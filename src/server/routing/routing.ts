@@ -5,6 +5,7 @@
  */
 import { extensions } from "../../db/schema";
 import type {
+  CallFlow,
   DestinationItem,
   DestinationList,
   RerouteCall,
@@ -18,6 +19,7 @@ import { Invalid } from "../core/errors";
 import { withPbxHost } from "../pbx/host/host";
 import type { ItemKind } from "../pbx/objects/ownership";
 import { readLive } from "../pbx/plan/live";
+import { callFlows } from "./flow";
 import { consoleModel, pbxModel, type RoutingModel } from "./model";
 import { labelOf, simulate } from "./simulate";
 
@@ -102,3 +104,6 @@ export function listDestinations(deps: Pick<Deps, "db">): DestinationList {
   for (const n of numbers(model.pageGroups)) add("page-group", n);
   return { items };
 }
+
+/** GET /api/routing/flows: each inbound route's call flow as a tree, under the console's configuration. */
+export const listCallFlows = (deps: Pick<Deps, "db">): CallFlow[] => callFlows(consoleModel(deps.db));

@@ -10,7 +10,7 @@ import { DESTINATION_LABELS, type Destination, targetless } from "../../shared/d
 import { isExternalMember } from "../../shared/inventory";
 import type { RoutingFinal, RoutingPath, RoutingStep } from "../../shared/routing";
 import { matchInbound } from "./dialplan";
-import { type DestRef, destKey as key, type RoutingModel } from "./model";
+import { type DestRef, type InboundEntry, destKey as key, type RoutingModel } from "./model";
 
 /** What the call needs from the simulation's input. */
 export interface CallInput {
@@ -71,19 +71,33 @@ function nameOf(model: RoutingModel, d: Destination): string | undefined {
   }
 }
 
-/** The destinations a call can go on to from `d` (a ring group's no-answer destination…): the routing graph's edges. */
-export function onwards(model: RoutingModel, d: DestRef): DestRef[] {
-  if (d.kind === "ring-group") {
-    const g = model.ringGroups.get(d.target);
-    return g?.noAnswer ? [g.noAnswer] : [];
+/** Where a call can go on to from `d`, and when (a ring group's no-answer…): the routing graph's edges. */
+export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: string }[] {
+  switch (d.kind) {
+    case "extension": {
+      const e = model.extensions.get(d.target);
+      return e?.voicemail ? [{ to: { kind: "voicemail", target: d.target }, when: "No answer" }] : [];
+    }
+    case "ring-group": {
+      const g = model.ringGroups.get(d.target);
+      return g?.noAnswer ? [{ to: g.noAnswer, when: `No answer after ${g.ringTime} s` }] : [];
+    }
+    case "queue": {
+      // A timeout destination counts even without a max wait: one setting away from being taken.
+      const q = model.queues.get(d.target);
+      if (!q?.timeout) return [];
+      return [{ to: q.timeout, when: q.maxWait ? `After ${q.maxWait} s waiting` : "Never (no max wait set)" }];
+    }
+    default:
+      return [];
   }
-  if (d.kind === "queue") {
-    const q = model.queues.get(d.target);
-    // A timeout destination counts even without a max wait: one setting away from being taken.
-    return q?.timeout ? [q.timeout] : [];
-  }
-  return [];
 }
+
+/** An inbound route as a step names it: "Inbound route 15550100 · Main line". */
+export const inboundLabel = (route: InboundEntry): string =>
+  [`Inbound route ${route.did || "any DID"}${route.cid ? ` / ${route.cid}` : ""}`, route.label]
+    .filter(Boolean)
+    .join(" · ");
 
 /** Where the console's words say the objects are. */
 const where = (model: RoutingModel) => (model.side === "pbx" ? "on the PBX" : "in the console");
@@ -115,9 +129,7 @@ export function simulate(model: RoutingModel, input: CallInput): RoutingPath {
   steps.push({
     kind: "inbound-route",
     target: route.did,
-    label: [`Inbound route ${route.did || "any DID"}${route.cid ? ` / ${route.cid}` : ""}`, route.label]
-      .filter(Boolean)
-      .join(" · "),
+    label: inboundLabel(route),
     why: `The inbound route for ${matched} matches; it sends the call to ${labelOf(model, route.to)}.`,
   });
   const final = follow(model, route.to, input, steps, new Set());

@@ -36,6 +36,8 @@ export const queryKeys = {
   queues: ["/api/queues"],
   /** Every destination a picker offers (features/routing/api.ts): stale when any object it lists changes. */
   destinations: ["/api/destinations"],
+  /** Each inbound route's call flow (features/routing/api.ts): stale when any object a call passes changes. */
+  callFlows: ["/api/routing/flows"],
   /** What depends on one object before it is deleted (ADR 0037); under its list's key, so its events refresh it. */
   dependents: (list: readonly string[], id: number) => [list[0] as string, String(id), "dependents"] as const,
   /** The Dashboard's counts (features/dashboard/api.ts): stale after any event of a table it counts. */
@@ -90,12 +92,22 @@ type Key = readonly string[];
  * a screen uses it again): an extension event on the Dashboard fetches the summary, not the 5,000-row list.
  */
 export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
-  "extensions-updated": [queryKeys.extensions, queryKeys.destinations, queryKeys.dashboardSummary],
+  "extensions-updated": [queryKeys.extensions, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
   "trunks-updated": [queryKeys.trunks, queryKeys.dashboardSummary],
-  "routes-updated": [queryKeys.inboundRoutes, queryKeys.outboundRoutes, queryKeys.dashboardSummary],
-  "ptt-groups-updated": [queryKeys.pttGroups, queryKeys.destinations, queryKeys.dashboardSummary],
-  "ring-groups-updated": [queryKeys.ringGroups, queryKeys.destinations, queryKeys.dashboardSummary],
-  "queues-updated": [queryKeys.queues, queryKeys.destinations, queryKeys.dashboardSummary],
+  "routes-updated": [
+    queryKeys.inboundRoutes,
+    queryKeys.outboundRoutes,
+    queryKeys.callFlows,
+    queryKeys.dashboardSummary,
+  ],
+  "ptt-groups-updated": [queryKeys.pttGroups, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
+  "ring-groups-updated": [
+    queryKeys.ringGroups,
+    queryKeys.destinations,
+    queryKeys.callFlows,
+    queryKeys.dashboardSummary,
+  ],
+  "queues-updated": [queryKeys.queues, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
   "sync-status": [],
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],

@@ -1,4 +1,5 @@
 import { ScreenHeader } from "@/components/list-kit";
+import { CallFlows } from "@/features/routing/call-flows";
 import { RoutingSimulator } from "@/features/routing/simulator";
 
 export function CallRoutingPage() {
@@ -8,7 +9,10 @@ export function CallRoutingPage() {
         title="Call Routing"
         subtitle="Where a call goes: from the trunk through the inbound route to the phones that ring, step by step"
       />
-      <RoutingSimulator />
+      <div className="grid gap-6">
+        <RoutingSimulator />
+        <CallFlows />
+      </div>
     </>
   );
 }

@@ -18,7 +18,8 @@ import { Badge } from "@/components/ui/badge";
 import { DESTINATION_LABELS } from "../../../shared/destinations";
 import type { RoutingFinal, RoutingPath, StepKind } from "../../../shared/routing";
 
-const ICONS: Record<StepKind, ComponentType<{ className?: string; "aria-hidden"?: boolean }>> = {
+/** Each step kind's icon, the same in a path and in a call flow. */
+export const STEP_ICONS: Record<StepKind, ComponentType<{ className?: string; "aria-hidden"?: boolean }>> = {
   trunk: PhoneIncoming,
   "inbound-route": Signpost,
   extension: Phone,
@@ -55,7 +56,7 @@ export function PathView({ path, label }: { path: RoutingPath; label: string }) 
     <section aria-label={label} className="grid gap-3">
       <ol className="grid gap-2">
         {path.steps.map((step, i) => {
-          const Icon = ICONS[step.kind];
+          const Icon = STEP_ICONS[step.kind];
           return (
             // biome-ignore lint/suspicious/noArrayIndexKey: a path's steps never reorder; a loop repeats a target
             <li key={i} className="flex gap-3 rounded-md border p-3" data-step={step.kind}>
