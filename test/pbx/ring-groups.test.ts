@@ -131,6 +131,17 @@ describe("a ring group deployed by the console rings its members", () => {
     await provider.hangup();
     await members["2303"]?.waitFor("CALL_CLOSED", { since: since["2303"] });
   }, 120_000);
+
+  test("a DID no route takes that is an extension's number rings that extension, as the simulator says", async () => {
+    const said = await simulate({ did: "2303", plan: true });
+    expect(said.live?.steps[1]?.label).toBe("No inbound route: the DID is an extension's number");
+    expect(said.live?.final).toEqual({ kind: "extension", target: "2303", ringing: ["2303"] });
+    const since = members["2303"]?.events.length;
+    await provider.dial(`sip:2303@${pbx.env.sipHost}:${pbx.env.sipPort}`);
+    await members["2303"]?.waitFor("CALL_INCOMING", { since });
+    await provider.hangup();
+    await members["2303"]?.waitFor("CALL_CLOSED", { since });
+  }, 120_000);
 });
 
 describe("a ring group FreePBX's own code made", () => {

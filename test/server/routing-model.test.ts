@@ -24,7 +24,8 @@ describe("inbound route matching", () => {
       incoming("15550205", "", "from-did-direct,1005,1", "exact beside pattern"),
     ],
   }).inbound;
-  const pick = (did: string, cid = "") => matchInbound(routes, did, cid)?.label;
+  const pick = (did: string, cid = "") =>
+    (matchInbound(routes, did, cid) ?? matchInbound(routes, did, cid, "any"))?.label;
 
   test("the tiers of core's ext-did contexts, in order", () => {
     expect(pick("15550100", "4930123")).toBe("did and cid");
@@ -54,6 +55,20 @@ describe("inbound route matching", () => {
 
   test("no route at all: null", () => {
     expect(matchInbound([], "1", "")).toBeNull();
+    expect(matchInbound([], "1", "", "any")).toBeNull();
+  });
+
+  test("a DID that is an extension's number rings it before the route for any DID (from-did-direct)", () => {
+    const model = pbxModel({
+      users: [{ extension: "1001", name: "Ann", voicemail: "novm" }],
+      incoming: [incoming("", "", "app-blackhole,hangup,1", "any"), incoming("", "4930123", "ext-group,600,1", "cid")],
+    });
+    const call = (did: string, callerId = "") => simulate(model, { did, callerId, digits: "", unanswered: false });
+    expect(call("1001").final).toEqual({ kind: "extension", target: "1001", ringing: ["1001"] });
+    expect(call("1001").steps[1]?.label).toBe("No inbound route: the DID is an extension's number");
+    // A route by caller ID is matched in ext-did, before from-did-direct.
+    expect(call("1001", "4930123").steps[1]?.label).toBe("Inbound route any DID / 4930123 · cid");
+    expect(call("1002").final.kind).toBe("hangup");
   });
 });
 

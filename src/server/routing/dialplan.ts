@@ -1,8 +1,10 @@
 /**
- * How FreePBX picks the inbound route of a call, after core's own dial plan (`ext-did-0001` before
- * `ext-did-0002`, then the catch-all): a route for the DID and the caller ID first, then the DID alone, then
- * the caller ID alone, then the route for any DID and any caller ID. DIDs and caller IDs may be Asterisk
- * patterns (`_X.`); within a tier an exact number beats a pattern, as Asterisk orders them.
+ * How FreePBX picks the inbound route of a call, after core's own dial plan (`from-pstn` includes `ext-did`
+ * with `ext-did-0001` before `ext-did-0002`, then `from-did-direct`, then `ext-did-catchall`): a route for the
+ * DID and the caller ID first, then the DID alone, then the caller ID alone; a DID that is an extension's
+ * number then rings that extension (`from-did-direct`); only then the route for any DID and any caller ID. DIDs
+ * and caller IDs may be Asterisk patterns (`_X.`); within a tier an exact number beats a pattern, as Asterisk
+ * orders them.
  */
 import type { InboundEntry } from "./model";
 
@@ -34,14 +36,24 @@ export function matchQuality(pattern: string, value: string): 0 | 1 | 2 {
   return re.test(value) ? 1 : 0;
 }
 
-/** The inbound route FreePBX sends a call for `did` from `callerId` to, or null when none matches. */
-export function matchInbound(routes: readonly InboundEntry[], did: string, callerId: string): InboundEntry | null {
-  const tiers: ((r: InboundEntry) => number)[] = [
-    (r) => (r.did && r.cid ? Math.min(matchQuality(r.did, did), matchQuality(r.cid, callerId)) : 0),
-    (r) => (r.did && !r.cid ? matchQuality(r.did, did) : 0),
-    (r) => (!r.did && r.cid ? matchQuality(r.cid, callerId) : 0),
-    (r) => (!r.did && !r.cid ? 2 : 0),
-  ];
+/**
+ * The inbound route `ext-did` matches for `did` from `callerId` (`"specific"`: by DID and caller ID), or the
+ * route for any DID (`"any"`, what the catch-all sends the rest to); null when there is none.
+ */
+export function matchInbound(
+  routes: readonly InboundEntry[],
+  did: string,
+  callerId: string,
+  which: "specific" | "any" = "specific",
+): InboundEntry | null {
+  const tiers: ((r: InboundEntry) => number)[] =
+    which === "any"
+      ? [(r) => (!r.did && !r.cid ? 2 : 0)]
+      : [
+          (r) => (r.did && r.cid ? Math.min(matchQuality(r.did, did), matchQuality(r.cid, callerId)) : 0),
+          (r) => (r.did && !r.cid ? matchQuality(r.did, did) : 0),
+          (r) => (!r.did && r.cid ? matchQuality(r.cid, callerId) : 0),
+        ];
   for (const quality of tiers) {
     let best: InboundEntry | null = null;
     let bestQ = 0;

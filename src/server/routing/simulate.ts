@@ -113,7 +113,18 @@ export function simulate(model: RoutingModel, input: CallInput): RoutingPath {
     label: input.did ? `Call to ${input.did}` : "Call without a DID",
     why: `A trunk delivers the call for ${didText}${cidText}; FreePBX looks for the inbound route of that DID and caller ID.`,
   });
-  const route = matchInbound(model.inbound, input.did, input.callerId);
+  const specific = matchInbound(model.inbound, input.did, input.callerId);
+  if (!specific && input.did && model.extensions.has(input.did)) {
+    const to: DestRef = { kind: "extension", target: input.did };
+    steps.push({
+      kind: "inbound-route",
+      target: input.did,
+      label: "No inbound route: the DID is an extension's number",
+      why: `No inbound route ${where(model)} matches ${input.did}${cidText}, and ${input.did} is an extension's number: FreePBX rings it directly (its from-did-direct context comes before the route for any DID).`,
+    });
+    return { steps, final: follow(model, to, input, steps, new Set()) };
+  }
+  const route = specific ?? matchInbound(model.inbound, input.did, input.callerId, "any");
   if (!route) {
     steps.push({
       kind: "inbound-route",
