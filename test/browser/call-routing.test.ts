@@ -74,16 +74,15 @@ test(
 );
 
 test(
-  "bad digits: the server's message under the field; comparing without a PBX host: the reason",
+  "a bad DID: the server's message under the field; comparing without a PBX host: the reason",
   async () => {
     const page = await routingPage();
-    await form(page).getByLabel("DID (number called)").fill("15550100");
-    await form(page).getByLabel("Digits pressed").fill("12a");
+    await form(page).getByLabel("DID (number called)").fill("12ab");
     await form(page).getByRole("button", { name: "Follow the call" }).click();
-    await form(page).getByText("Digits must be 0-9, * or #").waitFor();
-    expect(await form(page).getByLabel("Digits pressed").getAttribute("aria-invalid")).toBe("true");
+    await form(page).getByText("DID must be digits, optionally starting with +").waitFor();
+    expect(await form(page).getByLabel("DID (number called)").getAttribute("aria-invalid")).toBe("true");
 
-    await form(page).getByLabel("Digits pressed").fill("");
+    await form(page).getByLabel("DID (number called)").fill("15550100");
     await form(page).getByRole("switch", { name: "Compare with the PBX now" }).click();
     await form(page).getByRole("button", { name: "Follow the call" }).click();
     await form(page).getByText("Configure the PBX host (SSH) in API Settings to compare with the PBX").waitFor();

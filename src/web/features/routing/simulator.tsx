@@ -14,13 +14,13 @@ import type { SimulateAnswer } from "../../../shared/routing";
 import { type SimulateRequest, useSimulateCall } from "./api";
 import { PathView } from "./path-view";
 
-/** A datetime-local value ("2026-12-05T22:30") as an ISO instant in the browser's time zone; empty: now. */
-const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
-
-/** The routing simulator: a call's DID, caller ID, time, digits and "nobody answers" in; its path out. */
+/**
+ * The routing simulator: a call's DID, caller ID and "nobody answers" in; its path out. The time and the digits
+ * the API takes come on screen with the time conditions and IVRs that read them: nothing the console holds yet does.
+ */
 export function RoutingSimulator() {
   const routes = useQuery(inboundRoutesQuery());
-  const [form, setForm] = useState({ did: "", callerId: "", at: "", digits: "", unanswered: false, plan: false });
+  const [form, setForm] = useState({ did: "", callerId: "", unanswered: false, plan: false });
   const [answer, setAnswer] = useState<SimulateAnswer | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string>();
@@ -41,7 +41,7 @@ export function RoutingSimulator() {
   const set = (key: keyof typeof form) => (value: string | boolean) => setForm((f) => ({ ...f, [key]: value }));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const body: SimulateRequest = { ...form, at: instant(form.at) };
+    const body: SimulateRequest = form;
     simulate.mutate(body);
   };
   const known = [...new Set((routes.data ?? []).map((r) => r.didNumber).filter((d): d is string => Boolean(d)))];
@@ -54,7 +54,7 @@ export function RoutingSimulator() {
         </CardHeader>
         <CardContent>
           <form className="grid gap-4" onSubmit={submit} noValidate aria-label="Follow a call">
-            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+            <div className="grid gap-4 sm:grid-cols-2">
               <FormField label="DID (number called)" error={errors.did}>
                 {(control) => (
                   <Input
@@ -80,27 +80,6 @@ export function RoutingSimulator() {
                     placeholder="Any"
                     value={form.callerId}
                     onChange={(e) => set("callerId")(e.target.value)}
-                  />
-                )}
-              </FormField>
-              <FormField label="When (empty: now)" error={errors.at}>
-                {(control) => (
-                  <Input
-                    {...control}
-                    type="datetime-local"
-                    value={form.at}
-                    onChange={(e) => set("at")(e.target.value)}
-                  />
-                )}
-              </FormField>
-              <FormField label="Digits pressed" error={errors.digits}>
-                {(control) => (
-                  <Input
-                    {...control}
-                    inputMode="tel"
-                    placeholder="e.g. 1"
-                    value={form.digits}
-                    onChange={(e) => set("digits")(e.target.value)}
                   />
                 )}
               </FormField>
