@@ -3,7 +3,7 @@
  * out through plan → apply with a real `fwconsole reload`, and softphones prove them with real calls.
  */
 import { describe, expect, test } from "bun:test";
-import { RELOAD_WAITING_ITEM } from "../../src/server/pbx/host/reload";
+import { RELOAD_RACED_ITEM, RELOAD_WAITING_ITEM } from "../../src/server/pbx/host/reload";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
 import { cli, holdReloadLock, sh, sql, until } from "./testbed";
@@ -98,13 +98,13 @@ describe("extensions deployed by the console", () => {
   }, 300_000);
 
   /** Waits until a running job says it waits for FreePBX's lock. */
-  const waitingForLock = (jobId: number) =>
+  const waitingForLock = (jobId: number, item = RELOAD_WAITING_ITEM) =>
     until(
-      "the job to say it waits for FreePBX's lock",
+      `the job to say "${item}"`,
       async () => {
         const job = (await pbx.call("GET", `/api/jobs/${jobId}`)).json;
         expect(job.state).toBe("running");
-        return job.current === RELOAD_WAITING_ITEM ? true : undefined;
+        return job.current === item ? true : undefined;
       },
       120_000,
     );
@@ -147,6 +147,30 @@ describe("extensions deployed by the console", () => {
       expect(await cli("pjsip show endpoint 2102")).toContain("Bob Renamed");
     } finally {
       await lock.release();
+    }
+  }, 300_000);
+
+  test("a reload whose keyring check meets another gpg's temporary file tries again, then reaches Asterisk", async () => {
+    // FreePBX's reload stats every file it lists in the keyring directory; a gpg replacing pubring.kbx removes
+    // its pubring.kbx.tmp in between. A link to nowhere is that file, listed but gone, for as long as it stays.
+    const tmp = "/home/asterisk/.gnupg/pubring.kbx.tmp";
+    await sh(["ln", "-sfn", "/nonexistent/pubring.kbx.tmp", tmp]);
+    try {
+      const res = await pbx.call("PATCH", `/api/extensions/${ids["2102"]}`, { name: "Bob Raced" });
+      expect(res.status, res.text).toBe(200);
+      const jobId = await pbx.startDeploy("extensions");
+      await waitingForLock(jobId, RELOAD_RACED_ITEM);
+      expect(await cli("pjsip show endpoint 2102")).not.toContain("Bob Raced");
+      await sh(["rm", "-f", tmp]);
+      const job = await pbx.finished(jobId);
+      expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
+      expect(job.summary.reload.output).toMatch(
+        /FreePBX's keyring changed while the reload checked it; \d+ tries over \d+ s/,
+      );
+      expect(job.summary.reload.output).toContain("Reload Complete");
+      expect(await cli("pjsip show endpoint 2102")).toContain("Bob Raced");
+    } finally {
+      await sh(["rm", "-f", tmp]);
     }
   }, 300_000);
 

@@ -5,8 +5,13 @@ import { PBX_HOST_DEADLINE_MS, RELOAD_TIMEOUT_MS } from "../../src/server/pbx/ho
 import {
   busyReason,
   RELOAD_LOCK_WAIT,
+  RELOAD_RACE_WAIT_MS,
+  RELOAD_RACED_ITEM,
+  RELOAD_WAITING_ITEM,
   reloadFailureReason,
   reloadLocked,
+  reloadRaced,
+  reloadRetries,
   whileLocked,
 } from "../../src/server/pbx/host/reload";
 
@@ -188,5 +193,73 @@ describe("FreePBX's reload lock", () => {
     expect(out.attempts).toBe(1);
     expect(out.heldMs).toBe(0);
     expect(f.calls()).toBe(1);
+  });
+});
+
+describe("FreePBX's keyring changing under a reload's check", () => {
+  // What FreePBX 17's fwconsole reload printed (exit 2) when a gpg that the previous reload's signature check
+  // left running replaced its keyring while GPG.class.php's checkPermissions stat'ed the files it had listed.
+  const RACED = [
+    "Reload Started",
+    "In GPG.class.php line 872:",
+    " ".repeat(65),
+    "  stat(): stat failed for /home/asterisk/.gnupg/pubring.kbx.tmp  ",
+    " ".repeat(65),
+    "",
+    usage,
+  ].join("\n");
+  const LOCKED = '{"error":"Process is already running.","trace":"Process ID : 31337"}';
+
+  test("the race is recognised by FreePBX's own words; other stat failures and the lock are not", () => {
+    expect(reloadRaced(RACED)).toBe(true);
+    expect(reloadFailureReason(RACED, 2)).toBe("stat(): stat failed for /home/asterisk/.gnupg/pubring.kbx.tmp");
+    expect(reloadRaced(block("stat(): stat failed for /etc/asterisk/extensions_additional.conf"))).toBe(false);
+    expect(reloadRaced(LOCKED)).toBe(false);
+    expect(reloadLocked(RACED)).toBe(false);
+  });
+
+  /** A clock the test moves, and the retries it drives. */
+  function retries() {
+    let t = 0;
+    const items: string[] = [];
+    const r = reloadRetries(
+      (item) => items.push(item),
+      () => t,
+    );
+    return { ...r, items, at: (ms: number) => (t = ms) };
+  }
+
+  test("a race is tried again for its own budget from when it was first met, then its reason stands", () => {
+    const r = retries();
+    expect(r.again({ code: 2, output: RACED })).toBe(true);
+    r.at(RELOAD_RACE_WAIT_MS - 1);
+    expect(r.again({ code: 2, output: RACED })).toBe(true);
+    r.at(RELOAD_RACE_WAIT_MS);
+    expect(r.again({ code: 2, output: RACED })).toBe(false);
+    expect(r.items).toEqual([RELOAD_RACED_ITEM]);
+    expect(r.note(3, 30_400)).toBe(
+      "(pbx-console: FreePBX's keyring changed while the reload checked it; 3 tries over 30 s)\n",
+    );
+  });
+
+  test("the lock keeps its whole-operation budget; a job is told each reason once, in the order met", () => {
+    const r = retries();
+    expect(r.again({ code: 2, output: RACED })).toBe(true);
+    r.at(RELOAD_RACE_WAIT_MS * 2);
+    expect(r.again({ code: 255, output: LOCKED })).toBe(true);
+    expect(r.again({ code: 255, output: LOCKED })).toBe(true);
+    expect(r.again({ code: 0, output: "Reload Complete" })).toBe(false);
+    expect(r.items).toEqual([RELOAD_RACED_ITEM, RELOAD_WAITING_ITEM]);
+    expect(r.note(4, 3_000)).toBe(
+      "(pbx-console: FreePBX's keyring changed while the reload checked it; another fwconsole held FreePBX's lock; 4 tries over 3 s)\n",
+    );
+  });
+
+  test("a first try that succeeds, or fails for another reason, is not tried again and gets no note", () => {
+    const r = retries();
+    expect(r.again({ code: 0, output: "Reload Complete" })).toBe(false);
+    expect(r.again({ code: 2, output: block("Unable to connect to Asterisk Manager") })).toBe(false);
+    expect(r.items).toEqual([]);
+    expect(r.note(1, 900)).toBe("");
   });
 });

@@ -16,7 +16,6 @@ import { Conflict, Invalid } from "../../core/errors";
 import type { JobProgress } from "../../jobs/progress";
 import { SESSION_SETUP } from "../deploy/script";
 import { type PbxRemote, withPbxHost } from "../host/host";
-import { RELOAD_WAITING_ITEM } from "../host/reload";
 import { UnsafeValueError } from "../host/sql";
 import { restoreVoicemail, sha256Of, type VoicemailSnapshot } from "../host/voicemail";
 import { rekeyManaged } from "../objects/managed";
@@ -185,7 +184,7 @@ export async function rollbackBackup(
             }
         }
         progress?.item("Reloading FreePBX (fwconsole reload)");
-        const r = await remote.reload({ onLocked: () => progress?.item(RELOAD_WAITING_ITEM) });
+        const r = await remote.reload({ onWait: (item) => progress?.item(item) });
         reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000), reason: r.reason };
         for (const label of labels) {
           const why = astdbFailed.get(label);

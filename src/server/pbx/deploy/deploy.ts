@@ -19,7 +19,6 @@ import { type JobProgress, notReached } from "../../jobs/progress";
 import { redact } from "../../redact";
 import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, parseExtensionRows } from "../host/astdb";
 import type { PbxRemote } from "../host/host";
-import { RELOAD_WAITING_ITEM } from "../host/reload";
 import { UnsafeValueError } from "../host/sql";
 import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
 import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
@@ -146,7 +145,7 @@ export async function writeOverSsh(
   if (stop) for (const r of results) if (r.status === "success") r.message += `; not reloaded (${stop})`;
   if (wrote && !stop) {
     progress?.item("Reloading FreePBX (fwconsole reload)");
-    const r = await remote.reload({ onLocked: () => progress?.item(RELOAD_WAITING_ITEM) });
+    const r = await remote.reload({ onWait: (item) => progress?.item(item) });
     reload = { ok: r.ok, via: "ssh", exitCode: r.exitCode, output: r.output.slice(-4000), reason: r.reason };
     if (!r.ok) {
       for (const res of results) {

@@ -28,7 +28,15 @@ import {
   managerLoginLine,
   parseAstdbShow,
 } from "./astdb";
-import { busyReason, type LockWait, RELOAD_LOCK_WAIT, reloadFailureReason, reloadLocked, whileLocked } from "./reload";
+import {
+  busyReason,
+  type LockWait,
+  RELOAD_LOCK_WAIT,
+  reloadFailureReason,
+  reloadLocked,
+  reloadRetries,
+  whileLocked,
+} from "./reload";
 import {
   DEFAULT_ASTETCDIR,
   parseVoicemailRead,
@@ -230,28 +238,27 @@ export class PbxRemote {
    * `fwconsole reload`: its whole output (stdout, then stderr) and, when it failed, the reason read from it.
    * While another fwconsole holds FreePBX's lock, the reload refuses before doing anything; it is tried
    * again about once a second for `lock.waitMs` (`RELOAD_LOCK_WAIT`), then fails with "FreePBX is busy: …".
-   * `onLocked` is told once when the lock is first met, so a job can say why it pauses.
+   * A reload whose keyring check met another gpg at work is tried again the same way, for
+   * `RELOAD_RACE_WAIT_MS`. `onWait` is told the job's item when either is first met, so a job can say why it pauses.
    */
   async reload(
-    lock: Partial<LockWait> & { onLocked?: () => void } = {},
+    lock: Partial<LockWait> & { onWait?: (item: string) => void } = {},
   ): Promise<{ ok: boolean; exitCode: number | null; output: string; reason: string | null }> {
     this.families = null;
     const run = async () => {
       const out = await this.ssh.exec("fwconsole reload", { timeoutMs: RELOAD_TIMEOUT_MS });
       return { code: out.code, output: [out.stdout.trim(), out.stderr.trim()].filter(Boolean).join("\n") };
     };
-    const tried = await whileLocked(run, (r) => r.code !== 0 && reloadLocked(r.output), {
-      ...RELOAD_LOCK_WAIT,
-      ...lock,
-    });
+    const retries = reloadRetries(lock.onWait);
+    const tried = await whileLocked(run, retries.again, { ...RELOAD_LOCK_WAIT, ...lock });
     const { code, output } = tried.answer;
     const ok = code === 0;
-    const waited =
-      tried.attempts > 1
-        ? `(pbx-console: another fwconsole held FreePBX's lock; ${tried.attempts} tries over ${Math.round(tried.waitedMs / 1000)} s)\n`
-        : "";
-    const reason = ok ? null : tried.heldMs !== null ? busyReason(tried.heldMs) : reloadFailureReason(output, code);
-    return { ok, exitCode: code, output: `${waited}${output}`, reason };
+    const reason = ok
+      ? null
+      : tried.heldMs !== null && reloadLocked(output)
+        ? busyReason(tried.heldMs)
+        : reloadFailureReason(output, code);
+    return { ok, exitCode: code, output: `${retries.note(tried.attempts, tried.waitedMs)}${output}`, reason };
   }
 
   /**

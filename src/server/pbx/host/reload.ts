@@ -99,6 +99,28 @@ const LOCKED = /\b(?:Process is already running|already running in another proce
 /** Whether a failed reload's output says another fwconsole holds the lock (nothing was done, so a retry is safe). */
 export const reloadLocked = (output: string): boolean => LOCKED.test(output.replace(ANSI, ""));
 
+/**
+ * What a reload prints when FreePBX's keyring changed under its own check: before it writes anything
+ * (Reload.class.php trusts FreePBX's keys first), GPG.class.php's `checkPermissions` lists `~/.gnupg` and
+ * stats each file, and a gpg another fwconsole runs meanwhile (the signature check a reload leaves behind)
+ * replaces `pubring.kbx` through `pubring.kbx.tmp`, which is gone by the time stat reaches it. PHP's warning
+ * ends the reload (`stat(): stat failed for /home/asterisk/.gnupg/pubring.kbx.tmp`, exit 2); a new try passes.
+ */
+const KEYRING_RACE = /\bstat failed for \S*\/\.gnupg\//i;
+
+/** Whether a failed reload's output says FreePBX's keyring changed while it checked it (nothing was done). */
+export const reloadRaced = (output: string): boolean => KEYRING_RACE.test(output.replace(ANSI, ""));
+
+/**
+ * How long a reload keeps trying while its keyring check meets another gpg at work: that gpg ends within
+ * seconds, so a check failing for longer meets something else (a file that stays unreadable), whose reason
+ * the deployment then shows.
+ */
+export const RELOAD_RACE_WAIT_MS = 30_000;
+
+/** What a job says while its reload waits for another gpg to finish with FreePBX's keyring. */
+export const RELOAD_RACED_ITEM = "Waiting for FreePBX: its keyring changed while the reload checked it; trying again";
+
 /** The reason a reload gives up on the lock, with how long it waited. */
 export const busyReason = (heldMs: number): string =>
   `FreePBX is busy: another fwconsole has held its lock for ${Math.max(1, Math.round(heldMs / 1000))} s`;
@@ -154,4 +176,41 @@ export async function whileLocked<T>(
     if (left <= 0) return { answer, attempts, heldMs: now() - firstLocked, waitedMs: now() - start };
     await sleep(Math.min(opts.retryMs, left));
   }
+}
+
+/** What a failed reload is tried again for: FreePBX's lock held, or its keyring changing under its check. */
+const WAITS = {
+  locked: { item: RELOAD_WAITING_ITEM, note: "another fwconsole held FreePBX's lock" },
+  raced: { item: RELOAD_RACED_ITEM, note: "FreePBX's keyring changed while the reload checked it" },
+} as const;
+
+/**
+ * Which failed reloads are tried again (`again`, the predicate for `whileLocked`): one refused for FreePBX's
+ * lock, for as long as `whileLocked` waits; one whose keyring check met another gpg, for `RELOAD_RACE_WAIT_MS`
+ * after that was first met. `onWait` is told a job's item the first time each is met; `note` says which were met.
+ */
+export function reloadRetries(onWait?: (item: string) => void, now: () => number = Date.now) {
+  const met = new Set<keyof typeof WAITS>();
+  let firstRace: number | null = null;
+  const again = (r: { code: number | null; output: string }): boolean => {
+    if (r.code === 0) return false;
+    let why: keyof typeof WAITS;
+    if (reloadLocked(r.output)) why = "locked";
+    else if (reloadRaced(r.output)) {
+      firstRace ??= now();
+      if (now() - firstRace >= RELOAD_RACE_WAIT_MS) return false;
+      why = "raced";
+    } else return false;
+    if (!met.has(why)) {
+      met.add(why);
+      onWait?.(WAITS[why].item);
+    }
+    return true;
+  };
+  /** What the reload's output is prefixed with when it was tried more than once. */
+  const note = (attempts: number, waitedMs: number): string =>
+    attempts > 1
+      ? `(pbx-console: ${[...met].map((w) => WAITS[w].note).join("; ")}; ${attempts} tries over ${Math.round(waitedMs / 1000)} s)\n`
+      : "";
+  return { again, note };
 }
