@@ -131,6 +131,15 @@ export interface TrunkComparison {
   freepbx: { host: string | null };
   dashboard: { host: string | null };
 }
+/** A ring group or queue on the PBX next to the console's of the same number. */
+export interface CallGroupComparison {
+  number: string;
+  inDashboard: boolean;
+  /** Both sides hold it and any field the import writes differs. */
+  needsSync: boolean;
+  freepbx: { name: string | null };
+  dashboard: { name: string | null };
+}
 export interface CompareResponse<Row> {
   freepbxCount: number;
   dashboardCount: number;
@@ -164,3 +173,25 @@ export const importTrunksSchema = lazySchema(() =>
   }),
 );
 export type ImportTrunksInput = z.output<typeof importTrunksSchema>;
+
+const groupNumbers = (what: string) =>
+  z.array(z.string().regex(/^\d{1,10}$/, `${what} numbers are digits`)).default([]);
+
+export const importRingGroupsSchema = lazySchema(() =>
+  z.object({
+    ringGroups: groupNumbers("Ring group"),
+    mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+  }),
+);
+export type ImportRingGroupsInput = z.output<typeof importRingGroupsSchema>;
+
+export const importQueuesSchema = lazySchema(() =>
+  z.object({
+    queues: groupNumbers("Queue"),
+    mode: z.enum(["all", "selected"], { error: "Mode must be all or selected" }),
+  }),
+);
+export type ImportQueuesInput = z.output<typeof importQueuesSchema>;
+
+/** What any import's selection is. */
+export type ImportInput = ImportExtensionsInput | ImportTrunksInput | ImportRingGroupsInput | ImportQueuesInput;

@@ -6,7 +6,13 @@
  */
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema";
-import { type DeployKind, importExtensionsSchema, importTrunksSchema } from "./pbx";
+import {
+  type DeployKind,
+  importExtensionsSchema,
+  importQueuesSchema,
+  importRingGroupsSchema,
+  importTrunksSchema,
+} from "./pbx";
 import type { RerouteCall } from "./routing";
 
 export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "queues", "all"] as const;
@@ -131,14 +137,14 @@ export const IMPORT_ACTIONS = ["create", "update", "unchanged", "refused"] as co
 export type ImportAction = (typeof IMPORT_ACTIONS)[number];
 export type ImportCounts = Record<ImportAction, number>;
 
-export const IMPORT_KINDS = ["extensions", "trunks"] as const;
+export const IMPORT_KINDS = ["extensions", "trunks", "ring-groups", "queues"] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
 
 export interface ImportPlanItem {
   /** `<kind>:<key>`. */
   id: string;
-  kind: "extension" | "trunk";
-  /** Extension number or trunk name (as on the PBX). */
+  kind: "extension" | "trunk" | "ringGroup" | "queue";
+  /** Extension, ring group or queue number, or trunk name (as on the PBX). */
   key: string;
   label: string;
   action: ImportAction;
@@ -197,6 +203,22 @@ export const importTrunksRequestSchema = lazySchema(() =>
   importTrunksSchema.extend({ fingerprint: importFingerprint }),
 );
 export type ImportTrunksRequest = z.output<typeof importTrunksRequestSchema>;
+/** POST /api/sync/ring-groups/import. */
+export const importRingGroupsRequestSchema = lazySchema(() =>
+  importRingGroupsSchema.extend({ fingerprint: importFingerprint }),
+);
+export type ImportRingGroupsRequest = z.output<typeof importRingGroupsRequestSchema>;
+/** POST /api/sync/queues/import. */
+export const importQueuesRequestSchema = lazySchema(() =>
+  importQueuesSchema.extend({ fingerprint: importFingerprint }),
+);
+export type ImportQueuesRequest = z.output<typeof importQueuesRequestSchema>;
+/** What any import's request is. */
+export type ImportRequest =
+  | ImportExtensionsRequest
+  | ImportTrunksRequest
+  | ImportRingGroupsRequest
+  | ImportQueuesRequest;
 
 /** 409 of an import when the PBX or the console changed since the reviewed plan (STALE_PLAN_MESSAGE). */
 export interface StaleImportPlanAnswer {

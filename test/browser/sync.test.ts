@@ -61,9 +61,9 @@ const planItem = (page: Page, label: string, kind = "extensions") =>
   reviewDialog(page, kind).getByRole("listitem", { name: label, exact: true });
 
 /** Waits for the plan in the open review, confirms it and checks the import's request; the dialog closes. */
-async function confirmImport(page: Page, kind: "extensions" | "trunks", body: Record<string, unknown>) {
+async function confirmImport(page: Page, kind: "extensions" | "trunks" | "ring groups", body: Record<string, unknown>) {
   await reviewDialog(page, kind).getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
-  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/sync/${kind}/import`));
+  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/sync/${kind.replace(" ", "-")}/import`));
   await waitEnabled(importButton(page, kind));
   await importButton(page, kind).click();
   const request = (await sent).postDataJSON();
@@ -302,6 +302,46 @@ describe("Sync: trunks", () => {
     expect(await cells(row(page, "Backup"))).toEqual(["Backup", "sip.backup.net", "sip.backup.net", "Synced"]);
     const [trunk] = await h.apiJson<{ name: string; host: string; port: number }[]>("GET", "/api/trunks");
     expect(trunk).toMatchObject({ name: "Backup", host: "sip.backup.net", port: 5080 });
+  });
+});
+
+describe("Sync: ring groups", () => {
+  test("a ring group only on the PBX shows 'Not in Dashboard', its review lists every field, and it imports", async () => {
+    const made = await h.api("POST", "/api/extensions", { extension: "3901", name: "Ring Member" });
+    expect(made.status).toBe(201);
+    await pbx.query(
+      "INSERT INTO ringgroups (grpnum, strategy, grptime, grplist, postdest, description) VALUES ('3950', 'hunt', 25, '3901-5551234#', 'ext-local,vmu3901,1', 'Night desk')",
+    );
+    const page = await syncPage();
+    await page.getByRole("tab", { name: "Ring Groups", exact: true }).click();
+    const groups = table(page, "Ring group comparison");
+    await groups.waitFor(SLOW);
+    expect(await cells(row(page, "3950"))).toEqual(["3950", "Night desk", "-", "Not in Dashboard"]);
+
+    await checkbox(page, "3950").click();
+    await importSelected(page, 1).click();
+    await reviewDialog(page, "ring groups").getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+    expect(
+      await planItem(page, "Ring group 3950 - Night desk", "ring groups").getByTestId("field-change").allTextContents(),
+    ).toEqual([
+      "namenoneNight desk",
+      "strategynonehunt",
+      "ringTimenone25",
+      "membersnone3901, 5551234#",
+      "noAnswernonevoicemail 3901",
+    ]);
+    await confirmImport(page, "ring groups", { ringGroups: ["3950"], mode: "selected" });
+    await toasts(page).getByText("Ring Groups Imported", { exact: true }).waitFor(SLOW);
+    await statusOf(page, "3950", "Synced");
+    const [group] = await h.apiJson<Record<string, unknown>[]>("GET", "/api/ring-groups");
+    expect(group).toMatchObject({
+      number: "3950",
+      name: "Night desk",
+      strategy: "hunt",
+      ringTime: 25,
+      members: ["3901", "5551234#"],
+      noAnswer: { kind: "voicemail", target: "3901" },
+    });
   });
 });
 

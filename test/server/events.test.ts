@@ -333,6 +333,26 @@ const FIXTURES: Record<string, Fixture> = {
     return { body: { mode: "selected", extensions: ["4901"] }, after: jobEnded };
   },
   "POST /api/sync/trunks/import": async () => ({ body: { mode: "all" }, after: jobEnded }),
+  // A ring group and a queue only on the PBX, ringing a console extension: imported through the console's create.
+  "POST /api/sync/ring-groups/import": async () => {
+    const { extension: member } = await extension();
+    const number = String(4800 + next());
+    await pbx.query(
+      "INSERT INTO ringgroups (grpnum, strategy, grptime, grplist, postdest, description) VALUES (?, 'ringall', 20, ?, '', 'Walk')",
+      [number, member],
+    );
+    return { body: { mode: "selected", ringGroups: [number] }, after: jobEnded };
+  },
+  "POST /api/sync/queues/import": async () => {
+    const { extension: agent } = await extension();
+    const number = String(4800 + next());
+    await pbx.query("INSERT INTO queues_config (extension, descr, maxwait, dest) VALUES (?, 'Walk', '', '')", [number]);
+    await pbx.query(
+      "INSERT INTO queues_details (id, keyword, data, flags) VALUES (?, 'strategy', 'ringall', 0), (?, 'member', ?, 0)",
+      [number, number, `Local/${agent}@from-queue/n,0`],
+    );
+    return { body: { mode: "selected", queues: [number] }, after: jobEnded };
+  },
   // A deployment's backup is rolled back: the newest one, nothing newer is in its way.
   "POST /api/deploy/history/:id/rollback": async () => {
     await extension();

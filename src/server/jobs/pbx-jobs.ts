@@ -11,13 +11,16 @@ import type {
   ImportExtensionsRequest,
   ImportKind,
   ImportPlan,
+  ImportQueuesRequest,
+  ImportRequest,
+  ImportRingGroupsRequest,
   ImportTrunksRequest,
 } from "../../shared/plan";
 import type { Deps } from "../core/deps";
 import { deployTarget } from "../pbx/deploy/apply";
 import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy/deploy";
 import { closeReviewed, planForApply } from "../pbx/plan/plan";
-import { importExtensions, importTrunks } from "../pbx/sync/import";
+import { importExtensions, importQueues, importRingGroups, importTrunks } from "../pbx/sync/import";
 import { pbxReadPath } from "../pbx/sync/read";
 import { syncImportPlan } from "../pbx/sync/sync-plan";
 import type { JobProgress } from "./progress";
@@ -106,11 +109,7 @@ export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, 
  * when its fingerprint is not the reviewed one, no job starts and the new plan comes back (the route's
  * 409). Without a fingerprint (API clients) the import runs without a review.
  */
-async function staleImportPlan(
-  deps: JobDeps,
-  kind: ImportKind,
-  input: ImportExtensionsRequest | ImportTrunksRequest,
-): Promise<ImportPlan | null> {
+async function staleImportPlan(deps: JobDeps, kind: ImportKind, input: ImportRequest): Promise<ImportPlan | null> {
   if (input.fingerprint === undefined) return null;
   const plan = await syncImportPlan(deps, kind, input);
   return plan.wire.fingerprint === input.fingerprint ? null : plan.wire;
@@ -160,4 +159,22 @@ export async function startImportTrunksJob(
   const stale = await staleImportPlan(deps, "trunks", input);
   if (stale) return { stale };
   return startImportJob(jobs, owner, "trunks", (progress) => importTrunks(deps, input, progress));
+}
+
+/** Starts importing the PBX's ring groups or queues (SSH only); `Invalid` at once without SSH; `stale` as for extensions. */
+export async function startImportCallGroupsJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  kind: "ring-groups" | "queues",
+  input: ImportRingGroupsRequest | ImportQueuesRequest,
+): Promise<JobStarted | { stale: ImportPlan }> {
+  pbxReadPath(deps, kind === "ring-groups" ? "ring groups" : "queues");
+  const stale = await staleImportPlan(deps, kind, input);
+  if (stale) return { stale };
+  return startImportJob(jobs, owner, kind, (progress) =>
+    kind === "ring-groups"
+      ? importRingGroups(deps, input as ImportRingGroupsRequest, progress)
+      : importQueues(deps, input as ImportQueuesRequest, progress),
+  );
 }

@@ -2,6 +2,8 @@ import type { JobStarted } from "../../shared/jobs";
 import {
   generateQuerySchema,
   importExtensionsSchema,
+  importQueuesSchema,
+  importRingGroupsSchema,
   importTrunksSchema,
   type VoicemailPinsAnswer,
   voicemailPinsRequestSchema,
@@ -11,18 +13,26 @@ import {
   type DeployPlan,
   type ImportPlan,
   importExtensionsRequestSchema,
+  importQueuesRequestSchema,
+  importRingGroupsRequestSchema,
   importTrunksRequestSchema,
   planRequestSchema,
   STALE_PLAN_MESSAGE,
 } from "../../shared/plan";
 import { type RouteDef, route } from "../context";
 import { download, json } from "../http";
-import { startApplyJob, startDeployJob, startImportExtensionsJob, startImportTrunksJob } from "../jobs/pbx-jobs";
+import {
+  startApplyJob,
+  startDeployJob,
+  startImportCallGroupsJob,
+  startImportExtensionsJob,
+  startImportTrunksJob,
+} from "../jobs/pbx-jobs";
 import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/generate/generate";
 import { pbxStatus } from "../pbx/host/status";
 import { takeNewPins } from "../pbx/host/voicemail-pins";
 import { planTarget } from "../pbx/plan/plan";
-import { compareExtensions, compareTrunks } from "../pbx/sync/compare";
+import { compareCallGroupsOnPbx, compareExtensions, compareTrunks } from "../pbx/sync/compare";
 import { syncImportPlan } from "../pbx/sync/sync-plan";
 import { ownerOf } from "./jobs";
 
@@ -199,6 +209,18 @@ export const pbxRoutes: RouteDef[] = [
     handler: async ({ app }) => json(await compareTrunks(app)),
   }),
   route({
+    method: "GET",
+    path: "/api/sync/ring-groups/compare",
+    summary: "The PBX's ring groups next to the console's (needs SSH)",
+    handler: async ({ app }) => json(await compareCallGroupsOnPbx(app, "ringGroup")),
+  }),
+  route({
+    method: "GET",
+    path: "/api/sync/queues/compare",
+    summary: "The PBX's queues next to the console's (needs SSH)",
+    handler: async ({ app }) => json(await compareCallGroupsOnPbx(app, "queue")),
+  }),
+  route({
     method: "POST",
     path: "/api/sync/extensions/plan",
     summary:
@@ -220,6 +242,26 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
+    path: "/api/sync/ring-groups/plan",
+    summary:
+      "What importing the PBX's ring groups (all or the selected numbers) would do in the console, per ring group (members must be console extensions or external numbers, destinations objects the console holds), with the plan's fingerprint (SSH)",
+    body: importRingGroupsSchema,
+    storesNothing: "Reads the PBX and tries each write in a savepoint it rolls back; nothing is kept",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "ring-groups", body)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/queues/plan",
+    summary:
+      "What importing the PBX's queues (all or the selected numbers) would do in the console, per queue (static agents must be console extensions), with the plan's fingerprint (SSH)",
+    body: importQueuesSchema,
+    storesNothing: "Reads the PBX and tries each write in a savepoint it rolls back; nothing is kept",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "queues", body)).wire),
+  }),
+  route({
+    method: "POST",
     path: "/api/sync/extensions/import",
     summary:
       "Start a job that imports the PBX's extensions (all or the selected numbers) into the console (202). With the reviewed plan's `fingerprint`: 409 with the new plan when the PBX or the console changed since (nothing imported); without it, no review",
@@ -237,5 +279,27 @@ export const pbxRoutes: RouteDef[] = [
     publishes: ["job-updated", "trunks-updated", "sync-status"],
     audit: { action: "sync.trunks.import", detail: jobStarted },
     handler: async (ctx) => staleOr(await startImportTrunksJob(ctx.app, ctx.app.jobs, ownerOf(ctx), ctx.body)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/ring-groups/import",
+    summary:
+      "Start a job that imports the PBX's ring groups (all or the selected numbers) into the console (SSH; 202). With the reviewed plan's `fingerprint`: 409 with the new plan when it changed since",
+    body: importRingGroupsRequestSchema,
+    publishes: ["job-updated", "ring-groups-updated", "sync-status"],
+    audit: { action: "sync.ring-groups.import", detail: jobStarted },
+    handler: async (ctx) =>
+      staleOr(await startImportCallGroupsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "ring-groups", ctx.body)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/queues/import",
+    summary:
+      "Start a job that imports the PBX's queues (all or the selected numbers) into the console (SSH; 202). With the reviewed plan's `fingerprint`: 409 with the new plan when it changed since",
+    body: importQueuesRequestSchema,
+    publishes: ["job-updated", "queues-updated", "sync-status"],
+    audit: { action: "sync.queues.import", detail: jobStarted },
+    handler: async (ctx) =>
+      staleOr(await startImportCallGroupsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "queues", ctx.body)),
   }),
 ];

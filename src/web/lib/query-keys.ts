@@ -45,6 +45,8 @@ export const queryKeys = {
 
   extensionsComparison: ["/api/sync/extensions/compare"],
   trunksComparison: ["/api/sync/trunks/compare"],
+  ringGroupsComparison: ["/api/sync/ring-groups/compare"],
+  queuesComparison: ["/api/sync/queues/compare"],
   pbxStatus: ["/api/deploy/status"],
   /** Deployments and roll backs with their backups (features/deployment/history-api.ts). */
   deployHistory: ["/api/deploy/history"],

@@ -1,6 +1,6 @@
 import { PageHeader } from "@/components/layout/page-header";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
-import { EXTENSIONS, TRUNKS } from "@/features/sync/config";
+import { EXTENSIONS, QUEUES, RING_GROUPS, TRUNKS } from "@/features/sync/config";
 import { SyncTab } from "@/features/sync/sync-tab";
 
 export function SyncPage() {
@@ -11,12 +11,20 @@ export function SyncPage() {
         <TabsList>
           <TabsTrigger value="extensions">Extensions</TabsTrigger>
           <TabsTrigger value="trunks">Trunks</TabsTrigger>
+          <TabsTrigger value="ring-groups">Ring Groups</TabsTrigger>
+          <TabsTrigger value="queues">Queues</TabsTrigger>
         </TabsList>
         <TabsContent value="extensions">
           <SyncTab config={EXTENSIONS} />
         </TabsContent>
         <TabsContent value="trunks">
           <SyncTab config={TRUNKS} />
+        </TabsContent>
+        <TabsContent value="ring-groups">
+          <SyncTab config={RING_GROUPS} />
+        </TabsContent>
+        <TabsContent value="queues">
+          <SyncTab config={QUEUES} />
         </TabsContent>
       </Tabs>
     </>

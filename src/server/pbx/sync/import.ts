@@ -14,13 +14,17 @@ import type { ImportResult } from "../../../shared/pbx";
 import {
   type ImportExtensionsRequest,
   type ImportKind,
+  type ImportQueuesRequest,
+  type ImportRequest,
+  type ImportRingGroupsRequest,
   type ImportTrunksRequest,
   STALE_PLAN_MESSAGE,
 } from "../../../shared/plan";
 import type { Deps } from "../../core/deps";
-import { Conflict } from "../../core/errors";
+import { Conflict, DomainError } from "../../core/errors";
 import { type JobProgress, notReached } from "../../jobs/progress";
 import { recordManaged } from "../objects/managed";
+import { writeCallGroup } from "./call-groups";
 import type { PbxReadDeps } from "./read";
 import { assembleImportPlan, type ImportEntry, readForImport } from "./sync-plan";
 
@@ -62,6 +66,9 @@ function write(deps: ImportDeps, e: ImportEntry): void {
       db.update(trunks).set(values).where(eq(trunks.id, consoleId)).run();
     if (e.item.action === "create") consoleId = db.insert(trunks).values(values).returning().get().id;
   }
+  // A ring group or queue goes through the console's own create or update (their events included).
+  if ((e.kind === "ringGroup" || e.kind === "queue") && e.item.action !== "unchanged")
+    consoleId = writeCallGroup(deps, e.group);
   // The console now manages what it imported (ADR 0025); a trunk by its trunkid, so a rename stays the same object.
   recordManaged(db, deps.now(), {
     kind: e.kind,
@@ -76,13 +83,13 @@ function write(deps: ImportDeps, e: ImportEntry): void {
 const DONE = { create: "Created", update: "Updated", unchanged: "Unchanged" } as const;
 
 /**
- * Imports the PBX's extensions or trunks (all, or the selected keys) as the plan says. `Conflict` (nothing
+ * Imports the PBX's objects of a kind (all, or the selected keys) as the plan says. `Conflict` (nothing
  * written) when a reviewed plan's fingerprint is given and no longer matches.
  */
 async function importKind(
   deps: ImportDeps,
   kind: ImportKind,
-  input: ImportExtensionsRequest | ImportTrunksRequest,
+  input: ImportRequest,
   progress?: JobProgress,
 ): Promise<ImportResult> {
   progress?.item(`Reading the PBX's ${kind}`);
@@ -103,7 +110,18 @@ async function importKind(
       progress?.result({ label, status: "failed", message: reason });
       continue;
     }
-    if (e.item.action !== "unchanged" || e.item.adopt) write(deps, e);
+    if (e.item.action !== "unchanged" || e.item.adopt) {
+      try {
+        write(deps, e);
+      } catch (err) {
+        // The console's own rules, met after the plan (its objects changed meanwhile): this one is not imported.
+        if (!(err instanceof DomainError)) throw err;
+        result.failed++;
+        result.errors?.push(`${label}: ${err.message}`);
+        progress?.result({ label, status: "failed", message: err.message });
+        continue;
+      }
+    }
     if (e.item.action === "create") result.created++;
     else if (e.item.action === "update") result.updated++;
     else result.unchanged = (result.unchanged ?? 0) + 1;
@@ -111,7 +129,8 @@ async function importKind(
       e.item.action === "unchanged" && e.item.adopt ? "Unchanged; now managed by the console" : DONE[e.item.action];
     progress?.result({ label, status: "success", message });
   }
-  if (result.created || result.updated)
+  // Ring groups and queues told their own events as they were written.
+  if ((result.created || result.updated) && (kind === "extensions" || kind === "trunks"))
     deps.events.publish({
       type: kind === "extensions" ? "extensions-updated" : "trunks-updated",
       data: { source: "sync" },
@@ -127,3 +146,11 @@ export const importExtensions = (deps: ImportDeps, input: ImportExtensionsReques
 /** Imports the PBX's trunks (all, or the selected names); read over SSH only. */
 export const importTrunks = (deps: ImportDeps, input: ImportTrunksRequest, progress?: JobProgress) =>
   importKind(deps, "trunks", input, progress);
+
+/** Imports the PBX's ring groups (all, or the selected numbers); read over SSH only. */
+export const importRingGroups = (deps: ImportDeps, input: ImportRingGroupsRequest, progress?: JobProgress) =>
+  importKind(deps, "ring-groups", input, progress);
+
+/** Imports the PBX's queues (all, or the selected numbers); read over SSH only. */
+export const importQueues = (deps: ImportDeps, input: ImportQueuesRequest, progress?: JobProgress) =>
+  importKind(deps, "queues", input, progress);

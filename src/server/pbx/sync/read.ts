@@ -45,16 +45,18 @@ ${kw("u", "username")}
 ${kw("s", "secret")}
 ORDER BY t.trunkid;`;
 
-const NO_READ_PATH = {
-  extensions: "No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings.",
-  trunks: "FreePBX's API has no trunks: configure the PBX host (SSH) in API Settings to compare trunks.",
-};
+type ReadWhat = "extensions" | "trunks" | "ring groups" | "queues";
 
-/** How the PBX's extensions or trunks are read; `Invalid` when no way is configured (checked before an import job starts). */
-export function pbxReadPath(deps: Pick<Deps, "credentials">, what: "extensions" | "trunks"): "ssh" | "graphql" {
+const noReadPath = (what: ReadWhat) =>
+  what === "extensions"
+    ? "No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings."
+    : `FreePBX's API has no ${what}: configure the PBX host (SSH) in API Settings to compare ${what}.`;
+
+/** How the PBX's objects are read; `Invalid` when no way is configured (checked before an import job starts). */
+export function pbxReadPath(deps: Pick<Deps, "credentials">, what: ReadWhat): "ssh" | "graphql" {
   if (deps.credentials.isConfigured("ssh")) return "ssh";
   if (what === "extensions" && deps.credentials.isConfigured("freepbx")) return "graphql";
-  throw new Invalid(NO_READ_PATH[what]);
+  throw new Invalid(noReadPath(what));
 }
 
 /**
@@ -103,7 +105,7 @@ export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh"
       })),
     };
   }
-  throw new Invalid(NO_READ_PATH.extensions);
+  throw new Invalid(noReadPath("extensions"));
 }
 
 /** The PBX's trunks; only over SSH (FreePBX's API has none). */

@@ -19,7 +19,13 @@
 import type { z } from "zod";
 import { extensions, trunks } from "../../../db/schema";
 import { extensionSchema, trunkSchema } from "../../../shared/inventory";
-import type { ImportExtensionsInput, ImportTrunksInput } from "../../../shared/pbx";
+import type {
+  ImportExtensionsInput,
+  ImportInput,
+  ImportQueuesInput,
+  ImportRingGroupsInput,
+  ImportTrunksInput,
+} from "../../../shared/pbx";
 import {
   emptyImportCounts,
   type FieldChange,
@@ -33,7 +39,19 @@ import type { Deps } from "../../core/deps";
 import { numberTakenMessage } from "../../inventory/numbers";
 import { nodeCrypto } from "../../lazy-node";
 import { type ManagedRecord, managedOf } from "../objects/managed";
+import {
+  type CallGroupEntry,
+  type CallGroupKind,
+  type PbxQueue,
+  type PbxRingGroup,
+  planCallGroupsImport,
+  readPbxQueues,
+  readPbxRingGroups,
+} from "./call-groups";
 import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, readPbxTrunks } from "./read";
+
+/** A PBX object as read for an import. */
+type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue;
 
 export type SyncPlanDeps = PbxReadDeps & Pick<Deps, "db" | "box" | "now">;
 
@@ -59,7 +77,8 @@ export interface TrunkValues {
 /** One planned object, with what the import job writes (never sent as is: `item` is the wire view). */
 export type ImportEntry =
   | { kind: "extension"; item: ImportPlanItem; raw: FieldChange[]; values?: ExtensionValues; record?: ManagedRecord }
-  | { kind: "trunk"; item: ImportPlanItem; raw: FieldChange[]; values?: TrunkValues; record?: ManagedRecord };
+  | { kind: "trunk"; item: ImportPlanItem; raw: FieldChange[]; values?: TrunkValues; record?: ManagedRecord }
+  | { kind: CallGroupKind; item: ImportPlanItem; raw: FieldChange[]; group: CallGroupEntry; record?: ManagedRecord };
 
 export interface SyncImportPlan {
   wire: ImportPlan;
@@ -106,7 +125,7 @@ function decide(consoleRow: ({ id: number } & Record<string, unknown>) | null, v
 }
 
 function item(
-  kind: "extension" | "trunk",
+  kind: ImportPlanItem["kind"],
   key: string,
   label: string,
   action: ImportAction,
@@ -276,6 +295,28 @@ export function planTrunksImport(
 
 // ---------- the plan ----------
 
+// ---------- ring groups and queues (call-groups.ts) ----------
+
+function callGroupEntries(
+  deps: Pick<Deps, "db">,
+  kind: CallGroupKind,
+  rows: (PbxRingGroup | PbxQueue)[],
+  input: ImportRingGroupsInput | ImportQueuesInput,
+): ImportEntry[] {
+  return planCallGroupsImport(deps, kind, rows, input).map((g) => ({
+    kind,
+    item: item(kind, g.number, g.label, g.action, g.raw, {
+      consoleId: g.consoleId,
+      ...(g.action === "refused"
+        ? { reason: g.reason }
+        : { adopt: !g.record, ...(!g.record ? { note: ADOPT_NOTE } : {}) }),
+    }),
+    raw: g.raw,
+    group: g,
+    record: g.record,
+  }));
+}
+
 /** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
 const FINGERPRINT_KEY = crypto.getRandomValues(new Uint8Array(32));
 
@@ -283,8 +324,8 @@ function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unkno
   const h = nodeCrypto().createHmac("sha256", FINGERPRINT_KEY);
   h.update(JSON.stringify([kind, mode, via]));
   const keys = new Set(entries.map((e) => e.item.key));
-  for (const r of pbxRows as (PbxExtension | PbxTrunk)[])
-    if (keys.has("extension" in r ? r.extension : r.name)) h.update(JSON.stringify(r));
+  for (const r of pbxRows as PbxRow[])
+    if (keys.has("extension" in r ? r.extension : "number" in r ? r.number : r.name)) h.update(JSON.stringify(r));
   for (const e of entries)
     h.update(
       JSON.stringify([
@@ -305,13 +346,20 @@ function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unkno
 export function assembleImportPlan(
   deps: Pick<Deps, "db" | "box" | "now">,
   kind: ImportKind,
-  read: { via: "ssh" | "graphql"; rows: PbxExtension[] | PbxTrunk[] },
-  input: ImportExtensionsInput | ImportTrunksInput,
+  read: { via: "ssh" | "graphql"; rows: PbxRow[] },
+  input: ImportInput,
 ): SyncImportPlan {
   const entries =
     kind === "extensions"
       ? planExtensionsImport(deps, read.rows as PbxExtension[], input as ImportExtensionsInput)
-      : planTrunksImport(deps, read.rows as PbxTrunk[], input as ImportTrunksInput);
+      : kind === "trunks"
+        ? planTrunksImport(deps, read.rows as PbxTrunk[], input as ImportTrunksInput)
+        : callGroupEntries(
+            deps,
+            kind === "ring-groups" ? "ringGroup" : "queue",
+            read.rows as (PbxRingGroup | PbxQueue)[],
+            input as ImportRingGroupsInput | ImportQueuesInput,
+          );
   const counts = emptyImportCounts();
   for (const e of entries) counts[e.item.action]++;
   return {
@@ -329,9 +377,18 @@ export function assembleImportPlan(
   };
 }
 
-/** Reads the PBX's extensions or trunks (`read.ts`). */
-export const readForImport = (deps: SyncPlanDeps, kind: ImportKind) =>
-  kind === "extensions" ? readPbxExtensions(deps) : readPbxTrunks(deps);
+/** Reads the PBX's objects of a kind (`read.ts`, `call-groups.ts`). */
+export const readForImport = (
+  deps: SyncPlanDeps,
+  kind: ImportKind,
+): Promise<{ via: "ssh" | "graphql"; rows: PbxRow[] }> =>
+  kind === "extensions"
+    ? readPbxExtensions(deps)
+    : kind === "trunks"
+      ? readPbxTrunks(deps)
+      : kind === "ring-groups"
+        ? readPbxRingGroups(deps)
+        : readPbxQueues(deps);
 
 /**
  * What importing the selection would do (`POST /api/sync/<kind>/plan`): reads the PBX and plans; stores
@@ -340,7 +397,7 @@ export const readForImport = (deps: SyncPlanDeps, kind: ImportKind) =>
 export async function syncImportPlan(
   deps: SyncPlanDeps,
   kind: ImportKind,
-  input: ImportExtensionsInput | ImportTrunksInput,
+  input: ImportInput,
 ): Promise<SyncImportPlan> {
   return assembleImportPlan(deps, kind, await readForImport(deps, kind), input);
 }

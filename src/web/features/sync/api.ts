@@ -1,6 +1,6 @@
 /**
  * The Sync screen's reads and imports: the PBX compared with the console's own
- * list, per kind (extensions or trunks); an import's plan, then the import of that plan.
+ * list, per kind (extensions, trunks, ring groups, queues); an import's plan, then the import of that plan.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
@@ -11,10 +11,30 @@ import { queryKeys } from "@/lib/query-keys";
 import type { CompareResponse } from "../../../shared/pbx";
 import type { ImportPlan } from "../../../shared/plan";
 
-export type SyncKind = "extensions" | "trunks";
+export type SyncKind = "extensions" | "trunks" | "ring-groups" | "queues";
 
-const COMPARISON = { extensions: queryKeys.extensionsComparison, trunks: queryKeys.trunksComparison } as const;
-const LIST = { extensions: queryKeys.extensions, trunks: queryKeys.trunks } as const;
+/** How the screen names one and several objects of a kind. */
+export const SYNC_WORDS: Record<SyncKind, { one: string; many: string }> = {
+  extensions: { one: "extension", many: "extensions" },
+  trunks: { one: "trunk", many: "trunks" },
+  "ring-groups": { one: "ring group", many: "ring groups" },
+  queues: { one: "queue", many: "queues" },
+};
+
+const COMPARISON = {
+  extensions: queryKeys.extensionsComparison,
+  trunks: queryKeys.trunksComparison,
+  "ring-groups": queryKeys.ringGroupsComparison,
+  queues: queryKeys.queuesComparison,
+} as const;
+const LIST = {
+  extensions: queryKeys.extensions,
+  trunks: queryKeys.trunks,
+  "ring-groups": queryKeys.ringGroups,
+  queues: queryKeys.queues,
+} as const;
+/** The field of a plan's or an import's body that holds the selection. */
+const SELECTION_FIELD = { extensions: "extensions", trunks: "trunks", "ring-groups": "ringGroups", queues: "queues" };
 
 /** The PBX changes without telling the console: read it again whenever the tab opens. */
 export const comparisonQuery = <Row>(kind: SyncKind) =>
@@ -24,7 +44,7 @@ export type ImportRequest = { mode: "all"; keys: [] } | { mode: "selected"; keys
 
 /**
  * The comparison depends on the console's own list as well as the PBX. The sync socket refetches
- * the list on `extensions-updated` / `trunks-updated`; whenever the list's data actually changes
+ * the list on its kind's event (`extensions-updated`, `ring-groups-updated`…); whenever the list's data actually changes
  * (an import in another console, a create or delete anywhere), the comparison is fetched again too.
  * The first data seen is only remembered.
  */
@@ -43,8 +63,8 @@ export function useRefetchComparisonOnListChange(kind: SyncKind) {
   }, [list.data, client, kind]);
 }
 
-/** The body of a plan or an import: the selection under the kind's name (`extensions` / `trunks`). */
-const selection = (kind: SyncKind, req: ImportRequest) => ({ [kind]: req.keys, mode: req.mode });
+/** The body of a plan or an import: the selection under the kind's name (`extensions`, `ringGroups`…). */
+const selection = (kind: SyncKind, req: ImportRequest) => ({ [SELECTION_FIELD[kind]]: req.keys, mode: req.mode });
 
 /**
  * The plan of an import (ADR 0025 "Sync import"): what importing the selection would do in the console,

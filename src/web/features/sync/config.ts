@@ -1,5 +1,5 @@
-/** What differs between the Extensions and Trunks tabs of the Sync screen: columns, row keys and texts. */
-import type { ExtensionComparison, TrunkComparison } from "../../../shared/pbx";
+/** What differs between the tabs of the Sync screen: columns, row keys and texts. */
+import type { CallGroupComparison, ExtensionComparison, TrunkComparison } from "../../../shared/pbx";
 import type { SyncKind } from "./api";
 
 export type RowStatus = "Not in Dashboard" | "Needs Sync" | "Synced";
@@ -54,3 +54,24 @@ export const TRUNKS: SyncConfig<TrunkComparison> = {
   importedTitle: "Trunks Imported",
   failedText: "Failed to import trunks from the PBX",
 };
+
+/** A ring group's or queue's tab: its number and name on both sides (the import compares every field it writes). */
+const callGroups = (
+  kind: "ring-groups" | "queues",
+  singular: string,
+  title: string,
+): SyncConfig<CallGroupComparison> => ({
+  kind,
+  singular,
+  keyOf: (r) => r.number,
+  columns: [
+    { header: "Number", cell: (r) => r.number, mono: true },
+    { header: "Name (PBX)", cell: (r) => r.freepbx.name },
+    { header: "Name (Dashboard)", cell: (r) => r.dashboard.name },
+  ],
+  importedTitle: `${title} Imported`,
+  failedText: `Failed to import ${singular}s from the PBX`,
+});
+
+export const RING_GROUPS = callGroups("ring-groups", "ring group", "Ring Groups");
+export const QUEUES = callGroups("queues", "queue", "Queues");

@@ -20,7 +20,7 @@ import {
 } from "@/features/review/plan-parts";
 import { serverMessage } from "@/lib/error-text";
 import type { ImportAction, ImportPlan, ImportPlanItem } from "../../../shared/plan";
-import { type ImportRequest, type SyncKind, staleImportPlanOf, useImportPlan, useStartImport } from "./api";
+import { type ImportRequest, SYNC_WORDS, type SyncKind, staleImportPlanOf, useImportPlan, useStartImport } from "./api";
 
 const GROUPS: { action: ImportAction; title: string; variant: BadgeVariant; hint?: string }[] = [
   { action: "create", title: "Create", variant: "success" },
@@ -118,14 +118,14 @@ export function ImportReviewDialog({
     <ReviewFrame
       open={request !== null}
       onOpenChange={onOpenChange}
-      title={`Review: import ${kind}`}
+      title={`Review: import ${SYNC_WORDS[kind].many}`}
       description="What the import changes in the console; the PBX is only read. Every imported object becomes managed by the console, so later deployments update it."
       failure={failure}
       testId="import-review-dialog"
       confirm={
         <Button disabled={!plan || work === 0 || importing.isPending} onClick={confirm}>
           {importing.isPending ? <LoaderCircle className="animate-spin" /> : <Download />}
-          Import{plan ? ` (${work} ${kind === "extensions" ? "extension" : "trunk"}${work === 1 ? "" : "s"})` : ""}
+          Import{plan ? ` (${work} ${work === 1 ? SYNC_WORDS[kind].one : SYNC_WORDS[kind].many})` : ""}
         </Button>
       }
     >

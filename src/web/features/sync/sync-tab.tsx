@@ -13,7 +13,13 @@ import { serverMessage } from "@/lib/error-text";
 import { formatNumber } from "@/lib/format";
 import type { Job } from "../../../shared/jobs";
 import type { ImportResult } from "../../../shared/pbx";
-import { comparisonQuery, type ImportRequest, useRefetchComparisonOnListChange, useRefreshAfterImport } from "./api";
+import {
+  comparisonQuery,
+  type ImportRequest,
+  SYNC_WORDS,
+  useRefetchComparisonOnListChange,
+  useRefreshAfterImport,
+} from "./api";
 import { ComparisonTable } from "./comparison-table";
 import { isSelectable, type SyncConfig } from "./config";
 import { ImportReviewDialog } from "./import-review-dialog";
@@ -135,12 +141,15 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
           shown.started(jobId);
         }}
       />
-      {!canImport && <RoleNotice cannot={`import ${config.kind} from the PBX`} />}
+      {!canImport && <RoleNotice cannot={`import ${SYNC_WORDS[config.kind].many} from the PBX`} />}
       {shown.job && <JobProgressCard job={shown.job} />}
 
       {failed ? (
         <PbxUnavailable
-          message={failureText(compare.error, `Could not read the ${config.kind} on the PBX: ${compare.error.message}`)}
+          message={failureText(
+            compare.error,
+            `Could not read the ${SYNC_WORDS[config.kind].many} on the PBX: ${compare.error.message}`,
+          )}
         />
       ) : compare.isPending ? (
         <div className="grid gap-2">
@@ -151,7 +160,7 @@ export function SyncTab<R extends Row>({ config }: { config: SyncConfig<R> }) {
         </div>
       ) : rows.length === 0 ? (
         <p className="rounded-md border border-dashed py-10 text-center text-muted-foreground text-sm">
-          No {config.kind} on the PBX.
+          No {SYNC_WORDS[config.kind].many} on the PBX.
         </p>
       ) : (
         <ComparisonTable
