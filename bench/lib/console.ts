@@ -43,12 +43,16 @@ export interface Console {
   stop(keepData?: boolean): Promise<void>;
 }
 
-export async function startConsole(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Console> {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
+/** `binary`: another build of the console than `dist/pbx-console` (e.g. a copy kept to compare two builds). */
+export async function startConsole(
+  opts: { dataDir?: string; env?: Record<string, string>; binary?: string } = {},
+): Promise<Console> {
+  const binary = opts.binary ?? BINARY;
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run build\` first`);
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "pbx-bench-"));
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([BINARY], {
+  const proc = Bun.spawn([binary], {
     env: {
       PATH: process.env.PATH ?? "",
       PORT: String(port),
@@ -104,6 +108,22 @@ export async function addExtensions(c: Console, from: number, to: number): Promi
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/**
+ * `count` extensions (numbers `first`…, names "User i") in one request, through the Bulk Handler CSV import
+ * (ADR 0038), as the browser tests' `importExtensions`: thousands of `POST /api/extensions` take tens of seconds.
+ */
+export async function importExtensions(c: Console, count: number, first = 10000): Promise<void> {
+  const rows = Array.from({ length: count }, (_, i) => `${first + i},User ${i}`);
+  const res = await fetch(`${c.base}/api/extensions/import`, {
+    method: "POST",
+    headers: { cookie: c.cookie, "content-type": "text/csv" },
+    body: `extension,name\n${rows.join("\n")}\n`,
+  });
+  if (!res.ok) throw new Error(`import: ${res.status} ${await res.text()}`);
+  const { counts } = (await res.json()) as { counts: { new: number } };
+  if (counts.new !== count) throw new Error(`import: created ${counts.new} of ${count}`);
 }
 
 /** A Bun hello-world on loopback: the reference every throughput is compared with. */

@@ -62,7 +62,9 @@ export function DestinationPicker({
           )}
         </FormField>
       )}
-      {kind !== "none" && <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} />}
+      {kind !== "none" && (
+        <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} typed={value?.target ?? ""} />
+      )}
     </div>
   );
 }

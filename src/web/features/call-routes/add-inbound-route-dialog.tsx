@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useId } from "react";
-import { useWatch } from "react-hook-form";
+import { type ComponentProps, useEffect, useId } from "react";
+import { type Control, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { DestinationOptions } from "@/components/destination-options";
 import { ControlledSelect } from "@/components/form-fields";
@@ -36,6 +36,18 @@ const toForm = (r: InboundRoute): InboundInput => ({
   destination: r.destination,
   destinationType: r.destinationType,
 });
+
+/** The destination's suggestions for what its field holds: they alone render again as one types, not the form. */
+function TypedDestinationOptions({
+  control,
+  ...props
+}: { control: Control<InboundInput, unknown, InboundOutput> } & Omit<
+  ComponentProps<typeof DestinationOptions>,
+  "typed"
+>) {
+  const typed = useWatch({ control, name: "destination" });
+  return <DestinationOptions {...props} typed={typed} />;
+}
 
 /**
  * "Add Inbound Route", or with `editing` "Edit Inbound Route": the same form prefilled (the card opens
@@ -104,7 +116,12 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
             />
           )}
         </FormField>
-        <DestinationOptions id={optionsId} kind={destinationType} items={destinations.data?.items} />
+        <TypedDestinationOptions
+          control={form.control}
+          id={optionsId}
+          kind={destinationType}
+          items={destinations.data?.items}
+        />
       </div>
     </FormDialog>
   );
