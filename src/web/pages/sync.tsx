@@ -8,7 +8,7 @@ export function SyncPage() {
     <>
       <PageHeader title="Sync Configuration" subtitle="Import configuration from the live PBX server" />
       <Tabs defaultValue="extensions">
-        <TabsList>
+        <TabsList className="h-auto w-full flex-wrap justify-start sm:w-fit">
           <TabsTrigger value="extensions">Extensions</TabsTrigger>
           <TabsTrigger value="trunks">Trunks</TabsTrigger>
           <TabsTrigger value="ring-groups">Ring Groups</TabsTrigger>
