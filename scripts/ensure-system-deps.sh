@@ -2,7 +2,7 @@
 # Installs the Debian packages the tests drive for real, when missing:
 # Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl,
 # fail2ban (its fail2ban-regex, for the sign-in failure filter), cron (crontab, which
-# FreePBX's reload needs on the real-PBX testbed).
+# FreePBX's reload needs on the real-PBX testbed), sox with its MP3 module (system recordings).
 set -euo pipefail
 
 need=()
@@ -14,6 +14,10 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v fail2ban-regex >/dev/null 2>&1 || need+=(fail2ban)
 # FreePBX's `fwconsole reload` on the testbed (test/pbx) checks its own line stays in the crontab.
 [ -x /usr/bin/crontab ] || need+=(cron)
+# sox converts uploaded system recordings on the PBX host (as FreePBX's Media class does), MP3 through its
+# mp3 format module; the tests make their WAV and MP3 tones with it too (test/server, test/pbx).
+command -v sox >/dev/null 2>&1 || need+=(sox)
+[ -n "$(ls /usr/lib/*/sox/libsox_fmt_mp3.so 2>/dev/null)" ] || need+=(libsox-fmt-mp3)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

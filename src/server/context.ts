@@ -98,11 +98,13 @@ export interface RouteDef<B = unknown, Q = unknown> {
   /** Set when the handler reads the body itself (e.g. to check a signature over the raw bytes): what it expects. */
   rawBody?: string;
   /**
-   * The body's media type when it is not JSON (a CSV import: `text/csv`). Such a write needs exactly this
-   * `Content-Type` (else 415, checked after the session and role, before the body is read); it is never
-   * one a cross-site form can send. The handler reads the body itself.
+   * The body's media type when it is not JSON (a CSV import: `text/csv`; a recording's upload:
+   * `multipart/form-data`). Such a write needs exactly this `Content-Type` (else 415, checked after the session
+   * and role, before the body is read). A cross-site form can send `multipart/form-data`, but never with the
+   * session: the cookie is `SameSite=Strict`, and an `Origin` that is not the console's is refused (403) first.
+   * The handler reads the body itself.
    */
-  bodyType?: "text/csv";
+  bodyType?: "text/csv" | "multipart/form-data";
   /**
    * The largest body this route accepts, in bytes (default `MAX_JSON_BODY`, 1 MiB; declare more only for
    * e.g. an import). A larger body is refused with 413 while it is read, before the handler runs.

@@ -15,6 +15,10 @@ export const wsEventTypes = [
   "ring-groups-updated",
   /** A queue was created, edited or deleted (or an extension deleted from its agents); data: `{ id, action }`. */
   "queues-updated",
+  /** A system recording was uploaded, renamed or deleted on the PBX; data: `{ id, action }`. */
+  "recordings-updated",
+  /** A time condition's override was forced or set back to automatic on the PBX; data: `{ id, override }`. */
+  "time-conditions-updated",
   /**
    * A one-time softphone provisioning link was issued (replacing the extension's earlier one) or used by a
    * phone; data: `{ extensionId, used }`. No cached read carries the link (it is only in the issuer's answer).

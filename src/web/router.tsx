@@ -23,6 +23,7 @@ import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
 import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
 import { queuesQuery } from "./features/queues/api";
+import { recordingsQuery } from "./features/recordings/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
 import { callFlowsQuery } from "./features/routing/api";
 import { trunksQuery } from "./features/trunks/api";
@@ -112,6 +113,11 @@ export const routeTree = rootRoute.addChildren([
     "/call-routing",
     lazy(() => import("./pages/group-inventory"), "CallRoutingPage"),
     () => [inboundRoutesQuery(), callFlowsQuery()],
+  ),
+  page(
+    "/recordings",
+    lazy(() => import("./pages/group-inventory"), "RecordingsPage"),
+    () => [recordingsQuery()],
   ),
   page(
     "/sangoma-talk",

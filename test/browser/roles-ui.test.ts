@@ -156,6 +156,13 @@ const SCREENS: Screen[] = [
     writes: () => [],
   },
   {
+    link: "System Recordings",
+    heading: "System Recordings",
+    // The recordings live on the PBX, which this console has no way to: the screen says so.
+    ready: (p) => p.getByText(/System recordings live on the PBX: configure the PBX host \(SSH\)/),
+    writes: (p) => [button(p, "Upload Recording")],
+  },
+  {
     link: "PTT Groups",
     heading: "Push-to-Talk Groups",
     ready: (p) => p.getByRole("list", { name: "PTT groups" }).getByText("Floor"),

@@ -14,6 +14,7 @@ const SCREENS: { link: string; path: string; heading: string }[] = [
   { link: "Ring Groups", path: "/ring-groups", heading: "Ring Groups" },
   { link: "Queues", path: "/queues", heading: "Queues" },
   { link: "Call Routing", path: "/call-routing", heading: "Call Routing" },
+  { link: "System Recordings", path: "/recordings", heading: "System Recordings" },
   { link: "PTT Groups", path: "/ptt-groups", heading: "Push-to-Talk Groups" },
   { link: "Softphone", path: "/sangoma-talk", heading: "Softphone Provisioning" },
   { link: "Configuration Wizard", path: "/wizard", heading: "Configuration Wizard" },

@@ -153,6 +153,10 @@ export interface FakeAmiState {
   dropMidList: Set<string>;
   /** Lower-case action names the fake receives but never answers (e.g. "ping": a peer that stopped answering). */
   unanswered: Set<string>;
+  /** AstDB as `DBPut` left it (`/TC/1` → `false_sticky`). */
+  astdb: Map<string, string>;
+  /** Global variables `Setvar` without a channel set (`DEVICE_STATE(Custom:TC1)` → `INUSE`). */
+  globals: Map<string, string>;
 }
 
 export interface FakeAmiAction {
@@ -232,6 +236,8 @@ function loadTemplates() {
     commandOk: responseTemplate("Command", "Success"),
     commandError: responseTemplate("Command", "Error"),
     hangupOk: responseTemplate("Hangup", "Success"),
+    dbPutOk: responseTemplate("DBPut", "Success"),
+    setvarOk: responseTemplate("Setvar", "Success"),
     unknownAction: responseTemplate("NoSuchAction", "Error"),
     /** Every `Response: Error` has this shape (astman_send_error). */
     error: responseTemplate("Hangup", "Error"),
@@ -352,6 +358,8 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     failNext: new Map(),
     dropMidList: new Set(),
     unanswered: new Set(),
+    astdb: new Map(),
+    globals: new Map(),
   };
   const actions: FakeAmiAction[] = [];
   const sessions = new Set<Session>();
@@ -741,6 +749,14 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         const code = Number(fields.cause) || 16;
         endCall(call, { code, text: code === 16 ? "Normal Clearing" : "Unknown" });
         return;
+      }
+      case "dbput": {
+        state.astdb.set(`/${fields.family ?? ""}/${fields.key ?? ""}`, fields.val ?? "");
+        return reply(T.dbPutOk);
+      }
+      case "setvar": {
+        if (!fields.channel) state.globals.set(fields.variable ?? "", fields.value ?? "");
+        return reply(T.setvarOk);
       }
       default:
         // Asterisk adds ": <name>. Use Action: ListCommands …" (unknown-action.txt); the client's tests pin this text.

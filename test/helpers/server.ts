@@ -29,9 +29,12 @@ export async function startTestServer(env: Record<string, string> = {}) {
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const init: RequestInit = { method, headers: { ...headers } };
     const h = init.headers as Record<string, string>;
-    if (method !== "GET" && method !== "HEAD" && !("content-type" in h)) h["content-type"] = "application/json";
+    // A form (an upload) is sent as multipart/form-data with the boundary fetch chooses.
+    const form = body instanceof FormData;
+    if (method !== "GET" && method !== "HEAD" && !form && !("content-type" in h))
+      h["content-type"] = "application/json";
     if (cookie && !("cookie" in h)) h.cookie = cookie;
-    if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+    if (body !== undefined) init.body = form || typeof body === "string" ? body : JSON.stringify(body);
     const res = await fetch(base + path, init);
     const set = res.headers.get("set-cookie");
     if (set) {

@@ -658,6 +658,8 @@ describe("the fake AMI against the recordings", () => {
       ["Hangup", { Channel: call.channels[1] as string, Cause: "16" }],
       ["Hangup", { Channel: "PJSIP/2499-00000000", Cause: "16" }],
       ["CoreShowChannels"],
+      ["DBPut", { Family: "TC", Key: "1", Val: "false_sticky" }],
+      ["Setvar", { Variable: "DEVICE_STATE(Custom:TC1)", Value: "INUSE" }],
       ["Logoff"],
     ];
     for (const [name, fields] of actions) c.send(name, fields);

@@ -10,6 +10,7 @@ import { HOSTINGER_DEFAULT_TOKEN, makeHostingerVm, startFakeHostinger } from "..
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
 import { makeTelnyxPhoneNumber, startFakeTelnyx, TELNYX_DEFAULT_KEY } from "../fakes/telnyx";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { toneWav } from "../helpers/wav";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 
 setDefaultTimeout(60_000);
@@ -120,6 +121,14 @@ const liveAiCall = async () => {
 let lastAiCall = "";
 /** The last `liveAiCall` has ended (the end publishes at once). */
 const aiCallsEnded = () => until(() => !s.app.aiCalls.get(lastAiCall));
+/** A system recording's upload: a short tone (stored on the PBX host by its sox). */
+const recordingForm = () => {
+  const form = new FormData();
+  form.append("name", `walk-${next()}`);
+  form.append("file", new Blob([toneWav({ rate: 8000, channels: 1, seconds: 0.1 })]), "walk.wav");
+  return form;
+};
+const recording = () => created("/api/recordings", recordingForm());
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
@@ -309,6 +318,12 @@ const FIXTURES: Record<string, Fixture> = {
     });
     return { path: `/api/queues/${q.id}` };
   },
+  "POST /api/recordings": async () => ({ body: recordingForm() }),
+  "PATCH /api/recordings/:id": async () => ({
+    path: `/api/recordings/${(await recording()).id}`,
+    body: { description: "Walk renamed" },
+  }),
+  "DELETE /api/recordings/:id": async () => ({ path: `/api/recordings/${(await recording()).id}` }),
   "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
   "POST /api/deploy/trunks": async () => {
     await trunk();
@@ -370,6 +385,20 @@ const FIXTURES: Record<string, Fixture> = {
     await extension();
     const started = await s.call("POST", "/api/deploy/extensions");
     return { path: `/api/jobs/${started.json.jobId}/cancel`, body: {} };
+  },
+  // A time condition on the PBX (its tables as FreePBX's module made them); the override goes out over the fake AMI.
+  "PUT /api/pbx/time-conditions/:id/override": async () => {
+    await pbx.query("INSERT INTO timegroups_groups (description) VALUES (?)", [`Walk ${next()}`]);
+    const [{ id: group }] = (await pbx.query("SELECT MAX(id) AS id FROM timegroups_groups")) as [{ id: number }];
+    await pbx.query("INSERT INTO timegroups_details (timegroupid, time) VALUES (?, '08:00-17:00|mon-fri|*|*')", [
+      group,
+    ]);
+    await pbx.query(
+      "INSERT INTO timeconditions (displayname, time, truegoto, falsegoto, mode) VALUES ('Walk', ?, 'app-blackhole,hangup,1', 'app-blackhole,hangup,1', 'time-group')",
+      [group],
+    );
+    const [{ id }] = (await pbx.query("SELECT MAX(timeconditions_id) AS id FROM timeconditions")) as [{ id: number }];
+    return { path: `/api/pbx/time-conditions/${id}/override`, body: { state: "closed" } };
   },
   "POST /api/calls/hangup": async () => {
     const call = ami.startCall({ from: "1001", to: "1002" });

@@ -187,6 +187,8 @@ describe("SyncSocket messages", () => {
       [["/api/ptt-groups"], ["/api/destinations"], ["/api/routing/flows"], ["/api/dashboard/summary"]],
     ],
     ["ai-assistants-updated", [["/api/ai/assistants"], ["/api/dashboard/summary"]]],
+    // The PBX's recordings, read over SSH: nothing else shows them.
+    ["recordings-updated", [["/api/recordings"]]],
     ["sync-status", []],
   ] as const)("%s invalidates the matching list queries", (type, keys) => {
     const s = setup();

@@ -77,8 +77,8 @@ export class SshSession {
     });
   }
 
-  /** Runs one command; `stdin` is written and closed. Times out after `timeoutMs`. */
-  exec(command: string, opts: { stdin?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
+  /** Runs one command; `stdin` (text or bytes) is written and closed. Times out after `timeoutMs`. */
+  exec(command: string, opts: { stdin?: string | Uint8Array; timeoutMs?: number } = {}): Promise<ExecResult> {
     const timeoutMs = opts.timeoutMs ?? 60_000;
     return new Promise((resolve, reject) => {
       this.client.exec(command, (err, stream) => {
@@ -105,6 +105,64 @@ export class SshSession {
         });
         if (opts.stdin !== undefined) stream.end(opts.stdin);
         else stream.end();
+      });
+    });
+  }
+
+  /**
+   * Runs one command (`stdin` written and closed) whose stdout is bytes to pass on as they come (a file sent
+   * to a browser), never held whole. The stream ends when the command does and fails when it exits non-zero (with its stderr) or runs
+   * past `timeoutMs`; cancelling the stream closes the channel.
+   */
+  execStream(command: string, opts: { stdin?: string; timeoutMs: number }): Promise<ReadableStream<Uint8Array>> {
+    return new Promise((resolve, reject) => {
+      this.client.exec(command, (err, channel) => {
+        if (err) return reject(new ServiceError(SERVICE, `Cannot run a command over SSH: ${err.message}`));
+        if (opts.stdin !== undefined) channel.end(opts.stdin);
+        else channel.end();
+        let stderr = "";
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        channel.stderr.on("data", (d: Buffer) => {
+          if (stderr.length < 4096) stderr += d.toString("utf8");
+        });
+        resolve(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              let finished = false;
+              const fail = (message: string) => {
+                clearTimeout(timer);
+                if (!finished) controller.error(new ServiceError(SERVICE, message));
+                finished = true;
+              };
+              timer = setTimeout(() => {
+                channel.close();
+                fail(`The command did not finish within ${Math.round(opts.timeoutMs / 1000)} s`);
+              }, opts.timeoutMs);
+              channel.on("data", (d: Buffer) => {
+                if (finished) return;
+                controller.enqueue(new Uint8Array(d));
+                // Backpressure: the channel waits while the reader is behind.
+                if ((controller.desiredSize ?? 1) <= 0) channel.pause();
+              });
+              channel.on("error", (e: Error) => fail(`The SSH channel failed: ${e.message}`));
+              channel.on("close", (code: number | null) => {
+                clearTimeout(timer);
+                if (code !== 0) fail(stderr.trim().split("\n").at(-1) || `The command exited with ${code}`);
+                else if (!finished) {
+                  finished = true;
+                  controller.close();
+                }
+              });
+            },
+            pull() {
+              channel.resume();
+            },
+            cancel() {
+              clearTimeout(timer);
+              channel.close();
+            },
+          }),
+        );
       });
     });
   }

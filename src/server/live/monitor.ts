@@ -230,6 +230,17 @@ export class LiveMonitor {
     return { id, channel };
   }
 
+  /**
+   * Sends manager actions in order on the connected client (a time condition's override: FreePBX's
+   * `setState` is an AstDB put and two global device states). `Unavailable` while not connected; an action
+   * Asterisk refuses is an `AmiError` with its message.
+   */
+  async managerActions(actions: [string, Record<string, string>][]): Promise<void> {
+    const client = this.client;
+    if (!client || !this.conn.connected) throw new Unavailable(this.notConnected());
+    for (const [name, fields] of actions) await client.action(name, fields);
+  }
+
   // -------------------------------------------------------------------------------------------------
 
   private iso(): string {

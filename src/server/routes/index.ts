@@ -23,6 +23,7 @@ import { pbxRoutes } from "./pbx";
 import { provisioningRoutes } from "./provisioning";
 import { pttGroupRoutes } from "./ptt-groups";
 import { queueRoutes } from "./queues";
+import { recordingRoutes } from "./recordings";
 import { ringGroupRoutes } from "./ring-groups";
 import { routingRoutes } from "./routing";
 import { settingsRoutes } from "./settings";
@@ -45,6 +46,7 @@ export const apiRoutes: RouteDef[] = [
   ...pttGroupRoutes,
   ...ringGroupRoutes,
   ...queueRoutes,
+  ...recordingRoutes,
   ...routingRoutes,
   ...undoRoutes,
   ...dashboardRoutes,

@@ -55,6 +55,12 @@ export const EditRingGroupDialog = deferred(() => forms().then((m) => m.EditRing
 export const AddQueueDialog = deferredCreateDialog(() => forms().then((m) => m.AddQueueDialog), "Add Queue");
 export const EditQueueDialog = deferred(() => forms().then((m) => m.EditQueueDialog));
 
+export const UploadRecordingDialog = deferredCreateDialog(
+  () => forms().then((m) => m.UploadRecordingDialog),
+  "Upload Recording",
+);
+export const EditRecordingDialog = deferred(() => forms().then((m) => m.EditRecordingDialog));
+
 /** The Telnyx screen's "Create SIP Connection" card: its frame and the form's height until the form arrives. */
 function ConnectionFormPlaceholder() {
   return (

@@ -34,6 +34,10 @@ export const queryKeys = {
   pttGroups: ["/api/ptt-groups"],
   ringGroups: ["/api/ring-groups"],
   queues: ["/api/queues"],
+  /** The PBX's system recordings (features/recordings/api.ts), read over SSH. */
+  recordings: ["/api/recordings"],
+  /** The PBX's time conditions and their overrides (features/routing/api.ts), read over SSH. */
+  pbxTimeConditions: ["/api/pbx/time-conditions"],
   /** Every destination a picker offers (features/routing/api.ts): stale when any object it lists changes. */
   destinations: ["/api/destinations"],
   /** Each inbound route's call flow (features/routing/api.ts): stale when any object a call passes changes. */
@@ -110,6 +114,8 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
     queryKeys.dashboardSummary,
   ],
   "queues-updated": [queryKeys.queues, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
+  "recordings-updated": [queryKeys.recordings],
+  "time-conditions-updated": [queryKeys.pbxTimeConditions],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
   "sync-status": [],
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],

@@ -1,6 +1,7 @@
 import { ScreenHeader } from "@/components/list-kit";
 import { CallFlows } from "@/features/routing/call-flows";
 import { RoutingSimulator } from "@/features/routing/simulator";
+import { PbxTimeConditionsCard } from "@/features/routing/time-conditions";
 
 export function CallRoutingPage() {
   return (
@@ -12,6 +13,7 @@ export function CallRoutingPage() {
       <div className="grid gap-6">
         <RoutingSimulator />
         <CallFlows />
+        <PbxTimeConditionsCard />
       </div>
     </>
   );

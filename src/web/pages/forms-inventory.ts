@@ -6,6 +6,7 @@ export { AddOutboundRouteDialog, EditOutboundRouteDialog } from "@/features/call
 export { AddExtensionDialog } from "@/features/extensions/add-extension-dialog";
 export { AddPttGroupDialog, EditPttGroupDialog } from "@/features/ptt/add-ptt-group-dialog";
 export { AddQueueDialog, EditQueueDialog } from "@/features/queues/add-queue-dialog";
+export { EditRecordingDialog, UploadRecordingDialog } from "@/features/recordings/recording-dialogs";
 export { AddRingGroupDialog, EditRingGroupDialog } from "@/features/ring-groups/add-ring-group-dialog";
 export { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
 export { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";

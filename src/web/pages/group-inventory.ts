@@ -8,6 +8,7 @@ export * from "./inbound-routes";
 export * from "./outbound-routes";
 export * from "./ptt-groups";
 export * from "./queues";
+export * from "./recordings";
 export * from "./ring-groups";
 export * from "./sangoma-talk";
 export * from "./telnyx";

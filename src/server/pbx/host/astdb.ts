@@ -403,9 +403,9 @@ export const ASTDB_SHOW_TREES_COMMAND = [
 
 /**
  * An AstDB path the console backs up and restores: `/DEVICE/<n>…`, `/AMPUSER/<n>…`, `/CW/<n>`, `/RINGGROUP/<n>…`,
- * `/QPENALTY/<n>…`.
+ * `/QPENALTY/<n>…`; and `/TC/<id>`, a time condition's override, which the console reads (never backs up).
  */
-const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW|RINGGROUP|QPENALTY)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
+const RESTORABLE_PATH = /^\/(DEVICE|AMPUSER|CW|RINGGROUP|QPENALTY|TC)\/(\d{1,20}(?:\/[\x21-\x7e]*)*)$/;
 
 /**
  * A listing → path and value: the manager batch's DBGetTree lines (hex, exact), or `database show` output.

@@ -6,7 +6,7 @@
  * name, both allow-listed; data (SQL, AstDB lines) travels on stdin.
  */
 import { ServiceError } from "../../clients/http";
-import { SshSession, type SshSettings } from "../../clients/ssh";
+import { type ExecResult, SshSession, type SshSettings } from "../../clients/ssh";
 import type { Deps } from "../../core/deps";
 import { sshSettings } from "../../integrations/outside";
 import type { Script } from "../deploy/script";
@@ -38,6 +38,16 @@ import {
   whileLocked,
 } from "./reload";
 import {
+  parseSoundFiles,
+  SOUND_FILES_COMMAND,
+  SOUND_READ_COMMAND,
+  SOUND_REMOVE_COMMAND,
+  SOUND_STORE_COMMAND,
+  type SoundFile,
+  soundFilesInput,
+  soundReadInput,
+} from "./sounds";
+import {
   DEFAULT_ASTETCDIR,
   parseVoicemailRead,
   VOICEMAIL_READ_COMMAND,
@@ -48,6 +58,8 @@ import {
 } from "./voicemail";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
+/** A failed command's last line of output (stderr first). */
+const lastLine = (out: ExecResult) => (out.stderr || out.stdout).trim().split("\n").at(-1) ?? "";
 /** How long one `fwconsole reload` may run (a large PBX takes minutes). */
 export const RELOAD_TIMEOUT_MS = 5 * 60_000;
 const SAFE_PATH = /^\/[A-Za-z0-9._/-]+$/;
@@ -427,6 +439,43 @@ export class PbxRemote {
     const text = `${out.stdout}${out.stderr}`.trim();
     if (out.code === 0 && /Reloading voicemail/i.test(text)) return { ok: true };
     return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
+  }
+
+  /** System recordings' sound files (`custom/welcome`) as found in each language directory (pbx/host/sounds.ts). */
+  async soundFiles(soundsDir: string, files: readonly string[]): Promise<SoundFile[]> {
+    if (files.length === 0) return [];
+    const out = await this.ssh.exec(SOUND_FILES_COMMAND, {
+      stdin: soundFilesInput(soundsDir, files),
+      timeoutMs: 30_000,
+    });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Listing the sound files failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return parseSoundFiles(out.stdout);
+  }
+
+  /** Converts and stores an upload (`SOUND_STORE_COMMAND`, its lines `input`, then the bytes); the command's answer. */
+  storeSound(input: string, bytes: Uint8Array): Promise<ExecResult> {
+    return this.ssh.exec(SOUND_STORE_COMMAND, {
+      stdin: Buffer.concat([Buffer.from(input), bytes]),
+      timeoutMs: 150_000,
+    });
+  }
+
+  /** Removes these sound files in every language; answers the files removed (`en/custom/welcome.wav`). */
+  async removeSounds(soundsDir: string, files: readonly string[]): Promise<string[]> {
+    if (files.length === 0) return [];
+    const out = await this.ssh.exec(SOUND_REMOVE_COMMAND, {
+      stdin: soundFilesInput(soundsDir, files),
+      timeoutMs: 30_000,
+    });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Removing the sound files failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return out.stdout.split("\n").filter(Boolean);
+  }
+
+  /** One sound file's bytes as they come (at most `timeoutMs` in all). */
+  readSound(path: string, timeoutMs: number): Promise<ReadableStream<Uint8Array>> {
+    return this.ssh.execStream(SOUND_READ_COMMAND, { stdin: soundReadInput(path), timeoutMs });
   }
 
   /** Drops the connection at once: every command still running fails (used when a deadline passes). */

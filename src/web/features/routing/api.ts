@@ -1,9 +1,10 @@
-/** Where calls go: the routing simulator and the destinations every picker offers. */
+/** Where calls go: the routing simulator, the destinations every picker offers, the PBX's time conditions. */
 import { queryOptions } from "@tanstack/react-query";
 import { sendJson } from "@/lib/api";
 import { type MutationUi, useApiMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 import type { CallFlow, DestinationList, SimulateAnswer, SimulateInput } from "../../../shared/routing";
+import type { OverrideRequest, PbxTimeCondition, PbxTimeConditions } from "../../../shared/time-conditions";
 
 export type SimulateRequest = Partial<SimulateInput>;
 
@@ -18,6 +19,20 @@ export function useSimulateCall(ui: MutationUi<SimulateAnswer, SimulateRequest> 
   return useApiMutation({
     mutationFn: (body: SimulateRequest) => sendJson<SimulateAnswer>("POST", "/api/routing/simulate", body),
     invalidates: [],
+    ...ui,
+  });
+}
+
+/** GET /api/pbx/time-conditions: read over SSH; the sync socket's `time-conditions-updated` makes it stale. */
+export const pbxTimeConditionsQuery = () =>
+  queryOptions<PbxTimeConditions>({ queryKey: queryKeys.pbxTimeConditions, refetchOnMount: "always" });
+
+/** PUT /api/pbx/time-conditions/:id/override (operator): written on the PBX at once. */
+export function useSetOverride(ui: MutationUi<PbxTimeCondition, { id: number } & OverrideRequest> = {}) {
+  return useApiMutation({
+    mutationFn: ({ id, state }: { id: number } & OverrideRequest) =>
+      sendJson<PbxTimeCondition>("PUT", `/api/pbx/time-conditions/${id}/override`, { state }),
+    invalidates: [queryKeys.pbxTimeConditions],
     ...ui,
   });
 }
