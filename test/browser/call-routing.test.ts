@@ -69,6 +69,13 @@ test(
     await form(page).getByRole("button", { name: "Follow the call" }).click();
     await path(page).getByText("Ends in voicemail 1001").waitFor();
     expect(await steps.nth(3).textContent()).toContain("Voicemail 1001 · Alice");
+
+    // A time (the browser's local time) goes out as the instant it is, for the time conditions on the way.
+    await form(page).getByLabel("When (your local time; empty: now)").fill("2026-12-05T22:30");
+    const timed = page.waitForRequest((r) => r.url().endsWith("/api/routing/simulate"));
+    await form(page).getByRole("button", { name: "Follow the call" }).click();
+    const instant = await page.evaluate(() => new Date("2026-12-05T22:30").toISOString());
+    expect((await timed).postDataJSON()).toMatchObject({ did: "15550100", at: instant });
   },
   TEST_TIMEOUT,
 );

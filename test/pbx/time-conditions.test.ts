@@ -2,9 +2,11 @@
  * A time condition FreePBX's own code made, in the path of a DID the console routes to it, on the real FreePBX
  * 17: the console lists it as the PBX has it, and its override forced from the console changes where the
  * next real call goes at once: forced closed, the caller reaches voicemail ("after hours"); back to automatic,
- * the time group (open all week) rings the extension again. FreePBX's own state (AstDB `TC/<id>`) says the same.
+ * the time group (open all week) rings the extension again. FreePBX's own state (AstDB `TC/<id>`) says the same,
+ * and so does the routing simulator, before each call.
  */
 import { describe, expect, test } from "bun:test";
+import type { SimulateAnswer } from "../../src/shared/routing";
 import type { PbxTimeCondition } from "../../src/shared/time-conditions";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
@@ -39,6 +41,16 @@ describe("a time condition on the PBX, overridden from the console", () => {
     await provider.waitFor("CALL_CLOSED", { since: from });
     if (first === "rang 2801") await office.waitFor("CALL_CLOSED", { since: rang });
     return first;
+  }
+
+  /** Where the routing simulator says a call to the DID goes now, on the PBX and under the console's configuration. */
+  async function simulated() {
+    const res = await pbx.call("POST", "/api/routing/simulate", { did: DID, plan: true });
+    expect(res.status, res.text).toBe(200);
+    const answer = res.json as SimulateAnswer;
+    expect(answer.live?.changed).toBe(false);
+    expect(answer.final).toEqual(answer.live?.final as SimulateAnswer["final"]);
+    return answer;
   }
 
   const listed = async (): Promise<PbxTimeCondition> => {
@@ -103,7 +115,12 @@ describe("a time condition on the PBX, overridden from the console", () => {
     });
   });
 
-  test("automatic: the time group matches and the call rings the office phone", async () => {
+  test("automatic: the time group matches and the call rings the office phone, as the simulator says", async () => {
+    const said = await simulated();
+    expect(said.live?.final).toEqual({ kind: "extension", target: "2801", ringing: ["2801"] });
+    expect(said.live?.steps.find((x) => x.kind === "time-condition")?.why).toMatch(
+      /its time group Always open matches \(00:00-23:59\|\*\|\*\|\*\)/,
+    );
     expect(await callDid()).toBe("rang 2801");
   }, 120_000);
 
@@ -117,6 +134,7 @@ describe("a time condition on the PBX, overridden from the console", () => {
     expect(res.json.override).toBe("closed");
     expect((await cli(`database get TC ${tcId}`)).trim()).toBe("Value: false_sticky");
     expect((await listed()).override).toBe("closed");
+    expect((await simulated()).live?.final).toEqual({ kind: "voicemail", target: "2802", ringing: [] });
     expect(await callDid()).toBe("answered by the PBX");
   }, 120_000);
 

@@ -38,12 +38,13 @@ function gotoOf(value: string | null | undefined): TimeConditionGoto {
   return d ? { destination: d } : { raw };
 }
 
-interface Row {
+export interface Row {
   tc: PbxTimeCondition;
   invert: boolean;
 }
 
-async function readRows(host: PbxRemote): Promise<Row[]> {
+/** The PBX's time conditions with the invert-hint setting the override's device states depend on. */
+export async function readTimeConditionRows(host: PbxRemote): Promise<Row[]> {
   if ((await host.selectHex(HAS_MODULE_SQL))[0]?.[0] !== "3") return [];
   const groups = new Map<string, { id: number; name: string; rules: string[] }>();
   for (const [id, name, rule] of await host.selectHex(TIME_GROUPS_SQL)) {
@@ -85,7 +86,7 @@ type ReadDeps = ClientDeps & { live: Pick<LiveMonitor, "status"> };
 /** GET /api/pbx/time-conditions: the PBX's time conditions (SSH), and whether their override can be changed now. */
 export async function pbxTimeConditions(deps: ReadDeps): Promise<PbxTimeConditions> {
   pbxReadPath(deps, "time conditions");
-  const rows = await withPbxHost(deps, readRows, {
+  const rows = await withPbxHost(deps, readTimeConditionRows, {
     operation: "Reading the PBX's time conditions",
     deadlineMs: 60_000,
   });
@@ -129,7 +130,7 @@ export async function setTimeConditionOverride(
   state: "auto" | "open" | "closed",
 ): Promise<PbxTimeCondition> {
   pbxReadPath(deps, "time conditions");
-  const rows = await withPbxHost(deps, readRows, {
+  const rows = await withPbxHost(deps, readTimeConditionRows, {
     operation: "Reading the PBX's time conditions",
     deadlineMs: 60_000,
   });

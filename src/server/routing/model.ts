@@ -8,6 +8,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { extensions, inboundRoutes, pttGroups, queues, ringGroups } from "../../db/schema";
 import { type Destination, parseDestination } from "../../shared/destinations";
 import type { RingStrategy } from "../../shared/inventory";
+import type { OverrideState } from "../../shared/time-condition-states";
 import type { DbOrTx } from "../inventory/numbers";
 
 /** A destination as stored: one the console models, or FreePBX's raw string (a custom destination…). */
@@ -48,6 +49,18 @@ export interface QueueEntry {
   timeout: DestRef | null;
 }
 
+/** A FreePBX time condition as the PBX has it (the console reads them from the PBX: ADR 0059). */
+export interface TimeConditionEntry {
+  name: string;
+  /** Its time group's name and rows (`08:00-17:00|mon-fri|*|*`); null without a time group: it never matches. */
+  group: { name: string; rules: string[] } | null;
+  /** The zone its rows are read in; null: the PBX's own. */
+  zone: string | null;
+  match: DestRef | null;
+  noMatch: DestRef | null;
+  override: OverrideState;
+}
+
 export interface PageGroupEntry {
   name: string;
   members: string[];
@@ -67,6 +80,10 @@ export interface RoutingModel {
   ringGroups: Map<string, RingGroupEntry>;
   queues: Map<string, QueueEntry>;
   pageGroups: Map<string, PageGroupEntry>;
+  /** FreePBX's time conditions by id, read from the PBX; null when it was not read (no `plan`). */
+  timeConditions: Map<string, TimeConditionEntry> | null;
+  /** The PBX host's time zone, what a time condition without one is read in; null when unknown (UTC then). */
+  zone: string | null;
 }
 
 /** One destination's identity in a walk ("ring-group:600"). */
@@ -110,6 +127,8 @@ export function consoleModel(db: DbOrTx): RoutingModel {
     ringGroups: new Map(),
     queues: new Map(),
     pageGroups: new Map(),
+    timeConditions: null,
+    zone: null,
   };
   for (const g of db.select().from(ringGroups).all())
     model.ringGroups.set(g.number, {
@@ -159,6 +178,8 @@ export function pbxModel(tables: Record<string, Row[]>): RoutingModel {
     ringGroups: new Map(),
     queues: new Map(),
     pageGroups: new Map(),
+    timeConditions: null,
+    zone: null,
   };
   for (const g of tables.ringgroups ?? [])
     model.ringGroups.set(text(g.grpnum), {

@@ -19,9 +19,11 @@ import { Invalid } from "../core/errors";
 import { withPbxHost } from "../pbx/host/host";
 import type { ItemKind } from "../pbx/objects/ownership";
 import { readLive } from "../pbx/plan/live";
+import { readTimeConditionRows } from "../pbx/time-conditions";
 import { callFlows } from "./flow";
-import { consoleModel, pbxModel, type RoutingModel } from "./model";
+import { consoleModel, pbxModel, type RoutingModel, refOf } from "./model";
 import { labelOf, simulate } from "./simulate";
+import { knownZone } from "./time-match";
 
 /** The kinds whose FreePBX tables a call passes through: what the plan reads to follow calls on the PBX. */
 export const ROUTING_KINDS: ItemKind[] = ["extension", "inboundRoute", "ringGroup", "queue", "pttGroup"];
@@ -32,11 +34,31 @@ export async function readPbxModel(deps: Pick<Deps, "credentials">): Promise<Rou
     throw new Invalid("Comparing with the PBX reads it over SSH: configure the PBX host (SSH) in API Settings.", {
       plan: "Configure the PBX host (SSH) in API Settings to compare with the PBX",
     });
-  const live = await withPbxHost(deps, (remote) => readLive(remote, ROUTING_KINDS, []), {
-    operation: "Reading the PBX's call routing",
-    deadlineMs: 60_000,
-  });
-  return pbxModel(live.tables);
+  const { live, timeConditions, zone } = await withPbxHost(
+    deps,
+    async (remote) => ({
+      live: await readLive(remote, ROUTING_KINDS, []),
+      timeConditions: await readTimeConditionRows(remote),
+      zone: await remote.hostTimeZone(),
+    }),
+    { operation: "Reading the PBX's call routing", deadlineMs: 60_000 },
+  );
+  const model = pbxModel(live.tables);
+  model.zone = knownZone(zone) ? zone : null;
+  model.timeConditions = new Map(
+    timeConditions.map(({ tc }) => [
+      String(tc.id),
+      {
+        name: tc.name,
+        group: tc.timeGroup && { name: tc.timeGroup.name, rules: tc.timeGroup.rules },
+        zone: knownZone(tc.timeZone) ? tc.timeZone : null,
+        match: "destination" in tc.match ? tc.match.destination : refOf(tc.match.raw),
+        noMatch: "destination" in tc.noMatch ? tc.noMatch.destination : refOf(tc.noMatch.raw),
+        override: tc.override,
+      },
+    ]),
+  );
+  return model;
 }
 
 /** POST /api/routing/simulate: the call's path under the console's configuration, and with `plan` on the PBX now. */
@@ -45,9 +67,15 @@ export async function simulateCall(
   input: SimulateInput,
 ): Promise<SimulateAnswer> {
   const at = input.at ? new Date(input.at) : new Date(deps.now());
-  const path = simulate(consoleModel(deps.db), input);
-  if (!input.plan) return { ...path, at: at.toISOString() };
-  const now = simulate(await readPbxModel(deps), input);
+  const call = { ...input, at };
+  const mine = consoleModel(deps.db);
+  if (!input.plan) return { ...simulate(mine, call), at: at.toISOString() };
+  const pbx = await readPbxModel(deps);
+  // Time conditions are the PBX's (the console does not deploy them yet): both sides follow the same ones.
+  mine.timeConditions = pbx.timeConditions;
+  mine.zone = pbx.zone;
+  const path = simulate(mine, call);
+  const now = simulate(pbx, call);
   const changed = !samePath(now, path);
   return { ...path, at: at.toISOString(), live: { ...now, changed } };
 }

@@ -4,13 +4,16 @@
  * it is now). With `unanswered`, it follows every no-answer destination to where the call ends. The rules
  * are FreePBX's: an extension rings for its ring time, then its voicemail when it has one; a ring group
  * rings its members by its strategy, then its no-answer destination; a page group's phones answer by
- * themselves (ADR 0058).
+ * themselves; a time condition (read from the PBX) follows its override, else its time group at the call's
+ * instant in its zone (ADR 0058, 0059).
  */
 import { DESTINATION_LABELS, type Destination, targetless } from "../../shared/destinations";
 import { isExternalMember } from "../../shared/inventory";
 import type { RoutingFinal, RoutingPath, RoutingStep } from "../../shared/routing";
+import { OVERRIDE_LABELS, type OverrideState } from "../../shared/time-condition-states";
 import { matchInbound } from "./dialplan";
 import { type DestRef, type InboundEntry, destKey as key, type RoutingModel } from "./model";
+import { instantText, ruleMatches } from "./time-match";
 
 /** What the call needs from the simulation's input. */
 export interface CallInput {
@@ -18,7 +21,18 @@ export interface CallInput {
   callerId: string;
   digits: string;
   unanswered: boolean;
+  /** When the call comes in (time conditions); now when left out. */
+  at?: Date;
 }
+
+/** Where an override sends the call, whatever the time: true to its match destination; auto has none. */
+const OVERRIDE_FORCES: Record<OverrideState, boolean | undefined> = {
+  auto: undefined,
+  open: true,
+  "open-once": true,
+  closed: false,
+  "closed-once": false,
+};
 
 /** How FreePBX's ring strategies ring the members (its own help texts, shortened). */
 const STRATEGY_WHY: Record<string, string> = {
@@ -66,6 +80,8 @@ function nameOf(model: RoutingModel, d: Destination): string | undefined {
       return model.queues.get(d.target)?.name;
     case "page-group":
       return model.pageGroups.get(d.target)?.name;
+    case "time-condition":
+      return model.timeConditions?.get(d.target)?.name;
     default:
       return undefined;
   }
@@ -249,10 +265,41 @@ function follow(
       );
       return { kind: "page-group", target: d.target, ringing: [...p.members] };
     }
-    default: {
-      const what = DESTINATION_LABELS[d.kind];
-      step(`The console does not model FreePBX's ${what}s yet: the simulation stops at ${what} ${d.target}.`);
-      return { kind: d.kind, target: d.target, ringing: [] };
+    case "time-condition": {
+      if (!model.timeConditions) break;
+      const tc = model.timeConditions.get(d.target);
+      if (!tc) return missing();
+      const forced = OVERRIDE_FORCES[tc.override];
+      let matched: boolean;
+      let why: string;
+      if (forced !== undefined) {
+        matched = forced;
+        why = `It is ${OVERRIDE_LABELS[tc.override].toLowerCase()}: an override set from the console or a phone's toggle code, whatever the time.`;
+      } else {
+        const zone = tc.zone ?? model.zone ?? "UTC";
+        const at = input.at ?? new Date();
+        const rule = tc.group?.rules.find((r) => ruleMatches(r, at, zone));
+        matched = rule !== undefined;
+        const when = instantText(at, zone);
+        why = !tc.group
+          ? "It has no time group, so it never matches."
+          : rule
+            ? `At ${when} its time group ${tc.group.name} matches (${rule}).`
+            : `At ${when} its time group ${tc.group.name} matches none of its rows (${tc.group.rules.join(", ") || "none"}).`;
+      }
+      const next = matched ? tc.match : tc.noMatch;
+      step(`${why} The call goes to ${next ? labelOf(model, next) : "no destination"}.`);
+      if (!next) return { kind: "hangup", target: "", ringing: [] };
+      return follow(model, next, input, steps, seen);
     }
+    default:
+      break;
   }
+  const what = DESTINATION_LABELS[d.kind];
+  step(
+    d.kind === "time-condition"
+      ? `Time conditions are read from the PBX: compare with the PBX to follow ${what} ${d.target} at the call's time.`
+      : `The console does not model FreePBX's ${what}s yet: the simulation stops at ${what} ${d.target}.`,
+  );
+  return { kind: d.kind, target: d.target, ringing: [] };
 }

@@ -60,6 +60,10 @@ import {
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
 /** A failed command's last line of output (stderr first). */
 const lastLine = (out: ExecResult) => (out.stderr || out.stdout).trim().split("\n").at(-1) ?? "";
+/** Prints the host's zone name: /etc/timezone, else the zoneinfo path /etc/localtime links to. */
+const HOST_TIME_ZONE_COMMAND =
+  "{ cat /etc/timezone 2>/dev/null || readlink -f /etc/localtime | sed -n 's|^.*/zoneinfo/||p'; } | head -n 1";
+
 /** How long one `fwconsole reload` may run (a large PBX takes minutes). */
 export const RELOAD_TIMEOUT_MS = 5 * 60_000;
 const SAFE_PATH = /^\/[A-Za-z0-9._/-]+$/;
@@ -439,6 +443,16 @@ export class PbxRemote {
     const text = `${out.stdout}${out.stderr}`.trim();
     if (out.code === 0 && /Reloading voicemail/i.test(text)) return { ok: true };
     return { ok: false, message: text.split("\n").at(-1) || `exit ${out.code}` };
+  }
+
+  /**
+   * The PBX host's own time zone (what Asterisk's `GotoIfTime` uses when a time condition names none): Debian's
+   * /etc/timezone, else where /etc/localtime points; null when neither says.
+   */
+  async hostTimeZone(): Promise<string | null> {
+    const out = await this.ssh.exec(HOST_TIME_ZONE_COMMAND, { timeoutMs: 15_000 });
+    const zone = out.stdout.trim();
+    return out.code === 0 && /^[A-Za-z0-9_+\-/]{1,64}$/.test(zone) ? zone : null;
   }
 
   /** System recordings' sound files (`custom/welcome`) as found in each language directory (pbx/host/sounds.ts). */

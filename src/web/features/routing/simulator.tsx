@@ -20,7 +20,7 @@ import { PathView } from "./path-view";
  */
 export function RoutingSimulator() {
   const routes = useQuery(inboundRoutesQuery());
-  const [form, setForm] = useState({ did: "", callerId: "", unanswered: false, plan: false });
+  const [form, setForm] = useState({ did: "", callerId: "", when: "", unanswered: false, plan: false });
   const [answer, setAnswer] = useState<SimulateAnswer | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string>();
@@ -41,7 +41,10 @@ export function RoutingSimulator() {
   const set = (key: keyof typeof form) => (value: string | boolean) => setForm((f) => ({ ...f, [key]: value }));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const body: SimulateRequest = form;
+    const { when, ...rest } = form;
+    // The browser's local time, sent as an instant: the server reads it in each time condition's zone.
+    const at = when ? new Date(when) : null;
+    const body: SimulateRequest = { ...rest, ...(at && !Number.isNaN(at.getTime()) ? { at: at.toISOString() } : {}) };
     simulate.mutate(body);
   };
   const known = [...new Set((routes.data ?? []).map((r) => r.didNumber).filter((d): d is string => Boolean(d)))];
@@ -80,6 +83,16 @@ export function RoutingSimulator() {
                     placeholder="Any"
                     value={form.callerId}
                     onChange={(e) => set("callerId")(e.target.value)}
+                  />
+                )}
+              </FormField>
+              <FormField label="When (your local time; empty: now)" error={errors.at}>
+                {(control) => (
+                  <Input
+                    {...control}
+                    type="datetime-local"
+                    value={form.when}
+                    onChange={(e) => set("when")(e.target.value)}
                   />
                 )}
               </FormField>
