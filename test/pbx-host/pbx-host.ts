@@ -1108,6 +1108,8 @@ function unfield(f: string): string {
 /** Modules the host's Asterisk loads (autoload is off; res_pjsip's requirements are listed before it). */
 const ASTERISK_MODULES = [
   "app_voicemail.so",
+  // DEVICE_STATE(): FreePBX's time-condition override sets its BLF states with it.
+  "func_devstate.so",
   "res_pjproject.so",
   "res_sorcery_config.so",
   "res_sorcery_memory.so",

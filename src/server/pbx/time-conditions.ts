@@ -137,7 +137,8 @@ export async function setTimeConditionOverride(
   const row = rows.find((r) => r.tc.id === id);
   if (!row) throw new NotFound("Time condition", `The PBX has no time condition ${id}`);
   const { blf, sticky } = deviceStates(state, row.invert);
-  // The id is FreePBX's integer, read back from its table: the only text in these actions.
+  // The id is FreePBX's integer, read back from its table: the only text in these actions. FreePBX 17 forces its
+  // AST_FUNC_DEVICE_STATE setting to DEVICE_STATE (BMO Config, deprecated settings).
   await deps.live.managerActions([
     ["DBPut", { Family: "TC", Key: String(row.tc.id), Val: OVERRIDE_ASTDB[state] }],
     ["Setvar", { Variable: `DEVICE_STATE(Custom:TC${row.tc.id})`, Value: blf }],
