@@ -50,7 +50,9 @@ type ReadWhat = "extensions" | "trunks" | "ring groups" | "queues" | "time condi
 const noReadPath = (what: ReadWhat) =>
   what === "extensions"
     ? "No way to read the PBX: configure the PBX host (SSH) or the FreePBX GraphQL API in API Settings."
-    : `FreePBX's API has no ${what}: configure the PBX host (SSH) in API Settings to compare ${what}.`;
+    : what === "time conditions"
+      ? "The PBX's time conditions are read over SSH: configure the PBX host (SSH) in API Settings."
+      : `FreePBX's API has no ${what}: configure the PBX host (SSH) in API Settings to compare ${what}.`;
 
 /** How the PBX's objects are read; `Invalid` when no way is configured (checked before an import job starts). */
 export function pbxReadPath(deps: Pick<Deps, "credentials">, what: ReadWhat): "ssh" | "graphql" {
