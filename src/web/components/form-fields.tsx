@@ -8,43 +8,10 @@ import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
 
-/** A labelled select with its error underneath (FormField wiring on the trigger). */
-export function SelectField({
-  label,
-  error,
-  value,
-  onValueChange,
-  options,
-  placeholder,
-  className,
-}: {
-  label: string;
-  error?: string;
-  value: string;
-  onValueChange: (value: string) => void;
-  options: readonly { value: string; label: string }[];
-  placeholder?: string;
-  className?: string;
-}) {
-  return (
-    <FormField label={label} error={error} className={className}>
-      {(control) => (
-        <Select value={value} onValueChange={onValueChange}>
-          <SelectTrigger {...control}>
-            <SelectValue placeholder={placeholder} />
-          </SelectTrigger>
-          <SelectContent>
-            {options.map((o) => (
-              <SelectItem key={o.value} value={o.value}>
-                {o.label}
-              </SelectItem>
-            ))}
-          </SelectContent>
-        </Select>
-      )}
-    </FormField>
-  );
-}
+import { SelectField } from "./select-field";
+
+// Without react-hook-form: screens outside the forms' chunk use it too (ADR 0046).
+export { SelectField };
 
 /** An on/off setting: label and a one-line explanation on the left, the switch on the right. */
 export function SwitchField({

@@ -1,9 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { RoleNotice } from "@/components/can";
+import { SelectField } from "@/components/select-field";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { FormField } from "@/components/ui/form-field";
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/use-toast";
 import { useCan } from "@/hooks/use-role";
 import { errorText } from "@/lib/error-text";
@@ -45,28 +44,15 @@ function TimeConditionRow({ tc, canChange }: { tc: PbxTimeCondition; canChange: 
           <span className="text-muted-foreground text-xs">Phones toggle it with {tc.featureCode}</span>
         )}
       </div>
-      <FormField label={`Override of ${tc.name}`}>
-        {(control) => (
-          <Select
-            value={tc.override}
-            disabled={!canChange || set.isPending}
-            onValueChange={(s) => {
-              if (s === "auto" || s === "open" || s === "closed") set.mutate({ id: tc.id, state: s });
-            }}
-          >
-            <SelectTrigger {...control}>
-              <SelectValue />
-            </SelectTrigger>
-            <SelectContent>
-              {options.map((o) => (
-                <SelectItem key={o.value} value={o.value}>
-                  {o.label}
-                </SelectItem>
-              ))}
-            </SelectContent>
-          </Select>
-        )}
-      </FormField>
+      <SelectField
+        label={`Override of ${tc.name}`}
+        value={tc.override}
+        disabled={!canChange || set.isPending}
+        onValueChange={(s) => {
+          if (s === "auto" || s === "open" || s === "closed") set.mutate({ id: tc.id, state: s });
+        }}
+        options={options}
+      />
     </li>
   );
 }
