@@ -22,6 +22,7 @@ import m18 from "../../migrations/0018_ai_sideband_messages.sql" with { type: "t
 import m19 from "../../migrations/0019_ai_call_classification.sql" with { type: "text" };
 import m20 from "../../migrations/0020_ring_groups.sql" with { type: "text" };
 import m21 from "../../migrations/0021_queues.sql" with { type: "text" };
+import m22 from "../../migrations/0022_call_flow_objects.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -47,4 +48,5 @@ export const migrationSql: Record<string, string> = {
   "0019_ai_call_classification": m19,
   "0020_ring_groups": m20,
   "0021_queues": m21,
+  "0022_call_flow_objects": m22,
 };

@@ -10,6 +10,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { DestinationKind as DestinationKindValue } from "../shared/destinations";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
@@ -253,6 +254,55 @@ export const queues = sqliteTable("queues", {
   createdAt: createdAt(),
 });
 
+const destinationKind = (name: string) =>
+  text(name, {
+    enum: [
+      "extension",
+      "voicemail",
+      "ring-group",
+      "queue",
+      "ivr",
+      "time-condition",
+      "announcement",
+      "page-group",
+      "hangup",
+    ],
+  });
+
+/**
+ * IVRs (FreePBX's ivr_details + ivr_entries, ADR 0059): a greeting (a system recording's FreePBX id), the keys a
+ * caller presses and where each goes, and where a wrong key or no key goes after `retries` tries. A destination
+ * to an IVR names this table's id; the deploy writes FreePBX's.
+ */
+export const ivrs = sqliteTable("ivrs", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  greeting: integer("greeting"),
+  timeout: integer("timeout").notNull().default(10),
+  retries: integer("retries").notNull().default(3),
+  /** `[{digits, destination: {kind, target}}]`, in the order the administrator listed them. */
+  options: text("options", { mode: "json" })
+    .$type<{ digits: string; destination: { kind: DestinationKindValue; target: string } }[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  invalidKind: destinationKind("invalid_kind"),
+  invalidTarget: text("invalid_target"),
+  timeoutKind: destinationKind("timeout_kind"),
+  timeoutTarget: text("timeout_target"),
+  createdAt: createdAt(),
+});
+
+/** Announcements (FreePBX's announcement table, ADR 0059): a recording played, then the call goes on. */
+export const announcements = sqliteTable("announcements", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  recording: integer("recording"),
+  allowSkip: integer("allow_skip", { mode: "boolean" }).notNull().default(false),
+  afterKind: destinationKind("after_kind"),
+  afterTarget: text("after_target"),
+  createdAt: createdAt(),
+});
+
 export const apiCredentials = sqliteTable("api_credentials", {
   id: id(),
   name: text("name").notNull(),
@@ -281,19 +331,6 @@ export const sipProviderCredentials = sqliteTable("sip_provider_credentials", {
   name: text("name").notNull(),
   sipUsername: text("sip_username").notNull(),
   sipPassword: text("sip_password").notNull(),
-  createdAt: createdAt(),
-});
-
-export const ivrs = sqliteTable("ivrs", {
-  id: id(),
-  name: text("name").notNull(),
-  description: text("description"),
-  announcement: text("announcement"),
-  timeout: integer("timeout").notNull().default(10),
-  invalidRetries: integer("invalid_retries").notNull().default(3),
-  timeoutDestination: text("timeout_destination"),
-  invalidDestination: text("invalid_destination"),
-  directDial: bool("direct_dial", true),
   createdAt: createdAt(),
 });
 
@@ -506,7 +543,17 @@ export const pbxObjects = sqliteTable(
   {
     id: id(),
     kind: text("kind", {
-      enum: ["trunk", "extension", "outboundRoute", "inboundRoute", "pttGroup", "ringGroup", "queue"],
+      enum: [
+        "trunk",
+        "extension",
+        "outboundRoute",
+        "inboundRoute",
+        "pttGroup",
+        "ringGroup",
+        "queue",
+        "ivr",
+        "announcement",
+      ],
     }).notNull(),
     key: text("key").notNull(),
     pbxId: text("pbx_id"),

@@ -22,6 +22,8 @@ export const LIST_TABLES = [
   "ptt_groups",
   "ring_groups",
   "queues",
+  "ivrs",
+  "announcements",
   "ai_assistants",
   "ai_routing_rules",
   "call_transcripts",

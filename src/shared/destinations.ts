@@ -16,7 +16,8 @@
  * | page-group     | `app-pagegroups,N,1`       | paging `paging_getdest`                  |
  * | hangup         | `app-blackhole,hangup,1`   | core `core_destinations` (Terminate Call) |
  *
- * FreePBX routes to numbers and ids, never to names, so a target is digits; `hangup` has none.
+ * FreePBX routes to numbers and ids, never to names, so a target is digits; `hangup` has none. An IVR's or
+ * announcement's target is the console's id for it (ADR 0059): the deploy writes FreePBX's id in its place.
  */
 
 export const DESTINATION_KINDS = [
@@ -60,9 +61,9 @@ export const DESTINATION_HINTS: Record<DestinationKind, string> = {
   voicemail: "the mailbox's extension number (1001)",
   "ring-group": "the ring group's number (600)",
   queue: "the queue's number in FreePBX (400), not its name",
-  ivr: "the IVR's number in FreePBX (the id FreePBX shows for it, e.g. 1), not its name",
+  ivr: "the console's number of the IVR (the IVRs screen shows it), not its name",
   "time-condition": "the time condition's number in FreePBX (the id FreePBX shows for it, e.g. 1)",
-  announcement: "the announcement's number in FreePBX (the id FreePBX shows for it, e.g. 1)",
+  announcement: "the console's number of the announcement (the Announcements screen shows it), not its name",
   "page-group": "the page (PTT) group's number (700)",
   hangup: "nothing: the call is hung up",
 };

@@ -174,7 +174,7 @@ export function pbxProblem<T>(rules: readonly FieldRule<T>[], row: T): string | 
 }
 
 /** The rules as a zod refinement: each message under its field, unless the field already has one. */
-function withRules<S extends z.ZodType>(schema: S, rules: readonly FieldRule<z.output<S>>[]): S {
+export function withRules<S extends z.ZodType>(schema: S, rules: readonly FieldRule<z.output<S>>[]): S {
   return schema.superRefine((row, ctx) => {
     for (const rule of rules) {
       if (ctx.issues.some((i) => i.path?.[0] === rule.field)) continue;
@@ -185,14 +185,14 @@ function withRules<S extends z.ZodType>(schema: S, rules: readonly FieldRule<z.o
 }
 
 /** One array element checked by a rule function (the deploy checks each element with the same function). */
-const checked = <S extends z.ZodType<string>>(schema: S, problem: (v: string) => string | null): S =>
+export const checked = <S extends z.ZodType<string>>(schema: S, problem: (v: string) => string | null): S =>
   schema.superRefine((v, ctx) => {
     const p = problem(v);
     if (p) ctx.addIssue({ code: "custom", message: p });
   }) as S;
 
 /** A required text whose limit is a FreePBX rule (not the field's own). */
-const named = (label: string) =>
+export const named = (label: string) =>
   z
     .string({ error: `${label} is required` })
     .trim()

@@ -18,7 +18,16 @@ export const JOB_STATES = ["running", "succeeded", "failed", "cancelled", "inter
 export type JobState = (typeof JOB_STATES)[number];
 
 /** Deploy targets (`/api/deploy/<target>`) and import targets (`/api/sync/<target>/import`). */
-export const JOB_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "queues", "all"] as const;
+export const JOB_TARGETS = [
+  "trunks",
+  "extensions",
+  "ptt-groups",
+  "ring-groups",
+  "queues",
+  "ivrs",
+  "announcements",
+  "all",
+] as const;
 export type JobTarget = (typeof JOB_TARGETS)[number];
 
 /** One item's result, as it finished. */
@@ -105,7 +114,14 @@ export const jobsQuerySchema = lazySchema(() =>
 export type JobsQuery = z.output<typeof jobsQuerySchema>;
 
 export const jobTitle = (kind: JobKind, target: JobTarget): string => {
-  const what = target === "ptt-groups" ? "PTT groups" : target === "ring-groups" ? "ring groups" : target;
+  const what =
+    target === "ptt-groups"
+      ? "PTT groups"
+      : target === "ring-groups"
+        ? "ring groups"
+        : target === "ivrs"
+          ? "IVRs"
+          : target;
   if (kind === "rollback") return `Roll back: Deploy ${what}`;
   return kind === "deploy" ? `Deploy ${what}` : `Import ${what}`;
 };

@@ -3,7 +3,16 @@ import { lazySchema } from "./lazy-schema";
 
 /** Wire shapes of deployment to the PBX and of the Sync screen (compare and import). */
 
-export type DeployKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup" | "queue";
+export type DeployKind =
+  | "trunk"
+  | "extension"
+  | "outboundRoute"
+  | "inboundRoute"
+  | "pttGroup"
+  | "ringGroup"
+  | "queue"
+  | "ivr"
+  | "announcement";
 
 export interface DeployItemResult {
   kind: DeployKind;
@@ -93,6 +102,8 @@ export interface DeployAllResponse {
   inboundRoutes: DeployGroupResult;
   ringGroups: DeployGroupResult;
   queues: DeployGroupResult;
+  ivrs: DeployGroupResult;
+  announcements: DeployGroupResult;
   reload: ReloadResult | null;
 }
 

@@ -15,7 +15,16 @@ import {
 } from "./pbx";
 import type { RerouteCall } from "./routing";
 
-export const PLAN_TARGETS = ["trunks", "extensions", "ptt-groups", "ring-groups", "queues", "all"] as const;
+export const PLAN_TARGETS = [
+  "trunks",
+  "extensions",
+  "ptt-groups",
+  "ring-groups",
+  "queues",
+  "ivrs",
+  "announcements",
+  "all",
+] as const;
 export type PlanTarget = (typeof PLAN_TARGETS)[number];
 
 /**

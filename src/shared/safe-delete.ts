@@ -11,6 +11,8 @@ export const UNDO_KINDS = [
   "ptt-group",
   "ring-group",
   "queue",
+  "ivr",
+  "announcement",
   "ai-assistant",
   "ai-rule",
 ] as const;
@@ -59,6 +61,8 @@ export const RESTORE_ACTION: Record<UndoKind, string> = {
   "ptt-group": "ptt-group.restore",
   "ring-group": "ring-group.restore",
   queue: "queue.restore",
+  ivr: "ivr.restore",
+  announcement: "announcement.restore",
   "ai-assistant": "ai.assistant.restore",
   "ai-rule": "ai.rule.restore",
 };

@@ -13,6 +13,8 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/ptt-groups": ["/api/ptt-groups", "/api/extensions"],
   "/ring-groups": ["/api/ring-groups", "/api/extensions"],
   "/queues": ["/api/queues", "/api/extensions"],
+  "/ivrs": ["/api/ivrs", "/api/destinations"],
+  "/announcements": ["/api/announcements", "/api/destinations"],
 };
 
 /**

@@ -15,6 +15,10 @@ export const wsEventTypes = [
   "ring-groups-updated",
   /** A queue was created, edited or deleted (or an extension deleted from its agents); data: `{ id, action }`. */
   "queues-updated",
+  /** An IVR was created, edited or deleted; data: `{ id, action }`. */
+  "ivrs-updated",
+  /** An announcement was created, edited or deleted; data: `{ id, action }`. */
+  "announcements-updated",
   /** A system recording was uploaded, renamed or deleted on the PBX; data: `{ id, action }`. */
   "recordings-updated",
   /** A time condition's override was forced or set back to automatic on the PBX; data: `{ id, override }`. */

@@ -16,16 +16,18 @@ import {
 import type { ComponentType } from "react";
 import { ScreenLoading } from "./components/layout/screen-loading";
 import type { TooltipProvider as TooltipProviderType } from "./components/ui/tooltip";
+import { announcementsQuery } from "./features/announcements/api";
 import { AuthGate } from "./features/auth/auth-gate";
 import { inboundRoutesQuery, outboundRoutesQuery } from "./features/call-routes/api";
 import { activeCallsQuery } from "./features/calls/api";
 import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
+import { ivrsQuery } from "./features/ivrs/api";
 import { pbxSecurityQuery } from "./features/live/api";
 import { pttGroupsQuery } from "./features/ptt/api";
 import { queuesQuery } from "./features/queues/api";
 import { recordingsQuery } from "./features/recordings/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
-import { callFlowsQuery } from "./features/routing/api";
+import { callFlowsQuery, destinationsQuery } from "./features/routing/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
 import { queryClient } from "./lib/query-client";
@@ -108,6 +110,16 @@ export const routeTree = rootRoute.addChildren([
     "/queues",
     lazy(() => import("./pages/group-inventory"), "QueuesPage"),
     () => [queuesQuery(), extensionsQuery()],
+  ),
+  page(
+    "/ivrs",
+    lazy(() => import("./pages/group-inventory"), "IvrsPage"),
+    () => [ivrsQuery(), destinationsQuery()],
+  ),
+  page(
+    "/announcements",
+    lazy(() => import("./pages/group-inventory"), "AnnouncementsPage"),
+    () => [announcementsQuery(), destinationsQuery()],
   ),
   page(
     "/call-routing",

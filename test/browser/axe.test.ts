@@ -60,6 +60,19 @@ beforeAll(async () => {
   await h.apiJson("POST", "/api/ptt-groups", { name: "Warehouse", extension: "7001", members: ["1001", "1002"] });
   await h.apiJson("POST", "/api/ring-groups", { name: "Front desk", number: "600", members: ["1001", "5551234#"] });
   await h.apiJson("POST", "/api/queues", { name: "Support", number: "400", agents: ["1001", "1002"], maxWait: 120 });
+  const ivr = await h.apiJson<{ id: number }>("POST", "/api/ivrs", {
+    name: "Main menu",
+    options: [
+      { digits: "1", destination: { kind: "queue", target: "400" } },
+      { digits: "2", destination: { kind: "ring-group", target: "600" } },
+    ],
+    timeoutDestination: { kind: "extension", target: "1001" },
+  });
+  await h.apiJson("POST", "/api/announcements", {
+    name: "Welcome",
+    allowSkip: true,
+    after: { kind: "ivr", target: String(ivr.id) },
+  });
 }, 60_000);
 
 afterAll(async () => {

@@ -33,6 +33,11 @@ beforeAll(async () => {
   await seed("/api/ptt-groups", { name: "Floor", extension: "7001", members: ["1001", "1002"] });
   await seed("/api/ring-groups", { name: "Front desk", number: "600", members: ["1001", "1002"] });
   await seed("/api/queues", { name: "Support", number: "400", agents: ["1001", "1002"] });
+  await seed("/api/ivrs", {
+    name: "Main menu",
+    options: [{ digits: "1", destination: { kind: "queue", target: "400" } }],
+  });
+  await seed("/api/announcements", { name: "Welcome", after: { kind: "extension", target: "1001" } });
   await seed("/api/ai/assistants", {
     name: "Front desk",
     description: "Answers the main line",
@@ -147,6 +152,22 @@ const SCREENS: Screen[] = [
     heading: "Queues",
     ready: (p) => p.getByRole("list", { name: "Queues" }).getByText("Support"),
     writes: (p) => [button(p, "Add Queue"), button(p, "Edit queue Support"), button(p, "Delete queue Support")],
+  },
+  {
+    link: "IVRs",
+    heading: "IVRs",
+    ready: (p) => p.getByRole("list", { name: "IVRs" }).getByText("Main menu"),
+    writes: (p) => [button(p, "Add IVR"), button(p, "Edit IVR Main menu"), button(p, "Delete IVR Main menu")],
+  },
+  {
+    link: "Announcements",
+    heading: "Announcements",
+    ready: (p) => p.getByRole("list", { name: "Announcements" }).getByText("Welcome"),
+    writes: (p) => [
+      button(p, "Add Announcement"),
+      button(p, "Edit announcement Welcome"),
+      button(p, "Delete announcement Welcome"),
+    ],
   },
   {
     link: "Call Routing",

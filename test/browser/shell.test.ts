@@ -13,6 +13,8 @@ const SCREENS: { link: string; path: string; heading: string }[] = [
   { link: "Outbound Routes", path: "/outbound-routes", heading: "Outbound Routes" },
   { link: "Ring Groups", path: "/ring-groups", heading: "Ring Groups" },
   { link: "Queues", path: "/queues", heading: "Queues" },
+  { link: "IVRs", path: "/ivrs", heading: "IVRs" },
+  { link: "Announcements", path: "/announcements", heading: "Announcements" },
   { link: "Call Routing", path: "/call-routing", heading: "Call Routing" },
   { link: "System Recordings", path: "/recordings", heading: "System Recordings" },
   { link: "PTT Groups", path: "/ptt-groups", heading: "Push-to-Talk Groups" },

@@ -35,6 +35,7 @@ test("migrations create every table and column of the drizzle schema", () => {
       "ai_call_logs",
       "ai_messages",
       "ai_routing_rules",
+      "announcements",
       "api_tokens",
       "api_credentials",
       "audit_log",
@@ -134,6 +135,51 @@ test("upgrading to roles makes the existing user an enabled administrator", () =
   const db = openDatabase(file);
   expect(db.$client.query("SELECT username, role, disabled FROM users").all()).toEqual([
     { username: "admin", role: "admin", disabled: 0 },
+  ]);
+  db.$client.close();
+});
+
+test("upgrading to the call-flow IVRs keeps the wizard's IVRs: their retries, greeting and no-key extension; names made unique", () => {
+  const file = tempDb();
+  const old = drizzle(new Database(file));
+  const all = embeddedMigrations();
+  const upTo = all.findIndex((m) => m.sql.some((s) => s.includes("CREATE TABLE `announcements`")));
+  expect(upTo).toBeGreaterThan(0);
+  expect(runMigrations(old, all.slice(0, upTo))).toBe(upTo);
+  old.$client.run(
+    "INSERT INTO ivrs (name, description, announcement, timeout, invalid_retries, timeout_destination, invalid_destination) VALUES ('Main IVR', 'wizard', '7', 10, 2, '1001', 'somewhere'), ('Main IVR', NULL, NULL, 90, 12, NULL, '1002')",
+  );
+  old.$client.close();
+  const db = openDatabase(file);
+  expect(
+    db.$client
+      .query(
+        "SELECT name, greeting, timeout, retries, options, timeout_kind, timeout_target, invalid_kind, invalid_target FROM ivrs ORDER BY id",
+      )
+      .all(),
+  ).toEqual([
+    {
+      name: "Main IVR",
+      greeting: 7,
+      timeout: 10,
+      retries: 2,
+      options: "[]",
+      timeout_kind: "extension",
+      timeout_target: "1001",
+      invalid_kind: null,
+      invalid_target: null,
+    },
+    {
+      name: "Main IVR (2)",
+      greeting: null,
+      timeout: 60,
+      retries: 9,
+      options: "[]",
+      timeout_kind: null,
+      timeout_target: null,
+      invalid_kind: "extension",
+      invalid_target: "1002",
+    },
   ]);
   db.$client.close();
 });

@@ -47,9 +47,21 @@ describe("column defaults", () => {
     expect(row.members).toEqual(["1001", "1002"]);
   });
 
-  test("IVR: timeout 10, invalidRetries 3, directDial on", () => {
+  test("IVR: timeout 10, retries 3, no options, no greeting, hang up after wrong or no keys (FreePBX's form)", () => {
     const row = db.insert(t.ivrs).values({ name: "Main" }).returning().get();
-    expect(row).toMatchObject({ timeout: 10, invalidRetries: 3, directDial: true });
+    expect(row).toMatchObject({
+      timeout: 10,
+      retries: 3,
+      options: [],
+      greeting: null,
+      invalidKind: null,
+      timeoutKind: null,
+    });
+  });
+
+  test("announcement: no recording, not skippable, hang up after", () => {
+    const row = db.insert(t.announcements).values({ name: "Closed" }).returning().get();
+    expect(row).toMatchObject({ recording: null, allowSkip: false, afterKind: null });
   });
 
   test("AI assistant: openai, gpt-4o-realtime-preview, alloy, 80, active", () => {

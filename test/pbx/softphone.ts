@@ -190,6 +190,20 @@ export class Softphone {
     await this.command("hangup");
   }
 
+  /**
+   * Presses keys (0-9, *, #, A-D) in the established call, one `sndcode` command per key: baresip sends each as
+   * an RFC 4733 telephone-event in the call's RTP (its SDP offers `telephone-event/8000`) and releases the key
+   * before the next, queueing the events so they leave one after another, in order. A refused key (no call)
+   * throws.
+   */
+  async sendDigits(digits: string): Promise<void> {
+    if (!/^[0-9*#A-D]+$/.test(digits)) throw new Error(`${this.user}: not DTMF keys: ${JSON.stringify(digits)}`);
+    for (const key of digits) {
+      const r = await this.command("sndcode", key);
+      if (!r.ok) throw new Error(`${this.user}: sndcode ${key} refused: ${r.data}`);
+    }
+  }
+
   /** Stops the phone: `quit` first (baresip unregisters on its way out), then SIGKILL. */
   async stop(): Promise<void> {
     if (this.proc.exitCode === null) {

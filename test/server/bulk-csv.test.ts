@@ -8,6 +8,7 @@ import { extensions } from "../../src/db/schema";
 import { parseCsv } from "../../src/server/core/csv";
 import { parseDestination } from "../../src/server/inventory/bulk-csv/dids";
 import { EXTENSION_CSV_COLUMNS } from "../../src/server/inventory/bulk-csv/extensions";
+import { recordManaged } from "../../src/server/pbx/objects/managed";
 import { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "../../src/shared/bulk-csv";
 import { signedInServer } from "../helpers/server";
 
@@ -29,7 +30,7 @@ describe("a DID's destination", () => {
 
 // ───────────────────────────────────────────── over HTTP ─────────────────────────────────────────────
 
-const s = signedInServer({ clean: ["inbound_routes", "ptt_groups", "extensions"] });
+const s = signedInServer({ clean: ["inbound_routes", "ptt_groups", "ivrs", "extensions", "pbx_objects"] });
 
 const csv = (method: string, path: string, text: string) => s.call(method, path, text, { "content-type": "text/csv" });
 const preview = (text: string) => csv("POST", "/api/extensions/import?dryRun=true", text);
@@ -359,8 +360,8 @@ describe("inbound routes (DIDs)", () => {
         "Main,5550100,,ext-queues,401,1",
         'Sales,5550101,5559999,"from-did-direct,1001,1"',
         'Night,5550102,,"app-blackhole,congestion,1"',
-        'Dup A,5550103,,"ivr-2,s,1"',
-        'Dup B,5550103,,"ivr-2,s,1"',
+        'Dup A,5550103,,"timeconditions,2,1"',
+        'Dup B,5550103,,"timeconditions,2,1"',
       ].join("\n"),
     );
     expect(res.status, res.text).toBe(200);
@@ -403,5 +404,29 @@ describe("5,000 rows", () => {
     console.log(
       `bulk CSV, 5,000 extensions: preview ${(t1 - t0).toFixed(0)} ms + apply ${(t2 - t1).toFixed(0)} ms = ${(t2 - t0).toFixed(0)} ms; export + re-import preview ${(t4 - t3).toFixed(0)} ms`,
     );
+  });
+});
+
+describe("DIDs to IVRs", () => {
+  const dids = (text: string, dryRun = true) =>
+    csv("POST", `/api/inbound-routes/import${dryRun ? "?dryRun=true" : ""}`, text);
+
+  test("an IVR is FreePBX's id in the file and the console's in the route: mapped through what the console deployed", async () => {
+    const menu = (await s.call("POST", "/api/ivrs", { name: "Main" })).json as { id: number };
+    const unknown = await dids('description,extension,cidnum,destination\nMain,5550200,,"ivr-7,s,1"\n');
+    expect(unknown.json.rows[0]).toMatchObject({
+      verdict: "invalid",
+      reason: "IVR 7 on the PBX is not one the console manages: create or import it in the console first",
+    });
+    // The console deployed its IVR, and FreePBX gave it id 7.
+    recordManaged(s.app.db, Date.now(), { kind: "ivr", key: "Main", pbxId: "7", consoleId: menu.id, origin: "deploy" });
+    const known = await dids('description,extension,cidnum,destination\nMain,5550200,,"ivr-7,s,1"\n', false);
+    expect(known.json.rows[0]).toMatchObject({ verdict: "new" });
+    const list = (await s.call("GET", "/api/inbound-routes")).json;
+    expect(list.find((r: { didNumber: string }) => r.didNumber === "5550200")).toMatchObject({
+      destinationType: "ivr",
+      destination: String(menu.id),
+    });
+    expect((await s.call("GET", "/api/inbound-routes/export.csv")).text).toContain('Main,5550200,,"ivr-7,s,1",');
   });
 });

@@ -299,6 +299,31 @@ const FIXTURES: Record<string, Fixture> = {
     });
     return { path: `/api/ring-groups/${g.id}` };
   },
+  "POST /api/ivrs": async () => ({
+    body: {
+      name: "Walk menu",
+      options: [{ digits: "1", destination: { kind: "extension", target: (await extension()).extension } }],
+    },
+  }),
+  "PATCH /api/ivrs/:id": async () => {
+    const i = await created("/api/ivrs", { name: "Walk menu to rename" });
+    return { path: `/api/ivrs/${i.id}`, body: { name: "Walk menu renamed", timeout: 5 } };
+  },
+  "DELETE /api/ivrs/:id": async () => {
+    const i = await created("/api/ivrs", { name: "Walk menu to delete" });
+    return { path: `/api/ivrs/${i.id}` };
+  },
+  "POST /api/announcements": async () => ({
+    body: { name: "Walk notice", after: { kind: "extension", target: (await extension()).extension } },
+  }),
+  "PATCH /api/announcements/:id": async () => {
+    const a = await created("/api/announcements", { name: "Walk notice to rename" });
+    return { path: `/api/announcements/${a.id}`, body: { allowSkip: true } };
+  },
+  "DELETE /api/announcements/:id": async () => {
+    const a = await created("/api/announcements", { name: "Walk notice to delete" });
+    return { path: `/api/announcements/${a.id}` };
+  },
   "POST /api/queues": async () => ({
     body: { number: String(7300 + next()), name: "Walk", agents: [(await extension()).extension] },
   }),
@@ -335,6 +360,8 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
   "POST /api/deploy/ring-groups": async () => ({ after: jobEnded }),
+  "POST /api/deploy/ivrs": async () => ({ after: jobEnded }),
+  "POST /api/deploy/announcements": async () => ({ after: jobEnded }),
   "POST /api/deploy/queues": async () => ({ after: jobEnded }),
   // Apply needs the plan it applies (its fingerprint).
   "POST /api/deploy/apply": async () => {

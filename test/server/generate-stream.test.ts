@@ -7,29 +7,41 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../src/db/schema";
+import {
+  announcements,
+  extensions,
+  inboundRoutes,
+  ivrs,
+  outboundRoutes,
+  pttGroups,
+  queues,
+  ringGroups,
+  trunks,
+} from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
-import { buildScript } from "../../src/server/pbx/deploy/script";
+import { buildScript, LATE_HEADING } from "../../src/server/pbx/deploy/script";
 import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate/generate";
 import { UnsafeValueError } from "../../src/server/pbx/host/sql";
+import { announcementObject, ivrObject } from "../../src/server/pbx/objects/call-flow";
 import {
   extensionItem,
   type ItemKind,
-  inboundItem,
+  objectItem,
   outboundItem,
   pttItem,
-  queueItem,
-  ringGroupItem,
   type SqlItem,
   trunkItem,
 } from "../../src/server/pbx/objects/entities";
-import { routeOrders } from "../../src/server/pbx/objects/ownership";
+import { managedOf } from "../../src/server/pbx/objects/managed";
+import { inboundObject, queueObject, ringGroupObject, routeOrders } from "../../src/server/pbx/objects/ownership";
+import { refBook } from "../../src/server/pbx/objects/refs";
 import type { SecretBox } from "../../src/server/secret-box";
 import { byNumber } from "../../src/shared/sort";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 // ---------------------------------------------------------------------------------------------------
-// The generator before ADR 0032, verbatim but for names.
+// The generator before ADR 0032, verbatim but for names, and for the IVRs and announcements of ADR 0059 (whose
+// destinations come after every object: `destinations`, and the script's second pass).
 
 interface Refused {
   kind: ItemKind;
@@ -49,6 +61,7 @@ function oldInventory(db: Db, box: SecretBox) {
       }
     }
   };
+  const book = refBook(db, managedOf(db, ["ivr", "announcement"]));
   const allTrunks = db
     .select()
     .from(trunks)
@@ -76,7 +89,7 @@ function oldInventory(db: Db, box: SecretBox) {
       .sort((a, b) => byNumber(a.number, b.number)),
     "ringGroup",
     (g) => g.number,
-    ringGroupItem,
+    (g) => objectItem(ringGroupObject(g, book)),
   );
   collect(
     db
@@ -86,7 +99,20 @@ function oldInventory(db: Db, box: SecretBox) {
       .sort((a, b) => byNumber(a.number, b.number)),
     "queue",
     (q) => q.number,
-    queueItem,
+    (q) => objectItem(queueObject(q, book)),
+  );
+  const byName = <T extends { name: string }>(rows: T[]) => rows.sort((a, b) => a.name.localeCompare(b.name));
+  collect(
+    byName(db.select().from(announcements).all()),
+    "announcement",
+    (a) => a.name,
+    (a) => objectItem(announcementObject(a, book)),
+  );
+  collect(
+    byName(db.select().from(ivrs).all()),
+    "ivr",
+    (i) => i.name,
+    (i) => objectItem(ivrObject(i, book)),
   );
   // In dial order, each with its place among the console's routes (ADR 0040).
   const routes = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
@@ -106,7 +132,7 @@ function oldInventory(db: Db, box: SecretBox) {
     db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
     "inboundRoute",
     (r) => r.didNumber ?? "",
-    inboundItem,
+    (r) => objectItem(inboundObject(r, book)),
   );
   collect(
     db
@@ -142,6 +168,8 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       totalPttGroups: count("pttGroup"),
       totalRingGroups: count("ringGroup"),
       totalQueues: count("queue"),
+      totalIvrs: count("ivr"),
+      totalAnnouncements: count("announcement"),
     },
     deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
     sql: {
@@ -149,9 +177,12 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       extensions: statementsOf("extension"),
       ringGroups: statementsOf("ringGroup"),
       queues: statementsOf("queue"),
+      announcements: statementsOf("announcement"),
+      ivrs: statementsOf("ivr"),
       outboundRoutes: statementsOf("outboundRoute"),
       inboundRoutes: statementsOf("inboundRoute"),
       pttGroups: statementsOf("pttGroup"),
+      destinations: inv.items.flatMap((i) => i.late ?? []),
     },
     refused: inv.refused,
   };
@@ -254,6 +285,23 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
+  // IVRs and an announcement that point at one another (Main → Closed → Night): their destinations are the
+  // script's second pass.
+  const night = await s.call("POST", "/api/ivrs", {
+    name: "Night",
+    options: [{ digits: "1", destination: { kind: "queue", target: "400" } }],
+  });
+  expect(night.status, night.text).toBe(201);
+  const closed = await s.call("POST", "/api/announcements", {
+    name: "Closed",
+    after: { kind: "ivr", target: String(night.json.id) },
+  });
+  expect(closed.status, closed.text).toBe(201);
+  const main = await s.call("POST", "/api/ivrs", {
+    name: "Main 'menu'",
+    timeoutDestination: { kind: "announcement", target: String(closed.json.id) },
+  });
+  expect(main.status, main.text).toBe(201);
   // Rows stored before the forms knew FreePBX's rules: left out with the reason (and named in the script).
   s.db.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', ?)", ["y".repeat(51)]);
   s.db.$client.run("INSERT INTO trunks (name, type, host) VALUES ('Bad]name', 'sip', 'sip.example.com')");
@@ -271,6 +319,12 @@ describe("GET /api/config/generate (streamed)", () => {
     const old = oldGenerateConfig(s.db, s.app.box, Date.parse(stamp));
     expect(res.json).toEqual(old);
     expect(res.json.deployment.script).toContain("-- not included: extension 1001");
+    // The second pass comes after every object: the IVR's no-key destination, computed from the announcement's id.
+    const script = res.json.deployment.script as string;
+    const second = script.indexOf(LATE_HEADING);
+    expect(second).toBeGreaterThan(script.indexOf("-- ivr Night"));
+    expect(script.slice(second)).toContain("timeout_destination` = CONCAT('app-announcement-', @ann_");
+    expect(res.json.sql.destinations.length).toBeGreaterThan(0);
   });
 
   test("script=0 (the Generator screen): the old answer without the duplicate script; the SQL is in it once", async () => {
@@ -289,6 +343,8 @@ describe("GET /api/config/generate (streamed)", () => {
       totalPttGroups: 1,
       totalRingGroups: 1,
       totalQueues: 1,
+      totalIvrs: 2,
+      totalAnnouncements: 1,
     });
     // Each statement once: a distinctive one occurs once in the whole answer.
     const secretSt = res.json.sql.extensions.find((st: string) => st.includes("plain-secret-0999")) as string;
@@ -308,9 +364,12 @@ describe("GET /api/config/generate (streamed)", () => {
           extensions: [],
           ringGroups: [],
           queues: [],
+          announcements: [],
+          ivrs: [],
           outboundRoutes: [],
           inboundRoutes: [],
           pttGroups: [],
+          destinations: [],
         },
         refused: [],
         deployment: { steps: DEPLOYMENT_STEPS },
@@ -322,6 +381,8 @@ describe("GET /api/config/generate (streamed)", () => {
           totalPttGroups: 0,
           totalRingGroups: 0,
           totalQueues: 0,
+          totalIvrs: 0,
+          totalAnnouncements: 0,
         },
       });
     } finally {

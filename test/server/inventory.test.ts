@@ -247,7 +247,7 @@ describe("inbound routes", () => {
         }),
       400,
     );
-    expect(byName.fields?.destination).toContain("the IVR's number in FreePBX");
+    expect(byName.fields?.destination).toContain("the console's number of the IVR");
   });
 
   test("validation and duplicate DID", async () => {

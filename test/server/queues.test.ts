@@ -9,7 +9,16 @@ import type { WsEvent } from "../../src/shared/ws-events";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
-  clean: ["queues", "ring_groups", "inbound_routes", "ptt_groups", "extensions", "pbx_objects"],
+  clean: [
+    "queues",
+    "ring_groups",
+    "inbound_routes",
+    "ptt_groups",
+    "ivrs",
+    "announcements",
+    "extensions",
+    "pbx_objects",
+  ],
 });
 
 let published: WsEvent[] = [];
@@ -178,8 +187,9 @@ describe("create", () => {
     expect(toQueue.timeoutDestination).toEqual({ kind: "queue", target: "401" });
     const h = await queue({ number: "403", timeoutDestination: { kind: "hangup" } });
     expect(h.timeoutDestination).toEqual({ kind: "hangup", target: "" });
-    const ivr = await queue({ number: "404", timeoutDestination: { kind: "ivr", target: "2" } });
-    expect(ivr.timeoutDestination).toEqual({ kind: "ivr", target: "2" });
+    const menu = (await s.call("POST", "/api/ivrs", { name: "After hours" })).json;
+    const ivr = await queue({ number: "404", timeoutDestination: { kind: "ivr", target: String(menu.id) } });
+    expect(ivr.timeoutDestination).toEqual({ kind: "ivr", target: String(menu.id) });
   });
 
   test("the create and the delete are in the audit trail with the queue's values", async () => {

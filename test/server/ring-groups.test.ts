@@ -7,7 +7,16 @@ import type { WsEvent } from "../../src/shared/ws-events";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
-  clean: ["queues", "ring_groups", "inbound_routes", "ptt_groups", "extensions", "pbx_objects"],
+  clean: [
+    "queues",
+    "ring_groups",
+    "inbound_routes",
+    "ptt_groups",
+    "ivrs",
+    "announcements",
+    "extensions",
+    "pbx_objects",
+  ],
 });
 
 let published: WsEvent[] = [];
@@ -104,7 +113,7 @@ describe("create", () => {
       [
         { noAnswer: { kind: "ivr", target: "Main" } },
         "noAnswer.target",
-        "Destination must be the IVR's number in FreePBX (the id FreePBX shows for it, e.g. 1), not its name",
+        "Destination must be the console's number of the IVR (the IVRs screen shows it), not its name",
       ],
       [
         { noAnswer: { kind: "hangup", target: "1" } },
@@ -137,6 +146,11 @@ describe("create", () => {
       ],
       [{ noAnswer: { kind: "ring-group", target: "699" } }, "noAnswer.target", "Ring group 699 does not exist"],
       [{ noAnswer: { kind: "page-group", target: "8000" } }, "noAnswer.target", "PTT group 8000 does not exist"],
+      [
+        { noAnswer: { kind: "announcement", target: "07" } },
+        "noAnswer.target",
+        "Announcement 07 does not exist (an announcement is chosen by the console's number for it)",
+      ],
     ];
     for (const [body, field, message] of domain) {
       const res = await s.call("POST", "/api/ring-groups", {
@@ -152,12 +166,25 @@ describe("create", () => {
     expect(published.some((e) => e.type === "ring-groups-updated")).toBe(false);
   });
 
-  test("hangup and the FreePBX-only kinds are taken as given; a queue must be the console's", async () => {
+  test("hangup and a time condition (FreePBX's id) are taken as given; a queue and an IVR must be the console's", async () => {
     await extension("1001");
     const h = await ringGroup({ number: "600", noAnswer: { kind: "hangup" } });
     expect(h.noAnswer).toEqual({ kind: "hangup", target: "" });
-    const i = await ringGroup({ number: "602", noAnswer: { kind: "ivr", target: "3" } });
-    expect(i.noAnswer).toEqual({ kind: "ivr", target: "3" });
+    const tc = await ringGroup({ number: "603", noAnswer: { kind: "time-condition", target: "3" } });
+    expect(tc.noAnswer).toEqual({ kind: "time-condition", target: "3" });
+    const noIvr = await s.call("POST", "/api/ring-groups", {
+      name: "Sales",
+      number: "602",
+      members: ["1001"],
+      noAnswer: { kind: "ivr", target: "3" },
+    });
+    expect(noIvr.status).toBe(400);
+    expect(noIvr.json.error.fields["noAnswer.target"]).toBe(
+      "IVR 3 does not exist (an IVR is chosen by the console's number for it)",
+    );
+    const menu = await made("/api/ivrs", { name: "Main" });
+    const i = await ringGroup({ number: "602", noAnswer: { kind: "ivr", target: String(menu.id) } });
+    expect(i.noAnswer).toEqual({ kind: "ivr", target: String(menu.id) });
     const missing = await s.call("POST", "/api/ring-groups", {
       name: "Sales",
       number: "601",
@@ -357,11 +384,12 @@ describe("delete", () => {
 
 describe("inbound routes", () => {
   test("take every destination kind, with its FreePBX string; hangup has no number", async () => {
+    const notice = await made("/api/announcements", { name: "Closed" });
     const kinds: [string, string][] = [
       ["ring-group", "600"],
       ["page-group", "8000"],
       ["time-condition", "2"],
-      ["announcement", "3"],
+      ["announcement", String(notice.id)],
       ["hangup", ""],
     ];
     for (const [i, [kind, target]] of kinds.entries()) {
@@ -386,7 +414,8 @@ describe("inbound routes", () => {
       "ext-group,600,1",
       "app-pagegroups,8000,1",
       "timeconditions,2,1",
-      "app-announcement-3,s,1",
+      // Not deployed yet: FreePBX has no id for it, and the file names the console's.
+      `app-announcement-${notice.id},s,1`,
       "app-blackhole,hangup,1",
     ])
       expect(csv.text).toContain(line);

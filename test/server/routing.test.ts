@@ -6,7 +6,16 @@ import type { CallFlow, DestinationList, SimulateAnswer, StepKind } from "../../
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
-  clean: ["queues", "ring_groups", "inbound_routes", "ptt_groups", "extensions", "pbx_objects"],
+  clean: [
+    "queues",
+    "ring_groups",
+    "inbound_routes",
+    "ptt_groups",
+    "ivrs",
+    "announcements",
+    "extensions",
+    "pbx_objects",
+  ],
 });
 
 async function made(path: string, body: unknown) {
@@ -129,11 +138,90 @@ describe("simulate", () => {
     expect(shape(lost)).toEqual(["trunk:500", "inbound-route:500", "queue:400", "voicemail:1001"]);
   });
 
-  test("a destination the console does not model yet stops the path there, saying so", async () => {
-    await route("400", "ivr", "3");
-    const a = await simulate({ did: "400", digits: "1#" });
-    expect(a.final).toEqual({ kind: "ivr", target: "3", ringing: [] });
-    expect(a.steps.at(-1)?.why).toContain("does not model");
+  test("a time condition is the PBX's: without comparing with the PBX the path stops there, saying so", async () => {
+    await route("400", "time-condition", "3");
+    const a = await simulate({ did: "400" });
+    expect(a.final).toEqual({ kind: "time-condition", target: "3", ringing: [] });
+    expect(a.steps.at(-1)?.why).toContain("Time conditions are read from the PBX");
+  });
+
+  test("an IVR takes the caller's keys: an option, a wrong key after the retries, no key after the timeout", async () => {
+    await office();
+    const closed = await made("/api/announcements", {
+      name: "Closed",
+      recording: 4,
+      allowSkip: true,
+      after: { kind: "voicemail", target: "1001" },
+    });
+    const menu = await made("/api/ivrs", {
+      name: "Main menu",
+      greeting: 3,
+      timeout: 7,
+      retries: 2,
+      options: [
+        { digits: "1", destination: { kind: "ring-group", target: "600" } },
+        { digits: "2", destination: { kind: "extension", target: "1002" } },
+        { digits: "9", destination: { kind: "announcement", target: String(closed.id) } },
+      ],
+      invalidDestination: { kind: "hangup", target: "" },
+      timeoutDestination: { kind: "extension", target: "1001" },
+    });
+    const ivr = String(menu.id);
+    await route("401", "ivr", ivr);
+    const one = await simulate({ did: "401", digits: "1" });
+    expect(shape(one)).toEqual(["trunk:401", "inbound-route:401", `ivr:${ivr}`, "ring-group:600"]);
+    expect(one.final).toEqual({ kind: "ring-group", target: "600", ringing: ["1001", "1002"] });
+    expect(one.steps[2]?.label).toBe(`IVR ${ivr} · Main menu`);
+    expect(one.steps[2]?.why).toBe(
+      "The IVR plays its greeting (recording 3); the caller presses 1, which goes to Ring group 600 · Sales.",
+    );
+    expect((await simulate({ did: "401", digits: "2" })).final).toEqual({
+      kind: "extension",
+      target: "1002",
+      ringing: ["1002"],
+    });
+    const none = await simulate({ did: "401" });
+    expect(none.final).toEqual({ kind: "extension", target: "1001", ringing: ["1001"] });
+    expect(none.steps[2]?.why).toContain("presses no key within 7 s (after 2 more tries)");
+    const wrong = await simulate({ did: "401", digits: "5" });
+    expect(wrong.final).toEqual({ kind: "hangup", target: "", ringing: [] });
+    expect(wrong.steps[2]?.why).toContain("presses 5, which is not an option");
+    const notice = await simulate({ did: "401", digits: "9" });
+    expect(shape(notice)).toEqual([
+      "trunk:401",
+      "inbound-route:401",
+      `ivr:${ivr}`,
+      `announcement:${closed.id}`,
+      "voicemail:1001",
+    ]);
+    expect(notice.steps[3]?.why).toBe(
+      "The caller hears recording 4 (a key skips it); then the call goes to Voicemail 1001 · Ext 1001.",
+    );
+  });
+
+  test("keys are taken in order by the IVRs the call passes", async () => {
+    await extension("1001");
+    await extension("1002");
+    const inner = await made("/api/ivrs", {
+      name: "Support",
+      options: [{ digits: "2", destination: { kind: "extension", target: "1002" } }],
+    });
+    const outer = await made("/api/ivrs", {
+      name: "Main",
+      options: [
+        { digits: "1", destination: { kind: "extension", target: "1001" } },
+        { digits: "3", destination: { kind: "ivr", target: String(inner.id) } },
+      ],
+    });
+    await route("402", "ivr", String(outer.id));
+    const a = await simulate({ did: "402", digits: "32" });
+    expect(shape(a)).toEqual([
+      "trunk:402",
+      "inbound-route:402",
+      `ivr:${outer.id}`,
+      `ivr:${inner.id}`,
+      "extension:1002",
+    ]);
   });
 
   test("bad input is a 400 with the field's message", async () => {
@@ -204,6 +292,40 @@ describe("loops", () => {
   });
 });
 
+describe("loops through IVRs and announcements", () => {
+  test("an IVR option back through an announcement that returns to the IVR is refused, naming the loop", async () => {
+    const menu = await made("/api/ivrs", { name: "Main" });
+    const closed = await made("/api/announcements", {
+      name: "Closed",
+      after: { kind: "ivr", target: String(menu.id) },
+    });
+    const res = await s.call("PATCH", `/api/ivrs/${menu.id}`, {
+      options: [{ digits: "9", destination: { kind: "announcement", target: String(closed.id) } }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.fields.options).toBe(
+      `This makes a loop: IVR ${menu.id} · Main → Announcement ${closed.id} · Closed → IVR ${menu.id} · Main. A call would go round it until the caller hangs up`,
+    );
+    const stored = (await s.call("GET", "/api/ivrs")).json as { options: unknown[] }[];
+    expect(stored[0]?.options).toEqual([]);
+  });
+
+  test("a ring group overflowing to an IVR whose option rings the group is refused", async () => {
+    await extension("1001");
+    await made("/api/ring-groups", { number: "600", name: "Sales", members: ["1001"] });
+    const menu = await made("/api/ivrs", {
+      name: "Main",
+      options: [{ digits: "1", destination: { kind: "ring-group", target: "600" } }],
+    });
+    const groups = (await s.call("GET", "/api/ring-groups")).json as { id: number }[];
+    const res = await s.call("PATCH", `/api/ring-groups/${groups[0]?.id}`, {
+      noAnswer: { kind: "ivr", target: String(menu.id) },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.fields["noAnswer.target"]).toContain(`Ring group 600 · Sales → IVR ${menu.id} · Main`);
+  });
+});
+
 describe("loops through queues", () => {
   test("a queue timing out to a ring group that overflows back to the queue is refused", async () => {
     await extension("1001");
@@ -228,7 +350,7 @@ describe("loops through queues", () => {
 describe("call flows", () => {
   test("each inbound route's flow is a tree: the ring group, then on no answer its voicemail", async () => {
     await office();
-    await route("401", "ivr", "3");
+    await route("401", "time-condition", "3");
     const res = await s.call("GET", "/api/routing/flows");
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).toBeTruthy();
@@ -249,8 +371,8 @@ describe("call flows", () => {
           children: [{ when: "No answer after 25 s", node: leaf("voicemail", "1001", "Voicemail 1001 · Ext 1001") }],
         },
       },
-      // A kind the console does not model yet is a leaf, not a missing object.
-      { did: "401", label: "Inbound route 401 · Main 401", root: leaf("ivr", "3", "IVR 3") },
+      // A time condition is the PBX's: a leaf, not a missing object.
+      { did: "401", label: "Inbound route 401 · Main 401", root: leaf("time-condition", "3", "Time condition 3") },
     ]);
   });
 

@@ -75,7 +75,12 @@ describe("dependents", () => {
 
   test("a trunk: the outbound routes using it; an inbound route never (FreePBX matches DIDs)", async () => {
     const t = await trunk("carrier");
-    await made("/api/inbound-routes", { description: "In", didNumber: "1", destination: "1", destinationType: "ivr" });
+    await made("/api/inbound-routes", {
+      description: "In",
+      didNumber: "1",
+      destination: "1",
+      destinationType: "time-condition",
+    });
     expect((await dependents(`/api/trunks/${t.id}`)).dependents).toEqual([]);
     const o = await made("/api/outbound-routes", { name: "UK", dialPatterns: ["0XXXX."], trunkId: t.id });
     const d = await dependents(`/api/trunks/${t.id}`);
@@ -153,7 +158,7 @@ describe("undo", () => {
       description: "In",
       didNumber: "77",
       destination: "5",
-      destinationType: "ivr",
+      destinationType: "time-condition",
     });
     const iBefore = row("inbound_routes", i.id);
     await extension("1003");
@@ -226,10 +231,15 @@ describe("undo", () => {
       description: "A",
       didNumber: "9",
       destination: "1",
-      destinationType: "ivr",
+      destinationType: "time-condition",
     });
     const it = await deleted(`/api/inbound-routes/${i.id}`);
-    await made("/api/inbound-routes", { description: "B", didNumber: "9", destination: "2", destinationType: "ivr" });
+    await made("/api/inbound-routes", {
+      description: "B",
+      didNumber: "9",
+      destination: "2",
+      destinationType: "time-condition",
+    });
     expect((await s.refused("inbound_routes", () => s.call("POST", `/api/undo/${it}`), 410)).message).toBe(
       "Inbound route A cannot be restored: B handles DID 9 now.",
     );

@@ -263,6 +263,9 @@ const FEATURE_IMPORTS_ALLOWED = new Set([
   "deployment -> review/stale-plan",
   // The deploy review lists the calls a plan reroutes, each path as the routing simulator draws it.
   "deployment -> routing/rerouted-calls",
+  // An announcement names its destination and its recording as an IVR does.
+  "announcements -> ivrs/labels",
+  "announcements -> ivrs/recording-field",
   "sync -> jobs/job-progress",
   "sync -> review/plan-parts",
   "sync -> review/stale-plan",

@@ -18,6 +18,7 @@ import {
   type TrunkRow,
   trunkObject,
 } from "../../src/server/pbx/objects/ownership";
+import type { RefBook } from "../../src/server/pbx/objects/refs";
 import { DESTINATION_KINDS } from "../../src/shared/destinations";
 import {
   extensionSchema,
@@ -237,7 +238,12 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
       trk,
     ));
 
-  const inb = (row: Record<string, unknown>) => inboundObject(row as Parameters<typeof inboundObject>[0]);
+  // Every IVR and announcement a console id can name exists here: whether one does is the API's check, not the form's.
+  const book: RefBook = {
+    get: (kind, id) =>
+      /^[1-9]\d{0,14}$/.test(id) ? { kind, consoleId: Number(id), name: `${kind} ${id}` } : undefined,
+  };
+  const inb = (row: Record<string, unknown>) => inboundObject(row as Parameters<typeof inboundObject>[0], book);
   test("inbound descriptions", () =>
     property(inboundRouteSchema, inbound, "description", [...HOSTILE_TEXT, ...lengths(80)], inb));
   test("inbound DIDs", () =>
@@ -254,7 +260,17 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
         inboundRouteSchema,
         { ...inbound, destinationType: type },
         "destination",
-        [...NUMBERS, "", "Main IVR", "sales", "12345678901234567890", "123456789012345678901", "ivr-1,s,1", "1001,1"],
+        [
+          // A console id is a SQLite row id: 0 and 20 digits name no IVR or announcement (the API answers it is unknown).
+          ...(type === "ivr" || type === "announcement" ? NUMBERS.filter((n) => n !== "0") : NUMBERS),
+          "",
+          "Main IVR",
+          "sales",
+          ...(type === "ivr" || type === "announcement" ? [] : ["12345678901234567890"]),
+          "123456789012345678901",
+          "ivr-1,s,1",
+          "1001,1",
+        ],
         inb,
       ));
   }

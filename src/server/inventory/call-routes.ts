@@ -19,6 +19,7 @@ import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
+import { callFlowObjectProblem } from "./call-targets";
 import { mergePatch } from "./patch";
 import { trunkExists } from "./trunks";
 
@@ -63,9 +64,16 @@ export function createInboundRoute(deps: Pick<Deps, "db" | "events">, input: Inb
     const what = did ? `DID ${did}` : "calls without a DID";
     throw new Conflict(`Inbound route ${clash.description} already handles ${what}`, { didNumber: "Already routed" });
   }
+  checkRouteDestination(deps.db, input);
   const row = deps.db.insert(inboundRoutes).values(input).returning().get();
   deps.events.publish({ type: "routes-updated", data: { kind: "inbound", id: row.id, action: "created" } });
   return toInboundRoute(row);
+}
+
+/** An IVR or announcement a route sends calls to must be the console's (its id, ADR 0059). */
+function checkRouteDestination(db: Db, r: { destinationType: InboundRow["destinationType"]; destination: string }) {
+  const problem = callFlowObjectProblem(db, { kind: r.destinationType, target: r.destination });
+  if (problem) throw new Invalid(problem, { destination: problem });
 }
 
 /** The inbound route that already handles this DID (or, without one, the catch-all route), if any. */
@@ -247,6 +255,7 @@ export function updateInboundRoute(
     const what = input.didNumber ? `DID ${input.didNumber}` : "calls without a DID";
     throw new Conflict(`Inbound route ${clash.description} already handles ${what}`, { didNumber: "Already routed" });
   }
+  checkRouteDestination(deps.db, input);
   const updated = deps.db.update(inboundRoutes).set(input).where(eq(inboundRoutes.id, id)).returning().get();
   deps.events.publish({ type: "routes-updated", data: { kind: "inbound", id, action: "updated" } });
   return toInboundRoute(updated);

@@ -6,30 +6,36 @@
  * neither's module.
  */
 import { eq } from "drizzle-orm";
-import { extensions, inboundRoutes, pttGroups, queues, ringGroups } from "../../db/schema";
+import { announcements, extensions, inboundRoutes, ivrs, pttGroups, queues, ringGroups } from "../../db/schema";
 import type { Destination, DestinationKind } from "../../shared/destinations";
+import type { Dependent, Dependents } from "../../shared/safe-delete";
 import { Invalid } from "../core/errors";
 import { loopRefusal } from "../routing/loops";
 import type { DbOrTx } from "./numbers";
 
 export type RingGroupRow = typeof ringGroups.$inferSelect;
 export type QueueRow = typeof queues.$inferSelect;
+export type IvrRow = typeof ivrs.$inferSelect;
+export type AnnouncementRow = typeof announcements.$inferSelect;
 
 /** The object whose destination is checked: it cannot send calls to itself. */
 export interface CallFlowObject {
-  kind: "ring-group" | "queue";
+  kind: "ring-group" | "queue" | "ivr" | "announcement";
+  /** A ring group's or queue's number; an IVR's or announcement's console id ("" before it is created). */
   number: string;
 }
 
 const SELF_MESSAGE: Record<CallFlowObject["kind"], string> = {
   "ring-group": "A ring group cannot send its unanswered calls to itself",
   queue: "A queue cannot send its callers to itself after their max wait",
+  ivr: "An IVR cannot send calls to itself",
+  announcement: "An announcement cannot send calls to itself",
 };
 
 /**
  * Refuses (`Invalid` on `field`) a destination that names what the console keeps and does not have: an
- * extension (or its voicemail), a ring group, a queue or a PTT (page) group; or the object itself. IVRs, time
- * conditions and announcements are FreePBX's ids, which the console cannot check.
+ * extension (or its voicemail), a ring group, a queue, a PTT (page) group, an IVR or an announcement (by the
+ * console's id, ADR 0059); or the object itself. Time conditions are FreePBX's ids, which the console cannot check.
  */
 export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject, d: Destination | null): void {
   if (!d) return;
@@ -56,6 +62,13 @@ export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject
       if (!db.select({ id: pttGroups.id }).from(pttGroups).where(eq(pttGroups.extension, d.target)).get())
         refuse(`PTT group ${d.target} does not exist`);
       break;
+    case "ivr":
+    case "announcement": {
+      if (self.kind === d.kind && d.target === self.number) refuse(SELF_MESSAGE[d.kind]);
+      const missing = callFlowObjectProblem(db, d);
+      if (missing) refuse(missing);
+      break;
+    }
     default:
       break;
   }
@@ -63,11 +76,42 @@ export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject
   if (loop) refuse(loop);
 }
 
-/** What sends calls to a target: inbound routes, ring groups (unanswered calls) and queues (after the max wait). */
+/**
+ * Why a destination to an IVR or announcement names nothing the console has (its target is the console's id,
+ * ADR 0059), or null; null for every other kind.
+ */
+export function callFlowObjectProblem(db: DbOrTx, d: Destination): string | null {
+  if (d.kind !== "ivr" && d.kind !== "announcement") return null;
+  // The id as the console writes it (no leading zeros): the one text every sender and the deploy compare.
+  const id = /^[1-9]\d{0,14}$/.test(d.target) ? Number(d.target) : 0;
+  const found =
+    d.kind === "ivr"
+      ? db.select({ id: ivrs.id }).from(ivrs).where(eq(ivrs.id, id)).get()
+      : db.select({ id: announcements.id }).from(announcements).where(eq(announcements.id, id)).get();
+  if (found) return null;
+  return d.kind === "ivr"
+    ? `IVR ${d.target} does not exist (an IVR is chosen by the console's number for it)`
+    : `Announcement ${d.target} does not exist (an announcement is chosen by the console's number for it)`;
+}
+
+/**
+ * What sends calls to a target: inbound routes, ring groups (unanswered calls), queues (after the max wait),
+ * IVRs (a key, a wrong key, no key) and announcements (after playing).
+ */
 export interface Senders {
   routes: { id: number; description: string }[];
   ringGroups: RingGroupRow[];
   queues: QueueRow[];
+  ivrs: IvrRow[];
+  announcements: AnnouncementRow[];
+}
+
+/** Every destination an IVR sends calls to: its options', then its wrong-key and no-key destinations. */
+export function ivrDestinations(row: IvrRow): Destination[] {
+  const out: Destination[] = row.options.map((o) => o.destination);
+  if (row.invalidKind) out.push({ kind: row.invalidKind, target: row.invalidTarget ?? "" });
+  if (row.timeoutKind) out.push({ kind: row.timeoutKind, target: row.timeoutTarget ?? "" });
+  return out;
 }
 
 /** The inbound routes, ring groups and queues whose destination is one of `kinds` with this `target`. */
@@ -93,11 +137,22 @@ export function sendersTo(db: DbOrTx, kinds: readonly DestinationKind[], target:
     .from(queues)
     .all()
     .filter((q) => q.timeoutKind !== null && kinds.includes(q.timeoutKind) && q.timeoutTarget === target);
-  return { routes, ringGroups: groups, queues: waiting };
+  const hits = (d: Destination) => kinds.includes(d.kind) && d.target === target;
+  const menus = db
+    .select()
+    .from(ivrs)
+    .all()
+    .filter((i) => ivrDestinations(i).some(hits));
+  const played = db
+    .select()
+    .from(announcements)
+    .all()
+    .filter((a) => a.afterKind !== null && hits({ kind: a.afterKind, target: a.afterTarget ?? "" }));
+  return { routes, ringGroups: groups, queues: waiting, ivrs: menus, announcements: played };
 }
 
-/** The sentences naming the ring groups and queues of `s` that send calls to `what` ("ring group 600"). */
-export function callFlowSendersText(s: Pick<Senders, "ringGroups" | "queues">, what: string): string[] {
+/** The sentences naming the ring groups, queues, IVRs and announcements of `s` that send calls to `what` ("ring group 600"). */
+export function callFlowSendersText(s: Omit<Senders, "routes">, what: string): string[] {
   const out: string[] = [];
   if (s.ringGroups.length)
     out.push(
@@ -107,5 +162,35 @@ export function callFlowSendersText(s: Pick<Senders, "ringGroups" | "queues">, w
     out.push(
       `Queue(s) ${s.queues.map((q) => `${q.name} (${q.number})`).join(", ")} send callers to ${what} after their max wait.`,
     );
+  if (s.ivrs.length) out.push(`IVR(s) ${s.ivrs.map((i) => i.name).join(", ")} send calls to ${what}.`);
+  if (s.announcements.length)
+    out.push(`Announcement(s) ${s.announcements.map((a) => a.name).join(", ")} send calls to ${what} after playing.`);
   return out;
+}
+
+/** The dependents (safe-delete.ts) of `s`: each sender, by its kind. */
+export function sendersAsDependents(s: Senders): Dependent[] {
+  return [
+    ...s.routes.map((r) => ({ kind: "inbound-route" as const, id: r.id, label: r.description })),
+    ...s.ringGroups.map((g) => ({ kind: "ring-group" as const, id: g.id, label: g.name })),
+    ...s.queues.map((q) => ({ kind: "queue" as const, id: q.id, label: q.name })),
+    ...s.ivrs.map((i) => ({ kind: "ivr" as const, id: i.id, label: i.name })),
+    ...s.announcements.map((a) => ({ kind: "announcement" as const, id: a.id, label: a.name })),
+  ];
+}
+
+/**
+ * What sends calls to a call-flow object, as a delete's answer: every sender, and the sentence that names them
+ * (`what`: "ring group 600", "IVR Main menu"), or null when nothing does.
+ */
+export function sendersDependents(s: Senders, what: string): Dependents {
+  const dependents = sendersAsDependents(s);
+  const why: string[] = [];
+  if (s.routes.length)
+    why.push(`Inbound route(s) ${s.routes.map((r) => r.description).join(", ")} send calls to ${what}.`);
+  why.push(...callFlowSendersText(s, what));
+  return {
+    dependents,
+    blockedBecause: why.length ? `${why.join(" ")} Change ${dependents.length === 1 ? "it" : "them"} first.` : null,
+  };
 }

@@ -17,6 +17,7 @@ import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
 import { keyChangeRefusal } from "../pbx/objects/managed";
 import { generateSecret } from "../secrets";
+import { callFlowSendersText, sendersAsDependents, sendersTo } from "./call-targets";
 import { assertNumberFree, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 import { groupsWithMember } from "./ptt-groups";
@@ -119,6 +120,11 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
       `Extension ${row.extension} is the only agent of queue(s) ${lone.map((q) => `${q.name} (${q.number})`).join(", ")}. Add another agent or delete the queue first.`,
     );
   }
+  // IVRs and announcements that send calls to the extension or its voicemail.
+  const menus = sendersTo(db, ["extension", "voicemail"], row.extension);
+  const flows = { ...menus, routes: [], ringGroups: [], queues: [] };
+  const flowText = callFlowSendersText(flows, `extension ${row.extension}`);
+  if (flowText.length) why.push(`${flowText.join(" ")} Change them first.`);
   const ringIds = new Set<number>();
   const queueIds = new Set<number>();
   return {
@@ -141,6 +147,7 @@ export function extensionDependents(db: Db, row: ExtensionRow): Dependents {
           id: q.id,
           label: waiting.includes(q) || lone.includes(q) ? q.name : `${q.name} (as an agent: the extension leaves it)`,
         })),
+      ...sendersAsDependents(flows),
     ],
     blockedBecause: why.length ? why.join(" ") : null,
   };

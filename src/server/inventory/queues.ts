@@ -10,14 +10,14 @@ import type { z } from "zod";
 import { extensions, queues } from "../../db/schema";
 import type { Destination } from "../../shared/destinations";
 import { type Queue, type queuePatchSchema, queueSchema } from "../../shared/inventory";
-import type { DeleteAnswer, Dependent, Dependents } from "../../shared/safe-delete";
+import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
 import { keyChangeRefusal } from "../pbx/objects/managed";
-import { callFlowSendersText, checkDestination, sendersTo } from "./call-targets";
+import { checkDestination, sendersDependents, sendersTo } from "./call-targets";
 import { assertNumberFree, type DbOrTx, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 
@@ -119,21 +119,10 @@ export function createQueue(deps: Pick<Deps, "db" | "events">, input: QueueInput
  */
 export function queueDependents(db: DbOrTx, row: QueueRow): Dependents {
   const senders = sendersTo(db, ["queue"], row.number);
-  const { routes, ringGroups } = senders;
-  const others = senders.queues.filter((q) => q.id !== row.id);
-  const dependents: Dependent[] = [
-    ...routes.map((r) => ({ kind: "inbound-route" as const, id: r.id, label: r.description })),
-    ...ringGroups.map((g) => ({ kind: "ring-group" as const, id: g.id, label: g.name })),
-    ...others.map((q) => ({ kind: "queue" as const, id: q.id, label: q.name })),
-  ];
-  const why: string[] = [];
-  if (routes.length)
-    why.push(`Inbound route(s) ${routes.map((r) => r.description).join(", ")} send calls to queue ${row.number}.`);
-  why.push(...callFlowSendersText({ ringGroups, queues: others }, `queue ${row.number}`));
-  return {
-    dependents,
-    blockedBecause: why.length ? `${why.join(" ")} Change ${dependents.length === 1 ? "it" : "them"} first.` : null,
-  };
+  return sendersDependents(
+    { ...senders, queues: senders.queues.filter((q) => q.id !== row.id) },
+    `queue ${row.number}`,
+  );
 }
 
 /** GET /api/queues/:id/dependents. */

@@ -10,14 +10,14 @@ import type { z } from "zod";
 import { extensions, ringGroups } from "../../db/schema";
 import type { Destination } from "../../shared/destinations";
 import { isExternalMember, type RingGroup, type ringGroupPatchSchema, ringGroupSchema } from "../../shared/inventory";
-import type { DeleteAnswer, Dependent, Dependents } from "../../shared/safe-delete";
+import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
 import { keyChangeRefusal } from "../pbx/objects/managed";
-import { callFlowSendersText, checkDestination, sendersTo } from "./call-targets";
+import { checkDestination, sendersDependents, sendersTo } from "./call-targets";
 import { assertNumberFree, type DbOrTx, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 
@@ -125,21 +125,10 @@ export function createRingGroup(deps: Pick<Deps, "db" | "events">, input: RingGr
  */
 export function ringGroupDependents(db: DbOrTx, row: RingGroupRow): Dependents {
   const senders = sendersTo(db, ["ring-group"], row.number);
-  const { routes, queues } = senders;
-  const groups = senders.ringGroups.filter((g) => g.id !== row.id);
-  const dependents: Dependent[] = [
-    ...routes.map((r) => ({ kind: "inbound-route" as const, id: r.id, label: r.description })),
-    ...groups.map((g) => ({ kind: "ring-group" as const, id: g.id, label: g.name })),
-    ...queues.map((q) => ({ kind: "queue" as const, id: q.id, label: q.name })),
-  ];
-  const why: string[] = [];
-  if (routes.length)
-    why.push(`Inbound route(s) ${routes.map((r) => r.description).join(", ")} send calls to ring group ${row.number}.`);
-  why.push(...callFlowSendersText({ ringGroups: groups, queues }, `ring group ${row.number}`));
-  return {
-    dependents,
-    blockedBecause: why.length ? `${why.join(" ")} Change ${dependents.length === 1 ? "it" : "them"} first.` : null,
-  };
+  return sendersDependents(
+    { ...senders, ringGroups: senders.ringGroups.filter((g) => g.id !== row.id) },
+    `ring group ${row.number}`,
+  );
 }
 
 /** GET /api/ring-groups/:id/dependents. */

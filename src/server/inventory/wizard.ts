@@ -58,8 +58,8 @@ export function deployWizard(deps: Pick<Deps, "db" | "events" | "box">, input: W
         tx.insert(ivrs)
           .values({
             name: WIZARD_IVR_NAME,
-            description: "Created by the configuration wizard",
-            timeoutDestination: numbers[0],
+            // No key leads anywhere yet; a caller who presses nothing reaches the first extension.
+            ...(numbers[0] ? { timeoutKind: "extension" as const, timeoutTarget: numbers[0] } : {}),
           })
           .run();
         result.created.ivr = WIZARD_IVR_NAME;

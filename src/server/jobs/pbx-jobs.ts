@@ -32,9 +32,23 @@ export const DEPLOY_JOB_DEADLINE_MS = 10 * 60_000;
 export const IMPORT_JOB_DEADLINE_MS = 10 * 60_000;
 
 /** A deployment's counts in one line: items written and failed, and the reload. */
+/** Every group of a deploy's answer (one target's, or each kind's of "all"). */
+const groupsOf = (a: DeployResponse | DeployAllResponse): DeployGroupResult[] =>
+  "results" in a
+    ? [a]
+    : [
+        a.trunks,
+        a.extensions,
+        a.ringGroups,
+        a.queues,
+        a.announcements,
+        a.ivrs,
+        a.outboundRoutes,
+        a.inboundRoutes,
+      ].filter((g): g is DeployGroupResult => g !== undefined);
+
 export function deployDetail(a: DeployResponse | DeployAllResponse): string {
-  const groups: DeployGroupResult[] =
-    "results" in a ? [a] : [a.trunks, a.extensions, a.outboundRoutes, a.inboundRoutes];
+  const groups = groupsOf(a);
   const deployed = groups.reduce((n, g) => n + g.deployed, 0);
   const failed = groups.reduce((n, g) => n + g.failed, 0);
   const reload = a.reload ? (a.reload.ok ? "reloaded" : "reload failed") : "not reloaded";
@@ -42,7 +56,7 @@ export function deployDetail(a: DeployResponse | DeployAllResponse): string {
 }
 
 const deployOk = (a: DeployResponse | DeployAllResponse) => {
-  const groups = "results" in a ? [a] : [a.trunks, a.extensions, a.outboundRoutes, a.inboundRoutes];
+  const groups = groupsOf(a);
   return groups.every((g) => g.failed === 0) && (a.reload === null || a.reload.ok);
 };
 

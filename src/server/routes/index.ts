@@ -10,6 +10,7 @@ import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
 import { bulkCsvRoutes } from "./bulk-csv";
+import { announcementRoutes, ivrRoutes } from "./call-flow";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./call-routes";
 import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
@@ -45,6 +46,8 @@ export const apiRoutes: RouteDef[] = [
   ...outboundRouteRoutes,
   ...pttGroupRoutes,
   ...ringGroupRoutes,
+  ...ivrRoutes,
+  ...announcementRoutes,
   ...queueRoutes,
   ...recordingRoutes,
   ...routingRoutes,

@@ -178,9 +178,27 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
+    path: "/api/deploy/ivrs",
+    summary:
+      "Without a review (API clients): start a job that writes the IVRs' creates and updates to the PBX and reloads it (202 with the job id)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.ivrs", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "ivrs"), ACCEPTED),
+  }),
+  route({
+    method: "POST",
+    path: "/api/deploy/announcements",
+    summary:
+      "Without a review (API clients): start a job that writes the announcements' creates and updates to the PBX and reloads it (202 with the job id)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.announcements", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "announcements"), ACCEPTED),
+  }),
+  route({
+    method: "POST",
     path: "/api/deploy/all",
     summary:
-      "Start a job that writes trunks, extensions, ring groups, queues and outbound and inbound routes to the PBX and reloads it (202)",
+      "Start a job that writes trunks, extensions, ring groups, queues, announcements, IVRs and outbound and inbound routes to the PBX and reloads it (202)",
     publishes: ["job-updated", "sync-status", "trunks-updated"],
     audit: { action: "deploy.all", detail: jobStarted },
     handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "all"), ACCEPTED),

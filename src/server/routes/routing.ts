@@ -11,7 +11,7 @@ export const routingRoutes: RouteDef[] = [
     path: "/api/destinations",
     summary:
       "Every destination a call can be sent to ({kind, target, label}): hang up, extensions, voicemail boxes, ring groups, queues, page groups",
-    etag: ["extensions", "ring_groups", "queues", "ptt_groups"],
+    etag: ["extensions", "ring_groups", "queues", "ptt_groups", "ivrs", "announcements"],
     handler: ({ app }) => json(listDestinations(app)),
   }),
   route({
@@ -19,7 +19,7 @@ export const routingRoutes: RouteDef[] = [
     path: "/api/routing/flows",
     summary:
       "Each inbound route's call flow as a tree ({did, label, root}): every object a call can pass, and when it goes on (no answer, after the max wait)",
-    etag: ["inbound_routes", "extensions", "ring_groups", "queues", "ptt_groups"],
+    etag: ["inbound_routes", "extensions", "ring_groups", "queues", "ptt_groups", "ivrs", "announcements"],
     handler: ({ app }) => json(listCallFlows(app)),
   }),
   route({

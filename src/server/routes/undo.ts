@@ -25,6 +25,8 @@ export const undoRoutes: RouteDef[] = [
       "ptt-groups-updated",
       "ring-groups-updated",
       "queues-updated",
+      "ivrs-updated",
+      "announcements-updated",
       "ai-assistants-updated",
       "ai-rules-updated",
     ],

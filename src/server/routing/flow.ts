@@ -20,6 +20,10 @@ function exists(model: RoutingModel, d: DestRef): boolean | null {
       return model.queues.has(d.target);
     case "page-group":
       return model.pageGroups.has(d.target);
+    case "ivr":
+      return model.ivrs.has(d.target);
+    case "announcement":
+      return model.announcements.has(d.target);
     case "hangup":
       return true;
     default:

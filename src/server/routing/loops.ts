@@ -29,8 +29,21 @@ export function loopThrough(model: RoutingModel, start: Destination): DestRef[] 
 
 /** The object whose onward destination is being set, as the model names it. */
 export interface LoopSubject {
-  kind: "ring-group" | "queue";
+  kind: "ring-group" | "queue" | "ivr" | "announcement";
   number: string;
+}
+
+/**
+ * Why the change `apply` makes to the console's model (an object's destinations set) is refused: the loop it
+ * closes through `start`, in words, or null.
+ */
+export function loopRefusalOf(db: DbOrTx, start: Destination, apply: (model: RoutingModel) => void): string | null {
+  const model = consoleModel(db);
+  apply(model);
+  const loop = loopThrough(model, start);
+  if (!loop) return null;
+  const words = [...loop, start].map((x) => labelOf(model, x)).join(" → ");
+  return `This makes a loop: ${words}. A call would go round it until the caller hangs up`;
 }
 
 /**
@@ -39,29 +52,27 @@ export interface LoopSubject {
  */
 export function loopRefusal(db: DbOrTx, subject: LoopSubject, d: Destination | null): string | null {
   if (!d) return null;
-  const model = consoleModel(db);
+  if (subject.kind === "ivr" || subject.kind === "announcement") return null;
   const start: Destination = { kind: subject.kind, target: subject.number };
-  if (subject.kind === "ring-group") {
-    const group = model.ringGroups.get(subject.number);
-    model.ringGroups.set(subject.number, {
-      name: group?.name ?? "",
-      strategy: group?.strategy ?? "ringall",
-      ringTime: group?.ringTime ?? 0,
-      members: group?.members ?? [],
-      noAnswer: d,
-    });
-  } else {
-    const queue = model.queues.get(subject.number);
-    model.queues.set(subject.number, {
-      name: queue?.name ?? "",
-      strategy: queue?.strategy ?? "ringall",
-      agents: queue?.agents ?? [],
-      maxWait: queue?.maxWait ?? 0,
-      timeout: d,
-    });
-  }
-  const loop = loopThrough(model, start);
-  if (!loop) return null;
-  const words = [...loop, start].map((x) => labelOf(model, x)).join(" → ");
-  return `This makes a loop: ${words}. A call would go round it until the caller hangs up`;
+  return loopRefusalOf(db, start, (model) => {
+    if (subject.kind === "ring-group") {
+      const group = model.ringGroups.get(subject.number);
+      model.ringGroups.set(subject.number, {
+        name: group?.name ?? "",
+        strategy: group?.strategy ?? "ringall",
+        ringTime: group?.ringTime ?? 0,
+        members: group?.members ?? [],
+        noAnswer: d,
+      });
+    } else {
+      const queue = model.queues.get(subject.number);
+      model.queues.set(subject.number, {
+        name: queue?.name ?? "",
+        strategy: queue?.strategy ?? "ringall",
+        agents: queue?.agents ?? [],
+        maxWait: queue?.maxWait ?? 0,
+        timeout: d,
+      });
+    }
+  });
 }

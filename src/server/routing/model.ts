@@ -5,7 +5,8 @@
  * written once (ADR 0058).
  */
 import { asc, eq, sql } from "drizzle-orm";
-import { extensions, inboundRoutes, pttGroups, queues, ringGroups } from "../../db/schema";
+import { announcements, extensions, inboundRoutes, ivrs, pttGroups, queues, ringGroups } from "../../db/schema";
+import { DIGITS_RE } from "../../shared/call-flow";
 import { type Destination, parseDestination } from "../../shared/destinations";
 import type { RingStrategy } from "../../shared/inventory";
 import type { OverrideState } from "../../shared/time-condition-states";
@@ -61,6 +62,30 @@ export interface TimeConditionEntry {
   override: OverrideState;
 }
 
+export interface IvrEntry {
+  name: string;
+  /** The greeting's system recording (FreePBX's id), or null: none. */
+  greeting: string | null;
+  /** Seconds it waits for a key after the greeting. */
+  timeout: number;
+  /** How often a wrong key or no key is met with the greeting again before its destination. */
+  retries: number;
+  options: { digits: string; to: DestRef }[];
+  /** After the retries of a wrong key; null: FreePBX hangs up. */
+  invalid: DestRef | null;
+  /** After the retries of no key; null: FreePBX hangs up. */
+  noKey: DestRef | null;
+}
+
+export interface AnnouncementEntry {
+  name: string;
+  /** The system recording (FreePBX's id), or null: none. */
+  recording: string | null;
+  allowSkip: boolean;
+  /** Null: FreePBX hangs up after playing it. */
+  after: DestRef | null;
+}
+
 export interface PageGroupEntry {
   name: string;
   members: string[];
@@ -80,6 +105,9 @@ export interface RoutingModel {
   ringGroups: Map<string, RingGroupEntry>;
   queues: Map<string, QueueEntry>;
   pageGroups: Map<string, PageGroupEntry>;
+  /** By the console's id on the console's side, by FreePBX's on the PBX's (ADR 0059). */
+  ivrs: Map<string, IvrEntry>;
+  announcements: Map<string, AnnouncementEntry>;
   /** FreePBX's time conditions by id, read from the PBX; null when it was not read (no `plan`). */
   timeConditions: Map<string, TimeConditionEntry> | null;
   /** The PBX host's time zone, what a time condition without one is read in; null when unknown (UTC then). */
@@ -127,9 +155,28 @@ export function consoleModel(db: DbOrTx): RoutingModel {
     ringGroups: new Map(),
     queues: new Map(),
     pageGroups: new Map(),
+    ivrs: new Map(),
+    announcements: new Map(),
     timeConditions: null,
     zone: null,
   };
+  for (const i of db.select().from(ivrs).all())
+    model.ivrs.set(String(i.id), {
+      name: i.name,
+      greeting: i.greeting === null ? null : String(i.greeting),
+      timeout: i.timeout,
+      retries: i.retries,
+      options: i.options.map((o) => ({ digits: o.digits, to: o.destination })),
+      invalid: i.invalidKind ? { kind: i.invalidKind, target: i.invalidTarget ?? "" } : null,
+      noKey: i.timeoutKind ? { kind: i.timeoutKind, target: i.timeoutTarget ?? "" } : null,
+    });
+  for (const a of db.select().from(announcements).all())
+    model.announcements.set(String(a.id), {
+      name: a.name,
+      recording: a.recording === null ? null : String(a.recording),
+      allowSkip: a.allowSkip,
+      after: a.afterKind ? { kind: a.afterKind, target: a.afterTarget ?? "" } : null,
+    });
   for (const g of db.select().from(ringGroups).all())
     model.ringGroups.set(g.number, {
       name: g.name,
@@ -162,7 +209,8 @@ type Row = Record<string, string | null>;
 
 /**
  * The PBX as it is now, from FreePBX's tables as the plan reads them (`users`, `incoming`, `ringgroups`,
- * `queues_config`, `queues_details`, `paging_config`, `paging_groups`).
+ * `queues_config`, `queues_details`, `paging_config`, `paging_groups`, `ivr_details`, `ivr_entries`,
+ * `announcement`).
  */
 export function pbxModel(tables: Record<string, Row[]>): RoutingModel {
   const text = (v: string | null | undefined) => (v ?? "").trim();
@@ -178,9 +226,36 @@ export function pbxModel(tables: Record<string, Row[]>): RoutingModel {
     ringGroups: new Map(),
     queues: new Map(),
     pageGroups: new Map(),
+    ivrs: new Map(),
+    announcements: new Map(),
     timeConditions: null,
     zone: null,
   };
+  for (const i of tables.ivr_details ?? []) {
+    const loops = (v: string | null | undefined) => Math.max(0, Number(text(v)) || 0);
+    model.ivrs.set(text(i.id), {
+      name: text(i.name),
+      greeting: text(i.announcement) || null,
+      timeout: Number(text(i.timeout_time)) || 0,
+      retries: loops(i.invalid_loops),
+      options: [],
+      invalid: refOf(i.invalid_destination),
+      noKey: refOf(i.timeout_destination),
+    });
+  }
+  for (const e of tables.ivr_entries ?? []) {
+    const to = refOf(e.dest);
+    const digits = text(e.selection);
+    // FreePBX's own `t` and `i` entries are its timeout and invalid handlers, not keys.
+    if (to && DIGITS_RE.test(digits)) model.ivrs.get(text(e.ivr_id))?.options.push({ digits, to });
+  }
+  for (const a of tables.announcement ?? [])
+    model.announcements.set(text(a.announcement_id), {
+      name: text(a.description),
+      recording: text(a.recording_id) || null,
+      allowSkip: text(a.allow_skip) === "1",
+      after: refOf(a.post_dest),
+    });
   for (const g of tables.ringgroups ?? [])
     model.ringGroups.set(text(g.grpnum), {
       name: text(g.description),

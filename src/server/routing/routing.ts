@@ -9,6 +9,7 @@ import type {
   DestinationItem,
   DestinationList,
   RerouteCall,
+  RoutingFinal,
   RoutingPath,
   SimulateAnswer,
   SimulateInput,
@@ -26,7 +27,15 @@ import { labelOf, simulate } from "./simulate";
 import { knownZone } from "./time-match";
 
 /** The kinds whose FreePBX tables a call passes through: what the plan reads to follow calls on the PBX. */
-export const ROUTING_KINDS: ItemKind[] = ["extension", "inboundRoute", "ringGroup", "queue", "pttGroup"];
+export const ROUTING_KINDS: ItemKind[] = [
+  "extension",
+  "inboundRoute",
+  "ringGroup",
+  "queue",
+  "pttGroup",
+  "ivr",
+  "announcement",
+];
 
 /** Reads the PBX's routing objects (inbound routes, extensions, ring groups, queues, page groups) over SSH. */
 export async function readPbxModel(deps: Pick<Deps, "credentials">): Promise<RoutingModel> {
@@ -80,10 +89,16 @@ export async function simulateCall(
   return { ...path, at: at.toISOString(), live: { ...now, changed } };
 }
 
-/** What makes two paths the same call: the objects passed and where it ends, not the words. */
-const pathShape = (p: { steps: { kind: string; target: string }[]; final: unknown }) => ({
-  steps: p.steps.map((s) => `${s.kind}:${s.target}`),
-  final: p.final,
+/**
+ * What makes two paths the same call: the objects passed and where it ends, not the words. An IVR or
+ * announcement is numbered by the console on one side and by FreePBX on the other (ADR 0059): it is the same
+ * one by its name.
+ */
+const BY_NAME = new Set(["ivr", "announcement"]);
+const nameIn = (label: string) => label.slice(label.indexOf(" · ") + 3);
+const pathShape = (p: { steps: { kind: string; target: string; label: string }[]; final: RoutingFinal }) => ({
+  steps: p.steps.map((s) => `${s.kind}:${BY_NAME.has(s.kind) ? nameIn(s.label) : s.target}`),
+  final: BY_NAME.has(p.final.kind) ? { ...p.final, target: "" } : p.final,
 });
 const samePath = (a: RoutingPath, b: RoutingPath) => JSON.stringify(pathShape(a)) === JSON.stringify(pathShape(b));
 
@@ -111,7 +126,7 @@ export function reroutedCalls(now: RoutingModel, after: RoutingModel): RerouteCa
 
 /**
  * GET /api/destinations: every destination the console knows, in picker order (hang up, extensions and
- * their voicemail, ring groups, queues, page groups), each labelled as the simulator names it.
+ * their voicemail, ring groups, queues, page groups, IVRs, announcements), each labelled as the simulator names it.
  */
 export function listDestinations(deps: Pick<Deps, "db">): DestinationList {
   const all = deps.db
@@ -130,6 +145,10 @@ export function listDestinations(deps: Pick<Deps, "db">): DestinationList {
   for (const n of numbers(model.ringGroups)) add("ring-group", n);
   for (const n of numbers(model.queues)) add("queue", n);
   for (const n of numbers(model.pageGroups)) add("page-group", n);
+  const byName = (m: Map<string, { name: string }>) =>
+    [...m.entries()].sort(([, a], [, b]) => a.name.localeCompare(b.name)).map(([id]) => id);
+  for (const id of byName(model.ivrs)) add("ivr", id);
+  for (const id of byName(model.announcements)) add("announcement", id);
   return { items };
 }
 

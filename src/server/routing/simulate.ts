@@ -82,6 +82,10 @@ function nameOf(model: RoutingModel, d: Destination): string | undefined {
       return model.pageGroups.get(d.target)?.name;
     case "time-condition":
       return model.timeConditions?.get(d.target)?.name;
+    case "ivr":
+      return model.ivrs.get(d.target)?.name;
+    case "announcement":
+      return model.announcements.get(d.target)?.name;
     default:
       return undefined;
   }
@@ -104,6 +108,19 @@ export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: s
       if (!q?.timeout) return [];
       return [{ to: q.timeout, when: q.maxWait ? `After ${q.maxWait} s waiting` : "Never (no max wait set)" }];
     }
+    case "ivr": {
+      const i = model.ivrs.get(d.target);
+      if (!i) return [];
+      return [
+        ...i.options.map((o) => ({ to: o.to, when: `Key ${o.digits}` })),
+        ...(i.invalid ? [{ to: i.invalid, when: "Wrong key" }] : []),
+        ...(i.noKey ? [{ to: i.noKey, when: "No key" }] : []),
+      ];
+    }
+    case "announcement": {
+      const a = model.announcements.get(d.target);
+      return a?.after ? [{ to: a.after, when: "After playing" }] : [];
+    }
     default:
       return [];
   }
@@ -119,7 +136,9 @@ export const inboundLabel = (route: InboundEntry): string =>
 const where = (model: RoutingModel) => (model.side === "pbx" ? "on the PBX" : "in the console");
 
 /** Follows one call through `model`. */
-export function simulate(model: RoutingModel, input: CallInput): RoutingPath {
+export function simulate(model: RoutingModel, call: CallInput): RoutingPath {
+  // A copy: the IVRs the call passes take the keys the caller presses from it, in order.
+  const input = { ...call };
   const steps: RoutingStep[] = [];
   const didText = input.did || "no DID";
   const cidText = input.callerId ? ` from ${input.callerId}` : "";
@@ -264,6 +283,43 @@ function follow(
           : "The page group has no members: nobody hears the caller.",
       );
       return { kind: "page-group", target: d.target, ringing: [...p.members] };
+    }
+    case "ivr": {
+      const i = model.ivrs.get(d.target);
+      if (!i) return missing();
+      const greeting = i.greeting ? `plays its greeting (recording ${i.greeting})` : "answers without a greeting";
+      const pressed = input.digits;
+      // Asterisk takes the option the keys spell exactly; the longest one that the pressed keys begin with.
+      const option = [...i.options]
+        .sort((a, b) => b.digits.length - a.digits.length)
+        .find((o) => pressed.startsWith(o.digits));
+      const tries = i.retries ? ` (after ${i.retries} more tr${i.retries === 1 ? "y" : "ies"})` : "";
+      if (option) {
+        input.digits = pressed.slice(option.digits.length);
+        step(`The IVR ${greeting}; the caller presses ${option.digits}, which goes to ${labelOf(model, option.to)}.`);
+        return follow(model, option.to, input, steps, seen);
+      }
+      const next = pressed ? i.invalid : i.noKey;
+      const what = pressed
+        ? `the caller presses ${pressed}, which is not an option${tries}`
+        : `the caller presses no key within ${i.timeout} s${tries}`;
+      input.digits = "";
+      step(
+        `The IVR ${greeting}; ${what}: the call goes to ${next ? labelOf(model, next) : "no destination, and FreePBX hangs up"}.`,
+      );
+      if (!next) return { kind: "hangup", target: "", ringing: [] };
+      return follow(model, next, input, steps, seen);
+    }
+    case "announcement": {
+      const a = model.announcements.get(d.target);
+      if (!a) return missing();
+      const plays = a.recording ? `The caller hears recording ${a.recording}` : "The announcement has no recording";
+      const skip = a.allowSkip ? " (a key skips it)" : "";
+      step(
+        `${plays}${skip}; then the call goes to ${a.after ? labelOf(model, a.after) : "no destination, and FreePBX hangs up"}.`,
+      );
+      if (!a.after) return { kind: "hangup", target: "", ringing: [] };
+      return follow(model, a.after, input, steps, seen);
     }
     case "time-condition": {
       if (!model.timeConditions) break;

@@ -28,6 +28,8 @@ const DEPENDENT_LABEL: Record<UndoKind, string> = {
   "ptt-group": "PTT group",
   "ring-group": "Ring group",
   queue: "Queue",
+  ivr: "IVR",
+  announcement: "Announcement",
   "ai-assistant": "AI assistant",
   "ai-rule": "Routing rule",
 };

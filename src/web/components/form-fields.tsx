@@ -5,7 +5,6 @@ import { type Control, Controller, type FieldValues, type Path } from "react-hoo
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
 
 import { SelectField } from "./select-field";

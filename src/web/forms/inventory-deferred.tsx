@@ -55,6 +55,15 @@ export const EditRingGroupDialog = deferred(() => forms().then((m) => m.EditRing
 export const AddQueueDialog = deferredCreateDialog(() => forms().then((m) => m.AddQueueDialog), "Add Queue");
 export const EditQueueDialog = deferred(() => forms().then((m) => m.EditQueueDialog));
 
+export const AddIvrDialog = deferredCreateDialog(() => forms().then((m) => m.AddIvrDialog), "Add IVR");
+export const EditIvrDialog = deferred(() => forms().then((m) => m.EditIvrDialog));
+
+export const AddAnnouncementDialog = deferredCreateDialog(
+  () => forms().then((m) => m.AddAnnouncementDialog),
+  "Add Announcement",
+);
+export const EditAnnouncementDialog = deferred(() => forms().then((m) => m.EditAnnouncementDialog));
+
 export const UploadRecordingDialog = deferredCreateDialog(
   () => forms().then((m) => m.UploadRecordingDialog),
   "Upload Recording",

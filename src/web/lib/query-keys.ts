@@ -34,6 +34,8 @@ export const queryKeys = {
   pttGroups: ["/api/ptt-groups"],
   ringGroups: ["/api/ring-groups"],
   queues: ["/api/queues"],
+  ivrs: ["/api/ivrs"],
+  announcements: ["/api/announcements"],
   /** The PBX's system recordings (features/recordings/api.ts), read over SSH. */
   recordings: ["/api/recordings"],
   /** The PBX's time conditions and their overrides (features/routing/api.ts), read over SSH. */
@@ -114,6 +116,13 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
     queryKeys.dashboardSummary,
   ],
   "queues-updated": [queryKeys.queues, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
+  "ivrs-updated": [queryKeys.ivrs, queryKeys.destinations, queryKeys.callFlows, queryKeys.dashboardSummary],
+  "announcements-updated": [
+    queryKeys.announcements,
+    queryKeys.destinations,
+    queryKeys.callFlows,
+    queryKeys.dashboardSummary,
+  ],
   "recordings-updated": [queryKeys.recordings],
   "time-conditions-updated": [queryKeys.pbxTimeConditions],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.

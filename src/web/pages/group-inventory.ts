@@ -1,10 +1,12 @@
 // One lazy chunk for this group of screens (src/web/router.tsx, ADR 0030).
 
+export * from "./announcements";
 export * from "./call-routing";
 export { SHARED_MODULES, TooltipProvider } from "./common";
 export * from "./dashboard";
 export * from "./extensions";
 export * from "./inbound-routes";
+export * from "./ivrs";
 export * from "./outbound-routes";
 export * from "./ptt-groups";
 export * from "./queues";

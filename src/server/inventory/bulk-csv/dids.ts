@@ -5,6 +5,7 @@
  */
 
 import { eq } from "drizzle-orm";
+import type { Db } from "../../../db/client";
 import { inboundRoutes } from "../../../db/schema";
 import type { ImportPreview } from "../../../shared/bulk-csv";
 import {
@@ -16,7 +17,9 @@ import { inboundRouteSchema } from "../../../shared/inventory";
 import { byNumber } from "../../../shared/sort";
 import { csvCellNumbersAsIs, csvText } from "../../core/csv";
 import type { Deps } from "../../core/deps";
+import { managedOf } from "../../pbx/objects/managed";
 import { INCOMING_DEFAULTS } from "../../pbx/objects/ownership";
+import type { DbOrTx } from "../numbers";
 import { type BulkImporter, importCsv, type RowReading, reasonOf } from "./import";
 
 /** The columns a DID import reads: the Bulk Handler's (description, extension = the DID, cidnum, destination). */
@@ -40,21 +43,36 @@ export function parseDestination(value: string): { destinationType: DestinationK
   return d ? { destinationType: d.kind, destination: d.target } : null;
 }
 
+/**
+ * IVRs and announcements are numbered by FreePBX in a file and by the console in its routes (ADR 0059): the
+ * records of the deployed ones map the two (`pbx:<kind>:<FreePBX id>` → console id and back).
+ */
+function autoIds(db: DbOrTx): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of managedOf(db as Db, ["ivr", "announcement"])) {
+    if (!r.pbxId || r.consoleId === null) continue;
+    out.set(`pbx:${r.kind}:${r.pbxId}`, String(r.consoleId));
+    out.set(`console:${r.kind}:${r.consoleId}`, r.pbxId);
+  }
+  return out;
+}
+const AUTO_KIND = { ivr: "ivr", announcement: "announcement" } as const;
+
 /** GET /api/inbound-routes/export.csv: every inbound route as a Bulk Handler DID row. */
 export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
   const defaults = Object.values(INCOMING_DEFAULTS).map(String);
+  const ids = autoIds(deps.db);
+  // A deployed IVR or announcement is written with FreePBX's id; one not deployed yet has none but the console's.
+  const target = (r: InboundRow) =>
+    r.destinationType === "ivr" || r.destinationType === "announcement"
+      ? (ids.get(`console:${AUTO_KIND[r.destinationType]}:${r.destination}`) ?? r.destination)
+      : r.destination;
   const rows = deps.db
     .select()
     .from(inboundRoutes)
     .all()
     .sort((a, b) => byNumber(a.didNumber ?? "", b.didNumber ?? ""))
-    .map((r) => [
-      r.description,
-      r.didNumber ?? "",
-      "",
-      destinationString(r.destinationType, r.destination),
-      ...defaults,
-    ]);
+    .map((r) => [r.description, r.didNumber ?? "", "", destinationString(r.destinationType, target(r)), ...defaults]);
   return csvText(DID_CSV_COLUMNS, rows, csvCellNumbersAsIs);
 }
 
@@ -67,10 +85,10 @@ export function importInboundRoutesCsv(
   body: ReadableStream<Uint8Array> | null,
   dryRun: boolean,
 ): Promise<ImportPreview> {
-  return importCsv(deps, didImporter, body, dryRun);
+  return importCsv(deps, didImporter(autoIds(deps.db)), body, dryRun);
 }
 
-const didImporter: BulkImporter<InboundRow, InboundInsert, Partial<InboundInsert>> = {
+const didImporter = (ids: Map<string, string>): BulkImporter<InboundRow, InboundInsert, Partial<InboundInsert>> => ({
   kind: "Bulk Handler DIDs",
   required: ["extension", "destination"],
   used: USED,
@@ -82,7 +100,7 @@ const didImporter: BulkImporter<InboundRow, InboundInsert, Partial<InboundInsert
         .all()
         .map((r) => [r.didNumber ?? "", r]),
     ),
-  read: readRoute,
+  read: (cell, did, current, seenOn) => readRoute(cell, did, current, seenOn, ids),
   changes: (input, current) => {
     const set: Partial<InboundInsert> = {};
     const fields: string[] = [];
@@ -107,13 +125,14 @@ const didImporter: BulkImporter<InboundRow, InboundInsert, Partial<InboundInsert
     type: "routes-updated",
     data: { kind: "inbound", action: "imported", created, updated },
   }),
-};
+});
 
 function readRoute(
   cell: (name: string) => string | undefined,
   did: string,
   _current: InboundRow | undefined,
-  seenOn?: number,
+  seenOn: number | undefined,
+  ids: Map<string, string>,
 ): RowReading<InboundInsert> {
   const problems: string[] = [];
   const cid = (cell("cidnum") ?? "").trim();
@@ -124,8 +143,19 @@ function readRoute(
     problems.push(`${did ? `DID ${did}` : "The route for calls without a DID"} is also on line ${seenOn}`);
   }
   const rawDestination = cell("destination") ?? "";
-  const target = parseDestination(rawDestination);
-  if (!target) {
+  let target = parseDestination(rawDestination);
+  const readable = target;
+  if (target && (target.destinationType === "ivr" || target.destinationType === "announcement")) {
+    const kind = target.destinationType;
+    const mine = ids.get(`pbx:${kind}:${target.destination}`);
+    if (mine === undefined) {
+      problems.push(
+        `${kind === "ivr" ? "IVR" : "Announcement"} ${target.destination} on the PBX is not one the console manages: create or import it in the console first`,
+      );
+      target = null;
+    } else target = { destinationType: kind, destination: mine };
+  }
+  if (!readable) {
     problems.push(
       rawDestination.trim() === ""
         ? "Destination is required"

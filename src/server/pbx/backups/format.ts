@@ -28,11 +28,18 @@ export const BACKUP_TABLES = [
   "ringgroups",
   "queues_config",
   "queues_details",
+  "ivr_details",
+  "ivr_entries",
+  "announcement",
 ] as const;
 export type Table = (typeof BACKUP_TABLES)[number];
 
-/** A PBX id only known on the PBX: a trunk's trunkid (`@tid`) or a route's route_id (`@rid`). */
-export type Ref = "trunk" | "route";
+/**
+ * A PBX id only known on the PBX: a trunk's trunkid (`@tid`), a route's route_id (`@rid`), an IVR's or an
+ * announcement's id (`@ivr_<n>`, `@ann_<n>`).
+ */
+export const REFS = ["trunk", "route", "ivr", "announcement"] as const;
+export type Ref = (typeof REFS)[number];
 export type ScopeValue = { eq: string } | { ref: Ref } | { emptyOrNull: true };
 /** Rows of a table matched by every entry of `match` (an empty match: the whole table). */
 export interface Scope {
@@ -46,7 +53,10 @@ export interface ObjectScope {
   label: string;
   kind: ItemKind;
   key: string;
-  /** A trunk or route: its PBX ids when backed up, and whether they were found by name (then again at roll back). */
+  /**
+   * A trunk, route, IVR or announcement: its PBX ids when backed up, and whether they were found by name (then
+   * again at roll back).
+   */
   ref: { kind: Ref; name: string; byName: boolean; ids: string[] } | null;
   scopes: Scope[];
   /** An extension: its number (its AstDB trees are backed up). */
@@ -119,30 +129,37 @@ export function conditions(objects: ObjectScope[], extraIds: Map<string, string[
   return out;
 }
 
-/** The ids the trunks and routes of `objects` have on the PBX now, found by name (only those found by name). */
+/** Where each kind of PBX id lives: its table, id column and name column. */
+const REF_TABLES: Record<Ref, { table: string; id: string; name: string }> = {
+  trunk: { table: "trunks", id: "trunkid", name: "name" },
+  route: { table: "outbound_routes", id: "route_id", name: "name" },
+  ivr: { table: "ivr_details", id: "id", name: "name" },
+  announcement: { table: "announcement", id: "announcement_id", name: "description" },
+};
+
+/** The ids the trunks, routes, IVRs and announcements of `objects` have on the PBX now, found by name (only those found by name). */
 export async function idsByName(
   remote: PbxRemote,
   objects: ObjectScope[],
-): Promise<{ trunks: Map<string, string[]>; routes: Map<string, string[]> }> {
-  const names = (k: Ref) => [
-    ...new Set(objects.filter((o) => o.ref?.kind === k && o.ref.byName).map((o) => (o.ref as { name: string }).name)),
-  ];
-  const trunks = new Map<string, string[]>();
-  const routes = new Map<string, string[]>();
-  const t = names("trunk");
-  const r = names("route");
-  const sql = [
-    t.length
-      ? `SELECT HEX('t'), HEX(name), HEX(CAST(trunkid AS CHAR)) FROM trunks WHERE name IN (${t.map(str).join(", ")});`
-      : "",
-    r.length
-      ? `SELECT HEX('r'), HEX(name), HEX(CAST(route_id AS CHAR)) FROM outbound_routes WHERE name IN (${r.map(str).join(", ")});`
-      : "",
-  ].join("\n");
-  if (!sql.trim()) return { trunks, routes };
+): Promise<Record<Ref, Map<string, string[]>>> {
+  const found = Object.fromEntries(REFS.map((k) => [k, new Map<string, string[]>()])) as Record<
+    Ref,
+    Map<string, string[]>
+  >;
+  const sql = REFS.flatMap((k, i) => {
+    const names = [
+      ...new Set(objects.filter((o) => o.ref?.kind === k && o.ref.byName).map((o) => (o.ref as { name: string }).name)),
+    ];
+    if (!names.length) return [];
+    const t = REF_TABLES[k];
+    return [
+      `SELECT HEX('${i}'), HEX(${ident(t.name)}), HEX(CAST(${ident(t.id)} AS CHAR)) FROM ${ident(t.table)} WHERE ${ident(t.name)} IN (${names.map(str).join(", ")});`,
+    ];
+  }).join("\n");
+  if (!sql) return found;
   for (const [tag, name, id] of await remote.selectHex(sql)) {
-    const map = tag === "t" ? trunks : routes;
-    if (name != null && id != null) map.set(name, [...(map.get(name) ?? []), id]);
+    const map = found[REFS[Number(tag)] as Ref];
+    if (map && name != null && id != null) map.set(name, [...(map.get(name) ?? []), id]);
   }
-  return { trunks, routes };
+  return found;
 }

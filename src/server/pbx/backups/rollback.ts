@@ -134,9 +134,7 @@ export async function rollbackBackup(
         const extra = new Map<string, string[]>();
         stored.objects.forEach((o, i) => {
           if (!o.ref) return;
-          const byName = o.ref.byName
-            ? ((o.ref.kind === "trunk" ? found.trunks : found.routes).get(o.ref.name) ?? [])
-            : [];
+          const byName = o.ref.byName ? (found[o.ref.kind].get(o.ref.name) ?? []) : [];
           const record = records.find((r) => r.kind === o.kind && r.key === o.key)?.pbxId;
           extra.set(String(i), [...byName, ...(isId(record) ? [record] : [])]);
         });

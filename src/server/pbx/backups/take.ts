@@ -24,6 +24,7 @@ import {
   TRUNK_ID,
   type Value,
 } from "../objects/ownership";
+import { AUTO_TABLES } from "../objects/refs";
 import {
   conditions,
   ident,
@@ -46,6 +47,8 @@ const KIND_LABEL: Record<ItemKind, string> = {
   pttGroup: "PTT group",
   ringGroup: "ring group",
   queue: "queue",
+  ivr: "IVR",
+  announcement: "announcement",
 };
 export const objectLabel = (o: Pick<PbxObject, "kind" | "key">) => `${KIND_LABEL[o.kind]} ${o.key}`;
 
@@ -54,6 +57,7 @@ function scopeValue(v: Value | typeof EMPTY_OR_NULL): ScopeValue {
   if (isExpr(v)) {
     if (/@tid\b/.test(v.sql)) return { ref: "trunk" };
     if (/@rid\b/.test(v.sql)) return { ref: "route" };
+    if (v.ref) return { ref: v.ref.kind };
     throw new UnsafeValueError(`a backup cannot match on ${v.text}`);
   }
   if (v === null) throw new UnsafeValueError("a backup cannot match on NULL");
@@ -84,7 +88,14 @@ function objectScope(o: PbxObject): ObjectScope {
           byName: id.pbxId === undefined,
           ids: id.pbxId === undefined ? [] : [id.pbxId],
         }
-      : null;
+      : id.kind === "auto"
+        ? {
+            kind: id.ref.kind as Ref,
+            name: id.ref.name,
+            byName: id.ref.pbxId === undefined,
+            ids: id.ref.pbxId === undefined ? [] : [id.ref.pbxId],
+          }
+        : null;
   for (const s of scopes)
     for (const v of Object.values(s.match))
       if ("ref" in v && v.ref !== ref?.kind) throw new UnsafeValueError(`${objectLabel(o)}: unexpected PBX id`);
@@ -165,6 +176,22 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
         rows: [{ table: "queues_config", match: { extension: t.key }, ...none }],
         keywords: [{ table: "queues_details", id: t.key, owned: [], defaults: [] }],
       };
+    case "ivr":
+    case "announcement": {
+      // Ivr::delete(): its entries and its row; Announcement::deleteAnnouncement(): its row.
+      const ref = { kind: t.kind, consoleId: 1, name: t.key, ...(pbxId ? { pbxId } : {}) };
+      const auto = AUTO_TABLES[t.kind];
+      const id = { sql: t.kind === "ivr" ? "@ivr_1" : "@ann_1", text: `the ${auto.label}'s id`, ref };
+      return {
+        ...base,
+        identity: { kind: "auto", ref, ...auto },
+        rows: [{ table: auto.table, match: { [auto.idColumn]: id }, ...none }],
+        lists:
+          t.kind === "ivr"
+            ? [{ table: "ivr_entries", parent: { ivr_id: id }, key: [], entries: [], policy: "add" as const }]
+            : [],
+      };
+    }
     case "pttGroup":
       return {
         ...base,
@@ -206,7 +233,7 @@ export async function backupBeforeApply(
   let next = Number(maxRow[0]?.[0] ?? 0);
   for (const s of scopes) {
     if (!s.ref) continue;
-    if (s.ref.byName) s.ref.ids = (s.ref.kind === "trunk" ? found.trunks : found.routes).get(s.ref.name) ?? [];
+    if (s.ref.byName) s.ref.ids = found[s.ref.kind].get(s.ref.name) ?? [];
     if (s.ref.kind === "trunk" && s.ref.ids.length === 0) s.ref.ids = [String(++next)];
   }
   const where = conditions(scopes);

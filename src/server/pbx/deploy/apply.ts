@@ -68,6 +68,8 @@ const KIND_NAME: Record<DeployKind, string> = {
   pttGroup: "PTT group",
   ringGroup: "Ring group",
   queue: "Queue",
+  ivr: "IVR",
+  announcement: "Announcement",
 };
 
 /** What the plan's entries become: the items to write, and the results known without writing. */
@@ -139,6 +141,14 @@ function sqlItems(sel: Selected): SqlItem[] {
 
 const idOf = (kind: string, key: string) => `${kind}:${key}`;
 
+/** The kinds whose new objects get their PBX id from FreePBX, and where it is read back by name (the object's key). */
+const FRESH_ID: Record<string, { table: string; id: string; name: string }> = {
+  trunk: { table: "trunks", id: "trunkid", name: "name" },
+  outboundRoute: { table: "outbound_routes", id: "route_id", name: "name" },
+  ivr: { table: "ivr_details", id: "id", name: "name" },
+  announcement: { table: "announcement", id: "announcement_id", name: "description" },
+};
+
 /**
  * What the backup before the write covers (backups/take.ts): the objects written (a moved inbound route under
  * its old DID too, so a roll back puts its row back there) and the ones deleted.
@@ -168,11 +178,9 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
       const r = all.get(e.item.id);
       if (r) r.action = e.item.action;
     }
-    // New trunks and routes: their ids, as the transaction allocated them.
+    // New trunks, routes, IVRs and announcements: their ids, as the transaction allocated them.
     const ids = new Map<string, string>();
-    const fresh = written.filter(
-      (e) => e.item.pbxId === null && (e.item.kind === "trunk" || e.item.kind === "outboundRoute"),
-    );
+    const fresh = written.filter((e) => e.item.pbxId === null && e.item.kind in FRESH_ID);
     if (remote && fresh.length) {
       const hex = (s: string) => Buffer.from(s, "utf8").toString("hex");
       const names = (kind: string) =>
@@ -180,13 +188,12 @@ function afterCommit(deps: ApplyDeps, sel: Selected, remote: PbxRemote | null): 
           .filter((e) => e.item.kind === kind)
           .map((e) => `X'${hex(e.item.key)}'`)
           .join(", ");
-      const sql = [
-        names("trunk") &&
-          `SELECT HEX('trunk'), HEX(name), HEX(CAST(MIN(trunkid) AS CHAR)) FROM trunks WHERE name IN (${names("trunk")}) GROUP BY name;`,
-        names("outboundRoute") &&
-          `SELECT HEX('outboundRoute'), HEX(name), HEX(CAST(MIN(route_id) AS CHAR)) FROM outbound_routes WHERE name IN (${names("outboundRoute")}) GROUP BY name;`,
-      ]
-        .filter(Boolean)
+      const sql = Object.entries(FRESH_ID)
+        .filter(([kind]) => names(kind))
+        .map(
+          ([kind, t]) =>
+            `SELECT HEX('${kind}'), HEX(${t.name}), HEX(CAST(MIN(${t.id}) AS CHAR)) FROM ${t.table} WHERE ${t.name} IN (${names(kind)}) GROUP BY ${t.name};`,
+        )
         .join("\n");
       const rows = await remote.selectHex(sql).catch(() => []);
       for (const [kind, name, id] of rows) if (kind && name && id) ids.set(idOf(kind, name), id);
@@ -341,6 +348,8 @@ const TARGET_KIND = {
   "ptt-groups": "pttGroup",
   "ring-groups": "ringGroup",
   queues: "queue",
+  ivrs: "ivr",
+  announcements: "announcement",
 } as const;
 
 /**
@@ -375,6 +384,8 @@ export async function deployTarget(
       inboundRoutes: group(outcome.results, "inboundRoute"),
       ringGroups: group(outcome.results, "ringGroup"),
       queues: group(outcome.results, "queue"),
+      ivrs: group(outcome.results, "ivr"),
+      announcements: group(outcome.results, "announcement"),
       reload: outcome.reload,
     };
   }

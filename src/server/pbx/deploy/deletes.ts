@@ -13,7 +13,7 @@ export interface DeleteTarget {
   kind: ItemKind;
   key: string;
   label: string;
-  /** trunkid / route_id for trunks and outbound routes. */
+  /** trunkid / route_id / id for trunks, outbound routes, IVRs and announcements. */
   pbxId: string | null;
 }
 
@@ -60,6 +60,16 @@ function statements(t: DeleteTarget): string[] {
       // the transaction (apply.ts).
       const n = str(extensionNumber(t.key, "Queue number"));
       return [`DELETE FROM queues_details WHERE id = ${n};`, `DELETE FROM queues_config WHERE extension = ${n};`];
+    }
+    case "ivr": {
+      // Ivr::delete(): its options, then its row.
+      if (t.pbxId === null) throw new Error(`IVR ${t.key}: no recorded id to delete`);
+      const id = pbxInt(t.pbxId);
+      return [`DELETE FROM ivr_entries WHERE ivr_id = ${id};`, `DELETE FROM ivr_details WHERE id = ${id};`];
+    }
+    case "announcement": {
+      if (t.pbxId === null) throw new Error(`announcement ${t.key}: no recorded id to delete`);
+      return [`DELETE FROM announcement WHERE announcement_id = ${pbxInt(t.pbxId)};`];
     }
     case "pttGroup": {
       const n = str(extensionNumber(t.key, "Group number"));

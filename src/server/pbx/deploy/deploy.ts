@@ -9,6 +9,7 @@
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../../db/schema";
 import { trunkChannelId } from "../../../shared/inventory";
+import type { JobTarget } from "../../../shared/jobs";
 import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
 import { deadline, ServiceError } from "../../clients/http";
 import type { Deps } from "../../core/deps";
@@ -21,7 +22,7 @@ import { type AstdbEntry, astdbEntries, type ExtensionRows, extensionRowsSql, pa
 import type { PbxRemote } from "../host/host";
 import { UnsafeValueError } from "../host/sql";
 import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
-import { GONE_OBJECT_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
+import { GONE_OBJECT_MARK, MISSING_REF_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
 import { QUEUE_ASTDB, RINGGROUP_ASTDB } from "../objects/ownership";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import { buildScript } from "./script";
@@ -54,8 +55,11 @@ export const itemResult = (
   via,
 });
 
-function explain(message: string, script: string, line: number | null): string {
+function explain(message: string, script: string, line: number | null, item?: SqlItem): string {
   const text = line ? (script.split("\n")[line - 1] ?? "") : "";
+  const ref = text.split(MISSING_REF_MARK)[1]?.trim();
+  if (ref !== undefined)
+    return `It sends calls to ${item?.refLabels?.[ref] ?? "an IVR or announcement"}, which is not on the PBX: deploy it too (or first)`;
   if (text.includes(MISSING_TRUNK_MARK)) return "The route's trunk is not on the PBX yet: deploy the trunk first";
   if (text.includes(GONE_OBJECT_MARK))
     return "It was deleted on the PBX after the plan was read: review the plan again (POST /api/deploy/plan)";
@@ -121,7 +125,7 @@ export async function writeOverSsh(
       break;
     }
     const bad = pending[index] as SqlItem;
-    results.push(itemResult(bad, "failed", `${explain(message, script.text, run.line)} (rolled back)`, "ssh"));
+    results.push(itemResult(bad, "failed", `${explain(message, script.text, run.line, bad)} (rolled back)`, "ssh"));
     pending = pending.filter((_, i) => i !== index);
   }
   await hooks.afterCommit?.(results);
@@ -351,4 +355,4 @@ export function deployPaths(deps: Pick<DeployDeps, "credentials">): { ssh: boole
 }
 
 /** What the deploy routes name: one kind, or everything but PTT groups (the same as a plan's target). */
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all";
+export type DeployTarget = JobTarget;

@@ -22,6 +22,9 @@ export const scriptStart = (header: string[] = []): string[] => [
 /** The line before an item's statements (after an empty line). */
 export const itemHeading = (item: SqlItem): string => `-- ${item.kind} ${item.label.replace(/[\r\n]/g, " ")}`;
 
+/** The line before the second pass (entities.ts `late`). */
+export const LATE_HEADING = "-- Destinations to IVRs and announcements, now that every object has its id";
+
 /** The lines after the last item; the script's text ends with a newline after them. */
 export const SCRIPT_END = ["", "UPDATE admin SET value = 'true' WHERE variable = 'need_reload';", "COMMIT;"];
 
@@ -37,6 +40,17 @@ export function buildScript(items: SqlItem[], opts: { header?: string[] } = {}):
   items.forEach((item, i) => {
     lines.push("", itemHeading(item));
     for (const st of item.statements) {
+      lineToItem.set(lines.length + 1, i);
+      lines.push(st);
+    }
+  });
+  // The second pass (ADR 0059): destinations to IVRs and announcements, once every object has its row.
+  const late = items.filter((item) => item.late?.length);
+  if (late.length) lines.push("", LATE_HEADING);
+  items.forEach((item, i) => {
+    if (!item.late?.length) return;
+    lines.push("", itemHeading(item));
+    for (const st of item.late) {
       lineToItem.set(lines.length + 1, i);
       lines.push(st);
     }

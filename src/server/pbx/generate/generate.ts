@@ -4,7 +4,7 @@
  * (`GET /api/config/script.sql`), whose bytes are what `buildScript` makes of the same items.
  */
 import type { Deps } from "../../core/deps";
-import { itemHeading, SCRIPT_END, scriptStart } from "../deploy/script";
+import { itemHeading, LATE_HEADING, SCRIPT_END, scriptStart } from "../deploy/script";
 import type { ItemKind } from "../objects/entities";
 import { BATCH, type Entry, inventoryEntries, type Refused } from "./inventory";
 
@@ -18,7 +18,7 @@ export const DEPLOYMENT_STEPS = [
   "Extensions also need their entries in Asterisk's database (AstDB), which this script cannot write: deploy them from the Deployment page, or open and save each new extension once in the FreePBX web GUI.",
   "New ring groups ring without their AstDB caller-ID keys (FreePBX then uses the default caller ID); deploying them from the Deployment page, or saving each once in the FreePBX web GUI, writes them.",
   "New queues lack their AstDB key for dynamic agents (QPENALTY dynmemberonly: FreePBX then lets any dynamic agent log in, its default); deploying them from the Deployment page, or saving each once in the FreePBX web GUI, writes it.",
-  "Verify the trunks, extensions, ring groups, queues, routes and page groups in the FreePBX web GUI.",
+  "Verify the trunks, extensions, ring groups, queues, IVRs, announcements, routes and page groups in the FreePBX web GUI.",
 ];
 
 /** The script's first comment lines (before the objects left out). */
@@ -37,6 +37,8 @@ const SQL_KEYS: [ItemKind, string][] = [
   ["extension", "extensions"],
   ["ringGroup", "ringGroups"],
   ["queue", "queues"],
+  ["announcement", "announcements"],
+  ["ivr", "ivrs"],
   ["outboundRoute", "outboundRoutes"],
   ["inboundRoute", "inboundRoutes"],
   ["pttGroup", "pttGroups"],
@@ -109,10 +111,13 @@ export function generateConfigStream(
     extension: 0,
     ringGroup: 0,
     queue: 0,
+    announcement: 0,
+    ivr: 0,
     outboundRoute: 0,
     inboundRoute: 0,
     pttGroup: 0,
   };
+  const late: string[] = [];
   let open = -1; // index in SQL_KEYS of the list being written
   let first = true; // no statement in that list yet
   let phase: "start" | "sql" | "script" | "done" = "start";
@@ -138,6 +143,8 @@ export function generateConfigStream(
       totalPttGroups: counts.pttGroup,
       totalRingGroups: counts.ringGroup,
       totalQueues: counts.queue,
+      totalIvrs: counts.ivr,
+      totalAnnouncements: counts.announcement,
     });
   return textStream(
     async () => {
@@ -156,7 +163,9 @@ export function generateConfigStream(
       }
       const next = walker.next();
       if (next.done) {
-        const head = `${advanceTo(SQL_KEYS.length)}},"refused":${JSON.stringify(refused)},"deployment":{"steps":${JSON.stringify(DEPLOYMENT_STEPS)}`;
+        // The second pass (entities.ts): destinations to IVRs and announcements, once every object has its id.
+        const tail = `${advanceTo(SQL_KEYS.length)},"destinations":${JSON.stringify(late)}`;
+        const head = `${tail}},"refused":${JSON.stringify(refused)},"deployment":{"steps":${JSON.stringify(DEPLOYMENT_STEPS)}`;
         if (opts.withScript === false) {
           phase = "done";
           return `${head}},"summary":${summary()}}`;
@@ -172,6 +181,7 @@ export function generateConfigStream(
       }
       const item = entry.item;
       counts[item.kind]++;
+      if (item.late) late.push(...item.late);
       let out = advanceTo(SQL_KEYS.findIndex(([k]) => k === item.kind));
       for (const st of item.statements) {
         out += first ? JSON.stringify(st) : `,${JSON.stringify(st)}`;
@@ -201,6 +211,8 @@ export function scriptStream(deps: Pick<Deps, "db" | "now" | "box">): ReadableSt
   const entries = inventoryEntries(deps.db, deps.box);
   let walker: Iterator<Entry, void> | undefined;
   let phase: "intro" | "scan" | "items" | "end" | "done" = "intro";
+  // The items with a second pass (few: what points at IVRs and announcements), written after every item.
+  const late: string[] = [];
   const lines = (ls: string[]) => ls.map((l) => `${l}\n`).join("");
   return textStream(
     async () => {
@@ -227,9 +239,10 @@ export function scriptStream(deps: Pick<Deps, "db" | "now" | "box">): ReadableSt
           const next = (walker as Iterator<Entry, void>).next();
           if (next.done) {
             phase = "end";
-            return lines(SCRIPT_END);
+            return lines([...(late.length ? ["", LATE_HEADING, ...late] : []), ...SCRIPT_END]);
           }
           const item = next.value.item;
+          if (item?.late?.length) late.push("", itemHeading(item), ...item.late);
           return item ? lines(["", itemHeading(item), ...item.statements]) : "";
         }
         default:

@@ -1,28 +1,40 @@
 /**
  * The Config Generator's walk (ADR 0032): the console's objects as FreePBX items, in dependency order
- * (trunks, extensions, ring groups, queues, outbound then inbound routes, page groups), read and built batch by batch
+ * (trunks, extensions, ring groups, queues, announcements, IVRs, outbound then inbound routes, page groups), read
+ * and built batch by batch
  * so 50,000 extensions never sit in memory at once; an object FreePBX cannot hold is a refusal, not an error.
  */
 import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../../db/schema";
+import {
+  announcements,
+  extensions,
+  inboundRoutes,
+  ivrs,
+  outboundRoutes,
+  pttGroups,
+  queues,
+  ringGroups,
+  trunks,
+} from "../../../db/schema";
 import { byNumber } from "../../../shared/sort";
 import { withOpenSecret } from "../../inventory/sip-secrets";
 import type { SecretBox } from "../../secret-box";
 import { UnsafeValueError } from "../host/sql";
+import { announcementObject, ivrObject } from "../objects/call-flow";
 import {
   extensionItem,
   type ItemKind,
-  inboundItem,
+  objectItem,
   outboundItem,
   pttItem,
-  queueItem,
-  ringGroupItem,
   type SqlItem,
   type TrunkRow,
   trunkItem,
 } from "../objects/entities";
-import { routeOrders } from "../objects/ownership";
+import { managedOf } from "../objects/managed";
+import { inboundObject, queueObject, ringGroupObject, routeOrders } from "../objects/ownership";
+import { refBook } from "../objects/refs";
 
 export interface Refused {
   kind: ItemKind;
@@ -64,6 +76,10 @@ function plan(db: Db, box: SecretBox): Source[] {
   const out: Source[] = [];
   const numbered = (rows: { id: number; extension: string }[]) =>
     rows.sort((a, b) => byNumber(a.extension, b.extension)).map((r) => r.id);
+  // IVRs and announcements are found on the PBX by the ids recorded for them, else by name (ADR 0059).
+  const book = refBook(db, managedOf(db, ["ivr", "announcement"]));
+  const named = (rows: { id: number; name: string }[]) =>
+    rows.sort((a, b) => a.name.localeCompare(b.name)).map((r) => r.id);
   // One block per kind, in the order the script writes them.
   {
     const ids = db.select({ id: trunks.id }).from(trunks).orderBy(asc(trunks.id)).all();
@@ -103,7 +119,7 @@ function plan(db: Db, box: SecretBox): Source[] {
         ids,
         (batch) => db.select().from(ringGroups).where(inArray(ringGroups.id, batch)).all(),
         (g) => g.number,
-        ringGroupItem,
+        (g) => objectItem(ringGroupObject(g, book)),
       ),
     );
   }
@@ -121,10 +137,27 @@ function plan(db: Db, box: SecretBox): Source[] {
         ids,
         (batch) => db.select().from(queues).where(inArray(queues.id, batch)).all(),
         (q) => q.number,
-        queueItem,
+        (q) => objectItem(queueObject(q, book)),
       ),
     );
   }
+  // Announcements and IVRs before the inbound routes; their destinations to each other come last (entities.ts).
+  out.push(
+    source(
+      "announcement",
+      named(db.select({ id: announcements.id, name: announcements.name }).from(announcements).all()),
+      (batch) => db.select().from(announcements).where(inArray(announcements.id, batch)).all(),
+      (a) => a.name,
+      (a) => objectItem(announcementObject(a, book)),
+    ),
+    source(
+      "ivr",
+      named(db.select({ id: ivrs.id, name: ivrs.name }).from(ivrs).all()),
+      (batch) => db.select().from(ivrs).where(inArray(ivrs.id, batch)).all(),
+      (i) => i.name,
+      (i) => objectItem(ivrObject(i, book)),
+    ),
+  );
   {
     // In dial order: each route takes its place among the console's routes in FreePBX's sequence (ADR 0040).
     const ids = db
@@ -164,7 +197,7 @@ function plan(db: Db, box: SecretBox): Source[] {
         ids.map((r) => r.id),
         (batch) => db.select().from(inboundRoutes).where(inArray(inboundRoutes.id, batch)).all(),
         (r) => r.didNumber ?? "",
-        inboundItem,
+        (r) => objectItem(inboundObject(r, book)),
       ),
     );
   }

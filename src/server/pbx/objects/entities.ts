@@ -11,7 +11,9 @@
  */
 
 import { int, str, UnsafeValueError } from "../host/sql";
+import { refsOf } from "./call-flow";
 import {
+  type AutoRef,
   type Conditional,
   EMPTY_OR_NULL,
   type ExtensionRow,
@@ -37,6 +39,7 @@ import {
   trunkObject,
   type Value,
 } from "./ownership";
+import { AUTO_TABLES, autoVar } from "./refs";
 
 export {
   destinationString,
@@ -61,12 +64,21 @@ export interface SqlItem {
   delete?: true;
   /** The secrets its statements carry (SIP secrets): redacted from any error text that quotes them. */
   secrets?: string[];
+  /**
+   * Run after every item's `statements` (ADR 0059): its destinations to IVRs and announcements, whose FreePBX ids
+   * are known once every object of the script has its row.
+   */
+  late?: string[];
+  /** The IVRs and announcements `late` checks, by variable ("@ivr_3" → "IVR Main menu"): how a failure names them. */
+  refLabels?: Record<string, string>;
 }
 
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
 export const MISSING_TRUNK_MARK = "check: the route's trunk must exist on the PBX";
 /** Marks the statement that fails when an object the plan found on the PBX is gone when its write runs. */
 export const GONE_OBJECT_MARK = "check: the object must still be on the PBX";
+/** Marks the statement that fails when a destination's IVR or announcement is not on the PBX; its name follows. */
+export const MISSING_REF_MARK = "check: this destination must be on the PBX:";
 
 /** Set at the start of each item: 1 when the object is not on the PBX yet (its keyword defaults are then written). */
 const NEW = "@new_object";
@@ -286,7 +298,50 @@ function identityStatements(o: PbxObject): string[] {
           : `SET @rid = (SELECT route_id FROM outbound_routes WHERE name = ${str(id.name)} ORDER BY route_id LIMIT 1);`,
         `SET ${NEW} = (@rid IS NULL);`,
       ];
+    case "auto":
+      return [`SET ${autoVar(id.ref)} = ${autoLookup(id.ref)};`, `SET ${NEW} = (${autoVar(id.ref)} IS NULL);`];
   }
+}
+
+/** FreePBX's id of an IVR or announcement: by its recorded id, else the first with its name (NULL when absent). */
+function autoLookup(ref: AutoRef): string {
+  const t = AUTO_TABLES[ref.kind];
+  return ref.pbxId !== undefined
+    ? `(SELECT ${ident(t.idColumn)} FROM ${ident(t.table)} WHERE ${ident(t.idColumn)} = ${int(pbxInt(ref.pbxId))})`
+    : `(SELECT ${ident(t.idColumn)} FROM ${ident(t.table)} WHERE ${ident(t.nameColumn)} = ${str(ref.name)} ORDER BY ${ident(t.idColumn)} LIMIT 1)`;
+}
+
+/**
+ * The second pass of an object (ADR 0059): the IVRs and announcements it points at looked up (unless the script
+ * wrote them), each checked to be there, then its destination columns and option destinations written again,
+ * now with their ids.
+ */
+function lateStatements(o: PbxObject): string[] {
+  const out: string[] = [];
+  for (const ref of refsOf(o)) {
+    const v = autoVar(ref);
+    out.push(
+      `SET ${v} = COALESCE(${v}, ${autoLookup(ref)});`,
+      // Aborts the transaction (error 1242, a two-row subquery) when it is not on the PBX.
+      `SET @ref_check = (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE ${v} IS NULL); -- ${MISSING_REF_MARK} ${v}`,
+    );
+  }
+  for (const row of o.rows) {
+    const refCols = Object.entries(row.owned).filter(([, v]) => isExpr(v) && v.ref !== undefined);
+    if (refCols.length)
+      out.push(
+        `UPDATE ${ident(row.table)} SET ${refCols.map(([c, v]) => `${ident(c)} = ${lit(v as Value)}`).join(", ")} WHERE ${where(row.match)};`,
+      );
+  }
+  for (const l of o.lists) {
+    if (!l.value) continue;
+    const col = l.value;
+    for (const e of l.entries)
+      out.push(
+        `UPDATE ${ident(l.table)} SET ${ident(col)} = ${lit(e[col] as Value)} WHERE ${[where(l.parent), ...l.key.map((k) => `${ident(k)} = ${lit(e[k] as Value)}`)].join(" AND ")};`,
+      );
+  }
+  return out;
 }
 
 /**
@@ -305,12 +360,26 @@ export function objectItem(o: PbxObject, opts: { onPbx?: boolean } = {}): SqlIte
     );
   for (const row of o.rows) {
     statements.push(...rowStatements(row));
-    if (row.autoIncrement) statements.push("SET @rid = COALESCE(@rid, LAST_INSERT_ID());");
+    if (row.autoIncrement) {
+      const id = Object.values(row.match)[0];
+      if (!isExpr(id) || !/^@[a-z_0-9]+$/.test(id.sql))
+        throw new Error(`${row.table}: an AUTO_INCREMENT row matches on its id variable`);
+      statements.push(`SET ${id.sql} = COALESCE(${id.sql}, LAST_INSERT_ID());`);
+    }
   }
   for (const k of o.keywords) statements.push(...keywordStatements(k, onPbx));
   for (const l of o.lists) statements.push(...listStatements(l));
   const secrets = o.keywords.flatMap((k) => k.owned.filter(([kw, v]) => kw === "secret" && v !== "").map(([, v]) => v));
-  return { kind: o.kind, key: o.key, label: o.label, statements, ...(secrets.length ? { secrets } : {}) };
+  const late = lateStatements(o);
+  const refLabels = Object.fromEntries(refsOf(o).map((r) => [autoVar(r), `${AUTO_TABLES[r.kind].label} ${r.name}`]));
+  return {
+    kind: o.kind,
+    key: o.key,
+    label: o.label,
+    statements,
+    ...(secrets.length ? { secrets } : {}),
+    ...(late.length ? { late, refLabels } : {}),
+  };
 }
 
 export const extensionItem = (e: ExtensionRow) => objectItem(extensionObject(e));

@@ -100,7 +100,8 @@ export function forgetManaged(db: Db, kind: ItemKind, key: string): void {
  *   edit is refused (409) while the console manages the object;
  * - `move`: the same FreePBX row takes the new key, keeping every setting (an inbound route's DID, as
  *   FreePBX's own DID edit does);
- * - `by-id`: found by its recorded PBX id (trunkid, route_id): a rename updates the same object.
+ * - `by-id`: found by its recorded PBX id (trunkid, route_id, an IVR's or announcement's id): a rename updates
+ *   the same object.
  */
 export const KEY_CHANGE: Record<ItemKind, "refuse" | "move" | "by-id"> = {
   extension: "refuse",
@@ -110,6 +111,8 @@ export const KEY_CHANGE: Record<ItemKind, "refuse" | "move" | "by-id"> = {
   inboundRoute: "move",
   trunk: "by-id",
   outboundRoute: "by-id",
+  ivr: "by-id",
+  announcement: "by-id",
 };
 
 /** The record of a console row (by its row, else by its current key). */

@@ -38,6 +38,10 @@ import {
   trunkTypeDeployProblem,
 } from "../../../shared/inventory";
 import { dialPattern, must, UnsafeValueError } from "../host/sql";
+import { destinationValue, type RefBook } from "./refs";
+import type { AutoRef, Expr, Value } from "./values";
+
+export { type AutoRef, type Expr, isExpr, type Value } from "./values";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
 export type TrunkRow = typeof trunks.$inferSelect;
@@ -47,18 +51,17 @@ export type PttRow = typeof pttGroups.$inferSelect;
 export type RingGroupRow = typeof ringGroups.$inferSelect;
 export type QueueRow = typeof queues.$inferSelect;
 
-export type ItemKind = "trunk" | "extension" | "outboundRoute" | "inboundRoute" | "pttGroup" | "ringGroup" | "queue";
+export type ItemKind =
+  | "trunk"
+  | "extension"
+  | "outboundRoute"
+  | "inboundRoute"
+  | "pttGroup"
+  | "ringGroup"
+  | "queue"
+  | "ivr"
+  | "announcement";
 
-/**
- * A trusted SQL expression (never user text): a session variable the script
- * sets (`@tid`), or a column-dependent update. `text` says what it means.
- */
-export interface Expr {
-  sql: string;
-  text: string;
-}
-/** A literal (escaped when written) or a trusted expression. */
-export type Value = string | number | null | Expr;
 /**
  * A column the console owns whose update depends on the current value
  * (`update` may name the row's own columns); a new row gets `insert`.
@@ -70,9 +73,6 @@ export interface Conditional {
   /** The value the update leaves, from the current one (what the plan compares; ADR 0025). */
   result: (current: string | null) => string;
 }
-
-export const isExpr = (v: unknown): v is Expr =>
-  typeof v === "object" && v !== null && "sql" in v && typeof (v as Expr).sql === "string";
 
 /** Matches '' or NULL (FreePBX stores "no caller ID" both ways in `incoming.cidnum`). */
 export const EMPTY_OR_NULL = { emptyOrNull: true } as const;
@@ -87,13 +87,18 @@ export interface OwnedRow {
     | "incoming"
     | "paging_config"
     | "ringgroups"
-    | "queues_config";
+    | "queues_config"
+    | "ivr_details"
+    | "announcement";
   match: Record<string, Value | typeof EMPTY_OR_NULL>;
   /** Written on every deploy. */
   owned: Record<string, Value | Conditional>;
   /** Written only when the row is created (FreePBX's form defaults). */
   defaults: Record<string, Value>;
-  /** outbound_routes: route_id is AUTO_INCREMENT, so a new row is inserted without `match`. */
+  /**
+   * outbound_routes, ivr_details, announcement: the id is AUTO_INCREMENT, so a new row is inserted without
+   * `match`, and the session variable `match` names takes the id it got.
+   */
   autoIncrement?: boolean;
 }
 
@@ -130,7 +135,8 @@ export interface OwnedList {
     | "outbound_route_trunks"
     | "outbound_route_sequence"
     | "paging_groups"
-    | "queues_details";
+    | "queues_details"
+    | "ivr_entries";
   parent: Record<string, Value>;
   key: string[];
   entries: Record<string, Value>[];
@@ -145,6 +151,11 @@ export interface OwnedList {
   orderBy?: string;
   /** How the plan names the list (a queue's `queues_details.member`); the table by default. */
   field?: string;
+  /**
+   * `exact`: the column each entry owns besides its key (an IVR option's `dest`): written again on every deploy,
+   * after every object's rows (it may point at an object the same deploy creates), and compared by the plan.
+   */
+  value?: string;
 }
 
 /**
@@ -180,7 +191,12 @@ export type Identity =
   /** `pbxId`: the trunkid the console recorded for it (ADR 0025): found by id, so a rename keeps the object. */
   | { kind: "trunk"; name: string; pbxId?: string }
   /** `pbxId`: the recorded route_id; `trunkPbxId`: the recorded trunkid of the route's trunk. */
-  | { kind: "outboundRoute"; name: string; trunkName: string; pbxId?: string; trunkPbxId?: string };
+  | { kind: "outboundRoute"; name: string; trunkName: string; pbxId?: string; trunkPbxId?: string }
+  /**
+   * An IVR or announcement (ADR 0059): FreePBX's id in the session variable `autoVar(ref)`, found by the recorded
+   * id, else by name, else the AUTO_INCREMENT id its new row gets.
+   */
+  | { kind: "auto"; ref: AutoRef; table: "ivr_details" | "announcement"; idColumn: string; nameColumn: string };
 
 export interface PbxObject {
   kind: ItemKind;
@@ -499,10 +515,10 @@ export const INCOMING_DEFAULTS: Readonly<Record<string, Value>> = {
 };
 
 /** Inbound route (DID, any caller ID). Owned: destination and description; privacy, music, alert info… are FreePBX's. */
-export function inboundObject(r: InboundRow): PbxObject {
+export function inboundObject(r: InboundRow, book: RefBook | null = null): PbxObject {
   must(pbxProblem(inboundRules, r));
   const did = r.didNumber ?? "";
-  const dest = destinationText(r.destinationType, r.destination);
+  const dest = destinationValue({ kind: r.destinationType, target: r.destination }, book);
   return {
     kind: "inboundRoute",
     key: did,
@@ -676,7 +692,7 @@ export const RINGGROUP_ASTDB: readonly [string, string][] = [
  * Announcement, music, caller-ID prefix, confirm calls, call-waiting and call-forward handling, recording
  * and the AstDB caller-ID mode are FreePBX's.
  */
-export function ringGroupObject(g: RingGroupRow): PbxObject {
+export function ringGroupObject(g: RingGroupRow, book: RefBook | null = null): PbxObject {
   const noAnswer = g.noAnswerKind ? { kind: g.noAnswerKind, target: g.noAnswerTarget ?? "" } : null;
   must(pbxProblem(ringGroupRules, { ...g, noAnswer }));
   const members = [...new Set(g.members)];
@@ -694,7 +710,7 @@ export function ringGroupObject(g: RingGroupRow): PbxObject {
           grptime: g.ringTime,
           grplist: ringGroupList(members),
           description: g.name,
-          postdest: noAnswer ? destinationText(noAnswer.kind, noAnswer.target) : "",
+          postdest: destinationValue(noAnswer, book, ""),
         },
         defaults: RINGGROUP_DEFAULTS,
       },
@@ -798,7 +814,7 @@ export const queueMember = (extension: string) => `Local/${extension}@from-queue
  * ring order; the list exactly, as FreePBX's own edit rewrites it). Music, announcements, ring and retry
  * times, dynamic agents and every other keyword are FreePBX's; a new queue gets the form's values for them.
  */
-export function queueObject(q: QueueRow): PbxObject {
+export function queueObject(q: QueueRow, book: RefBook | null = null): PbxObject {
   const timeout = q.timeoutKind ? { kind: q.timeoutKind, target: q.timeoutTarget ?? "" } : null;
   must(pbxProblem(queueRules, { ...q, timeoutDestination: timeout }));
   const agents = [...new Set(q.agents)];
@@ -815,7 +831,7 @@ export function queueObject(q: QueueRow): PbxObject {
         owned: {
           descr: q.name,
           maxwait: q.maxWait === 0 ? "" : String(q.maxWait),
-          dest: timeout ? destinationText(timeout.kind, timeout.target) : "",
+          dest: destinationValue(timeout, book, ""),
         },
         defaults: QUEUE_CONFIG_DEFAULTS,
       },

@@ -3,12 +3,23 @@
  * each with the console row it comes from, and the ones whose values cannot be written (refused).
  */
 import { asc } from "drizzle-orm";
-import { extensions, inboundRoutes, outboundRoutes, pttGroups, queues, ringGroups, trunks } from "../../../db/schema";
+import {
+  announcements,
+  extensions,
+  inboundRoutes,
+  ivrs,
+  outboundRoutes,
+  pttGroups,
+  queues,
+  ringGroups,
+  trunks,
+} from "../../../db/schema";
 import type { PlanRefused, PlanTarget } from "../../../shared/plan";
 import { byNumber } from "../../../shared/sort";
 import type { Deps } from "../../core/deps";
 import { withOpenSecret } from "../../inventory/sip-secrets";
 import { UnsafeValueError } from "../host/sql";
+import { announcementObject, ivrObject } from "../objects/call-flow";
 import { deployedMembers, type ManagedRecord, managedOf } from "../objects/managed";
 import {
   type ExtensionRow,
@@ -26,6 +37,7 @@ import {
   type TrunkRow,
   trunkObject,
 } from "../objects/ownership";
+import { refBook } from "../objects/refs";
 
 const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
   trunks: ["trunk"],
@@ -33,9 +45,12 @@ const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
   "ptt-groups": ["pttGroup"],
   "ring-groups": ["ringGroup"],
   queues: ["queue"],
-  // "all" is everything but PTT groups (as the Deploy All button always did); ring groups and queues are in
-  // it, since inbound routes send calls to them (the plan orders them after extensions, before inbound routes).
-  all: ["trunk", "extension", "ringGroup", "queue", "outboundRoute", "inboundRoute"],
+  ivrs: ["ivr"],
+  announcements: ["announcement"],
+  // "all" is everything but PTT groups (as the Deploy All button always did); ring groups, queues, IVRs and
+  // announcements are in it, since inbound routes send calls to them (the plan orders them after extensions,
+  // before inbound routes).
+  all: ["trunk", "extension", "ringGroup", "queue", "announcement", "ivr", "outboundRoute", "inboundRoute"],
 };
 /** The kinds of object a deploy target covers. */
 export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
@@ -72,6 +87,8 @@ export function desiredObjects(
     }
   };
   const { db, box } = deps;
+  // The IVRs and announcements destinations point at, with the FreePBX ids recorded for them (ADR 0059).
+  const book = refBook(db, [...records, ...managedOf(db, ["ivr", "announcement"])]);
   const allTrunks = db
     .select()
     .from(trunks)
@@ -113,7 +130,7 @@ export function desiredObjects(
       "inboundRoute",
       db.select().from(inboundRoutes).orderBy(asc(inboundRoutes.id)).all(),
       (r) => r.didNumber ?? "",
-      inboundObject,
+      (r) => inboundObject(r, book),
     );
   if (kinds.includes("ringGroup")) {
     const rows = db
@@ -121,7 +138,12 @@ export function desiredObjects(
       .from(ringGroups)
       .all()
       .sort((a, b) => byNumber(a.number, b.number));
-    add("ringGroup", rows, (g) => g.number, ringGroupObject);
+    add(
+      "ringGroup",
+      rows,
+      (g) => g.number,
+      (g) => ringGroupObject(g, book),
+    );
   }
   if (kinds.includes("queue")) {
     const rows = db
@@ -129,7 +151,30 @@ export function desiredObjects(
       .from(queues)
       .all()
       .sort((a, b) => byNumber(a.number, b.number));
-    add("queue", rows, (q) => q.number, queueObject);
+    add(
+      "queue",
+      rows,
+      (q) => q.number,
+      (q) => queueObject(q, book),
+    );
+  }
+  if (kinds.includes("announcement")) {
+    const rows = db.select().from(announcements).all();
+    add(
+      "announcement",
+      rows,
+      (a) => a.name,
+      (a) => announcementObject(a, book),
+    );
+  }
+  if (kinds.includes("ivr")) {
+    const rows = db.select().from(ivrs).all();
+    add(
+      "ivr",
+      rows,
+      (i) => i.name,
+      (i) => ivrObject(i, book),
+    );
   }
   if (kinds.includes("pttGroup")) {
     const rows = db

@@ -10,8 +10,11 @@ import { parseAstdbShow } from "../host/astdb";
 import type { PbxRemote } from "../host/host";
 import { UnsafeValueError } from "../host/sql";
 import { type ConfLine, hasMailbox, mailboxContexts, parseVoicemailConf } from "../host/voicemail";
+import { refsOf } from "../objects/call-flow";
 import {
+  type AutoRef,
   EMPTY_OR_NULL,
+  type Expr,
   type ItemKind,
   isExpr,
   type OwnedList,
@@ -21,6 +24,7 @@ import {
   TRUNK_ID,
   type Value,
 } from "../objects/ownership";
+import { AUTO_TABLES, autoVar } from "../objects/refs";
 import type { Desired } from "./desired";
 import { SECRET_FIELD } from "./match";
 
@@ -39,6 +43,11 @@ export interface LiveDb {
   queueAstdb: Set<string> | null;
   /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
   voicemail: ConfLine[] | null;
+  /**
+   * The IVRs and announcements the objects are or point at (ADR 0059), by variable (`@ivr_3`): FreePBX's id of
+   * the one found (by the recorded id, else by name), or null when it is not on the PBX.
+   */
+  refs: Map<string, string | null>;
   index: Map<string, Map<string, LiveRow>>;
 }
 
@@ -55,6 +64,18 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   paging_config: ["page_group", "description", "duplex"],
   paging_groups: ["page_number", "ext"],
   ringgroups: ["grpnum", "strategy", "grptime", "grplist", "description", "postdest"],
+  ivr_details: [
+    "id",
+    "name",
+    "announcement",
+    "timeout_time",
+    "invalid_loops",
+    "timeout_loops",
+    "invalid_destination",
+    "timeout_destination",
+  ],
+  ivr_entries: ["ivr_id", "selection", "dest"],
+  announcement: ["announcement_id", "description", "recording_id", "allow_skip", "post_dest"],
   queues_config: ["extension", "descr", "maxwait", "dest"],
   queues_details: ["id", "keyword", "data", "flags"],
 };
@@ -76,6 +97,8 @@ const KIND_TABLES: Record<ItemKind, string[]> = {
   pttGroup: ["paging_config", "paging_groups"],
   ringGroup: ["ringgroups"],
   queue: ["queues_config", "queues_details"],
+  ivr: ["ivr_details", "ivr_entries"],
+  announcement: ["announcement"],
 };
 
 function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
@@ -100,17 +123,24 @@ function emptyLive(): LiveDb {
     ringGroupAstdb: null,
     queueAstdb: null,
     voicemail: null,
+    refs: new Map(),
     index: new Map(),
   };
 }
 
 /** Reads the owned fields of every object of these kinds on the PBX (one mysql call, one asterisk call). */
-export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: Desired[]): Promise<LiveDb> {
+export async function readLive(remote: PbxRemote, wanted: ItemKind[], desired: Desired[]): Promise<LiveDb> {
+  let kinds = wanted;
   const sipKeywords = new Set(["callerid", "secret"]);
   for (const d of desired)
     for (const k of d.object.keywords) if (k.table === "sip") for (const [kw] of k.owned) sipKeywords.add(kw);
   // The tables, AstDB and voicemail.conf are read at once, each over its own channel of the session.
   const withExtensions = kinds.includes("extension");
+  // Destinations to IVRs and announcements are compared with the ids they have on the PBX.
+  const refs = desired.flatMap((d) =>
+    d.object.identity.kind === "auto" ? [d.object.identity.ref, ...refsOf(d.object)] : refsOf(d.object),
+  );
+  if (refs.length) kinds = [...new Set([...kinds, "ivr" as const, "announcement" as const])];
   const groups = desired.filter((d) => d.object.kind === "ringGroup").map((d) => d.object.key);
   const queues = desired.filter((d) => d.object.kind === "queue").map((d) => d.object.key);
   const [rows, astdb, vm, ringAstdb, queueAstdb] = await Promise.all([
@@ -141,6 +171,7 @@ export async function readLive(remote: PbxRemote, kinds: ItemKind[], desired: De
     list.push(row);
     live.tables[tag as string] = list;
   }
+  for (const ref of refs) live.refs.set(autoVar(ref), findRef(live, ref));
   live.ringGroupAstdb = ringAstdb;
   live.queueAstdb = queueAstdb;
   if (withExtensions) {
@@ -170,6 +201,15 @@ async function withAstdbKey(
   }
 }
 
+/** FreePBX's id of an IVR or announcement: by its recorded id only, else the first with its name (entities.ts alike). */
+function findRef(live: LiveDb, ref: AutoRef): string | null {
+  const t = AUTO_TABLES[ref.kind];
+  if (ref.pbxId !== undefined) return find(live, t.table, [t.idColumn], [ref.pbxId])?.[t.idColumn] ?? null;
+  const rows = (live.tables[t.table] ?? []).filter((r) => r[t.nameColumn] === ref.name);
+  const first = rows.sort((a, b) => Number(a[t.idColumn]) - Number(b[t.idColumn]))[0];
+  return first?.[t.idColumn] ?? null;
+}
+
 /** The row of `table` whose `cols` equal `values` (the first one, as FreePBX would find it). */
 export function find(live: LiveDb, table: string, cols: string[], values: (string | null)[]): LiveRow | undefined {
   const name = `${table}|${cols.join(",")}`;
@@ -185,15 +225,21 @@ export function find(live: LiveDb, table: string, cols: string[], values: (strin
   return idx.get(JSON.stringify(values.map((v) => v ?? "")));
 }
 
-/** The ids an object's trusted expressions stand for (trunkid, route_id, the route's trunk). */
+/** The ids an object's trusted expressions stand for (trunkid, route_id, the route's trunk, IVRs…). */
 export interface Ids {
   tid?: string;
   rid?: string;
   rtid?: string;
+  /** LiveDb `refs`. */
+  refs?: Map<string, string | null>;
 }
 
 function resolve(v: Value | typeof EMPTY_OR_NULL, ids: Ids): string | null | undefined {
   if (v === EMPTY_OR_NULL) return "";
+  if (isExpr(v) && v.ref) {
+    const id = ids.refs?.get(autoVar(v.ref));
+    return id ? (v.render?.(id) ?? id) : undefined;
+  }
   if (isExpr(v)) {
     if (v.sql === TRUNK_ID.sql || v.sql === "CAST(@tid AS CHAR)") return ids.tid;
     if (v.sql === ROUTE_ID.sql) return ids.rid;
@@ -211,6 +257,9 @@ export function liveRowOf(live: LiveDb, row: OwnedRow, ids: Ids): LiveRow | unde
 
 const listText = (xs: string[]) => (xs.length ? xs.join(", ") : null);
 
+/** A destination to an IVR or announcement as the plan shows it: FreePBX's string, or the object's name while it is new. */
+const refText = (v: Expr, ids: Ids): string => resolve(v, ids) ?? `${v.text} (new)`;
+
 /** The owned fields whose PBX value differs from the console's (raw values; masked later). */
 export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] {
   const out: FieldChange[] = [];
@@ -223,6 +272,7 @@ export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] 
       const from = current ? (current[col] ?? null) : null;
       let to: string | null;
       if (typeof v === "object" && v !== null && "result" in v) to = v.result(from);
+      else if (isExpr(v) && v.ref) to = refText(v, ids);
       else if (isExpr(v)) continue;
       else to = v === null ? null : String(v);
       push(`${row.table}.${col}`, from, to);
@@ -243,6 +293,21 @@ export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] 
       : [];
     switch (l.policy) {
       case "exact": {
+        if (l.value) {
+          // Each entry with what it owns besides its key (an IVR option: key → destination), as a set.
+          const pair = (k: string | null | undefined, v: string | null | undefined) => `${k ?? ""} → ${v ?? ""}`;
+          const kc = l.key[0] as string;
+          const vc = l.value;
+          const now = entries.map((e) => pair(e[kc], e[vc])).sort();
+          const want = l.entries
+            .map((e) => {
+              const v = e[vc] as Value;
+              return pair(String(e[kc]), isExpr(v) && v.ref ? refText(v, ids) : v === null ? null : String(v));
+            })
+            .sort();
+          if (now.join("\n") !== want.join("\n")) push(l.field ?? l.table, listText(now), listText(want));
+          break;
+        }
         const col = l.key[0] as string;
         // In place order (a queue's members by `flags`), or as a set.
         const by = l.orderBy;

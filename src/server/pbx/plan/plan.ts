@@ -35,13 +35,15 @@ import { planSsh } from "./ssh";
 
 export type PlanDeps = ClientDeps & Pick<Deps, "db" | "box" | "now">;
 
-// Ring groups and queues after the extensions they ring and before the inbound routes that send calls to them;
-// deletes run in the reverse order.
+// Ring groups and queues after the extensions they ring, then announcements and IVRs, before the inbound routes
+// that send calls to them; deletes run in the reverse order.
 const KIND_ORDER: ItemKind[] = [
   "trunk",
   "extension",
   "ringGroup",
   "queue",
+  "announcement",
+  "ivr",
   "outboundRoute",
   "inboundRoute",
   "pttGroup",

@@ -7,6 +7,7 @@ import type { DeployKind } from "../../../shared/pbx";
 import type { PlanRefused } from "../../../shared/plan";
 import { KEY_CHANGE, type ManagedRecord } from "../objects/managed";
 import type { PbxObject } from "../objects/ownership";
+import { AUTO_TABLES, autoVar } from "../objects/refs";
 import type { Desired } from "./desired";
 import { diffObject, find, type Ids, type LiveDb, liveRowOf, mailboxChange } from "./live";
 import { CONFLICT_NOTE, entry, type Matched, type PlanEntry } from "./match";
@@ -53,9 +54,20 @@ export function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
     }
     const tid = o.identity.trunkPbxId;
     if (tid && find(live, "trunks", ["trunkid"], [tid])) ids.rtid = tid;
+  } else if (o.identity.kind === "auto") {
+    // Found as entities.ts finds it: by the id recorded for it, else by its name (ADR 0059).
+    const ref = o.identity.ref;
+    ids.refs = live.refs;
+    pbxId = live.refs.get(autoVar(ref)) ?? null;
+    exists = pbxId !== null;
+    const t = AUTO_TABLES[ref.kind];
+    const now = pbxId ? find(live, t.table, [t.idColumn], [pbxId])?.[t.nameColumn] : undefined;
+    if (record && now !== undefined && now !== ref.name) note = `Renamed from ${now} (id ${pbxId})`;
   } else {
     exists = o.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
   }
+  // Destinations to IVRs and announcements are compared with the ids those have on the PBX.
+  ids.refs = live.refs;
   let raw = diffObject(o, live, ids);
   // A managed object whose key the console changed (an inbound route's DID, ADR 0036): its row moves.
   const from = o.identity.kind === "number" && record && record.key !== o.key ? record.key : null;
@@ -122,6 +134,8 @@ const pbxIdOf = (r: ManagedRecord) => (r.kind === "pttGroup" ? null : r.pbxId);
 /** The console object with the PBX id it is written by (a managed trunk/route keeps its id through a rename). */
 function withPbxId(d: Desired, pbxId: string | null): Desired {
   const o = d.object;
+  if (pbxId && o.identity.kind === "auto")
+    return { ...d, object: { ...o, identity: { ...o.identity, ref: { ...o.identity.ref, pbxId } } } };
   if (!pbxId || (o.identity.kind !== "trunk" && o.identity.kind !== "outboundRoute")) return d;
   return { ...d, object: { ...o, identity: { ...o.identity, pbxId } } };
 }

@@ -34,6 +34,8 @@ export const ACTION_PREFIXES = [
   "ptt-group.",
   "ring-group.",
   "queue.",
+  "ivr.",
+  "announcement.",
   "credential.",
   "deploy.",
   "sync.",

@@ -1,9 +1,9 @@
 /** Deploy targets, their toast texts and the normalised result of one run. */
 import { serverMessage } from "@/lib/error-text";
-import type { Job } from "../../../shared/jobs";
+import type { Job, JobTarget } from "../../../shared/jobs";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
-export type DeployTarget = "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all";
+export type DeployTarget = JobTarget;
 
 interface TargetText {
   /** Success toast title. */
@@ -21,6 +21,8 @@ export const TARGET_TEXT: Record<DeployTarget, TargetText> = {
   "ptt-groups": { done: "PTT Groups Deployed", unit: "PTT group(s)", what: "PTT groups" },
   "ring-groups": { done: "Ring Groups Deployed", unit: "ring group(s)", what: "ring groups" },
   queues: { done: "Queues Deployed", unit: "queue(s)", what: "queues" },
+  ivrs: { done: "IVRs Deployed", unit: "IVR(s)", what: "IVRs" },
+  announcements: { done: "Announcements Deployed", unit: "announcement(s)", what: "announcements" },
 };
 
 export interface ResultGroup {
@@ -44,6 +46,8 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
       { title: "Extensions", result: all.extensions },
       { title: "Ring Groups", result: all.ringGroups },
       { title: "Queues", result: all.queues },
+      { title: "Announcements", result: all.announcements },
+      { title: "IVRs", result: all.ivrs },
       { title: "Outbound Routes", result: all.outboundRoutes },
       { title: "Inbound Routes", result: all.inboundRoutes },
     ].filter((g) => g.result && g.result.results.length > 0);
@@ -56,6 +60,8 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
     "ptt-groups": "PTT Groups",
     "ring-groups": "Ring Groups",
     queues: "Queues",
+    ivrs: "IVRs",
+    announcements: "Announcements",
   }[target];
   return {
     target,

@@ -28,6 +28,8 @@ const TARGET_TITLE: Record<PlanTarget, string> = {
   "ptt-groups": "PTT groups",
   "ring-groups": "ring groups",
   queues: "queues",
+  ivrs: "IVRs",
+  announcements: "announcements",
   all: "all configurations",
 };
 

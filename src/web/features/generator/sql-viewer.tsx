@@ -32,18 +32,35 @@ function tabsOf(config: GeneratedConfig): SqlTab[] {
     pttGroups = [],
     ringGroups = [],
     queues = [],
+    announcements = [],
+    ivrs = [],
+    destinations = [],
   } = config.sql;
+  // The IVRs' tab holds the announcements too, and the destinations to them that come after every object.
+  const callFlows = [...announcements, ...ivrs, ...destinations];
   return [
     {
       value: "all",
       label: "All",
-      lines: [...trunks, ...extensions, ...ringGroups, ...queues, ...outboundRoutes, ...inboundRoutes, ...pttGroups],
+      lines: [
+        ...trunks,
+        ...extensions,
+        ...ringGroups,
+        ...queues,
+        ...announcements,
+        ...ivrs,
+        ...outboundRoutes,
+        ...inboundRoutes,
+        ...pttGroups,
+        ...destinations,
+      ],
       empty: "-- Nothing to deploy",
     },
     { value: "trunks", label: "Trunks", lines: trunks, empty: "-- No trunks to deploy" },
     { value: "extensions", label: "Extensions", lines: extensions, empty: "-- No extensions to deploy" },
     { value: "ring-groups", label: "Ring Groups", lines: ringGroups, empty: "-- No ring groups to deploy" },
     { value: "queues", label: "Queues", lines: queues, empty: "-- No queues to deploy" },
+    { value: "ivrs", label: "IVRs", lines: callFlows, empty: "-- No IVRs or announcements to deploy" },
     { value: "outbound", label: "Outbound", lines: outboundRoutes, empty: "-- No outbound routes to deploy" },
     { value: "inbound", label: "Inbound", lines: inboundRoutes, empty: "-- No inbound routes to deploy" },
     { value: "page-groups", label: "Page Groups", lines: pttGroups, empty: "-- No PTT (page) groups to deploy" },

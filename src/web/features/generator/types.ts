@@ -7,6 +7,8 @@ export type GeneratedKind =
   | "extension"
   | "ringGroup"
   | "queue"
+  | "announcement"
+  | "ivr"
   | "outboundRoute"
   | "inboundRoute"
   | "pttGroup";
@@ -20,6 +22,8 @@ export interface GeneratedConfig {
     totalPttGroups?: number;
     totalRingGroups?: number;
     totalQueues?: number;
+    totalIvrs?: number;
+    totalAnnouncements?: number;
   };
   deployment: { steps: string[] };
   sql: {
@@ -30,6 +34,10 @@ export interface GeneratedConfig {
     pttGroups?: string[];
     ringGroups?: string[];
     queues?: string[];
+    announcements?: string[];
+    ivrs?: string[];
+    /** Destinations to IVRs and announcements, written after every object (the script's second pass). */
+    destinations?: string[];
   };
   /** Objects left out because FreePBX cannot hold one of their values. */
   refused?: { kind: GeneratedKind; key: string; reason: string }[];
@@ -40,6 +48,8 @@ export const KIND_LABEL: Record<GeneratedKind, string> = {
   extension: "Extension",
   ringGroup: "Ring group",
   queue: "Queue",
+  announcement: "Announcement",
+  ivr: "IVR",
   outboundRoute: "Outbound route",
   inboundRoute: "Inbound route",
   pttGroup: "Page group",

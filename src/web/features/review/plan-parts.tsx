@@ -31,6 +31,8 @@ export const KIND_TEXT: Record<DeployKind, string> = {
   pttGroup: "PTT group",
   ringGroup: "Ring group",
   queue: "Queue",
+  ivr: "IVR",
+  announcement: "Announcement",
 };
 
 function value(v: string | null) {

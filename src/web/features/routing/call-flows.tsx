@@ -14,6 +14,8 @@ const SCREEN_OF: Partial<Record<StepKind, string>> = {
   "ring-group": "/ring-groups",
   queue: "/queues",
   "page-group": "/ptt-groups",
+  ivr: "/ivrs",
+  announcement: "/announcements",
 };
 
 function Node({ node }: { node: FlowNode }) {

@@ -1,0 +1,78 @@
+/**
+ * Destinations to objects FreePBX numbers itself (ADR 0059): an IVR or announcement is the console's object in a
+ * destination, and a script holds its FreePBX id in a session variable named after the console's id (`@ivr_3`,
+ * never user text), found by the id recorded for it, else by its name. A destination to one is an expression
+ * over that variable (`CONCAT('ivr-', @ivr_3, ',s,1')`).
+ */
+import { announcements, ivrs } from "../../../db/schema";
+import { type Destination, destinationProblem, destinationString } from "../../../shared/destinations";
+import type { DbOrTx } from "../../inventory/numbers";
+import { UnsafeValueError } from "../host/sql";
+import type { AutoRef, Expr, Value } from "./values";
+
+const must = (problem: string | null) => {
+  if (problem) throw new UnsafeValueError(problem);
+};
+
+/** The session variable that holds the object's FreePBX id in a script. */
+export function autoVar(ref: Pick<AutoRef, "kind" | "consoleId">): string {
+  if (!Number.isSafeInteger(ref.consoleId) || ref.consoleId < 1) throw new UnsafeValueError("not a console id");
+  return `@${ref.kind === "ivr" ? "ivr" : "ann"}_${ref.consoleId}`;
+}
+
+/** Where FreePBX keeps each kind, and its destination string around the id. */
+export const AUTO_TABLES = {
+  ivr: { table: "ivr_details", idColumn: "id", nameColumn: "name", label: "IVR" },
+  announcement: {
+    table: "announcement",
+    idColumn: "announcement_id",
+    nameColumn: "description",
+    label: "announcement",
+  },
+} as const;
+
+/** The console's IVRs and announcements by id, with the FreePBX ids recorded for them: what destinations point at. */
+export interface RefBook {
+  get(kind: AutoRef["kind"], consoleId: string): AutoRef | undefined;
+}
+
+/** The book of the console's IVRs and announcements, and their records (`pbx_objects`). */
+export function refBook(
+  db: DbOrTx,
+  records: readonly { kind: string; consoleId: number | null; pbxId: string | null }[],
+): RefBook {
+  const refs = new Map<string, AutoRef>();
+  const pbxIdOf = (kind: AutoRef["kind"], id: number) =>
+    records.find((r) => r.kind === kind && r.consoleId === id)?.pbxId ?? undefined;
+  const add = (kind: AutoRef["kind"], id: number, name: string) => {
+    const pbxId = pbxIdOf(kind, id);
+    refs.set(`${kind}:${id}`, { kind, consoleId: id, name, ...(pbxId ? { pbxId } : {}) });
+  };
+  for (const i of db.select({ id: ivrs.id, name: ivrs.name }).from(ivrs).all()) add("ivr", i.id, i.name);
+  for (const a of db.select({ id: announcements.id, name: announcements.name }).from(announcements).all())
+    add("announcement", a.id, a.name);
+  return { get: (kind, id) => refs.get(`${kind}:${id}`) };
+}
+
+/** The hang-up destination FreePBX's forms write for "none". */
+const HANGUP = destinationString("hangup", "");
+
+/**
+ * The value a destination column gets: FreePBX's string, or for an IVR or announcement an expression over its
+ * variable. `null`: FreePBX's hang up.
+ */
+export function destinationValue(d: Destination | null, book: RefBook | null, orNone: string = HANGUP): Value {
+  if (!d) return orNone;
+  must(destinationProblem(d.kind, d.target));
+  if (d.kind !== "ivr" && d.kind !== "announcement") return destinationString(d.kind, d.target);
+  const ref = book?.get(d.kind, d.target);
+  if (!ref) throw new UnsafeValueError(`${AUTO_TABLES[d.kind].label} ${d.target} does not exist in the console`);
+  const [before, after] = destinationString(d.kind, "\u0000").split("\u0000") as [string, string];
+  const expr: Expr = {
+    sql: `CONCAT('${before}', ${autoVar(ref)}, '${after}')`,
+    text: `${AUTO_TABLES[d.kind].label} ${ref.name}`,
+    ref,
+    render: (id) => `${before}${id}${after}`,
+  };
+  return expr;
+}
