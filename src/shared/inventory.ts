@@ -441,10 +441,13 @@ export const ringGroupList = (members: readonly string[]) => members.join("-");
 /** A destination (src/shared/destinations.ts) in a body: the kind, and its target (none for hangup). */
 export const destinationSchema = lazySchema(() =>
   z
-    .object({
-      kind: z.enum(DESTINATION_KINDS, { error: DESTINATION_KIND_MESSAGE }),
-      target: z.string({ error: "Destination must be text" }).trim().default(""),
-    })
+    .object(
+      {
+        kind: z.enum(DESTINATION_KINDS, { error: DESTINATION_KIND_MESSAGE }),
+        target: z.string({ error: "Destination must be text" }).trim().default(""),
+      },
+      { error: "Choose where the call goes: a destination type and its number" },
+    )
     .superRefine((d, ctx) => {
       const problem = destinationProblem(d.kind, d.target);
       if (problem) ctx.addIssue({ code: "custom", path: ["target"], message: problem });

@@ -108,8 +108,10 @@ export interface FlowNode {
   label: string;
   /** A destination the model should have and does not (a deleted extension…): calls there are lost. */
   missing: boolean;
-  /** The flow came back to an object above it: drawn once, not followed again. */
+  /** The flow came back to an object above it by itself (a loop): drawn once, not followed again. */
   loop: boolean;
+  /** The caller's key came back to an IVR above it ("0: main menu"): not a loop, and not followed again. */
+  back?: true;
   children: { when: string; node: FlowNode }[];
 }
 

@@ -52,6 +52,21 @@ export interface RestoreAnswer {
 /** How long a delete can be undone. The toast shows its Undo a little less long. */
 export const UNDO_WINDOW_MS = 10_000;
 
+/** How a sentence names an object of each kind ("while IVR Main sends calls to it"). */
+export const KIND_WORDS: Record<UndoKind, string> = {
+  extension: "extension",
+  trunk: "trunk",
+  "inbound-route": "inbound route",
+  "outbound-route": "outbound route",
+  "ptt-group": "PTT group",
+  "ring-group": "ring group",
+  queue: "queue",
+  ivr: "IVR",
+  announcement: "announcement",
+  "ai-assistant": "AI assistant",
+  "ai-rule": "AI routing rule",
+};
+
 /** The audit action of a restore: the delete's action with `restore` for `delete` (`ai.assistant.restore`). */
 export const RESTORE_ACTION: Record<UndoKind, string> = {
   extension: "extension.restore",

@@ -146,7 +146,15 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/deployment",
     lazy(() => import("./pages/group-deploy"), "DeploymentPage"),
-    () => [trunksQuery(), extensionsQuery(), ringGroupsQuery(), queuesQuery(), pttGroupsQuery()],
+    () => [
+      trunksQuery(),
+      extensionsQuery(),
+      ringGroupsQuery(),
+      queuesQuery(),
+      ivrsQuery(),
+      announcementsQuery(),
+      pttGroupsQuery(),
+    ],
   ),
   page(
     "/sync",

@@ -48,6 +48,9 @@ export const FREEPBX_TABLES = [
   "ringgroups",
   "queues_config",
   "queues_details",
+  "ivr_details",
+  "ivr_entries",
+  "announcement",
 ] as const;
 export type FreepbxTable = (typeof FREEPBX_TABLES)[number];
 

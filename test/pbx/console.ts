@@ -5,7 +5,7 @@
  * works that the API did not set.
  */
 import { afterAll, beforeAll, expect } from "bun:test";
-import type { DeployPlan } from "../../src/shared/plan";
+import type { DeployPlan, PlanTarget, Resolution } from "../../src/shared/plan";
 import { type Binary, startBinary } from "../security/binary";
 import { type PhoneOptions, Softphone } from "./softphone";
 import { type PbxSsh, pbxSsh, reset, type TestbedEnv, testbed, until } from "./testbed";
@@ -18,13 +18,13 @@ export interface PbxConsole {
   /** POST that must answer 2xx; its JSON. */
   create(path: string, body: unknown): Promise<any>;
   /** The review's plan of a target. */
-  plan(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<DeployPlan>;
-  /** Plans and applies a target; the apply's job id, without waiting for it. */
-  startDeploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<number>;
+  plan(target?: PlanTarget): Promise<DeployPlan>;
+  /** Plans and applies a target (conflicts resolved as given, else skipped); the apply's job id, without waiting for it. */
+  startDeploy(target?: PlanTarget, resolutions?: Record<string, Resolution>): Promise<number>;
   /** Waits for a job to end; the finished job. */
   finished(jobId: number): Promise<any>;
   /** Plans and applies a target and waits for the job to end; the finished job, which must have succeeded. */
-  deploy(target?: "trunks" | "extensions" | "ptt-groups" | "ring-groups" | "queues" | "all"): Promise<any>;
+  deploy(target?: PlanTarget, resolutions?: Record<string, Resolution>): Promise<any>;
   /** The extension's SIP password as the console hands it to a softphone. */
   sipSecret(extensionId: number): Promise<string>;
   stop(): Promise<void>;
@@ -78,9 +78,9 @@ export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}):
       expect(res.status, res.text).toBe(200);
       return res.json;
     },
-    async startDeploy(target = "all") {
+    async startDeploy(target = "all", resolutions = {}) {
       const p = await c.plan(target);
-      const res = await bin.call("POST", "/api/deploy/apply", { target, fingerprint: p.fingerprint, resolutions: {} });
+      const res = await bin.call("POST", "/api/deploy/apply", { target, fingerprint: p.fingerprint, resolutions });
       expect(res.status, res.text).toBe(202);
       return res.json.jobId;
     },
@@ -94,8 +94,8 @@ export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}):
         300_000,
       );
     },
-    async deploy(target = "all") {
-      const job = await c.finished(await c.startDeploy(target));
+    async deploy(target = "all", resolutions = {}) {
+      const job = await c.finished(await c.startDeploy(target, resolutions));
       expect(job.state, JSON.stringify(job, null, 1)).toBe("succeeded");
       return job;
     },

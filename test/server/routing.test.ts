@@ -293,29 +293,48 @@ describe("loops", () => {
 });
 
 describe("loops through IVRs and announcements", () => {
-  test("an IVR option back through an announcement that returns to the IVR is refused, naming the loop", async () => {
+  test("no key through an announcement that returns to the IVR is refused, naming the loop; a key back is the caller's", async () => {
     const menu = await made("/api/ivrs", { name: "Main" });
     const closed = await made("/api/announcements", {
       name: "Closed",
       after: { kind: "ivr", target: String(menu.id) },
     });
-    const res = await s.call("PATCH", `/api/ivrs/${menu.id}`, {
-      options: [{ digits: "9", destination: { kind: "announcement", target: String(closed.id) } }],
-    });
+    const notice = { kind: "announcement", target: String(closed.id) };
+    const res = await s.call("PATCH", `/api/ivrs/${menu.id}`, { timeoutDestination: notice });
     expect(res.status).toBe(400);
-    expect(res.json.error.fields.options).toBe(
+    expect(res.json.error.fields["timeoutDestination.target"]).toBe(
       `This makes a loop: IVR ${menu.id} · Main → Announcement ${closed.id} · Closed → IVR ${menu.id} · Main. A call would go round it until the caller hangs up`,
     );
-    const stored = (await s.call("GET", "/api/ivrs")).json as { options: unknown[] }[];
-    expect(stored[0]?.options).toEqual([]);
+    expect(((await s.call("GET", "/api/ivrs")).json as { timeoutDestination: unknown }[])[0]?.timeoutDestination).toBe(
+      null,
+    );
+    // Key 9 hears the announcement and comes back to the menu: the caller chooses it each time.
+    const key = await s.call("PATCH", `/api/ivrs/${menu.id}`, { options: [{ digits: "9", destination: notice }] });
+    expect(key.status, key.text).toBe(200);
+    await route("403", "ivr", String(menu.id));
+    const flows = (await s.call("GET", "/api/routing/flows")).json as CallFlow[];
+    const back = flows[0]?.root.children[0]?.node.children[0]?.node;
+    expect(back).toMatchObject({ kind: "ivr", target: String(menu.id), loop: false, back: true, children: [] });
+    // Pressed twice, the keys lead round the menu twice and on into the no-key path (none: hang up).
+    const twice = await simulate({ did: "403", digits: "99" });
+    expect(shape(twice)).toEqual([
+      "trunk:403",
+      "inbound-route:403",
+      `ivr:${menu.id}`,
+      `announcement:${closed.id}`,
+      `ivr:${menu.id}`,
+      `announcement:${closed.id}`,
+      `ivr:${menu.id}`,
+    ]);
+    expect(twice.final).toEqual({ kind: "hangup", target: "", ringing: [] });
   });
 
-  test("a ring group overflowing to an IVR whose option rings the group is refused", async () => {
+  test("a ring group overflowing to an IVR that sends callers pressing no key to the group is refused", async () => {
     await extension("1001");
     await made("/api/ring-groups", { number: "600", name: "Sales", members: ["1001"] });
     const menu = await made("/api/ivrs", {
       name: "Main",
-      options: [{ digits: "1", destination: { kind: "ring-group", target: "600" } }],
+      timeoutDestination: { kind: "ring-group", target: "600" },
     });
     const groups = (await s.call("GET", "/api/ring-groups")).json as { id: number }[];
     const res = await s.call("PATCH", `/api/ring-groups/${groups[0]?.id}`, {

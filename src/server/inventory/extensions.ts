@@ -9,7 +9,7 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { extensions, inboundRoutes } from "../../db/schema";
 import { type Extension, type extensionPatchSchema, extensionSchema } from "../../shared/inventory";
-import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
+import { type DeleteAnswer, type Dependents, KIND_WORDS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, NotFound } from "../core/errors";
@@ -227,7 +227,6 @@ export function updateExtension(
     assertNumberFree(deps.db, input.extension, "extension");
     const users = extensionDependents(deps.db, row).dependents;
     if (users.length) {
-      const what = { "ptt-group": "PTT group", "ring-group": "ring group", queue: "queue" } as Record<string, string>;
       // A ring group or queue by its name alone (its dependent's label also says a delete would take the member out).
       const ringNames = new Map(ringGroupUses(deps.db, row.extension).member.map((g) => [g.id, g.name]));
       const queueNames = new Map(queueUses(deps.db, row.extension).agent.map((q) => [q.id, q.name]));
@@ -237,7 +236,7 @@ export function updateExtension(
           : d.kind === "queue"
             ? (queueNames.get(d.id) ?? d.label)
             : d.label;
-      const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${label(d)}`);
+      const named = users.map((d) => `${KIND_WORDS[d.kind]} ${label(d)}`);
       const message = `Extension ${row.extension} cannot become ${input.extension} while ${named.join(", ")} use${users.length === 1 ? "s" : ""} it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { extension: message });
     }

@@ -14,7 +14,7 @@ import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
-import { loopRefusalOf } from "../routing/loops";
+import { loopOf } from "../routing/loops";
 import { checkDestination, type IvrRow, sendersDependents, sendersTo } from "./call-targets";
 import type { DbOrTx } from "./numbers";
 import { mergePatch } from "./patch";
@@ -73,8 +73,9 @@ function checkDestinations(db: DbOrTx, id: number | null, input: IvrInput): void
   checkDestination(db, "invalidDestination.target", self, input.invalidDestination);
   checkDestination(db, "timeoutDestination.target", self, input.timeoutDestination);
   if (id === null) return;
-  // A loop closes only through an IVR something already sends calls to: one being created has none.
-  const loop = loopRefusalOf(db, { kind: "ivr", target: String(id) }, (model) => {
+  // A loop closes only through an IVR something already sends calls to: one being created has none. Only a wrong
+  // key or no key takes a call on by itself; a key the caller presses never closes one.
+  const loop = loopOf(db, { kind: "ivr", target: String(id) }, (model) => {
     model.ivrs.set(String(id), {
       name: input.name,
       greeting: input.greeting === null ? null : String(input.greeting),
@@ -85,7 +86,10 @@ function checkDestinations(db: DbOrTx, id: number | null, input: IvrInput): void
       noKey: input.timeoutDestination,
     });
   });
-  if (loop) throw new Invalid(loop, { options: loop });
+  if (!loop) return;
+  const same = (d: Destination | null) => d !== null && d.kind === loop.first.kind && d.target === loop.first.target;
+  const field = same(input.invalidDestination) ? "invalidDestination.target" : "timeoutDestination.target";
+  throw new Invalid(loop.message, { [field]: loop.message });
 }
 
 const rowValues = (input: IvrInput) => ({

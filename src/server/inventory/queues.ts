@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { extensions, queues } from "../../db/schema";
 import type { Destination } from "../../shared/destinations";
 import { type Queue, type queuePatchSchema, queueSchema } from "../../shared/inventory";
-import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
+import { type DeleteAnswer, type Dependents, KIND_WORDS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
@@ -175,8 +175,7 @@ export function updateQueue(deps: Pick<Deps, "db" | "events">, id: number, patch
     assertNumberFree(deps.db, input.number, "queue", "number");
     const users = queueDependents(deps.db, row).dependents;
     if (users.length) {
-      const what: Record<string, string> = { "ring-group": "ring group", queue: "queue" };
-      const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${d.label}`);
+      const named = users.map((d) => `${KIND_WORDS[d.kind]} ${d.label}`);
       const message = `Queue ${row.number} cannot become ${input.number} while ${named.join(", ")} send${users.length === 1 ? "s" : ""} calls to it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { number: message });
     }

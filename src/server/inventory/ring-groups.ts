@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { extensions, ringGroups } from "../../db/schema";
 import type { Destination } from "../../shared/destinations";
 import { isExternalMember, type RingGroup, type ringGroupPatchSchema, ringGroupSchema } from "../../shared/inventory";
-import type { DeleteAnswer, Dependents } from "../../shared/safe-delete";
+import { type DeleteAnswer, type Dependents, KIND_WORDS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
@@ -187,8 +187,7 @@ export function updateRingGroup(deps: Pick<Deps, "db" | "events">, id: number, p
     assertNumberFree(deps.db, input.number, "ring-group", "number");
     const users = ringGroupDependents(deps.db, row).dependents;
     if (users.length) {
-      const what: Record<string, string> = { "ring-group": "ring group", queue: "queue" };
-      const named = users.map((d) => `${what[d.kind] ?? "inbound route"} ${d.label}`);
+      const named = users.map((d) => `${KIND_WORDS[d.kind]} ${d.label}`);
       const message = `Ring group ${row.number} cannot become ${input.number} while ${named.join(", ")} send${users.length === 1 ? "s" : ""} calls to it. Change ${users.length === 1 ? "it" : "them"} first.`;
       throw new Conflict(message, { number: message });
     }

@@ -31,19 +31,28 @@ function exists(model: RoutingModel, d: DestRef): boolean | null {
   }
 }
 
-/** The flow from `d`: the node and its branches, each object of a loop drawn once. */
-export function flowFrom(model: RoutingModel, d: DestRef, above: ReadonlySet<string> = new Set()): FlowNode {
+/**
+ * The flow from `d`: the node and its branches, each object of a loop drawn once. `above`: the objects above, each
+ * with whether a caller's key was pressed since (then coming back to it is going back to a menu, not a loop).
+ */
+export function flowFrom(model: RoutingModel, d: DestRef, above: ReadonlyMap<string, boolean> = new Map()): FlowNode {
+  const since = above.get(destKey(d));
   const node: FlowNode = {
     kind: d.kind,
     target: d.target,
     label: labelOf(model, d),
     missing: exists(model, d) === false,
-    loop: above.has(destKey(d)),
+    loop: since === false,
+    ...(since === true ? { back: true as const } : {}),
     children: [],
   };
-  if (node.loop || node.missing) return node;
-  const path = new Set(above).add(destKey(d));
-  node.children = onwards(model, d).map(({ to, when }) => ({ when, node: flowFrom(model, to, path) }));
+  if (since !== undefined || node.missing) return node;
+  const path = new Map(above).set(destKey(d), false);
+  const pressed = new Map([...path.keys()].map((k) => [k, true]));
+  node.children = onwards(model, d).map(({ to, when, chosen }) => ({
+    when,
+    node: flowFrom(model, to, chosen ? pressed : path),
+  }));
   return node;
 }
 

@@ -8,13 +8,18 @@ import type { DbOrTx } from "../inventory/numbers";
 import { consoleModel, type DestRef, destKey as key, type RoutingModel } from "./model";
 import { labelOf, onwards } from "./simulate";
 
-/** A loop through `start`: the destinations from `start` back to it (`start` first), or null. */
+/**
+ * A loop through `start`: the destinations from `start` back to it (`start` first), or null. A call goes round a
+ * loop by itself (no answer, a timeout, after an announcement); an IVR's key is the caller's choice, so a way back
+ * through one (a "main menu" key) is not a loop.
+ */
 export function loopThrough(model: RoutingModel, start: Destination): DestRef[] | null {
   const target = key(start);
   const seen = new Set<string>();
   const path: DestRef[] = [start];
   const visit = (d: DestRef): boolean => {
-    for (const { to: next } of onwards(model, d)) {
+    for (const { to: next, chosen } of onwards(model, d)) {
+      if (chosen) continue;
       if (key(next) === target) return true;
       if (seen.has(key(next))) continue;
       seen.add(key(next));
@@ -38,12 +43,24 @@ export interface LoopSubject {
  * closes through `start`, in words, or null.
  */
 export function loopRefusalOf(db: DbOrTx, start: Destination, apply: (model: RoutingModel) => void): string | null {
+  return loopOf(db, start, apply)?.message ?? null;
+}
+
+/** `loopRefusalOf`, with the loop's first step from `start` (which of its destinations closes it). */
+export function loopOf(
+  db: DbOrTx,
+  start: Destination,
+  apply: (model: RoutingModel) => void,
+): { message: string; first: DestRef } | null {
   const model = consoleModel(db);
   apply(model);
   const loop = loopThrough(model, start);
   if (!loop) return null;
   const words = [...loop, start].map((x) => labelOf(model, x)).join(" → ");
-  return `This makes a loop: ${words}. A call would go round it until the caller hangs up`;
+  return {
+    message: `This makes a loop: ${words}. A call would go round it until the caller hangs up`,
+    first: loop[1] ?? start,
+  };
 }
 
 /**

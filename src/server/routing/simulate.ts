@@ -91,8 +91,11 @@ function nameOf(model: RoutingModel, d: Destination): string | undefined {
   }
 }
 
-/** Where a call can go on to from `d`, and when (a ring group's no-answer…): the routing graph's edges. */
-export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: string }[] {
+/**
+ * Where a call can go on to from `d`, and when (a ring group's no-answer…): the routing graph's edges. `chosen`:
+ * the caller picks the edge (an IVR's key), so a cycle through it is the caller's going back, not a loop.
+ */
+export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: string; chosen?: true }[] {
   switch (d.kind) {
     case "extension": {
       const e = model.extensions.get(d.target);
@@ -112,7 +115,7 @@ export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: s
       const i = model.ivrs.get(d.target);
       if (!i) return [];
       return [
-        ...i.options.map((o) => ({ to: o.to, when: `Key ${o.digits}` })),
+        ...i.options.map((o) => ({ to: o.to, when: `Key ${o.digits}`, chosen: true as const })),
         ...(i.invalid ? [{ to: i.invalid, when: "Wrong key" }] : []),
         ...(i.noKey ? [{ to: i.noKey, when: "No key" }] : []),
       ];
@@ -297,7 +300,8 @@ function follow(
       if (option) {
         input.digits = pressed.slice(option.digits.length);
         step(`The IVR ${greeting}; the caller presses ${option.digits}, which goes to ${labelOf(model, option.to)}.`);
-        return follow(model, option.to, input, steps, seen);
+        // A key is the caller's choice: coming back to a menu by one ("0: main menu") is not a loop.
+        return follow(model, option.to, input, steps, new Set());
       }
       const next = pressed ? i.invalid : i.noKey;
       const what = pressed

@@ -1,11 +1,12 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
-import { ListOrdered, LoaderCircle, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
+import { Grid3x3, ListOrdered, LoaderCircle, Megaphone, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
 import { useState } from "react";
 import { Can, RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
+import { announcementsQuery } from "@/features/announcements/api";
 import { useRefreshAfterDeploy } from "@/features/deployment/api";
 import { DeployCountCard } from "@/features/deployment/deploy-count-card";
 import { DeployHistoryCard } from "@/features/deployment/history-card";
@@ -14,6 +15,7 @@ import { PbxStatusCard } from "@/features/deployment/pbx-status-card";
 import { ResultsPanel } from "@/features/deployment/results-panel";
 import { ReviewDialog } from "@/features/deployment/review-dialog";
 import { extensionsQuery } from "@/features/extensions/api";
+import { ivrsQuery } from "@/features/ivrs/api";
 import { useShownJob } from "@/features/jobs/api";
 import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { pttGroupsQuery } from "@/features/ptt/api";
@@ -33,6 +35,8 @@ export function DeploymentPage() {
   const pttGroups = useCount(pttGroupsQuery());
   const ringGroups = useCount(ringGroupsQuery());
   const queues = useCount(queuesQuery());
+  const ivrs = useCount(ivrsQuery());
+  const announcements = useCount(announcementsQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
   const refresh = useRefreshAfterDeploy();
   // A deployment is a job (ADR 0024): its progress shows while it runs, also after a page reload, and
@@ -62,7 +66,7 @@ export function DeploymentPage() {
     <>
       <PageHeader
         title="Deployment"
-        subtitle="Push trunks, extensions, ring groups, queues and PTT groups to the PBX server"
+        subtitle="Push trunks, extensions, ring groups, queues, IVRs, announcements and PTT groups to the PBX server"
       />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="grid gap-6">
@@ -108,6 +112,26 @@ export function DeploymentPage() {
               onDeploy={() => deploy.mutate("queues")}
             />
             <DeployCountCard
+              title="IVRs"
+              caption="Menus callers choose from by key"
+              icon={Grid3x3}
+              count={ivrs}
+              buttonLabel="Deploy IVRs"
+              busy={busy("ivrs")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("ivrs")}
+            />
+            <DeployCountCard
+              title="Announcements"
+              caption="A recording, then the call goes on"
+              icon={Megaphone}
+              count={announcements}
+              buttonLabel="Deploy Announcements"
+              busy={busy("announcements")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("announcements")}
+            />
+            <DeployCountCard
               title="PTT Groups"
               caption="Deployed as page groups"
               icon={Radio}
@@ -126,8 +150,8 @@ export function DeploymentPage() {
                   Deploy Everything
                 </CardTitle>
                 <CardDescription>
-                  Trunks, extensions, ring groups and queues, then the outbound and inbound routes that use them,
-                  followed by one FreePBX reload.
+                  Trunks, extensions, ring groups, queues, announcements and IVRs, then the outbound and inbound routes
+                  that use them, followed by one FreePBX reload.
                 </CardDescription>
               </CardHeader>
               <CardContent>

@@ -33,6 +33,7 @@ function Node({ node }: { node: FlowNode }) {
       )}
       {node.missing && <Badge variant="destructive">does not exist</Badge>}
       {node.loop && <Badge variant="warning">loops back</Badge>}
+      {node.back && <Badge variant="outline">back to this menu</Badge>}
     </span>
   );
 }
