@@ -1,6 +1,7 @@
 // The Call Routing screen (/call-routing) through chromium against the built binary: the sidebar entry, a
 // DID followed to the ring group's phones, the same call unanswered to voicemail, field errors under their
-// inputs, and the comparison with the PBX refused with its reason when no PBX host is configured.
+// inputs, the comparison with the PBX refused with its reason when no PBX host is configured, and keys pressed in
+// an IVR.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type Harness, startHarness, TEST_TIMEOUT } from "./harness";
@@ -156,6 +157,43 @@ test(
     await flow.getByRole("link", { name: "Voicemail 1001 · Alice" }).waitFor();
     await flow.getByRole("link", { name: "Ring group 600 · Sales" }).click();
     await page.getByRole("heading", { level: 1, name: "Ring Groups" }).waitFor();
+  },
+  TEST_TIMEOUT,
+);
+
+test(
+  "the keys pressed lead the call through an IVR; the IVR's flow shows its keys, linked to the IVRs screen",
+  async () => {
+    const menu = await h.apiJson("POST", "/api/ivrs", {
+      name: "Front desk",
+      options: [
+        { digits: "1", destination: { kind: "extension", target: "1001" } },
+        { digits: "2", destination: { kind: "ring-group", target: "600" } },
+      ],
+    });
+    await h.apiJson("POST", "/api/inbound-routes", {
+      description: "Menu line",
+      didNumber: "15550200",
+      destinationType: "ivr",
+      destination: String(menu.id),
+    });
+    const page = await routingPage();
+    await form(page).getByLabel("DID (number called)").fill("15550200");
+    await form(page).getByLabel("Keys pressed in IVRs (in order; empty: none)").fill("2");
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/routing/simulate"));
+    await form(page).getByRole("button", { name: "Follow the call" }).click();
+    expect((await sent).postDataJSON()).toMatchObject({ did: "15550200", digits: "2" });
+    await path(page).getByText("Rings 1001, 1002").waitFor();
+    expect(await path(page).getByRole("listitem").nth(2).textContent()).toContain(`IVR ${menu.id} · Front desk`);
+    // Keys a keypad cannot send: the server's message under the field.
+    await form(page).getByLabel("Keys pressed in IVRs (in order; empty: none)").fill("12a");
+    await form(page).getByRole("button", { name: "Follow the call" }).click();
+    await form(page).getByText("Digits must be 0-9, * or #").waitFor();
+
+    const flow = page.getByRole("list", { name: "Call flows" }).getByRole("listitem").filter({ hasText: "Menu line" });
+    await flow.getByText("Key 2").waitFor();
+    await flow.getByRole("link", { name: `IVR ${menu.id} · Front desk` }).click();
+    await page.getByRole("heading", { level: 1, name: "IVRs" }).waitFor();
   },
   TEST_TIMEOUT,
 );

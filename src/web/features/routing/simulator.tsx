@@ -15,12 +15,12 @@ import { type SimulateRequest, useSimulateCall } from "./api";
 import { PathView } from "./path-view";
 
 /**
- * The routing simulator: a call's DID, caller ID and "nobody answers" in; its path out. The time and the digits
- * the API takes come on screen with the time conditions and IVRs that read them: nothing the console holds yet does.
+ * The routing simulator: a call's DID, caller ID, time, the keys the caller presses in IVRs and "nobody answers" in;
+ * its path out.
  */
 export function RoutingSimulator() {
   const routes = useQuery(inboundRoutesQuery());
-  const [form, setForm] = useState({ did: "", callerId: "", when: "", unanswered: false, plan: false });
+  const [form, setForm] = useState({ did: "", callerId: "", when: "", digits: "", unanswered: false, plan: false });
   const [answer, setAnswer] = useState<SimulateAnswer | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string>();
@@ -83,6 +83,17 @@ export function RoutingSimulator() {
                     placeholder="Any"
                     value={form.callerId}
                     onChange={(e) => set("callerId")(e.target.value)}
+                  />
+                )}
+              </FormField>
+              <FormField label="Keys pressed in IVRs (in order; empty: none)" error={errors.digits}>
+                {(control) => (
+                  <Input
+                    {...control}
+                    inputMode="tel"
+                    placeholder="1#"
+                    value={form.digits}
+                    onChange={(e) => set("digits")(e.target.value)}
                   />
                 )}
               </FormField>
