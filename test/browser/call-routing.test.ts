@@ -164,13 +164,13 @@ test(
 test(
   "the keys pressed lead the call through an IVR; the IVR's flow shows its keys, linked to the IVRs screen",
   async () => {
-    const menu = await h.apiJson("POST", "/api/ivrs", {
+    const menu = (await h.apiJson("POST", "/api/ivrs", {
       name: "Front desk",
       options: [
         { digits: "1", destination: { kind: "extension", target: "1001" } },
         { digits: "2", destination: { kind: "ring-group", target: "600" } },
       ],
-    });
+    })) as { id: number };
     await h.apiJson("POST", "/api/inbound-routes", {
       description: "Menu line",
       didNumber: "15550200",
