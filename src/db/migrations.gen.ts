@@ -23,6 +23,7 @@ import m19 from "../../migrations/0019_ai_call_classification.sql" with { type: 
 import m20 from "../../migrations/0020_ring_groups.sql" with { type: "text" };
 import m21 from "../../migrations/0021_queues.sql" with { type: "text" };
 import m22 from "../../migrations/0022_call_flow_objects.sql" with { type: "text" };
+import m23 from "../../migrations/0023_time_conditions.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -49,4 +50,5 @@ export const migrationSql: Record<string, string> = {
   "0020_ring_groups": m20,
   "0021_queues": m21,
   "0022_call_flow_objects": m22,
+  "0023_time_conditions": m23,
 };

@@ -303,6 +303,40 @@ export const announcements = sqliteTable("announcements", {
   createdAt: createdAt(),
 });
 
+/**
+ * Time groups (FreePBX's timegroups_groups + timegroups_details, ADR 0059): weekly hours and yearly holidays,
+ * each one row as FreePBX's own form writes it.
+ */
+export const timeGroups = sqliteTable("time_groups", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  weekly: text("weekly", { mode: "json" })
+    .$type<{ fromDay: string; toDay: string; start: string; end: string }[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  holidays: text("holidays", { mode: "json" })
+    .$type<{ month: string; day: number; toDay: number }[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  createdAt: createdAt(),
+});
+
+/**
+ * Time conditions (FreePBX's timeconditions, ADR 0059): a time group read in a zone (null: the PBX's), and where
+ * calls go while it matches and while it does not. The override (force open/closed) is the PBX's state, not here.
+ */
+export const timeConditions = sqliteTable("time_conditions", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  timeGroupId: integer("time_group_id").notNull(),
+  timeZone: text("time_zone"),
+  matchKind: destinationKind("match_kind"),
+  matchTarget: text("match_target"),
+  noMatchKind: destinationKind("no_match_kind"),
+  noMatchTarget: text("no_match_target"),
+  createdAt: createdAt(),
+});
+
 export const apiCredentials = sqliteTable("api_credentials", {
   id: id(),
   name: text("name").notNull(),
@@ -553,6 +587,8 @@ export const pbxObjects = sqliteTable(
         "queue",
         "ivr",
         "announcement",
+        "timeGroup",
+        "timeCondition",
       ],
     }).notNull(),
     key: text("key").notNull(),

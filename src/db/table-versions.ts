@@ -24,6 +24,8 @@ export const LIST_TABLES = [
   "queues",
   "ivrs",
   "announcements",
+  "time_groups",
+  "time_conditions",
   "ai_assistants",
   "ai_routing_rules",
   "call_transcripts",

@@ -178,3 +178,204 @@ export interface Announcement {
   after: Destination | null;
   createdAt: string;
 }
+
+/* ─────────────────────────── Time groups and time conditions ─────────────────────────── */
+
+export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+export const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"] as const;
+export type Month = (typeof MONTHS)[number];
+/** The days each month can have (29 for February: a holiday is every year, and leap years have it). */
+const MONTH_DAYS: Record<Month, number> = {
+  jan: 31,
+  feb: 29,
+  mar: 31,
+  apr: 30,
+  may: 31,
+  jun: 30,
+  jul: 31,
+  aug: 31,
+  sep: 30,
+  oct: 31,
+  nov: 30,
+  dec: 31,
+};
+
+/** FreePBX's column limits: timegroups_groups.description, timeconditions.displayname. */
+export const TIME_LIMITS = { timeGroupName: 50, timeConditionName: 50, rows: 50 } as const;
+
+/** A time of day as Asterisk's GotoIfTime reads it: `HH:MM`, 00:00 to 23:59. */
+export const CLOCK_RE = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Weekly hours: from one day to another (the same day, or a range that may wrap: fri-mon), start to end. */
+export interface WeeklyHours {
+  fromDay: Weekday;
+  toDay: Weekday;
+  start: string;
+  end: string;
+}
+
+/** A holiday: a day (or days) of a month, every year (Asterisk's GotoIfTime has no year). */
+export interface Holiday {
+  month: Month;
+  day: number;
+  toDay: number;
+}
+
+const minutes = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
+
+/** The weekdays a row covers, in order (a range wraps past Sunday, as Asterisk reads `fri-mon`). */
+export function daysOf(from: Weekday, to: Weekday): Weekday[] {
+  const out: Weekday[] = [];
+  for (let i = WEEKDAYS.indexOf(from); ; i = (i + 1) % 7) {
+    out.push(WEEKDAYS[i] as Weekday);
+    if (WEEKDAYS[i] === to) return out;
+  }
+}
+
+/** The row FreePBX keeps in `timegroups_details.time` (its own form's format): `08:00-17:00|mon-fri|*|*`. */
+export const weeklyRow = (w: WeeklyHours) =>
+  `${w.start}-${w.end}|${w.fromDay === w.toDay ? w.fromDay : `${w.fromDay}-${w.toDay}`}|*|*`;
+/** `*|*|24-26|dec`. */
+export const holidayRow = (h: Holiday) => `*|*|${h.day === h.toDay ? h.day : `${h.day}-${h.toDay}`}|${h.month}`;
+
+const timeGroupRules: readonly FieldRule<{ name: string; weekly: WeeklyHours[]; holidays: Holiday[] }>[] = [
+  { field: "name", problem: (g) => configTextProblem(g.name, TIME_LIMITS.timeGroupName, "Name") },
+  {
+    field: "weekly",
+    problem: (g) => {
+      if (g.weekly.length + g.holidays.length === 0) return "Add weekly hours or a holiday";
+      if (g.weekly.length + g.holidays.length > TIME_LIMITS.rows) return `At most ${TIME_LIMITS.rows} rows`;
+      for (const [i, w] of g.weekly.entries()) {
+        if (!CLOCK_RE.test(w.start) || !CLOCK_RE.test(w.end)) return "Times are HH:MM, 00:00 to 23:59";
+        if (minutes(w.end) <= minutes(w.start))
+          return `Row ${i + 1}: the end must be after the start (a night is two rows: until 23:59, and from 00:00)`;
+      }
+      // Two rows covering the same minute of the same day: one of them says nothing, or they were meant differently.
+      for (const [i, a] of g.weekly.entries())
+        for (const [j, b] of g.weekly.entries()) {
+          if (j <= i) continue;
+          const shared = daysOf(a.fromDay, a.toDay).filter((d) => daysOf(b.fromDay, b.toDay).includes(d));
+          if (shared.length && minutes(a.start) < minutes(b.end) && minutes(b.start) < minutes(a.end))
+            return `Rows ${i + 1} and ${j + 1} overlap on ${shared[0]}`;
+        }
+      return null;
+    },
+  },
+  {
+    field: "holidays",
+    problem: (g) => {
+      for (const h of g.holidays) {
+        const max = MONTH_DAYS[h.month];
+        if (h.day > max || h.toDay > max) return `${h.month} has ${max} days`;
+        if (h.toDay < h.day) return "A holiday's last day must not be before its first";
+      }
+      for (const [i, a] of g.holidays.entries())
+        for (const [j, b] of g.holidays.entries())
+          if (j > i && a.month === b.month && a.day <= b.toDay && b.day <= a.toDay)
+            return `Holidays ${i + 1} and ${j + 1} share a day (${a.month})`;
+      return null;
+    },
+  },
+];
+
+export { timeGroupRules };
+
+const clock = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .regex(CLOCK_RE, `${label} must be HH:MM, 00:00 to 23:59`);
+const dayOfMonth = (label: string) =>
+  z
+    .number({ error: `${label} must be a day of the month` })
+    .int(`${label} must be a day of the month`)
+    .min(1, `${label} must be 1-31`)
+    .max(31, `${label} must be 1-31`);
+
+export const timeGroupSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      name: named("Name"),
+      weekly: z
+        .array(
+          z
+            .object({
+              fromDay: z.enum(WEEKDAYS, { error: "Day must be mon-sun" }),
+              toDay: z.enum(WEEKDAYS, { error: "Day must be mon-sun" }).optional(),
+              start: clock("Start"),
+              end: clock("End"),
+            })
+            .transform((w) => ({ ...w, toDay: w.toDay ?? w.fromDay })),
+          { error: "Weekly hours must be a list" },
+        )
+        .default([]),
+      holidays: z
+        .array(
+          z
+            .object({
+              month: z.enum(MONTHS, { error: "Month must be jan-dec" }),
+              day: dayOfMonth("Day"),
+              toDay: dayOfMonth("Last day").optional(),
+            })
+            .transform((h) => ({ ...h, toDay: h.toDay ?? h.day })),
+          { error: "Holidays must be a list" },
+        )
+        .default([]),
+    }),
+    timeGroupRules,
+  ),
+);
+export const timeGroupPatchSchema = lazySchema(() => patchOf(timeGroupSchema));
+
+/** Whether `zone` is an IANA time zone name (`Europe/Berlin`) or UTC. */
+export function timeZoneProblem(zone: string | null): string | null {
+  if (zone === null) return null;
+  const known = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return zone === "UTC" || known.includes(zone) ? null : `Unknown time zone ${zone} (an IANA name, e.g. Europe/Berlin)`;
+}
+
+export const timeConditionRules: readonly FieldRule<{ name: string; timeZone: string | null }>[] = [
+  { field: "name", problem: (t) => configTextProblem(t.name, TIME_LIMITS.timeConditionName, "Name") },
+  { field: "timeZone", problem: (t) => timeZoneProblem(t.timeZone) },
+];
+
+export const timeConditionSchema = lazySchema(() =>
+  withRules(
+    z.object({
+      name: named("Name"),
+      /** The console's time group (its id). */
+      timeGroup: z.number({ error: "Choose a time group" }).int("Choose a time group").positive("Choose a time group"),
+      /** An IANA zone the group's hours are read in; null or absent: the PBX's own. */
+      timeZone: z
+        .string({ error: "Time zone must be text" })
+        .trim()
+        .nullable()
+        .optional()
+        .transform((v) => (v ? v : null)),
+      /** Where calls go while the time group matches (open), and while it does not; null: FreePBX hangs up. */
+      match: optionalDestination(),
+      noMatch: optionalDestination(),
+    }),
+    timeConditionRules,
+  ),
+);
+export const timeConditionPatchSchema = lazySchema(() => patchOf(timeConditionSchema));
+
+export interface TimeGroup {
+  id: number;
+  name: string;
+  weekly: WeeklyHours[];
+  holidays: Holiday[];
+  createdAt: string;
+}
+
+export interface TimeCondition {
+  id: number;
+  name: string;
+  timeGroup: number;
+  timeZone: string | null;
+  match: Destination | null;
+  noMatch: Destination | null;
+  createdAt: string;
+}

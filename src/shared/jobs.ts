@@ -26,6 +26,8 @@ export const JOB_TARGETS = [
   "queues",
   "ivrs",
   "announcements",
+  "time-groups",
+  "time-conditions",
   "all",
 ] as const;
 export type JobTarget = (typeof JOB_TARGETS)[number];

@@ -12,7 +12,9 @@ export type DeployKind =
   | "ringGroup"
   | "queue"
   | "ivr"
-  | "announcement";
+  | "announcement"
+  | "timeGroup"
+  | "timeCondition";
 
 export interface DeployItemResult {
   kind: DeployKind;
@@ -104,6 +106,8 @@ export interface DeployAllResponse {
   queues: DeployGroupResult;
   ivrs: DeployGroupResult;
   announcements: DeployGroupResult;
+  timeGroups: DeployGroupResult;
+  timeConditions: DeployGroupResult;
   reload: ReloadResult | null;
 }
 

@@ -23,6 +23,8 @@ export const PLAN_TARGETS = [
   "queues",
   "ivrs",
   "announcements",
+  "time-groups",
+  "time-conditions",
   "all",
 ] as const;
 export type PlanTarget = (typeof PLAN_TARGETS)[number];
@@ -146,14 +148,14 @@ export const IMPORT_ACTIONS = ["create", "update", "unchanged", "refused"] as co
 export type ImportAction = (typeof IMPORT_ACTIONS)[number];
 export type ImportCounts = Record<ImportAction, number>;
 
-export const IMPORT_KINDS = ["extensions", "trunks", "ring-groups", "queues"] as const;
+export const IMPORT_KINDS = ["extensions", "trunks", "ring-groups", "queues", "ivrs", "announcements"] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
 
 export interface ImportPlanItem {
   /** `<kind>:<key>`. */
   id: string;
-  kind: "extension" | "trunk" | "ringGroup" | "queue";
-  /** Extension, ring group or queue number, or trunk name (as on the PBX). */
+  kind: "extension" | "trunk" | "ringGroup" | "queue" | "ivr" | "announcement";
+  /** Extension, ring group or queue number, trunk name, or FreePBX's id of an IVR or announcement (as on the PBX). */
   key: string;
   label: string;
   action: ImportAction;

@@ -13,6 +13,8 @@ export const UNDO_KINDS = [
   "queue",
   "ivr",
   "announcement",
+  "time-group",
+  "time-condition",
   "ai-assistant",
   "ai-rule",
 ] as const;
@@ -63,6 +65,8 @@ export const KIND_WORDS: Record<UndoKind, string> = {
   queue: "queue",
   ivr: "IVR",
   announcement: "announcement",
+  "time-group": "time group",
+  "time-condition": "time condition",
   "ai-assistant": "AI assistant",
   "ai-rule": "AI routing rule",
 };
@@ -78,6 +82,8 @@ export const RESTORE_ACTION: Record<UndoKind, string> = {
   queue: "queue.restore",
   ivr: "ivr.restore",
   announcement: "announcement.restore",
+  "time-group": "time-group.restore",
+  "time-condition": "time-condition.restore",
   "ai-assistant": "ai.assistant.restore",
   "ai-rule": "ai.rule.restore",
 };

@@ -22,6 +22,8 @@ export const wsEventTypes = [
   /** A system recording was uploaded, renamed or deleted on the PBX; data: `{ id, action }`. */
   "recordings-updated",
   /** A time condition's override was forced or set back to automatic on the PBX; data: `{ id, override }`. */
+  "time-condition-overrides-updated",
+  /** A time group or time condition of the console's was created, edited or deleted; data: `{ id, action }`. */
   "time-conditions-updated",
   /**
    * A one-time softphone provisioning link was issued (replacing the extension's earlier one) or used by a

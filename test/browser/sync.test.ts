@@ -61,9 +61,13 @@ const planItem = (page: Page, label: string, kind = "extensions") =>
   reviewDialog(page, kind).getByRole("listitem", { name: label, exact: true });
 
 /** Waits for the plan in the open review, confirms it and checks the import's request; the dialog closes. */
-async function confirmImport(page: Page, kind: "extensions" | "trunks" | "ring groups", body: Record<string, unknown>) {
+async function confirmImport(
+  page: Page,
+  kind: "extensions" | "trunks" | "ring groups" | "IVRs",
+  body: Record<string, unknown>,
+) {
   await reviewDialog(page, kind).getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
-  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/sync/${kind.replace(" ", "-")}/import`));
+  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/sync/${kind.toLowerCase().replace(" ", "-")}/import`));
   await waitEnabled(importButton(page, kind));
   await importButton(page, kind).click();
   const request = (await sent).postDataJSON();
@@ -342,6 +346,56 @@ describe("Sync: ring groups", () => {
       members: ["3901", "5551234#"],
       noAnswer: { kind: "voicemail", target: "3901" },
     });
+  });
+});
+
+describe("Sync: IVRs", () => {
+  test("an IVR only on the PBX shows 'Not in Dashboard'; its review brings the announcement a key plays; both import", async () => {
+    await pbx.query(
+      "INSERT INTO announcement (description, recording_id, allow_skip, post_dest, return_ivr, noanswer, repeat_msg) VALUES ('Welcome', NULL, 1, 'app-blackhole,hangup,1', 0, 0, '')",
+    );
+    const [played] = await pbx.query("SELECT MAX(announcement_id) AS id FROM announcement");
+    await pbx.query(
+      "INSERT INTO ivr_details (name, description, announcement, directdial, invalid_loops, invalid_retry_recording, invalid_destination, timeout_time, timeout_recording, timeout_retry_recording, timeout_destination, timeout_loops) VALUES ('Desk', '', NULL, 'ext-local', '3', 'default', 'app-blackhole,hangup,1', 10, 'default', 'default', 'app-blackhole,hangup,1', '3')",
+    );
+    const [menu] = await pbx.query("SELECT MAX(id) AS id FROM ivr_details");
+    await pbx.query("INSERT INTO ivr_entries VALUES (?, '1', ?, 0)", [menu?.id, `app-announcement-${played?.id},s,1`]);
+    const key = String(menu?.id);
+
+    const page = await syncPage();
+    await page.getByRole("tab", { name: "IVRs", exact: true }).click();
+    await table(page, "IVR comparison").waitFor(SLOW);
+    expect(await table(page, "IVR comparison").getByRole("columnheader").allTextContents()).toEqual([
+      "",
+      "FreePBX ID",
+      "Name (PBX)",
+      "Name (Dashboard)",
+      "Status",
+    ]);
+    expect(await cells(row(page, key))).toEqual([key, "Desk", "-", "Not in Dashboard"]);
+
+    await checkbox(page, key).click();
+    await importSelected(page, 1).click();
+    await reviewDialog(page, "IVRs").getByRole("list", { name: "Plan counts" }).waitFor(SLOW);
+    expect(await planItem(page, "Announcement Welcome", "IVRs").textContent()).toContain(
+      "Imported with IVR Desk, which sends calls to it",
+    );
+    expect(await planItem(page, "IVR Desk", "IVRs").getByTestId("field-change").allTextContents()).toContain(
+      "optionsnone1 → announcement Welcome",
+    );
+    expect(await importButton(page, "IVRs").textContent()).toBe("Import (2 objects)");
+    await confirmImport(page, "IVRs", { ivrs: [key], mode: "selected" });
+    await toasts(page).getByText("IVRs Imported", { exact: true }).waitFor(SLOW);
+    await statusOf(page, key, "Synced");
+    const [welcome] = await h.apiJson<{ id: number }[]>("GET", "/api/announcements");
+    const [desk] = await h.apiJson<Record<string, unknown>[]>("GET", "/api/ivrs");
+    expect(desk).toMatchObject({
+      name: "Desk",
+      options: [{ digits: "1", destination: { kind: "announcement", target: String(welcome?.id) } }],
+    });
+
+    await page.getByRole("tab", { name: "Announcements", exact: true }).click();
+    await statusOf(page, String(played?.id), "Synced");
   });
 });
 

@@ -57,6 +57,8 @@ test("migrations create every table and column of the drizzle schema", () => {
       "sign_in_throttle",
       "sip_provider_credentials",
       "table_versions",
+      "time_conditions",
+      "time_groups",
       "trunks",
       "user_totp",
       "users",

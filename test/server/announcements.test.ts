@@ -9,7 +9,17 @@ import type { WsEvent } from "../../src/shared/ws-events";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
-  clean: ["ivrs", "announcements", "inbound_routes", "ring_groups", "queues", "extensions", "pbx_objects"],
+  clean: [
+    "time_conditions",
+    "time_groups",
+    "ivrs",
+    "announcements",
+    "inbound_routes",
+    "ring_groups",
+    "queues",
+    "extensions",
+    "pbx_objects",
+  ],
 });
 
 let published: WsEvent[] = [];

@@ -360,8 +360,8 @@ describe("inbound routes (DIDs)", () => {
         "Main,5550100,,ext-queues,401,1",
         'Sales,5550101,5559999,"from-did-direct,1001,1"',
         'Night,5550102,,"app-blackhole,congestion,1"',
-        'Dup A,5550103,,"timeconditions,2,1"',
-        'Dup B,5550103,,"timeconditions,2,1"',
+        'Dup A,5550103,,"ext-group,602,1"',
+        'Dup B,5550103,,"ext-group,602,1"',
       ].join("\n"),
     );
     expect(res.status, res.text).toBe(200);

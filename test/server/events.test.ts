@@ -313,6 +313,40 @@ const FIXTURES: Record<string, Fixture> = {
     const i = await created("/api/ivrs", { name: "Walk menu to delete" });
     return { path: `/api/ivrs/${i.id}` };
   },
+  "POST /api/time-groups": async () => ({
+    body: { name: "Walk hours", weekly: [{ fromDay: "mon", toDay: "fri", start: "09:00", end: "17:00" }] },
+  }),
+  "PATCH /api/time-groups/:id": async () => {
+    const g = await created("/api/time-groups", { name: "Walk hours to edit", holidays: [{ month: "jan", day: 1 }] });
+    return { path: `/api/time-groups/${g.id}`, body: { name: "Walk hours edited" } };
+  },
+  "DELETE /api/time-groups/:id": async () => {
+    const g = await created("/api/time-groups", { name: "Walk hours to delete", holidays: [{ month: "jan", day: 2 }] });
+    return { path: `/api/time-groups/${g.id}` };
+  },
+  "POST /api/time-conditions": async () => {
+    const g = await created("/api/time-groups", {
+      name: "Walk hours for a condition",
+      holidays: [{ month: "jan", day: 3 }],
+    });
+    return { body: { name: "Walk open", timeGroup: g.id } };
+  },
+  "PATCH /api/time-conditions/:id": async () => {
+    const g = await created("/api/time-groups", {
+      name: "Walk hours for an edit",
+      holidays: [{ month: "jan", day: 4 }],
+    });
+    const t = await created("/api/time-conditions", { name: "Walk open to edit", timeGroup: g.id });
+    return { path: `/api/time-conditions/${t.id}`, body: { timeZone: "Europe/Berlin" } };
+  },
+  "DELETE /api/time-conditions/:id": async () => {
+    const g = await created("/api/time-groups", {
+      name: "Walk hours for a delete",
+      holidays: [{ month: "jan", day: 5 }],
+    });
+    const t = await created("/api/time-conditions", { name: "Walk open to delete", timeGroup: g.id });
+    return { path: `/api/time-conditions/${t.id}` };
+  },
   "POST /api/announcements": async () => ({
     body: { name: "Walk notice", after: { kind: "extension", target: (await extension()).extension } },
   }),
@@ -361,6 +395,7 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /api/deploy/ptt-groups": async () => ({ after: jobEnded }),
   "POST /api/deploy/ring-groups": async () => ({ after: jobEnded }),
   "POST /api/deploy/ivrs": async () => ({ after: jobEnded }),
+  "POST /api/deploy/time-conditions": async () => ({ after: jobEnded }),
   "POST /api/deploy/announcements": async () => ({ after: jobEnded }),
   "POST /api/deploy/queues": async () => ({ after: jobEnded }),
   // Apply needs the plan it applies (its fingerprint).
@@ -394,6 +429,29 @@ const FIXTURES: Record<string, Fixture> = {
       [number, number, `Local/${agent}@from-queue/n,0`],
     );
     return { body: { mode: "selected", queues: [number] }, after: jobEnded };
+  },
+  // An IVR and the announcement its wrong key plays, only on the PBX: imported together through the console's creates.
+  "POST /api/sync/ivrs/import": async () => {
+    const name = `Walk sync ${next()}`;
+    await pbx.query(
+      "INSERT INTO announcement (description, recording_id, allow_skip, post_dest, return_ivr, noanswer, repeat_msg) VALUES (?, NULL, 0, 'app-blackhole,hangup,1', 0, 0, '')",
+      [name],
+    );
+    const [played] = await pbx.query("SELECT MAX(announcement_id) AS id FROM announcement");
+    await pbx.query(
+      "INSERT INTO ivr_details (name, timeout_time, invalid_loops, timeout_loops, invalid_destination, timeout_destination) VALUES (?, 10, '3', '3', ?, 'app-blackhole,hangup,1')",
+      [name, `app-announcement-${played?.id},s,1`],
+    );
+    const [menu] = await pbx.query("SELECT MAX(id) AS id FROM ivr_details");
+    return { body: { mode: "selected", ivrs: [String(menu?.id)] }, after: jobEnded };
+  },
+  "POST /api/sync/announcements/import": async () => {
+    await pbx.query(
+      "INSERT INTO announcement (description, recording_id, allow_skip, post_dest, return_ivr, noanswer, repeat_msg) VALUES (?, NULL, 1, 'app-blackhole,hangup,1', 0, 0, '')",
+      [`Walk sync ${next()}`],
+    );
+    const [played] = await pbx.query("SELECT MAX(announcement_id) AS id FROM announcement");
+    return { body: { mode: "selected", announcements: [String(played?.id)] }, after: jobEnded };
   },
   // A deployment's backup is rolled back: the newest one, nothing newer is in its way.
   "POST /api/deploy/history/:id/rollback": async () => {

@@ -16,13 +16,20 @@ import {
   pttGroups,
   queues,
   ringGroups,
+  timeConditions,
+  timeGroups,
   trunks,
 } from "../../src/db/schema";
 import { withOpenSecret } from "../../src/server/inventory/sip-secrets";
 import { buildScript, LATE_HEADING } from "../../src/server/pbx/deploy/script";
 import { DEPLOYMENT_STEPS, generateConfigStream, scriptStream } from "../../src/server/pbx/generate/generate";
 import { UnsafeValueError } from "../../src/server/pbx/host/sql";
-import { announcementObject, ivrObject } from "../../src/server/pbx/objects/call-flow";
+import {
+  announcementObject,
+  ivrObject,
+  timeConditionObject,
+  timeGroupObject,
+} from "../../src/server/pbx/objects/call-flow";
 import {
   extensionItem,
   type ItemKind,
@@ -61,7 +68,7 @@ function oldInventory(db: Db, box: SecretBox) {
       }
     }
   };
-  const book = refBook(db, managedOf(db, ["ivr", "announcement"]));
+  const book = refBook(db, managedOf(db, ["ivr", "announcement", "timeGroup", "timeCondition"]));
   const allTrunks = db
     .select()
     .from(trunks)
@@ -113,6 +120,18 @@ function oldInventory(db: Db, box: SecretBox) {
     "ivr",
     (i) => i.name,
     (i) => objectItem(ivrObject(i, book)),
+  );
+  collect(
+    byName(db.select().from(timeGroups).all()),
+    "timeGroup",
+    (g) => g.name,
+    (g) => objectItem(timeGroupObject(g, book)),
+  );
+  collect(
+    byName(db.select().from(timeConditions).all()),
+    "timeCondition",
+    (t) => t.name,
+    (t) => objectItem(timeConditionObject(t, book)),
   );
   // In dial order, each with its place among the console's routes (ADR 0040).
   const routes = db.select().from(outboundRoutes).orderBy(asc(outboundRoutes.position), asc(outboundRoutes.id)).all();
@@ -170,6 +189,8 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       totalQueues: count("queue"),
       totalIvrs: count("ivr"),
       totalAnnouncements: count("announcement"),
+      totalTimeGroups: count("timeGroup"),
+      totalTimeConditions: count("timeCondition"),
     },
     deployment: { script: buildScript(inv.items, { header }).text, steps: DEPLOYMENT_STEPS },
     sql: {
@@ -179,6 +200,8 @@ function oldGenerateConfig(db: Db, box: SecretBox, nowMs: number) {
       queues: statementsOf("queue"),
       announcements: statementsOf("announcement"),
       ivrs: statementsOf("ivr"),
+      timeGroups: statementsOf("timeGroup"),
+      timeConditions: statementsOf("timeCondition"),
       outboundRoutes: statementsOf("outboundRoute"),
       inboundRoutes: statementsOf("inboundRoute"),
       pttGroups: statementsOf("pttGroup"),
@@ -302,6 +325,21 @@ beforeAll(async () => {
     timeoutDestination: { kind: "announcement", target: String(closed.json.id) },
   });
   expect(main.status, main.text).toBe(201);
+  // A time condition reading its group, in hours to the IVR Main, else to the announcement.
+  const hours = await s.call("POST", "/api/time-groups", {
+    name: "Office 'hours'",
+    weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
+    holidays: [{ month: "dec", day: 25 }],
+  });
+  expect(hours.status, hours.text).toBe(201);
+  const office = await s.call("POST", "/api/time-conditions", {
+    name: "Office",
+    timeGroup: hours.json.id,
+    timeZone: "Europe/Berlin",
+    match: { kind: "ivr", target: String(main.json.id) },
+    noMatch: { kind: "announcement", target: String(closed.json.id) },
+  });
+  expect(office.status, office.text).toBe(201);
   // Rows stored before the forms knew FreePBX's rules: left out with the reason (and named in the script).
   s.db.$client.run("INSERT INTO extensions (extension, name) VALUES ('1001', ?)", ["y".repeat(51)]);
   s.db.$client.run("INSERT INTO trunks (name, type, host) VALUES ('Bad]name', 'sip', 'sip.example.com')");
@@ -345,6 +383,8 @@ describe("GET /api/config/generate (streamed)", () => {
       totalQueues: 1,
       totalIvrs: 2,
       totalAnnouncements: 1,
+      totalTimeGroups: 1,
+      totalTimeConditions: 1,
     });
     // Each statement once: a distinctive one occurs once in the whole answer.
     const secretSt = res.json.sql.extensions.find((st: string) => st.includes("plain-secret-0999")) as string;
@@ -366,6 +406,8 @@ describe("GET /api/config/generate (streamed)", () => {
           queues: [],
           announcements: [],
           ivrs: [],
+          timeGroups: [],
+          timeConditions: [],
           outboundRoutes: [],
           inboundRoutes: [],
           pttGroups: [],
@@ -383,6 +425,8 @@ describe("GET /api/config/generate (streamed)", () => {
           totalQueues: 0,
           totalIvrs: 0,
           totalAnnouncements: 0,
+          totalTimeGroups: 0,
+          totalTimeConditions: 0,
         },
       });
     } finally {

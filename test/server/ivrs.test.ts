@@ -8,7 +8,17 @@ import type { WsEvent } from "../../src/shared/ws-events";
 import { signedInServer } from "../helpers/server";
 
 const s = signedInServer({
-  clean: ["ivrs", "announcements", "inbound_routes", "ring_groups", "queues", "extensions", "pbx_objects"],
+  clean: [
+    "time_conditions",
+    "time_groups",
+    "ivrs",
+    "announcements",
+    "inbound_routes",
+    "ring_groups",
+    "queues",
+    "extensions",
+    "pbx_objects",
+  ],
 });
 
 let published: WsEvent[] = [];
@@ -194,9 +204,14 @@ describe("list and create", () => {
     }
     const taken = await s.refused("ivrs", () => s.call("POST", "/api/ivrs", { name: " Main" }), 409);
     expect(taken.fields).toEqual({ name: "An IVR named Main exists already" });
-    // A time condition is FreePBX's id, which the console cannot check: taken as given.
-    const tc = await ivr({ name: "Other", options: [key("1", to("time-condition", "3"))] });
-    expect(tc.options).toEqual([key("1", to("time-condition", "3"))]);
+    // A time condition is the console's too.
+    const hours = await made("/api/time-groups", {
+      name: "Hours",
+      weekly: [{ fromDay: "mon", start: "08:00", end: "17:00" }],
+    });
+    const open = await made("/api/time-conditions", { name: "Open", timeGroup: hours.id });
+    const tc = await ivr({ name: "Other", options: [key("1", to("time-condition", String(open.id)))] });
+    expect(tc.options).toEqual([key("1", to("time-condition", String(open.id)))]);
     expect(ivrEvents()).toEqual([
       { id: main.id, action: "created" },
       { id: tc.id, action: "created" },

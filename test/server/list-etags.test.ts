@@ -50,6 +50,8 @@ describe("list ETags", () => {
         "/api/ptt-groups",
         "/api/ring-groups",
         "/api/routing/flows",
+        "/api/time-conditions",
+        "/api/time-groups",
         "/api/queues",
         "/api/trunks",
       ].sort(),

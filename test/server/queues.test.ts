@@ -16,6 +16,8 @@ const s = signedInServer({
     "ptt_groups",
     "ivrs",
     "announcements",
+    "time_conditions",
+    "time_groups",
     "extensions",
     "pbx_objects",
   ],

@@ -14,6 +14,8 @@ const s = signedInServer({
     "ptt_groups",
     "ivrs",
     "announcements",
+    "time_conditions",
+    "time_groups",
     "extensions",
     "pbx_objects",
   ],
@@ -166,12 +168,14 @@ describe("create", () => {
     expect(published.some((e) => e.type === "ring-groups-updated")).toBe(false);
   });
 
-  test("hangup and a time condition (FreePBX's id) are taken as given; a queue and an IVR must be the console's", async () => {
+  test("hangup is taken as given; a queue, an IVR and a time condition must be the console's", async () => {
     await extension("1001");
     const h = await ringGroup({ number: "600", noAnswer: { kind: "hangup" } });
     expect(h.noAnswer).toEqual({ kind: "hangup", target: "" });
-    const tc = await ringGroup({ number: "603", noAnswer: { kind: "time-condition", target: "3" } });
-    expect(tc.noAnswer).toEqual({ kind: "time-condition", target: "3" });
+    const hours = await made("/api/time-groups", { name: "Hours", holidays: [{ month: "dec", day: 25 }] });
+    const open = await made("/api/time-conditions", { name: "Open", timeGroup: hours.id });
+    const tc = await ringGroup({ number: "603", noAnswer: { kind: "time-condition", target: String(open.id) } });
+    expect(tc.noAnswer).toEqual({ kind: "time-condition", target: String(open.id) });
     const noIvr = await s.call("POST", "/api/ring-groups", {
       name: "Sales",
       number: "602",
@@ -385,10 +389,12 @@ describe("delete", () => {
 describe("inbound routes", () => {
   test("take every destination kind, with its FreePBX string; hangup has no number", async () => {
     const notice = await made("/api/announcements", { name: "Closed" });
+    const hours = await made("/api/time-groups", { name: "Hours", holidays: [{ month: "dec", day: 25 }] });
+    const open = await made("/api/time-conditions", { name: "Open", timeGroup: hours.id });
     const kinds: [string, string][] = [
       ["ring-group", "600"],
       ["page-group", "8000"],
-      ["time-condition", "2"],
+      ["time-condition", String(open.id)],
       ["announcement", String(notice.id)],
       ["hangup", ""],
     ];
@@ -413,7 +419,7 @@ describe("inbound routes", () => {
     for (const line of [
       "ext-group,600,1",
       "app-pagegroups,8000,1",
-      "timeconditions,2,1",
+      `timeconditions,${open.id},1`,
       // Not deployed yet: FreePBX has no id for it, and the file names the console's.
       `app-announcement-${notice.id},s,1`,
       "app-blackhole,hangup,1",

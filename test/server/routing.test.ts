@@ -13,6 +13,8 @@ const s = signedInServer({
     "ptt_groups",
     "ivrs",
     "announcements",
+    "time_conditions",
+    "time_groups",
     "extensions",
     "pbx_objects",
   ],
@@ -138,11 +140,34 @@ describe("simulate", () => {
     expect(shape(lost)).toEqual(["trunk:500", "inbound-route:500", "queue:400", "voicemail:1001"]);
   });
 
-  test("a time condition is the PBX's: without comparing with the PBX the path stops there, saying so", async () => {
-    await route("400", "time-condition", "3");
-    const a = await simulate({ did: "400" });
-    expect(a.final).toEqual({ kind: "time-condition", target: "3", ringing: [] });
-    expect(a.steps.at(-1)?.why).toContain("Time conditions are read from the PBX");
+  test("a time condition follows its time group at the call's instant, in its zone: hours, holidays, nights", async () => {
+    await extension("1001");
+    await extension("1002", true);
+    const hours = await made("/api/time-groups", {
+      name: "Office hours",
+      weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
+      holidays: [{ month: "dec", day: 24, toDay: 26 }],
+    });
+    const office = await made("/api/time-conditions", {
+      name: "Office",
+      timeGroup: hours.id,
+      timeZone: "Europe/Berlin",
+      match: { kind: "extension", target: "1001" },
+      noMatch: { kind: "voicemail", target: "1002" },
+    });
+    await route("400", "time-condition", String(office.id));
+    // Friday 4 December 2026, 15:00 UTC is 16:00 in Berlin: in its hours.
+    const open = await simulate({ did: "400", at: "2026-12-04T15:00:00Z" });
+    expect(shape(open)).toEqual(["trunk:400", "inbound-route:400", `time-condition:${office.id}`, "extension:1001"]);
+    expect(open.steps[2]?.label).toBe(`Time condition ${office.id} · Office`);
+    expect(open.steps[2]?.why).toContain("matches (08:00-17:00|mon-fri|*|*)");
+    // 16:30 UTC is 17:30 in Berlin: closed, to the after-hours voicemail.
+    const late = await simulate({ did: "400", at: "2026-12-04T16:30:00Z" });
+    expect(late.final).toEqual({ kind: "voicemail", target: "1002", ringing: [] });
+    expect(late.steps[2]?.why).toContain("matches none of its rows");
+    // A holiday row matches every year, whatever the weekday (Christmas Day 2026 is a Friday).
+    const holiday = await simulate({ did: "400", at: "2026-12-25T20:00:00Z" });
+    expect(holiday.steps[2]?.why).toContain("matches (*|*|24-26|dec)");
   });
 
   test("an IVR takes the caller's keys: an option, a wrong key after the retries, no key after the timeout", async () => {
@@ -369,7 +394,7 @@ describe("loops through queues", () => {
 describe("call flows", () => {
   test("each inbound route's flow is a tree: the ring group, then on no answer its voicemail", async () => {
     await office();
-    await route("401", "time-condition", "3");
+    await route("401", "queue", "499");
     const res = await s.call("GET", "/api/routing/flows");
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).toBeTruthy();
@@ -390,8 +415,12 @@ describe("call flows", () => {
           children: [{ when: "No answer after 25 s", node: leaf("voicemail", "1001", "Voicemail 1001 · Ext 1001") }],
         },
       },
-      // A time condition is the PBX's: a leaf, not a missing object.
-      { did: "401", label: "Inbound route 401 · Main 401", root: leaf("time-condition", "3", "Time condition 3") },
+      // A queue the console does not have: calls there are lost.
+      {
+        did: "401",
+        label: "Inbound route 401 · Main 401",
+        root: { ...leaf("queue", "499", "Queue 499"), missing: true },
+      },
     ]);
   });
 

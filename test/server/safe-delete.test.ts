@@ -79,7 +79,7 @@ describe("dependents", () => {
       description: "In",
       didNumber: "1",
       destination: "1",
-      destinationType: "time-condition",
+      destinationType: "ring-group",
     });
     expect((await dependents(`/api/trunks/${t.id}`)).dependents).toEqual([]);
     const o = await made("/api/outbound-routes", { name: "UK", dialPatterns: ["0XXXX."], trunkId: t.id });
@@ -158,7 +158,7 @@ describe("undo", () => {
       description: "In",
       didNumber: "77",
       destination: "5",
-      destinationType: "time-condition",
+      destinationType: "ring-group",
     });
     const iBefore = row("inbound_routes", i.id);
     await extension("1003");
@@ -231,14 +231,14 @@ describe("undo", () => {
       description: "A",
       didNumber: "9",
       destination: "1",
-      destinationType: "time-condition",
+      destinationType: "ring-group",
     });
     const it = await deleted(`/api/inbound-routes/${i.id}`);
     await made("/api/inbound-routes", {
       description: "B",
       didNumber: "9",
       destination: "2",
-      destinationType: "time-condition",
+      destinationType: "ring-group",
     });
     expect((await s.refused("inbound_routes", () => s.call("POST", `/api/undo/${it}`), 410)).message).toBe(
       "Inbound route A cannot be restored: B handles DID 9 now.",

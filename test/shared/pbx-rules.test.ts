@@ -262,11 +262,11 @@ describe("the form refuses exactly what the deploy refuses, with the same messag
         "destination",
         [
           // A console id is a SQLite row id: 0 and 20 digits name no IVR or announcement (the API answers it is unknown).
-          ...(type === "ivr" || type === "announcement" ? NUMBERS.filter((n) => n !== "0") : NUMBERS),
+          ...(["ivr", "announcement", "time-condition"].includes(type) ? NUMBERS.filter((n) => n !== "0") : NUMBERS),
           "",
           "Main IVR",
           "sales",
-          ...(type === "ivr" || type === "announcement" ? [] : ["12345678901234567890"]),
+          ...(["ivr", "announcement", "time-condition"].includes(type) ? [] : ["12345678901234567890"]),
           "123456789012345678901",
           "ivr-1,s,1",
           "1001,1",

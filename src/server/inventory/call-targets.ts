@@ -6,7 +6,16 @@
  * neither's module.
  */
 import { eq } from "drizzle-orm";
-import { announcements, extensions, inboundRoutes, ivrs, pttGroups, queues, ringGroups } from "../../db/schema";
+import {
+  announcements,
+  extensions,
+  inboundRoutes,
+  ivrs,
+  pttGroups,
+  queues,
+  ringGroups,
+  timeConditions,
+} from "../../db/schema";
 import type { Destination, DestinationKind } from "../../shared/destinations";
 import type { Dependent, Dependents } from "../../shared/safe-delete";
 import { Invalid } from "../core/errors";
@@ -17,11 +26,12 @@ export type RingGroupRow = typeof ringGroups.$inferSelect;
 export type QueueRow = typeof queues.$inferSelect;
 export type IvrRow = typeof ivrs.$inferSelect;
 export type AnnouncementRow = typeof announcements.$inferSelect;
+export type TimeConditionRow = typeof timeConditions.$inferSelect;
 
 /** The object whose destination is checked: it cannot send calls to itself. */
 export interface CallFlowObject {
-  kind: "ring-group" | "queue" | "ivr" | "announcement";
-  /** A ring group's or queue's number; an IVR's or announcement's console id ("" before it is created). */
+  kind: "ring-group" | "queue" | "ivr" | "announcement" | "time-condition";
+  /** A ring group's or queue's number; another object's console id ("" before it is created). */
   number: string;
 }
 
@@ -30,12 +40,13 @@ const SELF_MESSAGE: Record<CallFlowObject["kind"], string> = {
   queue: "A queue cannot send its callers to itself after their max wait",
   ivr: "An IVR cannot send calls to itself",
   announcement: "An announcement cannot send calls to itself",
+  "time-condition": "A time condition cannot send calls to itself",
 };
 
 /**
  * Refuses (`Invalid` on `field`) a destination that names what the console keeps and does not have: an
- * extension (or its voicemail), a ring group, a queue, a PTT (page) group, an IVR or an announcement (by the
- * console's id, ADR 0059); or the object itself. Time conditions are FreePBX's ids, which the console cannot check.
+ * extension (or its voicemail), a ring group, a queue, a PTT (page) group, an IVR, an announcement or a time
+ * condition (by the console's id, ADR 0059); or the object itself.
  */
 export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject, d: Destination | null): void {
   if (!d) return;
@@ -63,7 +74,8 @@ export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject
         refuse(`PTT group ${d.target} does not exist`);
       break;
     case "ivr":
-    case "announcement": {
+    case "announcement":
+    case "time-condition": {
       if (self.kind === d.kind && d.target === self.number) refuse(SELF_MESSAGE[d.kind]);
       const missing = callFlowObjectProblem(db, d);
       if (missing) refuse(missing);
@@ -81,17 +93,22 @@ export function checkDestination(db: DbOrTx, field: string, self: CallFlowObject
  * ADR 0059), or null; null for every other kind.
  */
 export function callFlowObjectProblem(db: DbOrTx, d: Destination): string | null {
-  if (d.kind !== "ivr" && d.kind !== "announcement") return null;
+  if (d.kind !== "ivr" && d.kind !== "announcement" && d.kind !== "time-condition") return null;
   // The id as the console writes it (no leading zeros): the one text every sender and the deploy compare.
   const id = /^[1-9]\d{0,14}$/.test(d.target) ? Number(d.target) : 0;
   const found =
     d.kind === "ivr"
       ? db.select({ id: ivrs.id }).from(ivrs).where(eq(ivrs.id, id)).get()
-      : db.select({ id: announcements.id }).from(announcements).where(eq(announcements.id, id)).get();
+      : d.kind === "announcement"
+        ? db.select({ id: announcements.id }).from(announcements).where(eq(announcements.id, id)).get()
+        : db.select({ id: timeConditions.id }).from(timeConditions).where(eq(timeConditions.id, id)).get();
   if (found) return null;
-  return d.kind === "ivr"
-    ? `IVR ${d.target} does not exist (an IVR is chosen by the console's number for it)`
-    : `Announcement ${d.target} does not exist (an announcement is chosen by the console's number for it)`;
+  const [what, one] = {
+    ivr: ["IVR", "an IVR"],
+    announcement: ["Announcement", "an announcement"],
+    "time-condition": ["Time condition", "a time condition"],
+  }[d.kind];
+  return `${what} ${d.target} does not exist (${one} is chosen by the console's number for it)`;
 }
 
 /**
@@ -104,6 +121,7 @@ export interface Senders {
   queues: QueueRow[];
   ivrs: IvrRow[];
   announcements: AnnouncementRow[];
+  timeConditions: TimeConditionRow[];
 }
 
 /** Every destination an IVR sends calls to: its options', then its wrong-key and no-key destinations. */
@@ -148,7 +166,16 @@ export function sendersTo(db: DbOrTx, kinds: readonly DestinationKind[], target:
     .from(announcements)
     .all()
     .filter((a) => a.afterKind !== null && hits({ kind: a.afterKind, target: a.afterTarget ?? "" }));
-  return { routes, ringGroups: groups, queues: waiting, ivrs: menus, announcements: played };
+  const timed = db
+    .select()
+    .from(timeConditions)
+    .all()
+    .filter(
+      (t) =>
+        (t.matchKind !== null && hits({ kind: t.matchKind, target: t.matchTarget ?? "" })) ||
+        (t.noMatchKind !== null && hits({ kind: t.noMatchKind, target: t.noMatchTarget ?? "" })),
+    );
+  return { routes, ringGroups: groups, queues: waiting, ivrs: menus, announcements: played, timeConditions: timed };
 }
 
 /** The sentences naming the ring groups, queues, IVRs and announcements of `s` that send calls to `what` ("ring group 600"). */
@@ -165,6 +192,8 @@ export function callFlowSendersText(s: Omit<Senders, "routes">, what: string): s
   if (s.ivrs.length) out.push(`IVR(s) ${s.ivrs.map((i) => i.name).join(", ")} send calls to ${what}.`);
   if (s.announcements.length)
     out.push(`Announcement(s) ${s.announcements.map((a) => a.name).join(", ")} send calls to ${what} after playing.`);
+  if (s.timeConditions.length)
+    out.push(`Time condition(s) ${s.timeConditions.map((t) => t.name).join(", ")} send calls to ${what}.`);
   return out;
 }
 
@@ -176,6 +205,7 @@ export function sendersAsDependents(s: Senders): Dependent[] {
     ...s.queues.map((q) => ({ kind: "queue" as const, id: q.id, label: q.name })),
     ...s.ivrs.map((i) => ({ kind: "ivr" as const, id: i.id, label: i.name })),
     ...s.announcements.map((a) => ({ kind: "announcement" as const, id: a.id, label: a.name })),
+    ...s.timeConditions.map((t) => ({ kind: "time-condition" as const, id: t.id, label: t.name })),
   ];
 }
 

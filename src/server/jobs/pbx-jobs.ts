@@ -9,7 +9,6 @@ import type {
   ApplyRequest,
   DeployPlan,
   ImportExtensionsRequest,
-  ImportKind,
   ImportPlan,
   ImportQueuesRequest,
   ImportRequest,
@@ -20,9 +19,10 @@ import type { Deps } from "../core/deps";
 import { deployTarget } from "../pbx/deploy/apply";
 import { type DeployDeps, type DeployTarget, deployPaths } from "../pbx/deploy/deploy";
 import { closeReviewed, planForApply } from "../pbx/plan/plan";
-import { importExtensions, importQueues, importRingGroups, importTrunks } from "../pbx/sync/import";
+import type { CallFlowImportKind, ImportCallFlowRequest } from "../pbx/sync/call-flow";
+import { importCallFlowKind, importExtensions, importQueues, importRingGroups, importTrunks } from "../pbx/sync/import";
 import { pbxReadPath } from "../pbx/sync/read";
-import { syncImportPlan } from "../pbx/sync/sync-plan";
+import { type SyncKind, syncImportPlan } from "../pbx/sync/sync-plan";
 import type { JobProgress } from "./progress";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 
@@ -123,7 +123,11 @@ export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, 
  * when its fingerprint is not the reviewed one, no job starts and the new plan comes back (the route's
  * 409). Without a fingerprint (API clients) the import runs without a review.
  */
-async function staleImportPlan(deps: JobDeps, kind: ImportKind, input: ImportRequest): Promise<ImportPlan | null> {
+async function staleImportPlan(
+  deps: JobDeps,
+  kind: SyncKind,
+  input: ImportRequest | ImportCallFlowRequest,
+): Promise<ImportPlan | null> {
   if (input.fingerprint === undefined) return null;
   const plan = await syncImportPlan(deps, kind, input);
   return plan.wire.fingerprint === input.fingerprint ? null : plan.wire;
@@ -132,7 +136,7 @@ async function staleImportPlan(deps: JobDeps, kind: ImportKind, input: ImportReq
 function startImportJob(
   jobs: JobRunner,
   owner: JobOwner,
-  kind: ImportKind,
+  kind: SyncKind,
   run: (progress: JobProgress) => Promise<ImportResult>,
 ): JobStarted {
   const jobId = jobs.start(owner, {
@@ -191,4 +195,21 @@ export async function startImportCallGroupsJob(
       ? importRingGroups(deps, input as ImportRingGroupsRequest, progress)
       : importQueues(deps, input as ImportQueuesRequest, progress),
   );
+}
+
+/**
+ * Starts importing the PBX's IVRs or announcements, with the IVRs and announcements they need (SSH only);
+ * `Invalid` at once without SSH; `stale` as for extensions.
+ */
+export async function startImportCallFlowJob(
+  deps: JobDeps,
+  jobs: JobRunner,
+  owner: JobOwner,
+  kind: CallFlowImportKind,
+  input: ImportCallFlowRequest,
+): Promise<JobStarted | { stale: ImportPlan }> {
+  pbxReadPath(deps, kind === "ivrs" ? "IVRs" : "announcements");
+  const stale = await staleImportPlan(deps, kind, input);
+  if (stale) return { stale };
+  return startImportJob(jobs, owner, kind, (progress) => importCallFlowKind(deps, kind, input, progress));
 }

@@ -144,6 +144,6 @@ export async function setTimeConditionOverride(
     ["Setvar", { Variable: `DEVICE_STATE(Custom:TC${row.tc.id})`, Value: blf }],
     ["Setvar", { Variable: `DEVICE_STATE(Custom:TCSTICKY${row.tc.id})`, Value: sticky }],
   ]);
-  deps.events.publish({ type: "time-conditions-updated", data: { id: row.tc.id, override: state } });
+  deps.events.publish({ type: "time-condition-overrides-updated", data: { id: row.tc.id, override: state } });
   return { ...row.tc, override: state };
 }

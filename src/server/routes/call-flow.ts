@@ -1,4 +1,13 @@
-import { announcementPatchSchema, announcementSchema, ivrPatchSchema, ivrSchema } from "../../shared/call-flow";
+import {
+  announcementPatchSchema,
+  announcementSchema,
+  ivrPatchSchema,
+  ivrSchema,
+  timeConditionPatchSchema,
+  timeConditionSchema,
+  timeGroupPatchSchema,
+  timeGroupSchema,
+} from "../../shared/call-flow";
 import { loadById, type RouteDef, route } from "../context";
 import { json, parseId } from "../http";
 import {
@@ -9,6 +18,18 @@ import {
   updateAnnouncement,
 } from "../inventory/announcements";
 import { createIvr, deleteIvr, dependentsOfIvr, listIvrs, updateIvr } from "../inventory/ivrs";
+import {
+  createTimeCondition,
+  createTimeGroup,
+  deleteTimeCondition,
+  deleteTimeGroup,
+  dependentsOfTimeCondition,
+  dependentsOfTimeGroup,
+  listTimeConditions,
+  listTimeGroups,
+  updateTimeCondition,
+  updateTimeGroup,
+} from "../inventory/time-conditions";
 
 export const ivrRoutes: RouteDef[] = [
   route({
@@ -92,5 +113,88 @@ export const announcementRoutes: RouteDef[] = [
     path: "/api/announcements/:id/dependents",
     summary: "What sends calls to an announcement; any of it blocks the delete",
     handler: ({ app, params }) => json(dependentsOfAnnouncement(app, parseId(params.id, "Announcement"))),
+  }),
+];
+
+export const timeConditionRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/api/time-groups",
+    summary: "List the time groups by name",
+    etag: ["time_groups"],
+    handler: ({ app }) => json(listTimeGroups(app)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/time-groups",
+    summary:
+      "Create a time group: weekly hours (from a day to a day, start to end) and yearly holidays (a month's day or days); overlapping or impossible times are refused",
+    body: timeGroupSchema,
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-group.create", object: "time-group", load: loadById(listTimeGroups) },
+    handler: ({ app, body }) => json(createTimeGroup(app, body), 201),
+  }),
+  route({
+    method: "PATCH",
+    path: "/api/time-groups/:id",
+    summary: "Edit a time group (fields left out keep their values)",
+    body: timeGroupPatchSchema,
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-group.update", object: "time-group", load: loadById(listTimeGroups) },
+    handler: ({ app, params, body }) => json(updateTimeGroup(app, parseId(params.id, "Time group"), body)),
+  }),
+  route({
+    method: "DELETE",
+    path: "/api/time-groups/:id",
+    summary: "Delete a time group no time condition reads (409 naming them); answers an undo token",
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-group.delete", object: "time-group", load: loadById(listTimeGroups) },
+    handler: ({ app, params }) => json(deleteTimeGroup(app, parseId(params.id, "Time group"))),
+  }),
+  route({
+    method: "GET",
+    path: "/api/time-groups/:id/dependents",
+    summary: "The time conditions that read a time group; any of them blocks the delete",
+    handler: ({ app, params }) => json(dependentsOfTimeGroup(app, parseId(params.id, "Time group"))),
+  }),
+  route({
+    method: "GET",
+    path: "/api/time-conditions",
+    summary: "List the console's time conditions by name (the PBX's, with their overrides: /api/pbx/time-conditions)",
+    etag: ["time_conditions"],
+    handler: ({ app }) => json(listTimeConditions(app)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/time-conditions",
+    summary:
+      "Create a time condition: a time group read in an IANA time zone (none: the PBX's), where calls go in its hours and outside them",
+    body: timeConditionSchema,
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-condition.create", object: "time-condition", load: loadById(listTimeConditions) },
+    handler: ({ app, body }) => json(createTimeCondition(app, body), 201),
+  }),
+  route({
+    method: "PATCH",
+    path: "/api/time-conditions/:id",
+    summary: "Edit a time condition (fields left out keep their values; a rename keeps it on the PBX)",
+    body: timeConditionPatchSchema,
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-condition.update", object: "time-condition", load: loadById(listTimeConditions) },
+    handler: ({ app, params, body }) => json(updateTimeCondition(app, parseId(params.id, "Time condition"), body)),
+  }),
+  route({
+    method: "DELETE",
+    path: "/api/time-conditions/:id",
+    summary: "Delete a time condition nothing sends calls to (409 naming what does); answers an undo token",
+    publishes: ["time-conditions-updated"],
+    audit: { action: "time-condition.delete", object: "time-condition", load: loadById(listTimeConditions) },
+    handler: ({ app, params }) => json(deleteTimeCondition(app, parseId(params.id, "Time condition"))),
+  }),
+  route({
+    method: "GET",
+    path: "/api/time-conditions/:id/dependents",
+    summary: "What sends calls to a time condition; any of it blocks the delete",
+    handler: ({ app, params }) => json(dependentsOfTimeCondition(app, parseId(params.id, "Time condition"))),
   }),
 ];

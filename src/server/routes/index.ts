@@ -10,7 +10,7 @@ import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
 import { bulkCsvRoutes } from "./bulk-csv";
-import { announcementRoutes, ivrRoutes } from "./call-flow";
+import { announcementRoutes, ivrRoutes, timeConditionRoutes } from "./call-flow";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./call-routes";
 import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
@@ -48,6 +48,7 @@ export const apiRoutes: RouteDef[] = [
   ...ringGroupRoutes,
   ...ivrRoutes,
   ...announcementRoutes,
+  ...timeConditionRoutes,
   ...queueRoutes,
   ...recordingRoutes,
   ...routingRoutes,

@@ -24,6 +24,7 @@ import { download, json } from "../http";
 import {
   startApplyJob,
   startDeployJob,
+  startImportCallFlowJob,
   startImportCallGroupsJob,
   startImportExtensionsJob,
   startImportTrunksJob,
@@ -32,6 +33,13 @@ import { generateConfigStream, scriptFileName, scriptStream } from "../pbx/gener
 import { pbxStatus } from "../pbx/host/status";
 import { takeNewPins } from "../pbx/host/voicemail-pins";
 import { planTarget } from "../pbx/plan/plan";
+import {
+  importAnnouncementsRequestSchema,
+  importAnnouncementsSchema,
+  importIvrsRequestSchema,
+  importIvrsSchema,
+} from "../pbx/sync/call-flow";
+import { compareCallFlowOnPbx } from "../pbx/sync/call-flow-compare";
 import { compareCallGroupsOnPbx, compareExtensions, compareTrunks } from "../pbx/sync/compare";
 import { syncImportPlan } from "../pbx/sync/sync-plan";
 import { ownerOf } from "./jobs";
@@ -196,6 +204,15 @@ export const pbxRoutes: RouteDef[] = [
   }),
   route({
     method: "POST",
+    path: "/api/deploy/time-conditions",
+    summary:
+      "Without a review (API clients): start a job that writes the time groups' and time conditions' creates and updates to the PBX and reloads it (202 with the job id)",
+    publishes: ["job-updated", "sync-status"],
+    audit: { action: "deploy.time-conditions", detail: jobStarted },
+    handler: (ctx) => json(startDeployJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "time-conditions"), ACCEPTED),
+  }),
+  route({
+    method: "POST",
     path: "/api/deploy/all",
     summary:
       "Start a job that writes trunks, extensions, ring groups, queues, announcements, IVRs and outbound and inbound routes to the PBX and reloads it (202)",
@@ -239,6 +256,20 @@ export const pbxRoutes: RouteDef[] = [
     handler: async ({ app }) => json(await compareCallGroupsOnPbx(app, "queue")),
   }),
   route({
+    method: "GET",
+    path: "/api/sync/ivrs/compare",
+    summary:
+      "The PBX's IVRs next to the console's, keyed by FreePBX's id (each is the console's IVR its record names, else the one of its name; needs SSH)",
+    handler: async ({ app }) => json(await compareCallFlowOnPbx(app, "ivrs")),
+  }),
+  route({
+    method: "GET",
+    path: "/api/sync/announcements/compare",
+    summary:
+      "The PBX's announcements next to the console's, keyed by FreePBX's id (each is the console's announcement its record names, else the one of its name; needs SSH)",
+    handler: async ({ app }) => json(await compareCallFlowOnPbx(app, "announcements")),
+  }),
+  route({
     method: "POST",
     path: "/api/sync/extensions/plan",
     summary:
@@ -277,6 +308,26 @@ export const pbxRoutes: RouteDef[] = [
     storesNothing: "Reads the PBX and tries each write in a savepoint it rolls back; nothing is kept",
     audit: { action: "sync.plan", detail: importPlanCounts },
     handler: async ({ app, body }) => json((await syncImportPlan(app, "queues", body)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/ivrs/plan",
+    summary:
+      "What importing the PBX's IVRs (all or the selected FreePBX ids) would do in the console, per IVR, with the IVRs and announcements they send calls to that the console does not hold yet (imported with them; destinations map FreePBX's ids to the console's, one the console does not model refuses), with the plan's fingerprint (SSH)",
+    body: importIvrsSchema,
+    storesNothing: "Reads the PBX and tries each write in a savepoint it rolls back; nothing is kept",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "ivrs", body)).wire),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/announcements/plan",
+    summary:
+      "What importing the PBX's announcements (all or the selected FreePBX ids) would do in the console, per announcement, with the IVRs and announcements they send calls to that the console does not hold yet, with the plan's fingerprint (SSH)",
+    body: importAnnouncementsSchema,
+    storesNothing: "Reads the PBX and tries each write in a savepoint it rolls back; nothing is kept",
+    audit: { action: "sync.plan", detail: importPlanCounts },
+    handler: async ({ app, body }) => json((await syncImportPlan(app, "announcements", body)).wire),
   }),
   route({
     method: "POST",
@@ -319,5 +370,27 @@ export const pbxRoutes: RouteDef[] = [
     audit: { action: "sync.queues.import", detail: jobStarted },
     handler: async (ctx) =>
       staleOr(await startImportCallGroupsJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "queues", ctx.body)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/ivrs/import",
+    summary:
+      "Start a job that imports the PBX's IVRs (all or the selected FreePBX ids), with the IVRs and announcements they need, into the console (SSH; 202): all of the plan's writes or none. With the reviewed plan's `fingerprint`: 409 with the new plan when it changed since",
+    body: importIvrsRequestSchema,
+    publishes: ["job-updated", "ivrs-updated", "announcements-updated", "sync-status"],
+    audit: { action: "sync.ivrs.import", detail: jobStarted },
+    handler: async (ctx) =>
+      staleOr(await startImportCallFlowJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "ivrs", ctx.body)),
+  }),
+  route({
+    method: "POST",
+    path: "/api/sync/announcements/import",
+    summary:
+      "Start a job that imports the PBX's announcements (all or the selected FreePBX ids), with the IVRs and announcements they need, into the console (SSH; 202): all of the plan's writes or none. With the reviewed plan's `fingerprint`: 409 with the new plan when it changed since",
+    body: importAnnouncementsRequestSchema,
+    publishes: ["job-updated", "ivrs-updated", "announcements-updated", "sync-status"],
+    audit: { action: "sync.announcements.import", detail: jobStarted },
+    handler: async (ctx) =>
+      staleOr(await startImportCallFlowJob(ctx.app, ctx.app.jobs, ownerOf(ctx), "announcements", ctx.body)),
   }),
 ];

@@ -48,7 +48,7 @@ export const routingRoutes: RouteDef[] = [
       "Force a PBX time condition open or closed, or set it back to automatic, at once, as FreePBX's own override writes it (AstDB TC/<id> and its BLF device states; 404 for an id the PBX does not have, 503 while AMI is not connected)",
     minRole: "operator",
     body: overrideRequestSchema,
-    publishes: ["time-conditions-updated"],
+    publishes: ["time-condition-overrides-updated"],
     audit: {
       action: "pbx.time-condition.override",
       object: "time-condition",

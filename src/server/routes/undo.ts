@@ -27,6 +27,7 @@ export const undoRoutes: RouteDef[] = [
       "queues-updated",
       "ivrs-updated",
       "announcements-updated",
+      "time-conditions-updated",
       "ai-assistants-updated",
       "ai-rules-updated",
     ],

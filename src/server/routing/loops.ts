@@ -34,7 +34,7 @@ export function loopThrough(model: RoutingModel, start: Destination): DestRef[] 
 
 /** The object whose onward destination is being set, as the model names it. */
 export interface LoopSubject {
-  kind: "ring-group" | "queue" | "ivr" | "announcement";
+  kind: "ring-group" | "queue" | "ivr" | "announcement" | "time-condition";
   number: string;
 }
 
@@ -69,7 +69,8 @@ export function loopOf(
  */
 export function loopRefusal(db: DbOrTx, subject: LoopSubject, d: Destination | null): string | null {
   if (!d) return null;
-  if (subject.kind === "ivr" || subject.kind === "announcement") return null;
+  // These check their destinations together (an IVR has several): their modules ask `loopOf`.
+  if (subject.kind === "ivr" || subject.kind === "announcement" || subject.kind === "time-condition") return null;
   const start: Destination = { kind: subject.kind, target: subject.number };
   return loopRefusalOf(db, start, (model) => {
     if (subject.kind === "ring-group") {

@@ -5,12 +5,23 @@
  * written once (ADR 0058).
  */
 import { asc, eq, sql } from "drizzle-orm";
-import { announcements, extensions, inboundRoutes, ivrs, pttGroups, queues, ringGroups } from "../../db/schema";
-import { DIGITS_RE } from "../../shared/call-flow";
+import {
+  announcements,
+  extensions,
+  inboundRoutes,
+  ivrs,
+  pttGroups,
+  queues,
+  ringGroups,
+  timeConditions,
+  timeGroups,
+} from "../../db/schema";
+import { DIGITS_RE, type Holiday, holidayRow, type WeeklyHours, weeklyRow } from "../../shared/call-flow";
 import { type Destination, parseDestination } from "../../shared/destinations";
 import type { RingStrategy } from "../../shared/inventory";
 import type { OverrideState } from "../../shared/time-condition-states";
 import type { DbOrTx } from "../inventory/numbers";
+import { knownZone } from "./time-match";
 
 /** A destination as stored: one the console models, or FreePBX's raw string (a custom destination…). */
 export type DestRef = Destination | { kind: "other"; target: string };
@@ -50,7 +61,7 @@ export interface QueueEntry {
   timeout: DestRef | null;
 }
 
-/** A FreePBX time condition as the PBX has it (the console reads them from the PBX: ADR 0059). */
+/** A time condition: the console's (by its id), or FreePBX's as the PBX has it (by FreePBX's id; ADR 0059). */
 export interface TimeConditionEntry {
   name: string;
   /** Its time group's name and rows (`08:00-17:00|mon-fri|*|*`); null without a time group: it never matches. */
@@ -108,7 +119,7 @@ export interface RoutingModel {
   /** By the console's id on the console's side, by FreePBX's on the PBX's (ADR 0059). */
   ivrs: Map<string, IvrEntry>;
   announcements: Map<string, AnnouncementEntry>;
-  /** FreePBX's time conditions by id, read from the PBX; null when it was not read (no `plan`). */
+  /** Time conditions by id (the console's on its side, FreePBX's on the PBX's); null: the PBX's were not read. */
   timeConditions: Map<string, TimeConditionEntry> | null;
   /** The PBX host's time zone, what a time condition without one is read in; null when unknown (UTC then). */
   zone: string | null;
@@ -157,9 +168,33 @@ export function consoleModel(db: DbOrTx): RoutingModel {
     pageGroups: new Map(),
     ivrs: new Map(),
     announcements: new Map(),
-    timeConditions: null,
+    timeConditions: new Map(),
     zone: null,
   };
+  const groups = new Map(
+    db
+      .select()
+      .from(timeGroups)
+      .all()
+      .map((g) => [g.id, g]),
+  );
+  for (const t of db.select().from(timeConditions).all()) {
+    const g = groups.get(t.timeGroupId);
+    // The console does not know the override (the PBX's state): automatic, until the PBX is read (routing.ts).
+    model.timeConditions?.set(String(t.id), {
+      name: t.name,
+      group: g
+        ? {
+            name: g.name,
+            rules: [...(g.weekly as WeeklyHours[]).map(weeklyRow), ...(g.holidays as Holiday[]).map(holidayRow)],
+          }
+        : null,
+      zone: t.timeZone,
+      match: t.matchKind ? { kind: t.matchKind, target: t.matchTarget ?? "" } : null,
+      noMatch: t.noMatchKind ? { kind: t.noMatchKind, target: t.noMatchTarget ?? "" } : null,
+      override: "auto",
+    });
+  }
   for (const i of db.select().from(ivrs).all())
     model.ivrs.set(String(i.id), {
       name: i.name,
@@ -231,6 +266,25 @@ export function pbxModel(tables: Record<string, Row[]>): RoutingModel {
     timeConditions: null,
     zone: null,
   };
+  // Time conditions as the plan reads them (their override is read apart, with the simulator's `plan`).
+  if (tables.timeconditions) {
+    const rules = new Map<string, string[]>();
+    for (const d of tables.timegroups_details ?? [])
+      rules.set(text(d.timegroupid), [...(rules.get(text(d.timegroupid)) ?? []), text(d.time)]);
+    const names = new Map((tables.timegroups_groups ?? []).map((g) => [text(g.id), text(g.description)]));
+    model.timeConditions = new Map();
+    for (const t of tables.timeconditions) {
+      const gid = text(t.time);
+      model.timeConditions.set(text(t.timeconditions_id), {
+        name: text(t.displayname),
+        group: names.has(gid) ? { name: names.get(gid) as string, rules: rules.get(gid) ?? [] } : null,
+        zone: knownZone(text(t.timezone)) ? text(t.timezone) : null,
+        match: refOf(t.truegoto),
+        noMatch: refOf(t.falsegoto),
+        override: "auto",
+      });
+    }
+  }
   for (const i of tables.ivr_details ?? []) {
     const loops = (v: string | null | undefined) => Math.max(0, Number(text(v)) || 0);
     model.ivrs.set(text(i.id), {

@@ -18,6 +18,7 @@ import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Invalid } from "../core/errors";
 import { withPbxHost } from "../pbx/host/host";
+import { managedOf } from "../pbx/objects/managed";
 import type { ItemKind } from "../pbx/objects/ownership";
 import { readLive } from "../pbx/plan/live";
 import { readTimeConditionRows } from "../pbx/time-conditions";
@@ -35,6 +36,8 @@ export const ROUTING_KINDS: ItemKind[] = [
   "pttGroup",
   "ivr",
   "announcement",
+  "timeGroup",
+  "timeCondition",
 ];
 
 /** Reads the PBX's routing objects (inbound routes, extensions, ring groups, queues, page groups) over SSH. */
@@ -80,8 +83,13 @@ export async function simulateCall(
   const mine = consoleModel(deps.db);
   if (!input.plan) return { ...simulate(mine, call), at: at.toISOString() };
   const pbx = await readPbxModel(deps);
-  // Time conditions are the PBX's (the console does not deploy them yet): both sides follow the same ones.
-  mine.timeConditions = pbx.timeConditions;
+  // A deploy keeps a time condition's override (the PBX's state, ADR 0059): the console's time condition
+  // follows the override its FreePBX one has now; and the PBX's zone is the console's too.
+  for (const r of managedOf(deps.db, ["timeCondition"])) {
+    const live = r.pbxId ? pbx.timeConditions?.get(r.pbxId) : undefined;
+    const own = r.consoleId !== null ? mine.timeConditions?.get(String(r.consoleId)) : undefined;
+    if (live && own) own.override = live.override;
+  }
   mine.zone = pbx.zone;
   const path = simulate(mine, call);
   const now = simulate(pbx, call);
@@ -94,7 +102,7 @@ export async function simulateCall(
  * announcement is numbered by the console on one side and by FreePBX on the other (ADR 0059): it is the same
  * one by its name.
  */
-const BY_NAME = new Set(["ivr", "announcement"]);
+const BY_NAME = new Set(["ivr", "announcement", "time-condition"]);
 const nameIn = (label: string) => label.slice(label.indexOf(" · ") + 3);
 const pathShape = (p: { steps: { kind: string; target: string; label: string }[]; final: RoutingFinal }) => ({
   steps: p.steps.map((s) => `${s.kind}:${BY_NAME.has(s.kind) ? nameIn(s.label) : s.target}`),
@@ -149,6 +157,7 @@ export function listDestinations(deps: Pick<Deps, "db">): DestinationList {
     [...m.entries()].sort(([, a], [, b]) => a.name.localeCompare(b.name)).map(([id]) => id);
   for (const id of byName(model.ivrs)) add("ivr", id);
   for (const id of byName(model.announcements)) add("announcement", id);
+  for (const id of byName(model.timeConditions ?? new Map())) add("time-condition", id);
   return { items };
 }
 

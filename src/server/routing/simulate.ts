@@ -124,6 +124,14 @@ export function onwards(model: RoutingModel, d: DestRef): { to: DestRef; when: s
       const a = model.announcements.get(d.target);
       return a?.after ? [{ to: a.after, when: "After playing" }] : [];
     }
+    case "time-condition": {
+      const t = model.timeConditions?.get(d.target);
+      if (!t) return [];
+      return [
+        ...(t.match ? [{ to: t.match, when: "In its hours" }] : []),
+        ...(t.noMatch ? [{ to: t.noMatch, when: "Outside its hours" }] : []),
+      ];
+    }
     default:
       return [];
   }

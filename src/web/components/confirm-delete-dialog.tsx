@@ -30,6 +30,8 @@ const DEPENDENT_LABEL: Record<UndoKind, string> = {
   queue: "Queue",
   ivr: "IVR",
   announcement: "Announcement",
+  "time-group": "Time group",
+  "time-condition": "Time condition",
   "ai-assistant": "AI assistant",
   "ai-rule": "Routing rule",
 };

@@ -40,6 +40,8 @@ export const queryKeys = {
   recordings: ["/api/recordings"],
   /** The PBX's time conditions and their overrides (features/routing/api.ts), read over SSH. */
   pbxTimeConditions: ["/api/pbx/time-conditions"],
+  timeGroups: ["/api/time-groups"],
+  timeConditions: ["/api/time-conditions"],
   /** Every destination a picker offers (features/routing/api.ts): stale when any object it lists changes. */
   destinations: ["/api/destinations"],
   /** Each inbound route's call flow (features/routing/api.ts): stale when any object a call passes changes. */
@@ -53,6 +55,8 @@ export const queryKeys = {
   trunksComparison: ["/api/sync/trunks/compare"],
   ringGroupsComparison: ["/api/sync/ring-groups/compare"],
   queuesComparison: ["/api/sync/queues/compare"],
+  ivrsComparison: ["/api/sync/ivrs/compare"],
+  announcementsComparison: ["/api/sync/announcements/compare"],
   pbxStatus: ["/api/deploy/status"],
   /** Deployments and roll backs with their backups (features/deployment/history-api.ts). */
   deployHistory: ["/api/deploy/history"],
@@ -124,7 +128,14 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
     queryKeys.dashboardSummary,
   ],
   "recordings-updated": [queryKeys.recordings],
-  "time-conditions-updated": [queryKeys.pbxTimeConditions],
+  "time-condition-overrides-updated": [queryKeys.pbxTimeConditions],
+  "time-conditions-updated": [
+    queryKeys.timeGroups,
+    queryKeys.timeConditions,
+    queryKeys.destinations,
+    queryKeys.callFlows,
+    queryKeys.dashboardSummary,
+  ],
   // Only logged: the Sync and Deployment screens read the PBX afresh on every visit.
   "sync-status": [],
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],

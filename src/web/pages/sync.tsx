@@ -1,6 +1,6 @@
 import { PageHeader } from "@/components/layout/page-header";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
-import { EXTENSIONS, QUEUES, RING_GROUPS, TRUNKS } from "@/features/sync/config";
+import { ANNOUNCEMENTS, EXTENSIONS, IVRS, QUEUES, RING_GROUPS, TRUNKS } from "@/features/sync/config";
 import { SyncTab } from "@/features/sync/sync-tab";
 
 export function SyncPage() {
@@ -13,6 +13,8 @@ export function SyncPage() {
           <TabsTrigger value="trunks">Trunks</TabsTrigger>
           <TabsTrigger value="ring-groups">Ring Groups</TabsTrigger>
           <TabsTrigger value="queues">Queues</TabsTrigger>
+          <TabsTrigger value="ivrs">IVRs</TabsTrigger>
+          <TabsTrigger value="announcements">Announcements</TabsTrigger>
         </TabsList>
         <TabsContent value="extensions">
           <SyncTab config={EXTENSIONS} />
@@ -25,6 +27,12 @@ export function SyncPage() {
         </TabsContent>
         <TabsContent value="queues">
           <SyncTab config={QUEUES} />
+        </TabsContent>
+        <TabsContent value="ivrs">
+          <SyncTab config={IVRS} />
+        </TabsContent>
+        <TabsContent value="announcements">
+          <SyncTab config={ANNOUNCEMENTS} />
         </TabsContent>
       </Tabs>
     </>

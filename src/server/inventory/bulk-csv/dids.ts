@@ -49,14 +49,16 @@ export function parseDestination(value: string): { destinationType: DestinationK
  */
 function autoIds(db: DbOrTx): Map<string, string> {
   const out = new Map<string, string>();
-  for (const r of managedOf(db as Db, ["ivr", "announcement"])) {
+  for (const r of managedOf(db as Db, ["ivr", "announcement", "timeCondition"])) {
     if (!r.pbxId || r.consoleId === null) continue;
     out.set(`pbx:${r.kind}:${r.pbxId}`, String(r.consoleId));
     out.set(`console:${r.kind}:${r.consoleId}`, r.pbxId);
   }
   return out;
 }
-const AUTO_KIND = { ivr: "ivr", announcement: "announcement" } as const;
+const AUTO_KIND = { ivr: "ivr", announcement: "announcement", "time-condition": "timeCondition" } as const;
+const AUTO_WORDS = { ivr: "IVR", announcement: "Announcement", "time-condition": "Time condition" } as const;
+const isAuto = (kind: DestinationKind): kind is keyof typeof AUTO_KIND => kind in AUTO_KIND;
 
 /** GET /api/inbound-routes/export.csv: every inbound route as a Bulk Handler DID row. */
 export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
@@ -64,7 +66,7 @@ export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
   const ids = autoIds(deps.db);
   // A deployed IVR or announcement is written with FreePBX's id; one not deployed yet has none but the console's.
   const target = (r: InboundRow) =>
-    r.destinationType === "ivr" || r.destinationType === "announcement"
+    isAuto(r.destinationType)
       ? (ids.get(`console:${AUTO_KIND[r.destinationType]}:${r.destination}`) ?? r.destination)
       : r.destination;
   const rows = deps.db
@@ -145,12 +147,12 @@ function readRoute(
   const rawDestination = cell("destination") ?? "";
   let target = parseDestination(rawDestination);
   const readable = target;
-  if (target && (target.destinationType === "ivr" || target.destinationType === "announcement")) {
+  if (target && isAuto(target.destinationType)) {
     const kind = target.destinationType;
-    const mine = ids.get(`pbx:${kind}:${target.destination}`);
+    const mine = ids.get(`pbx:${AUTO_KIND[kind]}:${target.destination}`);
     if (mine === undefined) {
       problems.push(
-        `${kind === "ivr" ? "IVR" : "Announcement"} ${target.destination} on the PBX is not one the console manages: create or import it in the console first`,
+        `${AUTO_WORDS[kind]} ${target.destination} on the PBX is not one the console manages: create or import it in the console first`,
       );
       target = null;
     } else target = { destinationType: kind, destination: mine };

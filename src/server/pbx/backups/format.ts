@@ -31,6 +31,10 @@ export const BACKUP_TABLES = [
   "ivr_details",
   "ivr_entries",
   "announcement",
+  "timegroups_groups",
+  "timegroups_details",
+  "timeconditions",
+  "featurecodes",
 ] as const;
 export type Table = (typeof BACKUP_TABLES)[number];
 
@@ -38,9 +42,10 @@ export type Table = (typeof BACKUP_TABLES)[number];
  * A PBX id only known on the PBX: a trunk's trunkid (`@tid`), a route's route_id (`@rid`), an IVR's or an
  * announcement's id (`@ivr_<n>`, `@ann_<n>`).
  */
-export const REFS = ["trunk", "route", "ivr", "announcement"] as const;
+export const REFS = ["trunk", "route", "ivr", "announcement", "timeGroup", "timeCondition"] as const;
 export type Ref = (typeof REFS)[number];
-export type ScopeValue = { eq: string } | { ref: Ref } | { emptyOrNull: true };
+/** `prefix`: the column holds the id after it (a time condition's feature code `toggle-mode-<id>`). */
+export type ScopeValue = { eq: string } | { ref: Ref; prefix?: string } | { emptyOrNull: true };
 /** Rows of a table matched by every entry of `match` (an empty match: the whole table). */
 export interface Scope {
   table: Table;
@@ -105,7 +110,8 @@ function whereOf(scope: Scope, ids: string[]): string {
   const parts = Object.entries(scope.match).map(([c, v]) => {
     if ("emptyOrNull" in v) return `(${ident(c)} = '' OR ${ident(c)} IS NULL)`;
     if ("eq" in v) return `${ident(c)} = ${str(v.eq)}`;
-    return ids.length ? `${ident(c)} IN (${ids.map(str).join(", ")})` : "FALSE";
+    const prefix = "prefix" in v ? (v.prefix ?? "") : "";
+    return ids.length ? `${ident(c)} IN (${ids.map((id) => str(prefix + id)).join(", ")})` : "FALSE";
   });
   return parts.length ? `(${parts.join(" AND ")})` : "TRUE";
 }
@@ -135,6 +141,8 @@ const REF_TABLES: Record<Ref, { table: string; id: string; name: string }> = {
   route: { table: "outbound_routes", id: "route_id", name: "name" },
   ivr: { table: "ivr_details", id: "id", name: "name" },
   announcement: { table: "announcement", id: "announcement_id", name: "description" },
+  timeGroup: { table: "timegroups_groups", id: "id", name: "description" },
+  timeCondition: { table: "timeconditions", id: "timeconditions_id", name: "displayname" },
 };
 
 /** The ids the trunks, routes, IVRs and announcements of `objects` have on the PBX now, found by name (only those found by name). */

@@ -24,7 +24,7 @@ import {
   TRUNK_ID,
   type Value,
 } from "../objects/ownership";
-import { AUTO_TABLES } from "../objects/refs";
+import { AUTO_TABLES, autoVar } from "../objects/refs";
 import {
   conditions,
   ident,
@@ -49,6 +49,8 @@ const KIND_LABEL: Record<ItemKind, string> = {
   queue: "queue",
   ivr: "IVR",
   announcement: "announcement",
+  timeGroup: "time group",
+  timeCondition: "time condition",
 };
 export const objectLabel = (o: Pick<PbxObject, "kind" | "key">) => `${KIND_LABEL[o.kind]} ${o.key}`;
 
@@ -57,7 +59,12 @@ function scopeValue(v: Value | typeof EMPTY_OR_NULL): ScopeValue {
   if (isExpr(v)) {
     if (/@tid\b/.test(v.sql)) return { ref: "trunk" };
     if (/@rid\b/.test(v.sql)) return { ref: "route" };
-    if (v.ref) return { ref: v.ref.kind };
+    if (v.ref) {
+      // A value that holds the id after a fixed text (`toggle-mode-<id>`): matched by that text and the ids.
+      const [prefix = "", rest] = (v.render?.("\u0000") ?? "\u0000").split("\u0000");
+      if (rest !== "") throw new UnsafeValueError(`a backup cannot match on ${v.text}`);
+      return prefix ? { ref: v.ref.kind, prefix } : { ref: v.ref.kind };
+    }
     throw new UnsafeValueError(`a backup cannot match on ${v.text}`);
   }
   if (v === null) throw new UnsafeValueError("a backup cannot match on NULL");
@@ -177,19 +184,33 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
         keywords: [{ table: "queues_details", id: t.key, owned: [], defaults: [] }],
       };
     case "ivr":
-    case "announcement": {
-      // Ivr::delete(): its entries and its row; Announcement::deleteAnnouncement(): its row.
+    case "announcement":
+    case "timeGroup":
+    case "timeCondition": {
+      // Ivr::delete(): its entries and its row; Announcement::deleteAnnouncement(): its row;
+      // Timeconditions::delTimeGroup(): its rows and the group; delTimeCondition(): the row and its feature code.
       const ref = { kind: t.kind, consoleId: 1, name: t.key, ...(pbxId ? { pbxId } : {}) };
       const auto = AUTO_TABLES[t.kind];
-      const id = { sql: t.kind === "ivr" ? "@ivr_1" : "@ann_1", text: `the ${auto.label}'s id`, ref };
+      const id = { sql: autoVar(ref), text: `the ${auto.label}'s id`, ref, render: (i: string) => i };
+      const rows: PbxObject["rows"] = [{ table: auto.table, match: { [auto.idColumn]: id }, ...none }];
+      if (t.kind === "timeCondition")
+        rows.push({
+          table: "featurecodes",
+          match: {
+            modulename: "timeconditions",
+            featurename: { ...id, render: (i: string) => `toggle-mode-${i}` },
+          },
+          ...none,
+        });
+      const list = { ivr: ["ivr_entries", "ivr_id"], timeGroup: ["timegroups_details", "timegroupid"] } as const;
+      const child = t.kind === "ivr" || t.kind === "timeGroup" ? list[t.kind] : null;
       return {
         ...base,
         identity: { kind: "auto", ref, ...auto },
-        rows: [{ table: auto.table, match: { [auto.idColumn]: id }, ...none }],
-        lists:
-          t.kind === "ivr"
-            ? [{ table: "ivr_entries", parent: { ivr_id: id }, key: [], entries: [], policy: "add" as const }]
-            : [],
+        rows,
+        lists: child
+          ? [{ table: child[0], parent: { [child[1]]: id }, key: [], entries: [], policy: "add" as const }]
+          : [],
       };
     }
     case "pttGroup":

@@ -70,6 +70,8 @@ const KIND_NAME: Record<DeployKind, string> = {
   queue: "Queue",
   ivr: "IVR",
   announcement: "Announcement",
+  timeGroup: "Time group",
+  timeCondition: "Time condition",
 };
 
 /** What the plan's entries become: the items to write, and the results known without writing. */
@@ -147,6 +149,8 @@ const FRESH_ID: Record<string, { table: string; id: string; name: string }> = {
   outboundRoute: { table: "outbound_routes", id: "route_id", name: "name" },
   ivr: { table: "ivr_details", id: "id", name: "name" },
   announcement: { table: "announcement", id: "announcement_id", name: "description" },
+  timeGroup: { table: "timegroups_groups", id: "id", name: "description" },
+  timeCondition: { table: "timeconditions", id: "timeconditions_id", name: "displayname" },
 };
 
 /**
@@ -350,6 +354,8 @@ const TARGET_KIND = {
   queues: "queue",
   ivrs: "ivr",
   announcements: "announcement",
+  "time-groups": "timeGroup",
+  "time-conditions": "timeCondition",
 } as const;
 
 /**
@@ -386,6 +392,8 @@ export async function deployTarget(
       queues: group(outcome.results, "queue"),
       ivrs: group(outcome.results, "ivr"),
       announcements: group(outcome.results, "announcement"),
+      timeGroups: group(outcome.results, "timeGroup"),
+      timeConditions: group(outcome.results, "timeCondition"),
       reload: outcome.reload,
     };
   }

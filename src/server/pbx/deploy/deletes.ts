@@ -71,6 +71,24 @@ function statements(t: DeleteTarget): string[] {
       if (t.pbxId === null) throw new Error(`announcement ${t.key}: no recorded id to delete`);
       return [`DELETE FROM announcement WHERE announcement_id = ${pbxInt(t.pbxId)};`];
     }
+    case "timeGroup": {
+      // Timeconditions::delTimeGroup(): its rows, then the group.
+      if (t.pbxId === null) throw new Error(`time group ${t.key}: no recorded id to delete`);
+      const id = pbxInt(t.pbxId);
+      return [
+        `DELETE FROM timegroups_details WHERE timegroupid = ${id};`,
+        `DELETE FROM timegroups_groups WHERE id = ${id};`,
+      ];
+    }
+    case "timeCondition": {
+      // Timeconditions::delTimeCondition(): the row and its toggle's feature code.
+      if (t.pbxId === null) throw new Error(`time condition ${t.key}: no recorded id to delete`);
+      const id = pbxInt(t.pbxId);
+      return [
+        `DELETE FROM timeconditions WHERE timeconditions_id = ${id};`,
+        `DELETE FROM featurecodes WHERE modulename = 'timeconditions' AND featurename = ${str(`toggle-mode-${id}`)};`,
+      ];
+    }
     case "pttGroup": {
       const n = str(extensionNumber(t.key, "Group number"));
       return [

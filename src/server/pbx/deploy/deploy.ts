@@ -59,7 +59,7 @@ function explain(message: string, script: string, line: number | null, item?: Sq
   const text = line ? (script.split("\n")[line - 1] ?? "") : "";
   const ref = text.split(MISSING_REF_MARK)[1]?.trim();
   if (ref !== undefined)
-    return `It sends calls to ${item?.refLabels?.[ref] ?? "an IVR or announcement"}, which is not on the PBX: deploy it too (or first)`;
+    return `It ${item?.refLabels?.[ref] ?? "needs an object"}, which is not on the PBX: deploy it too (or first)`;
   if (text.includes(MISSING_TRUNK_MARK)) return "The route's trunk is not on the PBX yet: deploy the trunk first";
   if (text.includes(GONE_OBJECT_MARK))
     return "It was deleted on the PBX after the plan was read: review the plan again (POST /api/deploy/plan)";

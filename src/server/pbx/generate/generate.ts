@@ -39,6 +39,8 @@ const SQL_KEYS: [ItemKind, string][] = [
   ["queue", "queues"],
   ["announcement", "announcements"],
   ["ivr", "ivrs"],
+  ["timeGroup", "timeGroups"],
+  ["timeCondition", "timeConditions"],
   ["outboundRoute", "outboundRoutes"],
   ["inboundRoute", "inboundRoutes"],
   ["pttGroup", "pttGroups"],
@@ -113,6 +115,8 @@ export function generateConfigStream(
     queue: 0,
     announcement: 0,
     ivr: 0,
+    timeGroup: 0,
+    timeCondition: 0,
     outboundRoute: 0,
     inboundRoute: 0,
     pttGroup: 0,
@@ -145,6 +149,8 @@ export function generateConfigStream(
       totalQueues: counts.queue,
       totalIvrs: counts.ivr,
       totalAnnouncements: counts.announcement,
+      totalTimeGroups: counts.timeGroup,
+      totalTimeConditions: counts.timeCondition,
     });
   return textStream(
     async () => {

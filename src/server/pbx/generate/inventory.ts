@@ -15,13 +15,15 @@ import {
   pttGroups,
   queues,
   ringGroups,
+  timeConditions,
+  timeGroups,
   trunks,
 } from "../../../db/schema";
 import { byNumber } from "../../../shared/sort";
 import { withOpenSecret } from "../../inventory/sip-secrets";
 import type { SecretBox } from "../../secret-box";
 import { UnsafeValueError } from "../host/sql";
-import { announcementObject, ivrObject } from "../objects/call-flow";
+import { announcementObject, ivrObject, timeConditionObject, timeGroupObject } from "../objects/call-flow";
 import {
   extensionItem,
   type ItemKind,
@@ -77,7 +79,7 @@ function plan(db: Db, box: SecretBox): Source[] {
   const numbered = (rows: { id: number; extension: string }[]) =>
     rows.sort((a, b) => byNumber(a.extension, b.extension)).map((r) => r.id);
   // IVRs and announcements are found on the PBX by the ids recorded for them, else by name (ADR 0059).
-  const book = refBook(db, managedOf(db, ["ivr", "announcement"]));
+  const book = refBook(db, managedOf(db, ["ivr", "announcement", "timeGroup", "timeCondition"]));
   const named = (rows: { id: number; name: string }[]) =>
     rows.sort((a, b) => a.name.localeCompare(b.name)).map((r) => r.id);
   // One block per kind, in the order the script writes them.
@@ -156,6 +158,20 @@ function plan(db: Db, box: SecretBox): Source[] {
       (batch) => db.select().from(ivrs).where(inArray(ivrs.id, batch)).all(),
       (i) => i.name,
       (i) => objectItem(ivrObject(i, book)),
+    ),
+    source(
+      "timeGroup",
+      named(db.select({ id: timeGroups.id, name: timeGroups.name }).from(timeGroups).all()),
+      (batch) => db.select().from(timeGroups).where(inArray(timeGroups.id, batch)).all(),
+      (g) => g.name,
+      (g) => objectItem(timeGroupObject(g, book)),
+    ),
+    source(
+      "timeCondition",
+      named(db.select({ id: timeConditions.id, name: timeConditions.name }).from(timeConditions).all()),
+      (batch) => db.select().from(timeConditions).where(inArray(timeConditions.id, batch)).all(),
+      (t) => t.name,
+      (t) => objectItem(timeConditionObject(t, book)),
     ),
   );
   {

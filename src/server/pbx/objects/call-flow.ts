@@ -7,16 +7,27 @@
  * transaction (entities.ts). What the console does not own of them (direct dial, retry recordings, alert
  * info, return to IVR…) is FreePBX's, written only for a new row with FreePBX's own form defaults.
  */
-import type { announcements, ivrs } from "../../../db/schema";
-import { CALL_FLOW_LIMITS, ivrRules } from "../../../shared/call-flow";
+import type { announcements, ivrs, timeConditions, timeGroups } from "../../../db/schema";
+import {
+  CALL_FLOW_LIMITS,
+  type Holiday,
+  holidayRow,
+  ivrRules,
+  timeConditionRules,
+  timeGroupRules,
+  type WeeklyHours,
+  weeklyRow,
+} from "../../../shared/call-flow";
 import { configTextProblem, pbxProblem } from "../../../shared/inventory";
-import { UnsafeValueError } from "../host/sql";
+import { str, UnsafeValueError } from "../host/sql";
 import type { PbxObject } from "./ownership";
 import { AUTO_TABLES, autoVar, destinationValue, type RefBook } from "./refs";
 import type { AutoRef, Expr, Value } from "./values";
 
 export type IvrRow = typeof ivrs.$inferSelect;
 export type AnnouncementRow = typeof announcements.$inferSelect;
+export type TimeGroupRow = typeof timeGroups.$inferSelect;
+export type TimeConditionRow = typeof timeConditions.$inferSelect;
 
 const must = (problem: string | null) => {
   if (problem) throw new UnsafeValueError(problem);
@@ -139,6 +150,114 @@ export function announcementObject(a: AnnouncementRow, book: RefBook): PbxObject
           post_dest: destinationValue(a.afterKind ? { kind: a.afterKind, target: a.afterTarget ?? "" } : null, book),
         },
         defaults: ANNOUNCEMENT_DEFAULTS,
+      },
+    ],
+    keywords: [],
+    lists: [],
+  };
+}
+
+/**
+ * Time group = a timegroups_groups row and its timegroups_details rows, one per weekly range or holiday, as
+ * FreePBX's own form writes them (`08:00-17:00|mon-fri|*|*`, `*|*|24-26|dec`). Owned: the name and the rows (rows
+ * the console does not list are removed, as FreePBX's `editTimes()` replaces them).
+ */
+export function timeGroupObject(g: TimeGroupRow, book: RefBook): PbxObject {
+  const weekly = g.weekly as WeeklyHours[];
+  const holidays = g.holidays as Holiday[];
+  must(pbxProblem(timeGroupRules, { name: g.name, weekly, holidays }));
+  const ref = book.get("timeGroup", String(g.id));
+  if (!ref) throw new UnsafeValueError(`Time group ${g.name} is not in the console`);
+  const id = idExpr(ref);
+  return {
+    kind: "timeGroup",
+    key: g.name,
+    label: g.name,
+    identity: { kind: "auto", ref, ...AUTO_TABLES.timeGroup },
+    rows: [
+      { table: "timegroups_groups", match: { id }, autoIncrement: true, owned: { description: g.name }, defaults: {} },
+    ],
+    keywords: [],
+    lists: [
+      {
+        table: "timegroups_details",
+        parent: { timegroupid: id },
+        key: ["time"],
+        field: "timegroups_details (hours)",
+        entries: [...weekly.map(weeklyRow), ...holidays.map(holidayRow)].map((time) => ({ time })),
+        policy: "exact",
+      },
+    ],
+  };
+}
+
+/**
+ * What FreePBX's `addTimeCondition()` writes for a new time condition in the columns the console does not own: no
+ * department or override password, a BLF hint not inverted, the time-group mode (not a calendar).
+ */
+export const TIME_CONDITION_DEFAULTS: Readonly<Record<string, Value>> = {
+  deptname: "",
+  generate_hint: 1,
+  invert_hint: 0,
+  fcc_password: "",
+  mode: "time-group",
+  calendar_id: "",
+  calendar_group_id: "",
+};
+
+/**
+ * Time condition = a timeconditions row and the feature code FreePBX's `createFeatureCode()` makes for its override
+ * toggle (`*27<id>`). Owned: the name, the time group (its FreePBX id), the zone ('' is the PBX's own), where calls
+ * go in and out of hours, and the feature code's description (FreePBX renames it with the time condition). The
+ * override is the PBX's state: never written here (ADR 0059).
+ */
+export function timeConditionObject(t: TimeConditionRow, book: RefBook): PbxObject {
+  must(pbxProblem(timeConditionRules, { name: t.name, timeZone: t.timeZone }));
+  const ref = book.get("timeCondition", String(t.id));
+  if (!ref) throw new UnsafeValueError(`Time condition ${t.name} is not in the console`);
+  const group = book.get("timeGroup", String(t.timeGroupId));
+  if (!group) throw new UnsafeValueError(`Time condition ${t.name}: its time group is not in the console`);
+  const id = idExpr(ref);
+  const v = autoVar(ref);
+  const dest = (kind: TimeConditionRow["matchKind"], target: string | null) =>
+    destinationValue(kind ? { kind, target: target ?? "" } : null, book);
+  const code = (sql: string, text: string, render: (id: string) => string): Expr => ({ sql, text, ref, render });
+  return {
+    kind: "timeCondition",
+    key: t.name,
+    label: t.name,
+    identity: { kind: "auto", ref, ...AUTO_TABLES.timeCondition },
+    rows: [
+      {
+        table: "timeconditions",
+        match: { timeconditions_id: id },
+        autoIncrement: true,
+        owned: {
+          displayname: t.name,
+          time: { sql: autoVar(group), text: `time group ${group.name}`, ref: group, render: (gid) => gid },
+          timezone: t.timeZone ?? "",
+          truegoto: dest(t.matchKind, t.matchTarget),
+          falsegoto: dest(t.noMatchKind, t.noMatchTarget),
+        },
+        defaults: TIME_CONDITION_DEFAULTS,
+      },
+      {
+        table: "featurecodes",
+        match: {
+          modulename: "timeconditions",
+          featurename: code(`CONCAT('toggle-mode-', ${v})`, "its toggle's feature code", (i) => `toggle-mode-${i}`),
+        },
+        owned: {
+          description: code(`CONCAT(${v}, ': ', ${str(t.name)})`, `"<id>: ${t.name}"`, (i) => `${i}: ${t.name}`),
+        },
+        defaults: {
+          helptext: "",
+          defaultcode: code(`CONCAT('*27', ${v})`, "*27<id>", (i) => `*27${i}`),
+          customcode: "",
+          enabled: 1,
+          providedest: 1,
+          depend: "",
+        },
       },
     ],
     keywords: [],

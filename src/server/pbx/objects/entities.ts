@@ -69,7 +69,7 @@ export interface SqlItem {
    * are known once every object of the script has its row.
    */
   late?: string[];
-  /** The IVRs and announcements `late` checks, by variable ("@ivr_3" → "IVR Main menu"): how a failure names them. */
+  /** What `late` checks, by variable ("@ivr_3" → "sends calls to IVR Main menu"): how a failure names it. */
   refLabels?: Record<string, string>;
 }
 
@@ -371,7 +371,13 @@ export function objectItem(o: PbxObject, opts: { onPbx?: boolean } = {}): SqlIte
   for (const l of o.lists) statements.push(...listStatements(l));
   const secrets = o.keywords.flatMap((k) => k.owned.filter(([kw, v]) => kw === "secret" && v !== "").map(([, v]) => v));
   const late = lateStatements(o);
-  const refLabels = Object.fromEntries(refsOf(o).map((r) => [autoVar(r), `${AUTO_TABLES[r.kind].label} ${r.name}`]));
+  // A time condition reads its time group; everything else it points at, it sends calls to.
+  const refLabels = Object.fromEntries(
+    refsOf(o).map((r) => [
+      autoVar(r),
+      `${r.kind === "timeGroup" ? "reads" : "sends calls to"} ${AUTO_TABLES[r.kind].label} ${r.name}`,
+    ]),
+  );
   return {
     kind: o.kind,
     key: o.key,

@@ -113,6 +113,8 @@ export const KEY_CHANGE: Record<ItemKind, "refuse" | "move" | "by-id"> = {
   outboundRoute: "by-id",
   ivr: "by-id",
   announcement: "by-id",
+  timeGroup: "by-id",
+  timeCondition: "by-id",
 };
 
 /** The record of a console row (by its row, else by its current key). */

@@ -60,7 +60,9 @@ export type ItemKind =
   | "ringGroup"
   | "queue"
   | "ivr"
-  | "announcement";
+  | "announcement"
+  | "timeGroup"
+  | "timeCondition";
 
 /**
  * A column the console owns whose update depends on the current value
@@ -89,7 +91,10 @@ export interface OwnedRow {
     | "ringgroups"
     | "queues_config"
     | "ivr_details"
-    | "announcement";
+    | "announcement"
+    | "timegroups_groups"
+    | "timeconditions"
+    | "featurecodes";
   match: Record<string, Value | typeof EMPTY_OR_NULL>;
   /** Written on every deploy. */
   owned: Record<string, Value | Conditional>;
@@ -136,7 +141,8 @@ export interface OwnedList {
     | "outbound_route_sequence"
     | "paging_groups"
     | "queues_details"
-    | "ivr_entries";
+    | "ivr_entries"
+    | "timegroups_details";
   parent: Record<string, Value>;
   key: string[];
   entries: Record<string, Value>[];
@@ -196,7 +202,13 @@ export type Identity =
    * An IVR or announcement (ADR 0059): FreePBX's id in the session variable `autoVar(ref)`, found by the recorded
    * id, else by name, else the AUTO_INCREMENT id its new row gets.
    */
-  | { kind: "auto"; ref: AutoRef; table: "ivr_details" | "announcement"; idColumn: string; nameColumn: string };
+  | {
+      kind: "auto";
+      ref: AutoRef;
+      table: "ivr_details" | "announcement" | "timegroups_groups" | "timeconditions";
+      idColumn: string;
+      nameColumn: string;
+    };
 
 export interface PbxObject {
   kind: ItemKind;

@@ -1,10 +1,10 @@
 /**
- * Destinations to objects FreePBX numbers itself (ADR 0059): an IVR or announcement is the console's object in a
- * destination, and a script holds its FreePBX id in a session variable named after the console's id (`@ivr_3`,
+ * Destinations to objects FreePBX numbers itself (ADR 0059): an IVR, announcement or time condition is the
+ * console's object in a destination, and a script holds its FreePBX id in a session variable named after the console's id (`@ivr_3`,
  * never user text), found by the id recorded for it, else by its name. A destination to one is an expression
  * over that variable (`CONCAT('ivr-', @ivr_3, ',s,1')`).
  */
-import { announcements, ivrs } from "../../../db/schema";
+import { announcements, ivrs, timeConditions, timeGroups } from "../../../db/schema";
 import { type Destination, destinationProblem, destinationString } from "../../../shared/destinations";
 import type { DbOrTx } from "../../inventory/numbers";
 import { UnsafeValueError } from "../host/sql";
@@ -17,8 +17,14 @@ const must = (problem: string | null) => {
 /** The session variable that holds the object's FreePBX id in a script. */
 export function autoVar(ref: Pick<AutoRef, "kind" | "consoleId">): string {
   if (!Number.isSafeInteger(ref.consoleId) || ref.consoleId < 1) throw new UnsafeValueError("not a console id");
-  return `@${ref.kind === "ivr" ? "ivr" : "ann"}_${ref.consoleId}`;
+  return `@${VAR_PREFIX[ref.kind]}_${ref.consoleId}`;
 }
+const VAR_PREFIX: Record<AutoRef["kind"], string> = {
+  ivr: "ivr",
+  announcement: "ann",
+  timeGroup: "tg",
+  timeCondition: "tc",
+};
 
 /** Where FreePBX keeps each kind, and its destination string around the id. */
 export const AUTO_TABLES = {
@@ -29,7 +35,17 @@ export const AUTO_TABLES = {
     nameColumn: "description",
     label: "announcement",
   },
+  timeGroup: { table: "timegroups_groups", idColumn: "id", nameColumn: "description", label: "time group" },
+  timeCondition: {
+    table: "timeconditions",
+    idColumn: "timeconditions_id",
+    nameColumn: "displayname",
+    label: "time condition",
+  },
 } as const;
+
+/** The destination kinds whose target is such an object, and its kind. */
+const DESTINATION_REF = { ivr: "ivr", announcement: "announcement", "time-condition": "timeCondition" } as const;
 
 /** The console's IVRs and announcements by id, with the FreePBX ids recorded for them: what destinations point at. */
 export interface RefBook {
@@ -51,6 +67,10 @@ export function refBook(
   for (const i of db.select({ id: ivrs.id, name: ivrs.name }).from(ivrs).all()) add("ivr", i.id, i.name);
   for (const a of db.select({ id: announcements.id, name: announcements.name }).from(announcements).all())
     add("announcement", a.id, a.name);
+  for (const g of db.select({ id: timeGroups.id, name: timeGroups.name }).from(timeGroups).all())
+    add("timeGroup", g.id, g.name);
+  for (const t of db.select({ id: timeConditions.id, name: timeConditions.name }).from(timeConditions).all())
+    add("timeCondition", t.id, t.name);
   return { get: (kind, id) => refs.get(`${kind}:${id}`) };
 }
 
@@ -64,13 +84,15 @@ const HANGUP = destinationString("hangup", "");
 export function destinationValue(d: Destination | null, book: RefBook | null, orNone: string = HANGUP): Value {
   if (!d) return orNone;
   must(destinationProblem(d.kind, d.target));
-  if (d.kind !== "ivr" && d.kind !== "announcement") return destinationString(d.kind, d.target);
-  const ref = book?.get(d.kind, d.target);
-  if (!ref) throw new UnsafeValueError(`${AUTO_TABLES[d.kind].label} ${d.target} does not exist in the console`);
+  if (d.kind !== "ivr" && d.kind !== "announcement" && d.kind !== "time-condition")
+    return destinationString(d.kind, d.target);
+  const kind = DESTINATION_REF[d.kind];
+  const ref = book?.get(kind, d.target);
+  if (!ref) throw new UnsafeValueError(`${AUTO_TABLES[kind].label} ${d.target} does not exist in the console`);
   const [before, after] = destinationString(d.kind, "\u0000").split("\u0000") as [string, string];
   const expr: Expr = {
     sql: `CONCAT('${before}', ${autoVar(ref)}, '${after}')`,
-    text: `${AUTO_TABLES[d.kind].label} ${ref.name}`,
+    text: `${AUTO_TABLES[kind].label} ${ref.name}`,
     ref,
     render: (id) => `${before}${id}${after}`,
   };

@@ -11,7 +11,7 @@
  * console recorded for it, when it has one.
  */
 export interface AutoRef {
-  kind: "ivr" | "announcement";
+  kind: "ivr" | "announcement" | "timeGroup" | "timeCondition";
   consoleId: number;
   name: string;
   pbxId?: string;

@@ -12,6 +12,8 @@ import {
   pttGroups,
   queues,
   ringGroups,
+  timeConditions,
+  timeGroups,
   trunks,
 } from "../../../db/schema";
 import type { PlanRefused, PlanTarget } from "../../../shared/plan";
@@ -19,7 +21,7 @@ import { byNumber } from "../../../shared/sort";
 import type { Deps } from "../../core/deps";
 import { withOpenSecret } from "../../inventory/sip-secrets";
 import { UnsafeValueError } from "../host/sql";
-import { announcementObject, ivrObject } from "../objects/call-flow";
+import { announcementObject, ivrObject, timeConditionObject, timeGroupObject } from "../objects/call-flow";
 import { deployedMembers, type ManagedRecord, managedOf } from "../objects/managed";
 import {
   type ExtensionRow,
@@ -47,10 +49,24 @@ const TARGET_KINDS: Record<PlanTarget, ItemKind[]> = {
   queues: ["queue"],
   ivrs: ["ivr"],
   announcements: ["announcement"],
+  "time-groups": ["timeGroup"],
+  // A time condition reads its time group: they go together.
+  "time-conditions": ["timeGroup", "timeCondition"],
   // "all" is everything but PTT groups (as the Deploy All button always did); ring groups, queues, IVRs and
   // announcements are in it, since inbound routes send calls to them (the plan orders them after extensions,
   // before inbound routes).
-  all: ["trunk", "extension", "ringGroup", "queue", "announcement", "ivr", "outboundRoute", "inboundRoute"],
+  all: [
+    "trunk",
+    "extension",
+    "ringGroup",
+    "queue",
+    "announcement",
+    "ivr",
+    "timeGroup",
+    "timeCondition",
+    "outboundRoute",
+    "inboundRoute",
+  ],
 };
 /** The kinds of object a deploy target covers. */
 export const kindsOf = (target: PlanTarget): ItemKind[] => TARGET_KINDS[target];
@@ -88,7 +104,7 @@ export function desiredObjects(
   };
   const { db, box } = deps;
   // The IVRs and announcements destinations point at, with the FreePBX ids recorded for them (ADR 0059).
-  const book = refBook(db, [...records, ...managedOf(db, ["ivr", "announcement"])]);
+  const book = refBook(db, [...records, ...managedOf(db, ["ivr", "announcement", "timeGroup", "timeCondition"])]);
   const allTrunks = db
     .select()
     .from(trunks)
@@ -174,6 +190,24 @@ export function desiredObjects(
       rows,
       (i) => i.name,
       (i) => ivrObject(i, book),
+    );
+  }
+  if (kinds.includes("timeGroup")) {
+    const rows = db.select().from(timeGroups).all();
+    add(
+      "timeGroup",
+      rows,
+      (g) => g.name,
+      (g) => timeGroupObject(g, book),
+    );
+  }
+  if (kinds.includes("timeCondition")) {
+    const rows = db.select().from(timeConditions).all();
+    add(
+      "timeCondition",
+      rows,
+      (t) => t.name,
+      (t) => timeConditionObject(t, book),
     );
   }
   if (kinds.includes("pttGroup")) {

@@ -76,12 +76,17 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   ],
   ivr_entries: ["ivr_id", "selection", "dest"],
   announcement: ["announcement_id", "description", "recording_id", "allow_skip", "post_dest"],
+  timegroups_groups: ["id", "description"],
+  timegroups_details: ["timegroupid", "time"],
+  timeconditions: ["timeconditions_id", "displayname", "time", "timezone", "truegoto", "falsegoto"],
+  featurecodes: ["modulename", "featurename", "description"],
   queues_config: ["extension", "descr", "maxwait", "dest"],
   queues_details: ["id", "keyword", "data", "flags"],
 };
 /** Per table, which of its rows the plan reads when not all (a queue's other keywords are FreePBX's). */
 const TABLE_WHERE: Record<string, string> = {
   queues_details: " WHERE keyword IN ('strategy', 'member')",
+  featurecodes: " WHERE modulename = 'timeconditions'",
 };
 const KIND_TABLES: Record<ItemKind, string[]> = {
   extension: ["devices", "users"],
@@ -99,6 +104,8 @@ const KIND_TABLES: Record<ItemKind, string[]> = {
   queue: ["queues_config", "queues_details"],
   ivr: ["ivr_details", "ivr_entries"],
   announcement: ["announcement"],
+  timeGroup: ["timegroups_groups", "timegroups_details"],
+  timeCondition: ["timeconditions", "featurecodes", "timegroups_groups", "timegroups_details"],
 };
 
 function liveSql(kinds: ItemKind[], sipKeywords: string[]): string {
@@ -140,7 +147,10 @@ export async function readLive(remote: PbxRemote, wanted: ItemKind[], desired: D
   const refs = desired.flatMap((d) =>
     d.object.identity.kind === "auto" ? [d.object.identity.ref, ...refsOf(d.object)] : refsOf(d.object),
   );
-  if (refs.length) kinds = [...new Set([...kinds, "ivr" as const, "announcement" as const])];
+  if (refs.length)
+    kinds = [
+      ...new Set([...kinds, "ivr" as const, "announcement" as const, "timeGroup" as const, "timeCondition" as const]),
+    ];
   const groups = desired.filter((d) => d.object.kind === "ringGroup").map((d) => d.object.key);
   const queues = desired.filter((d) => d.object.kind === "queue").map((d) => d.object.key);
   const [rows, astdb, vm, ringAstdb, queueAstdb] = await Promise.all([

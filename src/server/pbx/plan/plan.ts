@@ -44,6 +44,8 @@ const KIND_ORDER: ItemKind[] = [
   "queue",
   "announcement",
   "ivr",
+  "timeGroup",
+  "timeCondition",
   "outboundRoute",
   "inboundRoute",
   "pttGroup",

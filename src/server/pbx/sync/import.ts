@@ -13,7 +13,6 @@ import { extensions, trunks } from "../../../db/schema";
 import type { ImportResult } from "../../../shared/pbx";
 import {
   type ImportExtensionsRequest,
-  type ImportKind,
   type ImportQueuesRequest,
   type ImportRequest,
   type ImportRingGroupsRequest,
@@ -24,9 +23,11 @@ import type { Deps } from "../../core/deps";
 import { Conflict, DomainError } from "../../core/errors";
 import { type JobProgress, notReached } from "../../jobs/progress";
 import { recordManaged } from "../objects/managed";
+import { type CallFlowImportKind, flowKindOf, type ImportCallFlowRequest, isCallFlowKind } from "./call-flow";
+import { importCallFlow } from "./call-flow-plan";
 import { writeCallGroup } from "./call-groups";
 import type { PbxReadDeps } from "./read";
-import { assembleImportPlan, type ImportEntry, readForImport } from "./sync-plan";
+import { assembleImportPlan, type ImportEntry, readForImport, type SyncKind } from "./sync-plan";
 
 type ImportDeps = PbxReadDeps & Pick<Deps, "db" | "events" | "box" | "now">;
 
@@ -88,19 +89,30 @@ const DONE = { create: "Created", update: "Updated", unchanged: "Unchanged" } as
  */
 async function importKind(
   deps: ImportDeps,
-  kind: ImportKind,
-  input: ImportRequest,
+  kind: SyncKind,
+  input: ImportRequest | ImportCallFlowRequest,
   progress?: JobProgress,
 ): Promise<ImportResult> {
   progress?.item(`Reading the PBX's ${kind}`);
-  const plan = assembleImportPlan(deps, kind, await readForImport(deps, kind), input);
+  const read = await readForImport(deps, kind);
+  const plan = assembleImportPlan(deps, kind, read, input);
   if (input.fingerprint !== undefined && plan.wire.fingerprint !== input.fingerprint)
     throw new Conflict(STALE_PLAN_MESSAGE);
   const result = emptyResult();
   const { entries } = plan;
+  // IVRs and announcements are written all at once (they point at one another), exactly as planned or not at all.
+  const flow = isCallFlowKind(kind);
+  if (flow)
+    importCallFlow(
+      deps,
+      flowKindOf(kind),
+      read.rows as Parameters<typeof importCallFlow>[2],
+      input as ImportCallFlowRequest,
+      entries.flatMap((e) => ("flow" in e ? [e.flow] : [])),
+    );
   progress?.total(entries.length);
   for (const [i, e] of entries.entries()) {
-    if (await stopHere(result, entries.length - i, progress)) break;
+    if (!flow && (await stopHere(result, entries.length - i, progress))) break;
     const label = e.item.label;
     progress?.item(label);
     if (e.item.action === "refused") {
@@ -110,7 +122,7 @@ async function importKind(
       progress?.result({ label, status: "failed", message: reason });
       continue;
     }
-    if (e.item.action !== "unchanged" || e.item.adopt) {
+    if (!flow && (e.item.action !== "unchanged" || e.item.adopt)) {
       try {
         write(deps, e);
       } catch (err) {
@@ -129,7 +141,7 @@ async function importKind(
       e.item.action === "unchanged" && e.item.adopt ? "Unchanged; now managed by the console" : DONE[e.item.action];
     progress?.result({ label, status: "success", message });
   }
-  // Ring groups and queues told their own events as they were written.
+  // Ring groups, queues, IVRs and announcements told their own events as they were written.
   if ((result.created || result.updated) && (kind === "extensions" || kind === "trunks"))
     deps.events.publish({
       type: kind === "extensions" ? "extensions-updated" : "trunks-updated",
@@ -154,3 +166,11 @@ export const importRingGroups = (deps: ImportDeps, input: ImportRingGroupsReques
 /** Imports the PBX's queues (all, or the selected numbers); read over SSH only. */
 export const importQueues = (deps: ImportDeps, input: ImportQueuesRequest, progress?: JobProgress) =>
   importKind(deps, "queues", input, progress);
+
+/** Imports the PBX's IVRs or announcements (all, or the selected FreePBX ids) with what they need; SSH only. */
+export const importCallFlowKind = (
+  deps: ImportDeps,
+  kind: CallFlowImportKind,
+  input: ImportCallFlowRequest,
+  progress?: JobProgress,
+) => importKind(deps, kind, input, progress);

@@ -45,7 +45,7 @@ ${kw("u", "username")}
 ${kw("s", "secret")}
 ORDER BY t.trunkid;`;
 
-type ReadWhat = "extensions" | "trunks" | "ring groups" | "queues" | "time conditions";
+type ReadWhat = "extensions" | "trunks" | "ring groups" | "queues" | "time conditions" | "IVRs" | "announcements";
 
 const noReadPath = (what: ReadWhat) =>
   what === "extensions"

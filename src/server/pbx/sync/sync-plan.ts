@@ -40,6 +40,15 @@ import { numberTakenMessage } from "../../inventory/numbers";
 import { nodeCrypto } from "../../lazy-node";
 import { type ManagedRecord, managedOf } from "../objects/managed";
 import {
+  type CallFlowImportKind,
+  flowKindOf,
+  type ImportCallFlowInput,
+  isCallFlowKind,
+  type PbxCallFlow,
+  readPbxCallFlow,
+} from "./call-flow";
+import { type CallFlowEntry, planCallFlowImport } from "./call-flow-plan";
+import {
   type CallGroupEntry,
   type CallGroupKind,
   type PbxQueue,
@@ -51,7 +60,10 @@ import {
 import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, readPbxTrunks } from "./read";
 
 /** A PBX object as read for an import. */
-type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue;
+type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue | PbxCallFlow;
+
+/** Every import's kind: shared/plan.ts's, and IVRs and announcements (`call-flow.ts`). */
+export type SyncKind = ImportKind | CallFlowImportKind;
 
 export type SyncPlanDeps = PbxReadDeps & Pick<Deps, "db" | "box" | "now">;
 
@@ -78,7 +90,14 @@ export interface TrunkValues {
 export type ImportEntry =
   | { kind: "extension"; item: ImportPlanItem; raw: FieldChange[]; values?: ExtensionValues; record?: ManagedRecord }
   | { kind: "trunk"; item: ImportPlanItem; raw: FieldChange[]; values?: TrunkValues; record?: ManagedRecord }
-  | { kind: CallGroupKind; item: ImportPlanItem; raw: FieldChange[]; group: CallGroupEntry; record?: ManagedRecord };
+  | { kind: CallGroupKind; item: ImportPlanItem; raw: FieldChange[]; group: CallGroupEntry; record?: ManagedRecord }
+  | {
+      kind: "ivr" | "announcement";
+      item: ImportPlanItem;
+      raw: FieldChange[];
+      flow: CallFlowEntry;
+      record?: ManagedRecord;
+    };
 
 export interface SyncImportPlan {
   wire: ImportPlan;
@@ -125,7 +144,7 @@ function decide(consoleRow: ({ id: number } & Record<string, unknown>) | null, v
 }
 
 function item(
-  kind: ImportPlanItem["kind"],
+  kind: ImportPlanItem["kind"] | "ivr" | "announcement",
   key: string,
   label: string,
   action: ImportAction,
@@ -317,15 +336,42 @@ function callGroupEntries(
   }));
 }
 
+// ---------- IVRs and announcements (call-flow-plan.ts) ----------
+
+function callFlowEntries(
+  deps: Pick<Deps, "db">,
+  kind: CallFlowImportKind,
+  rows: PbxCallFlow[],
+  input: ImportCallFlowInput,
+): ImportEntry[] {
+  return planCallFlowImport(deps, flowKindOf(kind), rows, input).map((f) => {
+    const notes = [...f.notes, ...(f.adopt && f.action !== "refused" ? [ADOPT_NOTE] : [])];
+    return {
+      kind: f.kind,
+      item: item(f.kind, f.pbxId, f.label, f.action, f.raw, {
+        consoleId: f.consoleId,
+        pbxId: f.pbxId,
+        ...(f.action === "refused" ? { reason: f.reason } : { adopt: f.adopt }),
+        ...(notes.length ? { note: notes.join(". ") } : {}),
+      }),
+      raw: f.raw,
+      flow: f,
+      record: f.record,
+    };
+  });
+}
+
 /** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
 const FINGERPRINT_KEY = crypto.getRandomValues(new Uint8Array(32));
 
-function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unknown[], entries: ImportEntry[]): string {
+function fingerprint(kind: SyncKind, mode: string, via: string, pbxRows: unknown[], entries: ImportEntry[]): string {
   const h = nodeCrypto().createHmac("sha256", FINGERPRINT_KEY);
   h.update(JSON.stringify([kind, mode, via]));
   const keys = new Set(entries.map((e) => e.item.key));
+  // Every IVR and announcement counts: a destination of one maps through the others.
   for (const r of pbxRows as PbxRow[])
-    if (keys.has("extension" in r ? r.extension : "number" in r ? r.number : r.name)) h.update(JSON.stringify(r));
+    if ("pbxId" in r || keys.has("extension" in r ? r.extension : "number" in r ? r.number : r.name))
+      h.update(JSON.stringify(r));
   for (const e of entries)
     h.update(
       JSON.stringify([
@@ -345,12 +391,13 @@ function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unkno
 /** The plan over rows already read (the import job plans from the read it writes after). */
 export function assembleImportPlan(
   deps: Pick<Deps, "db" | "box" | "now">,
-  kind: ImportKind,
+  kind: SyncKind,
   read: { via: "ssh" | "graphql"; rows: PbxRow[] },
-  input: ImportInput,
+  input: ImportInput | ImportCallFlowInput,
 ): SyncImportPlan {
-  const entries =
-    kind === "extensions"
+  const entries = isCallFlowKind(kind)
+    ? callFlowEntries(deps, kind, read.rows as PbxCallFlow[], input as ImportCallFlowInput)
+    : kind === "extensions"
       ? planExtensionsImport(deps, read.rows as PbxExtension[], input as ImportExtensionsInput)
       : kind === "trunks"
         ? planTrunksImport(deps, read.rows as PbxTrunk[], input as ImportTrunksInput)
@@ -377,18 +424,20 @@ export function assembleImportPlan(
   };
 }
 
-/** Reads the PBX's objects of a kind (`read.ts`, `call-groups.ts`). */
+/** Reads the PBX's objects of a kind (`read.ts`, `call-groups.ts`, `call-flow.ts`). */
 export const readForImport = (
   deps: SyncPlanDeps,
-  kind: ImportKind,
+  kind: SyncKind,
 ): Promise<{ via: "ssh" | "graphql"; rows: PbxRow[] }> =>
-  kind === "extensions"
-    ? readPbxExtensions(deps)
-    : kind === "trunks"
-      ? readPbxTrunks(deps)
-      : kind === "ring-groups"
-        ? readPbxRingGroups(deps)
-        : readPbxQueues(deps);
+  isCallFlowKind(kind)
+    ? readPbxCallFlow(deps, kind)
+    : kind === "extensions"
+      ? readPbxExtensions(deps)
+      : kind === "trunks"
+        ? readPbxTrunks(deps)
+        : kind === "ring-groups"
+          ? readPbxRingGroups(deps)
+          : readPbxQueues(deps);
 
 /**
  * What importing the selection would do (`POST /api/sync/<kind>/plan`): reads the PBX and plans; stores
@@ -396,8 +445,8 @@ export const readForImport = (
  */
 export async function syncImportPlan(
   deps: SyncPlanDeps,
-  kind: ImportKind,
-  input: ImportInput,
+  kind: SyncKind,
+  input: ImportInput | ImportCallFlowInput,
 ): Promise<SyncImportPlan> {
   return assembleImportPlan(deps, kind, await readForImport(deps, kind), input);
 }

@@ -23,6 +23,8 @@ export const TARGET_TEXT: Record<DeployTarget, TargetText> = {
   queues: { done: "Queues Deployed", unit: "queue(s)", what: "queues" },
   ivrs: { done: "IVRs Deployed", unit: "IVR(s)", what: "IVRs" },
   announcements: { done: "Announcements Deployed", unit: "announcement(s)", what: "announcements" },
+  "time-groups": { done: "Time Groups Deployed", unit: "time group(s)", what: "time groups" },
+  "time-conditions": { done: "Time Conditions Deployed", unit: "time condition(s)", what: "time conditions" },
 };
 
 export interface ResultGroup {
@@ -48,6 +50,8 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
       { title: "Queues", result: all.queues },
       { title: "Announcements", result: all.announcements },
       { title: "IVRs", result: all.ivrs },
+      { title: "Time Groups", result: all.timeGroups },
+      { title: "Time Conditions", result: all.timeConditions },
       { title: "Outbound Routes", result: all.outboundRoutes },
       { title: "Inbound Routes", result: all.inboundRoutes },
     ].filter((g) => g.result && g.result.results.length > 0);
@@ -62,6 +66,8 @@ export function toRun(target: DeployTarget, body: DeployResponse | DeployAllResp
     queues: "Queues",
     ivrs: "IVRs",
     announcements: "Announcements",
+    "time-groups": "Time Groups",
+    "time-conditions": "Time Conditions",
   }[target];
   return {
     target,

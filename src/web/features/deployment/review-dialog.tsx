@@ -30,6 +30,8 @@ const TARGET_TITLE: Record<PlanTarget, string> = {
   queues: "queues",
   ivrs: "IVRs",
   announcements: "announcements",
+  "time-groups": "time groups",
+  "time-conditions": "time conditions",
   all: "all configurations",
 };
 

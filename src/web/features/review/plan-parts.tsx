@@ -33,6 +33,8 @@ export const KIND_TEXT: Record<DeployKind, string> = {
   queue: "Queue",
   ivr: "IVR",
   announcement: "Announcement",
+  timeGroup: "Time group",
+  timeCondition: "Time condition",
 };
 
 function value(v: string | null) {

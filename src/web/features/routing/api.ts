@@ -23,7 +23,7 @@ export function useSimulateCall(ui: MutationUi<SimulateAnswer, SimulateRequest> 
   });
 }
 
-/** GET /api/pbx/time-conditions: read over SSH; the sync socket's `time-conditions-updated` makes it stale. */
+/** GET /api/pbx/time-conditions: read over SSH; the sync socket's `time-condition-overrides-updated` makes it stale. */
 export const pbxTimeConditionsQuery = () =>
   queryOptions<PbxTimeConditions>({ queryKey: queryKeys.pbxTimeConditions, refetchOnMount: "always" });
 

@@ -1,6 +1,7 @@
 /**
  * The Sync screen's reads and imports: the PBX compared with the console's own
- * list, per kind (extensions, trunks, ring groups, queues); an import's plan, then the import of that plan.
+ * list, per kind (extensions, trunks, ring groups, queues, IVRs, announcements); an import's plan, then the
+ * import of that plan.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
@@ -11,7 +12,7 @@ import { queryKeys } from "@/lib/query-keys";
 import type { CompareResponse } from "../../../shared/pbx";
 import type { ImportPlan } from "../../../shared/plan";
 
-export type SyncKind = "extensions" | "trunks" | "ring-groups" | "queues";
+export type SyncKind = "extensions" | "trunks" | "ring-groups" | "queues" | "ivrs" | "announcements";
 
 /** How the screen names one and several objects of a kind. */
 export const SYNC_WORDS: Record<SyncKind, { one: string; many: string }> = {
@@ -19,6 +20,8 @@ export const SYNC_WORDS: Record<SyncKind, { one: string; many: string }> = {
   trunks: { one: "trunk", many: "trunks" },
   "ring-groups": { one: "ring group", many: "ring groups" },
   queues: { one: "queue", many: "queues" },
+  ivrs: { one: "IVR", many: "IVRs" },
+  announcements: { one: "announcement", many: "announcements" },
 };
 
 const COMPARISON = {
@@ -26,15 +29,26 @@ const COMPARISON = {
   trunks: queryKeys.trunksComparison,
   "ring-groups": queryKeys.ringGroupsComparison,
   queues: queryKeys.queuesComparison,
+  ivrs: queryKeys.ivrsComparison,
+  announcements: queryKeys.announcementsComparison,
 } as const;
 const LIST = {
   extensions: queryKeys.extensions,
   trunks: queryKeys.trunks,
   "ring-groups": queryKeys.ringGroups,
   queues: queryKeys.queues,
+  ivrs: queryKeys.ivrs,
+  announcements: queryKeys.announcements,
 } as const;
 /** The field of a plan's or an import's body that holds the selection. */
-const SELECTION_FIELD = { extensions: "extensions", trunks: "trunks", "ring-groups": "ringGroups", queues: "queues" };
+const SELECTION_FIELD: Record<SyncKind, string> = {
+  extensions: "extensions",
+  trunks: "trunks",
+  "ring-groups": "ringGroups",
+  queues: "queues",
+  ivrs: "ivrs",
+  announcements: "announcements",
+};
 
 /** The PBX changes without telling the console: read it again whenever the tab opens. */
 export const comparisonQuery = <Row>(kind: SyncKind) =>

@@ -75,3 +75,32 @@ const callGroups = (
 
 export const RING_GROUPS = callGroups("ring-groups", "ring group", "Ring Groups");
 export const QUEUES = callGroups("queues", "queue", "Queues");
+
+/**
+ * An IVR or announcement on the PBX next to the console's it is (`GET /api/sync/{ivrs,announcements}/compare`):
+ * keyed by FreePBX's id, since FreePBX numbers these itself and their names need not be unique there.
+ */
+export interface CallFlowComparison {
+  pbxId: string;
+  inDashboard: boolean;
+  needsSync: boolean;
+  freepbx: { name: string | null };
+  dashboard: { name: string | null };
+}
+
+/** An IVR's or announcement's tab: FreePBX's id and the name on both sides (the import compares every field it writes). */
+const callFlow = (kind: "ivrs" | "announcements", singular: string, title: string): SyncConfig<CallFlowComparison> => ({
+  kind,
+  singular,
+  keyOf: (r) => r.pbxId,
+  columns: [
+    { header: "FreePBX ID", cell: (r) => r.pbxId, mono: true },
+    { header: "Name (PBX)", cell: (r) => r.freepbx.name },
+    { header: "Name (Dashboard)", cell: (r) => r.dashboard.name },
+  ],
+  importedTitle: `${title} Imported`,
+  failedText: `Failed to import ${singular}s from the PBX`,
+});
+
+export const IVRS = callFlow("ivrs", "IVR", "IVRs");
+export const ANNOUNCEMENTS = callFlow("announcements", "announcement", "Announcements");

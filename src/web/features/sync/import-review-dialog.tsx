@@ -92,6 +92,10 @@ export function ImportReviewDialog({
   }, [request, makePlan, resetPlan]);
 
   const work = plan ? plan.items.filter(isWork).length : 0;
+  // An IVR's import brings the announcements it plays (and the reverse): then the count is of objects.
+  const mixed = plan ? new Set(plan.items.filter(isWork).map((i) => i.kind)).size > 1 : false;
+  const workWords = (n: number) =>
+    mixed ? (n === 1 ? "object" : "objects") : n === 1 ? SYNC_WORDS[kind].one : SYNC_WORDS[kind].many;
 
   const confirm = () => {
     if (!plan || !request) return;
@@ -125,7 +129,7 @@ export function ImportReviewDialog({
       confirm={
         <Button disabled={!plan || work === 0 || importing.isPending} onClick={confirm}>
           {importing.isPending ? <LoaderCircle className="animate-spin" /> : <Download />}
-          Import{plan ? ` (${work} ${work === 1 ? SYNC_WORDS[kind].one : SYNC_WORDS[kind].many})` : ""}
+          Import{plan ? ` (${work} ${workWords(work)})` : ""}
         </Button>
       }
     >
