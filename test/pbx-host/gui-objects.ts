@@ -51,6 +51,9 @@ export const FREEPBX_TABLES = [
   "ivr_details",
   "ivr_entries",
   "announcement",
+  "timegroups_groups",
+  "timegroups_details",
+  "timeconditions",
 ] as const;
 export type FreepbxTable = (typeof FREEPBX_TABLES)[number];
 

@@ -1,16 +1,17 @@
 /**
- * A time condition FreePBX's own code made, in the path of a DID the console routes to it, on the real FreePBX
- * 17: the console lists it as the PBX has it, and its override forced from the console changes where the
- * next real call goes at once: forced closed, the caller reaches voicemail ("after hours"); back to automatic,
- * the time group (open all week) rings the extension again. FreePBX's own state (AstDB `TC/<id>`) says the same,
- * and so does the routing simulator, before each call.
+ * A time condition FreePBX's own code made, adopted by the console (its time group's hours and its destinations
+ * the console's, by FreePBX's ids) and in the path of a DID the console routes to it, on the real FreePBX 17: the
+ * console lists it as the PBX has it, and its override forced from the console changes where the next real call
+ * goes at once: forced closed, the caller reaches voicemail ("after hours"); back to automatic, the time group
+ * (open all week) rings both phones of the office ring group again. FreePBX's own state (AstDB `TC/<id>`) says the same, and so does the
+ * routing simulator before each call, on the PBX and in the console alike (a deploy keeps the override).
  */
 import { describe, expect, test } from "bun:test";
 import type { SimulateAnswer } from "../../src/shared/routing";
 import type { PbxTimeCondition } from "../../src/shared/time-conditions";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
-import { cli, freepbxPhp, until } from "./testbed";
+import { cli, freepbxPhp, sql, until } from "./testbed";
 
 const { pbx, phone } = consoleForFile({ cdr: false });
 
@@ -19,15 +20,20 @@ const DID = "4445550800";
 describe("a time condition on the PBX, overridden from the console", () => {
   let tcId = 0;
   let provider: Softphone;
-  let office: Softphone;
+  let office: Softphone[] = [];
 
-  /** The provider calls the DID; answers what the PBX did with the call: rang the office phone, or answered it itself. */
-  async function callDid(): Promise<"rang 2801" | "answered by the PBX"> {
-    const rang = office.events.length;
+  /**
+   * The provider calls the DID; answers what the PBX did with the call: rang both phones of the office's ring
+   * group, or answered it itself.
+   */
+  async function callDid(): Promise<"rang the office group" | "answered by the PBX"> {
+    const since = office.map((p) => p.events.length);
     const from = provider.events.length;
+    const ringing = () =>
+      office.filter((p, i) => p.events.slice(since[i]).some((e) => e.type === "CALL_INCOMING")).length;
     await provider.dial(`sip:${DID}@${pbx.env.sipHost}:${pbx.env.sipPort}`);
-    const first = await until("the call to ring the office phone or be answered", () => {
-      if (office.events.slice(rang).some((e) => e.type === "CALL_INCOMING")) return "rang 2801" as const;
+    const first = await until("the call to ring the office phones or be answered", () => {
+      if (ringing() === office.length) return "rang the office group" as const;
       if (provider.events.slice(from).some((e) => e.type === "CALL_ESTABLISHED")) return "answered by the PBX" as const;
       return undefined;
     });
@@ -39,7 +45,9 @@ describe("a time condition on the PBX, overridden from the console", () => {
     }
     await provider.hangup();
     await provider.waitFor("CALL_CLOSED", { since: from });
-    if (first === "rang 2801") await office.waitFor("CALL_CLOSED", { since: rang });
+    if (first === "rang the office group")
+      await Promise.all(office.map((p, i) => p.waitFor("CALL_CLOSED", { since: since[i] })));
+    else expect(ringing()).toBe(0);
     return first;
   }
 
@@ -61,7 +69,7 @@ describe("a time condition on the PBX, overridden from the console", () => {
     return tc;
   };
 
-  test("setup: FreePBX's own code makes a time group open all week and a time condition; the console routes a DID to it", async () => {
+  test("setup: FreePBX's own code makes a time group open all week and a time condition; the console adopts both and routes a DID to it", async () => {
     provider = await phone({ user: "5550800", bindAddress: "127.0.0.2" });
     await pbx.create("/api/trunks", {
       name: "provider",
@@ -74,9 +82,11 @@ describe("a time condition on the PBX, overridden from the console", () => {
     const ids: Record<string, number> = {};
     for (const [extension, name, voicemail] of [
       ["2801", "Front Office", false],
+      ["2803", "Back Office", false],
       ["2802", "After Hours", true],
     ] as const)
       ids[extension] = (await pbx.create("/api/extensions", { extension, name, voicemail })).id;
+    await pbx.create("/api/ring-groups", { number: "2800", name: "Office", members: ["2801", "2803"] });
     await pbx.deploy("all");
     // The time group and time condition as FreePBX's forms save them (matched: the office phone; not matched: the
     // after-hours mailbox).
@@ -91,37 +101,59 @@ describe("a time condition on the PBX, overridden from the console", () => {
     );
     tcId = Number(out.match(/TC=(\d+)/)?.[1]);
     expect(tcId).toBeGreaterThan(0);
+    // The console's own time group and time condition with FreePBX's names: adopted, they are the same objects.
+    const group = await pbx.create("/api/time-groups", {
+      name: "Always open",
+      weekly: [{ fromDay: "mon", toDay: "sun", start: "00:00", end: "23:59" }],
+    });
+    const tc = await pbx.create("/api/time-conditions", {
+      name: "Office hours",
+      timeGroup: group.id,
+      match: { kind: "ring-group", target: "2800" },
+      noMatch: { kind: "voicemail", target: "2802" },
+    });
     await pbx.create("/api/inbound-routes", {
       description: "Main line",
       didNumber: DID,
       destinationType: "time-condition",
-      destination: String(tcId),
+      destination: String(tc.id),
     });
-    await pbx.deploy("all");
+    const plan = await pbx.plan("all");
+    expect(plan.items.find((i) => i.id === "timeCondition:Office hours")).toMatchObject({
+      action: "conflict",
+      pbxId: String(tcId),
+    });
+    await pbx.deploy("all", { "timeGroup:Always open": "adopt", "timeCondition:Office hours": "adopt" });
+    expect(await sql("asterisk", `SELECT destination FROM incoming WHERE extension = '${DID}'`)).toEqual([
+      [`timeconditions,${tcId},1`],
+    ]);
     expect(await cli(`dialplan show ${tcId}@timeconditions`)).toContain("GotoIfTime");
-    office = await phone({ user: "2801", secret: await pbx.sipSecret(ids["2801"] as number) });
+    office = [
+      await phone({ user: "2801", secret: await pbx.sipSecret(ids["2801"] as number) }),
+      await phone({ user: "2803", secret: await pbx.sipSecret(ids["2803"] as number) }),
+    ];
   }, 300_000);
 
   test("the console lists it as the PBX has it: time group, destinations, automatic, its toggle code", async () => {
     expect(await listed()).toEqual({
       id: tcId,
       name: "Office hours",
-      timeGroup: { id: expect.any(Number), name: "Always open", rules: ["00:00-23:59|*|*|*"] },
+      timeGroup: { id: expect.any(Number), name: "Always open", rules: ["00:00-23:59|mon-sun|*|*"] },
       timeZone: null,
-      match: { destination: { kind: "extension", target: "2801" } },
+      match: { destination: { kind: "ring-group", target: "2800" } },
       noMatch: { destination: { kind: "voicemail", target: "2802" } },
       override: "auto",
       featureCode: `*27${tcId}`,
     });
   });
 
-  test("automatic: the time group matches and the call rings the office phone, as the simulator says", async () => {
+  test("automatic: the time group matches and the call rings both office phones of the group, as the simulator says", async () => {
     const said = await simulated();
-    expect(said.live?.final).toEqual({ kind: "extension", target: "2801", ringing: ["2801"] });
+    expect(said.live?.final).toEqual({ kind: "ring-group", target: "2800", ringing: ["2801", "2803"] });
     expect(said.live?.steps.find((x) => x.kind === "time-condition")?.why).toMatch(
-      /its time group Always open matches \(00:00-23:59\|\*\|\*\|\*\)/,
+      /its time group Always open matches \(00:00-23:59\|mon-sun\|\*\|\*\)/,
     );
-    expect(await callDid()).toBe("rang 2801");
+    expect(await callDid()).toBe("rang the office group");
   }, 120_000);
 
   test("forced closed from the console: FreePBX's state says so, and the next call reaches the after-hours voicemail", async () => {
@@ -138,12 +170,12 @@ describe("a time condition on the PBX, overridden from the console", () => {
     expect(await callDid()).toBe("answered by the PBX");
   }, 120_000);
 
-  test("back to automatic: FreePBX's state is empty again and the call rings the office phone", async () => {
+  test("back to automatic: FreePBX's state is empty again and the call rings the office group again", async () => {
     const res = await pbx.call("PUT", `/api/pbx/time-conditions/${tcId}/override`, { state: "auto" });
     expect(res.status, res.text).toBe(200);
     expect((await cli(`database get TC ${tcId}`)).trim()).toMatch(/^Value:\s*$/);
     expect((await listed()).override).toBe("auto");
-    expect(await callDid()).toBe("rang 2801");
+    expect(await callDid()).toBe("rang the office group");
   }, 120_000);
 
   test("an id the PBX does not have is 404; a state the console does not force is a field error", async () => {
