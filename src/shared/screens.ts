@@ -15,6 +15,7 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/queues": ["/api/queues", "/api/extensions"],
   "/ivrs": ["/api/ivrs", "/api/destinations"],
   "/announcements": ["/api/announcements", "/api/destinations"],
+  "/time-conditions": ["/api/time-groups", "/api/time-conditions", "/api/destinations"],
 };
 
 /**

@@ -28,6 +28,7 @@ import { queuesQuery } from "./features/queues/api";
 import { recordingsQuery } from "./features/recordings/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
 import { callFlowsQuery, destinationsQuery } from "./features/routing/api";
+import { timeConditionsQuery, timeGroupsQuery } from "./features/time-conditions/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
 import { queryClient } from "./lib/query-client";
@@ -122,6 +123,11 @@ export const routeTree = rootRoute.addChildren([
     () => [announcementsQuery(), destinationsQuery()],
   ),
   page(
+    "/time-conditions",
+    lazy(() => import("./pages/group-inventory"), "TimeConditionsPage"),
+    () => [timeGroupsQuery(), timeConditionsQuery(), destinationsQuery()],
+  ),
+  page(
     "/call-routing",
     lazy(() => import("./pages/group-inventory"), "CallRoutingPage"),
     () => [inboundRoutesQuery(), callFlowsQuery()],
@@ -153,6 +159,7 @@ export const routeTree = rootRoute.addChildren([
       queuesQuery(),
       ivrsQuery(),
       announcementsQuery(),
+      timeConditionsQuery(),
       pttGroupsQuery(),
     ],
   ),

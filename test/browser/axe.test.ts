@@ -73,6 +73,18 @@ beforeAll(async () => {
     allowSkip: true,
     after: { kind: "ivr", target: String(ivr.id) },
   });
+  const hours = await h.apiJson<{ id: number }>("POST", "/api/time-groups", {
+    name: "Office hours",
+    weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
+    holidays: [{ month: "dec", day: 24, toDay: 26 }],
+  });
+  await h.apiJson("POST", "/api/time-conditions", {
+    name: "Office",
+    timeGroup: hours.id,
+    timeZone: "Europe/Berlin",
+    match: { kind: "ivr", target: String(ivr.id) },
+    noMatch: { kind: "voicemail", target: "1001" },
+  });
 }, 60_000);
 
 afterAll(async () => {

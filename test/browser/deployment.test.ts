@@ -57,7 +57,7 @@ async function deploymentPage(): Promise<Page> {
 describe("Deployment", () => {
   test("with nothing configured every deploy button is disabled; the PBX status shows the SSH path", async () => {
     const page = await deploymentPage();
-    for (const title of ["Trunks", "Extensions", "Ring Groups", "Queues", "PTT Groups"]) {
+    for (const title of ["Trunks", "Extensions", "Ring Groups", "Queues", "Time Conditions", "PTT Groups"]) {
       await countCard(page, title).getByTestId("count-value").getByText("0", { exact: true }).waitFor();
     }
     for (const name of [
@@ -65,6 +65,7 @@ describe("Deployment", () => {
       "Deploy Extensions",
       "Deploy Ring Groups",
       "Deploy Queues",
+      "Deploy Time Conditions",
       "Deploy PTT Groups",
       "Deploy All Configurations",
     ]) {
@@ -192,6 +193,37 @@ describe("Deployment", () => {
     expect(await pbx.query("SELECT name FROM trunks")).toEqual([{ name: "Telnyx" }]);
     const [trunk] = await h.apiJson<{ status: string }[]>("GET", "/api/trunks");
     expect(trunk?.status).toBe("deployed");
+  });
+
+  test("time conditions deploy with the time group they read", async () => {
+    const page = await deploymentPage();
+    const office = await h.apiJson<{ id: number }>("POST", "/api/time-groups", {
+      name: "Office hours",
+      weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
+    });
+    await h.apiJson("POST", "/api/time-conditions", {
+      name: "Office",
+      timeGroup: office.id,
+      timeZone: "Europe/Berlin",
+      match: { kind: "extension", target: "1001" },
+    });
+    await countCard(page, "Time Conditions").getByTestId("count-value").getByText("1", { exact: true }).waitFor();
+    const deployTimeConditions = button(page, "Deploy Time Conditions");
+    await waitEnabled(deployTimeConditions);
+    await deployTimeConditions.click();
+    const sent = page.waitForRequest((r) => r.url().endsWith("/api/deploy/apply") && r.method() === "POST");
+    await applyReview(page);
+    expect(JSON.parse((await sent).postData() ?? "{}")).toMatchObject({ target: "time-conditions" });
+    await toasts(page).getByText("Time Conditions Deployed", { exact: true }).waitFor(SLOW);
+    const [group] = (await pbx.query("SELECT id FROM timegroups_groups WHERE description = 'Office hours'")) as [
+      { id: number },
+    ];
+    expect(await pbx.query("SELECT time FROM timegroups_details WHERE timegroupid = ?", [group.id])).toEqual([
+      { time: "08:00-17:00|mon-fri|*|*" },
+    ]);
+    expect(
+      await pbx.query("SELECT displayname, time, timezone FROM timeconditions WHERE displayname = 'Office'"),
+    ).toEqual([{ displayname: "Office", time: group.id, timezone: "Europe/Berlin" }]);
   });
 });
 

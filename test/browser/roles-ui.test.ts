@@ -38,6 +38,15 @@ beforeAll(async () => {
     options: [{ digits: "1", destination: { kind: "queue", target: "400" } }],
   });
   await seed("/api/announcements", { name: "Welcome", after: { kind: "extension", target: "1001" } });
+  const hours = await seed<{ id: number }>("/api/time-groups", {
+    name: "Office hours",
+    weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
+  });
+  await seed("/api/time-conditions", {
+    name: "Office",
+    timeGroup: hours.id,
+    match: { kind: "extension", target: "1001" },
+  });
   await seed("/api/ai/assistants", {
     name: "Front desk",
     description: "Answers the main line",
@@ -170,6 +179,19 @@ const SCREENS: Screen[] = [
     ],
   },
   {
+    link: "Time Conditions",
+    heading: "Time Conditions",
+    ready: (p) => p.getByRole("list", { name: "Time conditions" }).getByText("Office", { exact: true }),
+    writes: (p) => [
+      button(p, "Add Time Group"),
+      button(p, "Edit time group Office hours"),
+      button(p, "Delete time group Office hours"),
+      button(p, "Add Time Condition"),
+      button(p, "Edit time condition Office"),
+      button(p, "Delete time condition Office"),
+    ],
+  },
+  {
     link: "Call Routing",
     heading: "Call Routing",
     // Following a call stores nothing: every role may ask.
@@ -229,6 +251,7 @@ const SCREENS: Screen[] = [
       button(p, "Deploy Extensions"),
       button(p, "Deploy Ring Groups"),
       button(p, "Deploy Queues"),
+      button(p, "Deploy Time Conditions"),
       button(p, "Deploy PTT Groups"),
       button(p, "Deploy All Configurations"),
     ],

@@ -15,6 +15,7 @@ const SCREENS: { link: string; path: string; heading: string }[] = [
   { link: "Queues", path: "/queues", heading: "Queues" },
   { link: "IVRs", path: "/ivrs", heading: "IVRs" },
   { link: "Announcements", path: "/announcements", heading: "Announcements" },
+  { link: "Time Conditions", path: "/time-conditions", heading: "Time Conditions" },
   { link: "Call Routing", path: "/call-routing", heading: "Call Routing" },
   { link: "System Recordings", path: "/recordings", heading: "System Recordings" },
   { link: "PTT Groups", path: "/ptt-groups", heading: "Push-to-Talk Groups" },

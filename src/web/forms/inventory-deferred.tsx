@@ -64,6 +64,18 @@ export const AddAnnouncementDialog = deferredCreateDialog(
 );
 export const EditAnnouncementDialog = deferred(() => forms().then((m) => m.EditAnnouncementDialog));
 
+export const AddTimeGroupDialog = deferredCreateDialog(
+  () => forms().then((m) => m.AddTimeGroupDialog),
+  "Add Time Group",
+);
+export const EditTimeGroupDialog = deferred(() => forms().then((m) => m.EditTimeGroupDialog));
+
+export const AddTimeConditionDialog = deferredCreateDialog(
+  () => forms().then((m) => m.AddTimeConditionDialog),
+  "Add Time Condition",
+);
+export const EditTimeConditionDialog = deferred(() => forms().then((m) => m.EditTimeConditionDialog));
+
 export const UploadRecordingDialog = deferredCreateDialog(
   () => forms().then((m) => m.UploadRecordingDialog),
   "Upload Recording",

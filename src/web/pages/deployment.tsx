@@ -1,5 +1,16 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
-import { Grid3x3, ListOrdered, LoaderCircle, Megaphone, Network, Phone, PhoneCall, Radio, Rocket } from "lucide-react";
+import {
+  Clock,
+  Grid3x3,
+  ListOrdered,
+  LoaderCircle,
+  Megaphone,
+  Network,
+  Phone,
+  PhoneCall,
+  Radio,
+  Rocket,
+} from "lucide-react";
 import { useState } from "react";
 import { Can, RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
@@ -21,6 +32,7 @@ import { finalText, JobProgressCard } from "@/features/jobs/job-progress";
 import { pttGroupsQuery } from "@/features/ptt/api";
 import { queuesQuery } from "@/features/queues/api";
 import { ringGroupsQuery } from "@/features/ring-groups/api";
+import { timeConditionsQuery } from "@/features/time-conditions/api";
 import { trunksQuery } from "@/features/trunks/api";
 import type { Job } from "../../shared/jobs";
 
@@ -37,6 +49,7 @@ export function DeploymentPage() {
   const queues = useCount(queuesQuery());
   const ivrs = useCount(ivrsQuery());
   const announcements = useCount(announcementsQuery());
+  const timeConditions = useCount(timeConditionsQuery());
   const [run, setRun] = useState<DeployRun | null>(null);
   const refresh = useRefreshAfterDeploy();
   // A deployment is a job (ADR 0024): its progress shows while it runs, also after a page reload, and
@@ -66,7 +79,7 @@ export function DeploymentPage() {
     <>
       <PageHeader
         title="Deployment"
-        subtitle="Push trunks, extensions, ring groups, queues, IVRs, announcements and PTT groups to the PBX server"
+        subtitle="Push trunks, extensions, ring groups, queues, IVRs, announcements, time conditions and PTT groups to the PBX server"
       />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="grid gap-6">
@@ -132,6 +145,16 @@ export function DeploymentPage() {
               onDeploy={() => deploy.mutate("announcements")}
             />
             <DeployCountCard
+              title="Time Conditions"
+              caption="Open hours, with their time groups"
+              icon={Clock}
+              count={timeConditions}
+              buttonLabel="Deploy Time Conditions"
+              busy={busy("time-conditions")}
+              pending={pending}
+              onDeploy={() => deploy.mutate("time-conditions")}
+            />
+            <DeployCountCard
               title="PTT Groups"
               caption="Deployed as page groups"
               icon={Radio}
@@ -150,8 +173,8 @@ export function DeploymentPage() {
                   Deploy Everything
                 </CardTitle>
                 <CardDescription>
-                  Trunks, extensions, ring groups, queues, announcements and IVRs, then the outbound and inbound routes
-                  that use them, followed by one FreePBX reload.
+                  Trunks, extensions, ring groups, queues, announcements, IVRs and time conditions, then the outbound
+                  and inbound routes that use them, followed by one FreePBX reload.
                 </CardDescription>
               </CardHeader>
               <CardContent>

@@ -11,6 +11,8 @@ export { AddQueueDialog, EditQueueDialog } from "@/features/queues/add-queue-dia
 export { EditRecordingDialog, UploadRecordingDialog } from "@/features/recordings/recording-dialogs";
 export { AddRingGroupDialog, EditRingGroupDialog } from "@/features/ring-groups/add-ring-group-dialog";
 export { CreateConnectionForm } from "@/features/telnyx/create-connection-form";
+export { AddTimeConditionDialog, EditTimeConditionDialog } from "@/features/time-conditions/add-time-condition-dialog";
+export { AddTimeGroupDialog, EditTimeGroupDialog } from "@/features/time-conditions/add-time-group-dialog";
 export { AddTrunkDialog } from "@/features/trunks/add-trunk-dialog";
 export { SHARED_MODULES, TooltipProvider } from "./common";
 export { FORM_MODULES } from "./common-forms";

@@ -14,5 +14,6 @@ export * from "./recordings";
 export * from "./ring-groups";
 export * from "./sangoma-talk";
 export * from "./telnyx";
+export * from "./time-conditions";
 export * from "./trunks";
 export * from "./vps";

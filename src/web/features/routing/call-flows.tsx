@@ -16,6 +16,7 @@ const SCREEN_OF: Partial<Record<StepKind, string>> = {
   "page-group": "/ptt-groups",
   ivr: "/ivrs",
   announcement: "/announcements",
+  "time-condition": "/time-conditions",
 };
 
 function Node({ node }: { node: FlowNode }) {
