@@ -10,13 +10,16 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { DestinationKind as DestinationKindValue } from "../shared/destinations";
+import { DESTINATION_KINDS, type DestinationKind as DestinationKindValue } from "../shared/destinations";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
   integer(name, { mode: "timestamp_ms" }).notNull().default(sql`(cast(unixepoch('subsec') * 1000 as integer))`);
 const bool = (name: string, value: boolean) => integer(name, { mode: "boolean" }).notNull().default(value);
 const jsonList = (name: string) => text(name, { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`);
+
+/** A destination's kind (src/shared/destinations.ts) in a column. */
+const destinationKind = (name: string) => text(name, { enum: DESTINATION_KINDS });
 
 export const users = sqliteTable("users", {
   id: text("id")
@@ -140,19 +143,7 @@ export const inboundRoutes = sqliteTable("inbound_routes", {
   trunkId: integer("trunk_id").references(() => trunks.id, { onDelete: "set null" }),
   destination: text("destination").notNull(),
   /** A destination kind of src/shared/destinations.ts; `destination` is its target ('' for hangup). */
-  destinationType: text("destination_type", {
-    enum: [
-      "extension",
-      "voicemail",
-      "ring-group",
-      "queue",
-      "ivr",
-      "time-condition",
-      "announcement",
-      "page-group",
-      "hangup",
-    ],
-  }).notNull(),
+  destinationType: destinationKind("destination_type").notNull(),
   createdAt: createdAt(),
 });
 
@@ -205,19 +196,7 @@ export const ringGroups = sqliteTable("ring_groups", {
   ringTime: integer("ring_time").notNull(),
   members: jsonList("members"),
   /** The no-answer destination (src/shared/destinations.ts), or null: FreePBX then ends the call. */
-  noAnswerKind: text("no_answer_kind", {
-    enum: [
-      "extension",
-      "voicemail",
-      "ring-group",
-      "queue",
-      "ivr",
-      "time-condition",
-      "announcement",
-      "page-group",
-      "hangup",
-    ],
-  }),
+  noAnswerKind: destinationKind("no_answer_kind"),
   noAnswerTarget: text("no_answer_target"),
   createdAt: createdAt(),
 });
@@ -237,37 +216,10 @@ export const queues = sqliteTable("queues", {
   agents: jsonList("agents"),
   maxWait: integer("max_wait").notNull().default(0),
   /** The timeout destination (src/shared/destinations.ts), or null: FreePBX then ends the call. */
-  timeoutKind: text("timeout_kind", {
-    enum: [
-      "extension",
-      "voicemail",
-      "ring-group",
-      "queue",
-      "ivr",
-      "time-condition",
-      "announcement",
-      "page-group",
-      "hangup",
-    ],
-  }),
+  timeoutKind: destinationKind("timeout_kind"),
   timeoutTarget: text("timeout_target"),
   createdAt: createdAt(),
 });
-
-const destinationKind = (name: string) =>
-  text(name, {
-    enum: [
-      "extension",
-      "voicemail",
-      "ring-group",
-      "queue",
-      "ivr",
-      "time-condition",
-      "announcement",
-      "page-group",
-      "hangup",
-    ],
-  });
 
 /**
  * IVRs (FreePBX's ivr_details + ivr_entries, ADR 0059): a greeting (a system recording's FreePBX id), the keys a

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId } from "react";
+import { Controller, type FieldValues, get, type Path, type PathValue, type UseFormReturn } from "react-hook-form";
 import { SelectField } from "@/components/form-fields";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -66,5 +67,39 @@ export function DestinationPicker({
         <DestinationOptions id={optionsId} kind={kind} items={destinations.data?.items} typed={value?.target ?? ""} />
       )}
     </div>
+  );
+}
+
+/**
+ * The picker as a field of a react-hook-form form: its value, its errors under the field's path, and a change set
+ * with `setValue` rather than `field.onChange`, which reads an object with a truthy `target` as a DOM event.
+ */
+export function DestinationField<T extends FieldValues>({
+  form,
+  name,
+  label,
+}: {
+  form: UseFormReturn<T>;
+  name: Path<T>;
+  label: string;
+}) {
+  return (
+    <Controller
+      control={form.control}
+      name={name}
+      render={({ field }) => (
+        <DestinationPicker
+          label={label}
+          value={field.value ?? null}
+          errors={get(form.formState.errors, name) as DestinationErrors}
+          onChange={(next) =>
+            form.setValue(name, next as PathValue<T, Path<T>>, {
+              shouldDirty: true,
+              shouldValidate: form.formState.isSubmitted,
+            })
+          }
+        />
+      )}
+    />
   );
 }

@@ -37,6 +37,7 @@ import {
   trunkRules,
   trunkTypeDeployProblem,
 } from "../../../shared/inventory";
+import type { DeployKind } from "../../../shared/pbx";
 import { dialPattern, must, UnsafeValueError } from "../host/sql";
 import { destinationValue, type RefBook } from "./refs";
 import type { AutoRef, Expr, Value } from "./values";
@@ -51,18 +52,8 @@ export type PttRow = typeof pttGroups.$inferSelect;
 export type RingGroupRow = typeof ringGroups.$inferSelect;
 export type QueueRow = typeof queues.$inferSelect;
 
-export type ItemKind =
-  | "trunk"
-  | "extension"
-  | "outboundRoute"
-  | "inboundRoute"
-  | "pttGroup"
-  | "ringGroup"
-  | "queue"
-  | "ivr"
-  | "announcement"
-  | "timeGroup"
-  | "timeCondition";
+/** The kinds of object a deploy writes: the wire's own (`DeployKind`). */
+export type ItemKind = DeployKind;
 
 /**
  * A column the console owns whose update depends on the current value

@@ -1,6 +1,6 @@
 import { Controller } from "react-hook-form";
 import type { z } from "zod";
-import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
+import { DestinationField } from "@/components/destination-picker";
 import { SwitchField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
@@ -84,21 +84,7 @@ export function AddAnnouncementDialog({ editing, onClose }: { editing?: Announce
           />
         )}
       />
-      <Controller
-        control={form.control}
-        name="after"
-        render={({ field }) => (
-          <DestinationPicker
-            label="After it plays"
-            value={field.value ?? null}
-            errors={errors.after as DestinationErrors}
-            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-            onChange={(next) =>
-              form.setValue("after", next, { shouldDirty: true, shouldValidate: form.formState.isSubmitted })
-            }
-          />
-        )}
-      />
+      <DestinationField form={form} name="after" label="After it plays" />
     </FormDialog>
   );
 }

@@ -1,6 +1,6 @@
 import { Controller, type Path } from "react-hook-form";
 import type { z } from "zod";
-import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
+import { DestinationField } from "@/components/destination-picker";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
@@ -68,21 +68,7 @@ function AfterRetries({
   return (
     // biome-ignore lint/a11y/useSemanticElements: the picker lays out its own grid; a fieldset's legend would sit in it
     <div role="group" aria-label={group}>
-      <Controller
-        control={form.control}
-        name={name}
-        render={({ field }) => (
-          <DestinationPicker
-            label={label}
-            value={field.value ?? null}
-            errors={form.formState.errors[name] as DestinationErrors}
-            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-            onChange={(next) =>
-              form.setValue(name, next, { shouldDirty: true, shouldValidate: form.formState.isSubmitted })
-            }
-          />
-        )}
-      />
+      <DestinationField form={form} name={name} label={label} />
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { useMemo } from "react";
 import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
+import { DestinationField } from "@/components/destination-picker";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { MemberPicker } from "@/components/member-picker";
@@ -158,24 +158,7 @@ export function AddQueueDialog({
           />
         )}
       />
-      <Controller
-        control={form.control}
-        name="timeoutDestination"
-        render={({ field }) => (
-          <DestinationPicker
-            label="After the max wait"
-            value={field.value ?? null}
-            errors={errors.timeoutDestination as DestinationErrors}
-            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-            onChange={(next) =>
-              form.setValue("timeoutDestination", next, {
-                shouldDirty: true,
-                shouldValidate: form.formState.isSubmitted,
-              })
-            }
-          />
-        )}
-      />
+      <DestinationField form={form} name="timeoutDestination" label="After the max wait" />
     </FormDialog>
   );
 }

@@ -4,7 +4,7 @@ import { Plus, X } from "lucide-react";
 import { useMemo, useState } from "react";
 import { Controller, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { type DestinationErrors, DestinationPicker } from "@/components/destination-picker";
+import { DestinationField } from "@/components/destination-picker";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
 import { MemberPicker } from "@/components/member-picker";
@@ -224,21 +224,7 @@ export function AddRingGroupDialog({
           );
         }}
       />
-      <Controller
-        control={form.control}
-        name="noAnswer"
-        render={({ field }) => (
-          <DestinationPicker
-            label="If no one answers"
-            value={field.value ?? null}
-            errors={errors.noAnswer as DestinationErrors}
-            // Not `field.onChange`: react-hook-form reads an object with a truthy `target` as a DOM event.
-            onChange={(next) =>
-              form.setValue("noAnswer", next, { shouldDirty: true, shouldValidate: form.formState.isSubmitted })
-            }
-          />
-        )}
-      />
+      <DestinationField form={form} name="noAnswer" label="If no one answers" />
     </FormDialog>
   );
 }
