@@ -109,6 +109,27 @@ describe("dependents", () => {
     expect((await dependents(`/api/outbound-routes/${o.id}`)).dependents).toEqual([]);
     expect((await s.call("GET", "/api/ptt-groups/999/dependents")).status).toBe(404);
   });
+
+  test("a PTT group an inbound route pages: its delete and its renumbering are refused, naming the route", async () => {
+    await extension("1007");
+    const g = await made("/api/ptt-groups", { name: "Floor", extension: "8007", members: ["1007"], duplex: true });
+    const r = await made("/api/inbound-routes", {
+      description: "Paging line",
+      didNumber: "5557007",
+      destinationType: "page-group",
+      destination: "8007",
+    });
+    const d = await dependents(`/api/ptt-groups/${g.id}`);
+    expect(d.dependents).toEqual([{ kind: "inbound-route", id: r.id, label: "Paging line" }]);
+    expect(d.blockedBecause).toBe("Inbound route(s) Paging line send calls to page group 8007. Change it first.");
+    const refused = await s.refused("ptt_groups", () => s.call("DELETE", `/api/ptt-groups/${g.id}`), 409);
+    expect(refused.message).toBe(d.blockedBecause as string);
+    const renumber = await s.call("PATCH", `/api/ptt-groups/${g.id}`, { extension: "8008" });
+    expect(renumber.status).toBe(409);
+    expect(renumber.json.error.fields.extension).toBe(
+      "PTT group 8007 cannot become 8008 while inbound route Paging line sends calls to it. Change it first.",
+    );
+  });
 });
 
 describe("undo", () => {

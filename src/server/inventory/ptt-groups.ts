@@ -8,13 +8,14 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { extensions, pttGroups } from "../../db/schema";
 import { type PttGroup, type pttGroupPatchSchema, pttGroupSchema } from "../../shared/inventory";
-import { type DeleteAnswer, type Dependents, NO_DEPENDENTS } from "../../shared/safe-delete";
+import { type DeleteAnswer, type Dependents, KIND_WORDS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
 import { Conflict, Gone, Invalid, NotFound } from "../core/errors";
 import { keepForUndo, type RestoreDeps } from "../core/undo";
 import { validate } from "../core/validate";
 import { keyChangeRefusal } from "../pbx/objects/managed";
+import { sendersDependents, sendersTo } from "./call-targets";
 import { assertNumberFree, numberTakenMessage } from "./numbers";
 import { mergePatch } from "./patch";
 
@@ -86,13 +87,18 @@ function findPttGroup(db: Db, id: number): PttGroupRow {
 
 /** GET /api/ptt-groups/:id/dependents: nothing in the console points at a PTT group. */
 export function dependentsOfPttGroup(deps: Pick<Deps, "db">, id: number): Dependents {
-  findPttGroup(deps.db, id);
-  return NO_DEPENDENTS;
+  return pttGroupDependents(deps.db, findPttGroup(deps.db, id));
 }
 
-/** Deletes a group; the answer's token restores it for a few seconds. */
+/** What sends calls to the group as a page group (inbound routes, ring groups, queues, IVRs…): they block its delete. */
+const pttGroupDependents = (db: Db, row: PttGroupRow): Dependents =>
+  sendersDependents(sendersTo(db, ["page-group"], row.extension), `page group ${row.extension}`);
+
+/** Deletes a group nothing sends calls to (409 naming them otherwise); the token restores it for a few seconds. */
 export function deletePttGroup(deps: Pick<Deps, "db" | "events" | "now">, id: number): DeleteAnswer {
   const row = findPttGroup(deps.db, id);
+  const { blockedBecause } = pttGroupDependents(deps.db, row);
+  if (blockedBecause) throw new Conflict(blockedBecause);
   deps.db.delete(pttGroups).where(eq(pttGroups.id, id)).run();
   deps.events.publish({ type: "ptt-groups-updated", data: { id, action: "deleted" } });
   return keepForUndo(deps, "ptt-group", (d) => restorePttGroup(d, row));
@@ -133,6 +139,12 @@ export function updatePttGroup(deps: Pick<Deps, "db" | "events">, id: number, pa
     const deployed = keyChangeRefusal(deps.db, "pttGroup", row.id, row.extension, input.extension);
     if (deployed) throw new Conflict(deployed, { extension: deployed });
     assertNumberFree(deps.db, input.extension, "ptt-group");
+    const users = pttGroupDependents(deps.db, row).dependents;
+    if (users.length) {
+      const named = users.map((d) => `${KIND_WORDS[d.kind]} ${d.label}`);
+      const message = `PTT group ${row.extension} cannot become ${input.extension} while ${named.join(", ")} send${users.length === 1 ? "s" : ""} calls to it. Change ${users.length === 1 ? "it" : "them"} first.`;
+      throw new Conflict(message, { extension: message });
+    }
   }
   const updated = deps.db
     .update(pttGroups)
