@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { withPbxHost } from "../../src/server/pbx/host/host";
+import { recordManaged } from "../../src/server/pbx/objects/managed";
 import { FREEPBX_TEST_CLIENT, startFakeFreePbx } from "../fakes/freepbx";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { FREEPBX_TABLES } from "../pbx-host/gui-objects";
@@ -415,6 +416,49 @@ describe("deployment through the FreePBX GraphQL API (no SSH)", () => {
       const again = await job("/api/deploy/extensions");
       expect(again.json.results[0]).toMatchObject({ status: "failed", via: "graphql" });
       expect(again.json.results[0].message).toContain("This device id is already in use");
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
+describe("an inbound route to an IVR through the FreePBX API (no SSH)", () => {
+  test("FreePBX's id is the one recorded when the IVR was deployed; without one, the route is refused with why", async () => {
+    const fake = await startFakeFreePbx();
+    try {
+      await server({
+        FREEPBX_API_URL: fake.url,
+        FREEPBX_CLIENT_ID: FREEPBX_TEST_CLIENT.clientId,
+        FREEPBX_CLIENT_SECRET: FREEPBX_TEST_CLIENT.clientSecret,
+      });
+      const menu = (await s.call("POST", "/api/ivrs", { name: "Main" })).json as { id: number };
+      await s.call("POST", "/api/inbound-routes", {
+        description: "Menu line",
+        didNumber: "5550199",
+        destinationType: "ivr",
+        destination: String(menu.id),
+      });
+      const refused = await job("/api/deploy/all");
+      expect(refused.json.inboundRoutes.results[0]).toMatchObject({
+        status: "failed",
+        message:
+          "It sends calls to IVR Main, which the console has not deployed yet: FreePBX's API cannot find its id. Configure the PBX host (SSH) in API Settings to deploy both",
+      });
+      expect(await fake.state.backend.listInboundRoutes()).toEqual([]);
+      // Deployed over SSH before (its FreePBX id recorded): the API writes that id.
+      recordManaged(s.app.db, Date.now(), {
+        kind: "ivr",
+        key: "Main",
+        pbxId: "7",
+        consoleId: menu.id,
+        origin: "deploy",
+      });
+      const written = await job("/api/deploy/all");
+      expect(written.json.inboundRoutes.results[0]).toMatchObject({ status: "success", via: "graphql" });
+      expect((await fake.state.backend.listInboundRoutes())[0]).toMatchObject({
+        extension: "5550199",
+        destination: "ivr-7,s,1",
+      });
     } finally {
       await fake.stop();
     }

@@ -23,7 +23,9 @@ import type { PbxRemote } from "../host/host";
 import { UnsafeValueError } from "../host/sql";
 import { completeVoicemail, contextsBeforeDelete } from "../host/voicemail";
 import { GONE_OBJECT_MARK, MISSING_REF_MARK, MISSING_TRUNK_MARK, type SqlItem } from "../objects/entities";
+import { managedOf } from "../objects/managed";
 import { QUEUE_ASTDB, RINGGROUP_ASTDB } from "../objects/ownership";
+import { type RefBook, recordedDestination, refBook } from "../objects/refs";
 import { deleteGql, deployExtensionGql, deployInboundGql, reloadGql } from "./graphql-deploy";
 import { buildScript } from "./script";
 
@@ -285,6 +287,7 @@ export async function deployOverGraphql(
     deadline("Deploying through the FreePBX API", GRAPHQL_DEPLOY_DEADLINE_MS),
   );
   const results: DeployItemResult[] = [];
+  let book: RefBook | undefined;
   for (const item of items) {
     const stop = progress?.stopped();
     if (stop) {
@@ -309,7 +312,11 @@ export async function deployOverGraphql(
           .all()
           .find((r) => (r.didNumber ?? "") === item.key);
         if (!row) throw new ServiceError("FreePBX", "The route was deleted meanwhile");
-        results.push(itemResult(item, "success", await deployInboundGql(client, row), "graphql"));
+        // FreePBX's id of an IVR, announcement or time condition: the one recorded when it was deployed (ADR 0059).
+        book ??= refBook(deps.db, managedOf(deps.db, ["ivr", "announcement", "timeCondition"]));
+        const to = recordedDestination({ kind: row.destinationType, target: row.destination }, book);
+        if ("reason" in to) throw new ServiceError("FreePBX", to.reason);
+        results.push(itemResult(item, "success", await deployInboundGql(client, row, to.value), "graphql"));
       } else {
         results.push(
           itemResult(
@@ -321,7 +328,8 @@ export async function deployOverGraphql(
         );
       }
     } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
+      // An object a route sends calls to deleted since the plan: that route fails with why.
+      if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
       results.push(itemResult(item, "failed", err.message, "graphql"));
     }
     progress?.result(results.at(-1) as DeployItemResult);

@@ -112,7 +112,7 @@ const KEPT_ROUTE_FIELDS = [
  * removed and added again WITH every setting the API can read (privacy, alert info, music, prefix, delay…):
  * only the console's description and destination change (ADR 0023).
  */
-export async function deployInboundGql(client: FreePbxClient, r: InboundRow): Promise<string> {
+export async function deployInboundGql(client: FreePbxClient, r: InboundRow, destination: string): Promise<string> {
   const did = r.didNumber ?? "";
   const id = `${did}/`;
   const found = await client.gql<{ inboundRoute: Record<string, unknown> | null }>(INBOUND_ROUTE, { id });
@@ -128,7 +128,7 @@ export async function deployInboundGql(client: FreePbxClient, r: InboundRow): Pr
       extension: did,
       cidnum: "",
       description: r.description,
-      destination: destinationString(r.destinationType, r.destination),
+      destination,
     },
   });
   return `Inbound route ${did || "(any DID)"} written through the FreePBX API`;

@@ -98,3 +98,21 @@ export function destinationValue(d: Destination | null, book: RefBook | null, or
   };
   return expr;
 }
+
+/**
+ * FreePBX's string for a destination where FreePBX's ids can only be had from the records (FreePBX's API cannot
+ * look an IVR up by name): the recorded id's string, or why there is none. An object the console does not have
+ * throws, as `destinationValue` does.
+ */
+export function recordedDestination(d: Destination, book: RefBook): { value: string } | { reason: string } {
+  const v = destinationValue(d, book);
+  if (typeof v === "string") return { value: v };
+  const id = (v as Expr).ref?.pbxId;
+  const render = (v as Expr).render;
+  if (id !== undefined && render) return { value: render(id) };
+  return { reason: unrecordedReason((v as Expr).text) };
+}
+
+/** Why FreePBX's API cannot write a destination to an object the console has not deployed (so has no id of). */
+export const unrecordedReason = (what: string) =>
+  `It sends calls to ${what}, which the console has not deployed yet: FreePBX's API cannot find its id. Configure the PBX host (SSH) in API Settings to deploy both`;

@@ -6,7 +6,8 @@ import type { DeployKind } from "../../../shared/pbx";
 import type { FieldChange, PlanRefused } from "../../../shared/plan";
 import type { FreePbxClient } from "../../clients/freepbx";
 import type { ManagedRecord } from "../objects/managed";
-import { destinationString, type ExtensionRow, type InboundRow, type ItemKind } from "../objects/ownership";
+import { destinationString, type ExtensionRow, type InboundRow, type ItemKind, isExpr } from "../objects/ownership";
+import { unrecordedReason } from "../objects/refs";
 import { CONFLICT_NOTE, entry, type Matched, type PlanEntry, SECRET_FIELD } from "./match";
 
 /** Through the FreePBX API only these kinds can be read and written. */
@@ -63,7 +64,8 @@ const onOff = (b: boolean) => (b ? "enabled" : "novm");
 
 /** Plans one matched object against what the FreePBX API shows. */
 export function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
-  const { desired: d, record } = m;
+  const { record } = m;
+  let d = m.desired;
   if (!d) {
     const r = record as ManagedRecord;
     return entry(r.kind, r.key, r.key, "delete", [], null, {
@@ -85,7 +87,16 @@ export function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
     push("voicemail", now ? onOff(now.voicemail) : null, onOff(e.voicemail));
     if (e.secret) push("secret", now?.secret ?? null, e.secret);
   } else {
-    const r = d.row as InboundRow;
+    let r = d.row as InboundRow;
+    // An IVR, announcement or time condition is the console's id in the route and FreePBX's in the write (ADR 0059):
+    // the API cannot look one up, so the id recorded when it was deployed over SSH is written, or nothing.
+    const target = o.rows[0]?.owned.destination;
+    if (isExpr(target) && target.ref) {
+      if (target.ref.pbxId === undefined)
+        return { kind: o.kind as DeployKind, key: o.key, reason: unrecordedReason(target.text) };
+      r = { ...r, destination: target.ref.pbxId };
+      d = { ...d, row: r };
+    }
     // The API cannot move a route with its settings (ADR 0036): while the old DID is there, nothing is written.
     if (record && record.key !== o.key && live.inbound.has(record.key))
       return {
