@@ -5,7 +5,7 @@
  */
 import type { FreePbxClient } from "../../clients/freepbx";
 import { ServiceError } from "../../clients/http";
-import { destinationString, type ExtensionRow, type InboundRow } from "../objects/entities";
+import type { ExtensionRow, InboundRow } from "../objects/entities";
 
 const FETCH_EXTENSION =
   "query ($id: ID) { fetchExtension(extensionId: $id) { status message extensionId user { name voicemail extPassword } } }";
