@@ -9,6 +9,7 @@ import type {
   ApplyRequest,
   DeployPlan,
   ImportExtensionsRequest,
+  ImportKind,
   ImportPlan,
   ImportQueuesRequest,
   ImportRequest,
@@ -22,7 +23,7 @@ import { closeReviewed, planForApply } from "../pbx/plan/plan";
 import type { CallFlowImportKind, ImportCallFlowRequest } from "../pbx/sync/call-flow";
 import { importCallFlowKind, importExtensions, importQueues, importRingGroups, importTrunks } from "../pbx/sync/import";
 import { pbxReadPath } from "../pbx/sync/read";
-import { type SyncKind, syncImportPlan } from "../pbx/sync/sync-plan";
+import { syncImportPlan } from "../pbx/sync/sync-plan";
 import type { JobProgress } from "./progress";
 import { type JobOwner, type JobRunner, jobAuditAction } from "./runner";
 
@@ -125,7 +126,7 @@ export function startDeployJob(deps: JobDeps, jobs: JobRunner, owner: JobOwner, 
  */
 async function staleImportPlan(
   deps: JobDeps,
-  kind: SyncKind,
+  kind: ImportKind,
   input: ImportRequest | ImportCallFlowRequest,
 ): Promise<ImportPlan | null> {
   if (input.fingerprint === undefined) return null;
@@ -136,7 +137,7 @@ async function staleImportPlan(
 function startImportJob(
   jobs: JobRunner,
   owner: JobOwner,
-  kind: SyncKind,
+  kind: ImportKind,
   run: (progress: JobProgress) => Promise<ImportResult>,
 ): JobStarted {
   const jobId = jobs.start(owner, {

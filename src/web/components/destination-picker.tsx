@@ -78,12 +78,15 @@ export function DestinationField<T extends FieldValues>({
   form,
   name,
   label,
+  group,
 }: {
   form: UseFormReturn<T>;
   name: Path<T>;
   label: string;
+  /** Names a group around the picker, for a form with two: each picker calls its number "Destination number". */
+  group?: string;
 }) {
-  return (
+  const field = (
     <Controller
       control={form.control}
       name={name}
@@ -101,5 +104,12 @@ export function DestinationField<T extends FieldValues>({
         />
       )}
     />
+  );
+  if (!group) return field;
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: the picker lays out its own grid; a fieldset's legend would sit in it
+    <div role="group" aria-label={group}>
+      {field}
+    </div>
   );
 }

@@ -13,6 +13,7 @@ import { extensions, trunks } from "../../../db/schema";
 import type { ImportResult } from "../../../shared/pbx";
 import {
   type ImportExtensionsRequest,
+  type ImportKind,
   type ImportQueuesRequest,
   type ImportRequest,
   type ImportRingGroupsRequest,
@@ -27,7 +28,7 @@ import { type CallFlowImportKind, flowKindOf, type ImportCallFlowRequest, isCall
 import { importCallFlow } from "./call-flow-plan";
 import { writeCallGroup } from "./call-groups";
 import type { PbxReadDeps } from "./read";
-import { assembleImportPlan, type ImportEntry, readForImport, type SyncKind } from "./sync-plan";
+import { assembleImportPlan, type ImportEntry, readForImport } from "./sync-plan";
 
 type ImportDeps = PbxReadDeps & Pick<Deps, "db" | "events" | "box" | "now">;
 
@@ -89,7 +90,7 @@ const DONE = { create: "Created", update: "Updated", unchanged: "Unchanged" } as
  */
 async function importKind(
   deps: ImportDeps,
-  kind: SyncKind,
+  kind: ImportKind,
   input: ImportRequest | ImportCallFlowRequest,
   progress?: JobProgress,
 ): Promise<ImportResult> {

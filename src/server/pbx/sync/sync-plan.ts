@@ -62,9 +62,6 @@ import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, 
 /** A PBX object as read for an import. */
 type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue | PbxCallFlow;
 
-/** Every import's kind: shared/plan.ts's, and IVRs and announcements (`call-flow.ts`). */
-export type SyncKind = ImportKind | CallFlowImportKind;
-
 export type SyncPlanDeps = PbxReadDeps & Pick<Deps, "db" | "box" | "now">;
 
 /** What the import writes into a console extension (the secret in clear: sealed when written). */
@@ -364,7 +361,7 @@ function callFlowEntries(
 /** Each process signs its fingerprints with its own key: a fingerprint says nothing about a secret. */
 const FINGERPRINT_KEY = crypto.getRandomValues(new Uint8Array(32));
 
-function fingerprint(kind: SyncKind, mode: string, via: string, pbxRows: unknown[], entries: ImportEntry[]): string {
+function fingerprint(kind: ImportKind, mode: string, via: string, pbxRows: unknown[], entries: ImportEntry[]): string {
   const h = nodeCrypto().createHmac("sha256", FINGERPRINT_KEY);
   h.update(JSON.stringify([kind, mode, via]));
   const keys = new Set(entries.map((e) => e.item.key));
@@ -391,7 +388,7 @@ function fingerprint(kind: SyncKind, mode: string, via: string, pbxRows: unknown
 /** The plan over rows already read (the import job plans from the read it writes after). */
 export function assembleImportPlan(
   deps: Pick<Deps, "db" | "box" | "now">,
-  kind: SyncKind,
+  kind: ImportKind,
   read: { via: "ssh" | "graphql"; rows: PbxRow[] },
   input: ImportInput | ImportCallFlowInput,
 ): SyncImportPlan {
@@ -427,7 +424,7 @@ export function assembleImportPlan(
 /** Reads the PBX's objects of a kind (`read.ts`, `call-groups.ts`, `call-flow.ts`). */
 export const readForImport = (
   deps: SyncPlanDeps,
-  kind: SyncKind,
+  kind: ImportKind,
 ): Promise<{ via: "ssh" | "graphql"; rows: PbxRow[] }> =>
   isCallFlowKind(kind)
     ? readPbxCallFlow(deps, kind)
@@ -445,7 +442,7 @@ export const readForImport = (
  */
 export async function syncImportPlan(
   deps: SyncPlanDeps,
-  kind: SyncKind,
+  kind: ImportKind,
   input: ImportInput | ImportCallFlowInput,
 ): Promise<SyncImportPlan> {
   return assembleImportPlan(deps, kind, await readForImport(deps, kind), input);

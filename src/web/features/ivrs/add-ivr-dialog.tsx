@@ -51,29 +51,6 @@ const toForm = (ivr: Ivr): IvrInput => ({
 });
 
 /**
- * The "wrong key" and "no key" destinations: each in a group named `group`, since both pickers call their
- * number field "Destination number".
- */
-function AfterRetries({
-  form,
-  name,
-  label,
-  group,
-}: {
-  form: IvrForm;
-  name: "invalidDestination" | "timeoutDestination";
-  label: string;
-  group: string;
-}) {
-  return (
-    // biome-ignore lint/a11y/useSemanticElements: the picker lays out its own grid; a fieldset's legend would sit in it
-    <div role="group" aria-label={group}>
-      <DestinationField form={form} name={name} label={label} />
-    </div>
-  );
-}
-
-/**
  * "Add IVR", or with `editing` "Edit IVR": the same form prefilled (the card opens it and closes it with
  * `onClose`); the save is optimistic. A caller hears the greeting, presses one of the options' keys and goes
  * where it sends them; a wrong key or none, after the retries, goes to the destinations at the bottom.
@@ -149,8 +126,9 @@ export function AddIvrDialog({ editing, onClose }: { editing?: Ivr; onClose?: ()
         </FormField>
       </div>
       <IvrOptionsField form={form} />
-      <AfterRetries form={form} name="invalidDestination" label="After a wrong key" group="Wrong key" />
-      <AfterRetries form={form} name="timeoutDestination" label="After no key" group="No key" />
+      {/* Two pickers: each in a group of its own name. */}
+      <DestinationField form={form} name="invalidDestination" label="After a wrong key" group="Wrong key" />
+      <DestinationField form={form} name="timeoutDestination" label="After no key" group="No key" />
     </FormDialog>
   );
 }

@@ -10,9 +10,10 @@ import { stalePlanOf } from "@/features/review/stale-plan";
 import { sendJson } from "@/lib/api";
 import { queryKeys } from "@/lib/query-keys";
 import type { CompareResponse } from "../../../shared/pbx";
-import type { ImportPlan } from "../../../shared/plan";
+import type { ImportKind, ImportPlan } from "../../../shared/plan";
 
-export type SyncKind = "extensions" | "trunks" | "ring-groups" | "queues" | "ivrs" | "announcements";
+/** The kinds the Sync screen imports (shared/plan.ts). */
+export type SyncKind = ImportKind;
 
 /** How the screen names one and several objects of a kind. */
 export const SYNC_WORDS: Record<SyncKind, { one: string; many: string }> = {

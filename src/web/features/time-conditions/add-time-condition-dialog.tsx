@@ -37,19 +37,6 @@ const toForm = (c: TimeCondition): TimeConditionInput => ({
 const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
 
 /**
- * Where calls go in hours or outside them: each picker in a group of its own, since both call their number
- * field "Destination number".
- */
-function Destination({ form, name, label }: { form: TimeConditionForm; name: "match" | "noMatch"; label: string }) {
-  return (
-    // biome-ignore lint/a11y/useSemanticElements: the picker lays out its own grid; a fieldset's legend would sit in it
-    <div role="group" aria-label={`${label} destination`}>
-      <DestinationField form={form} name={name} label={label} />
-    </div>
-  );
-}
-
-/**
  * "Add Time Condition", or with `editing` "Edit Time Condition": the same form prefilled (the card opens it and
  * closes it with `onClose`); the save is optimistic. A time condition reads one of the console's time groups in
  * a time zone and sends calls one way in its hours and another outside them.
@@ -127,8 +114,8 @@ export function AddTimeConditionDialog({ editing, onClose }: { editing?: TimeCon
           </datalist>
         </div>
       </div>
-      <Destination form={form} name="match" label="In hours" />
-      <Destination form={form} name="noMatch" label="Outside hours" />
+      <DestinationField form={form} name="match" label="In hours" group="In hours destination" />
+      <DestinationField form={form} name="noMatch" label="Outside hours" group="Outside hours destination" />
     </FormDialog>
   );
 }
