@@ -24,6 +24,8 @@ import m20 from "../../migrations/0020_ring_groups.sql" with { type: "text" };
 import m21 from "../../migrations/0021_queues.sql" with { type: "text" };
 import m22 from "../../migrations/0022_call_flow_objects.sql" with { type: "text" };
 import m23 from "../../migrations/0023_time_conditions.sql" with { type: "text" };
+import m24 from "../../migrations/0024_call_detail.sql" with { type: "text" };
+import m25 from "../../migrations/0025_call_recording_policy.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -51,4 +53,6 @@ export const migrationSql: Record<string, string> = {
   "0021_queues": m21,
   "0022_call_flow_objects": m22,
   "0023_time_conditions": m23,
+  "0024_call_detail": m24,
+  "0025_call_recording_policy": m25,
 };

@@ -11,12 +11,26 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { DESTINATION_KINDS, type DestinationKind as DestinationKindValue } from "../shared/destinations";
+import { RECORDING_MODES, RECORDING_ON_DEMAND } from "../shared/recording-policy";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const createdAt = (name = "created_at") =>
   integer(name, { mode: "timestamp_ms" }).notNull().default(sql`(cast(unixepoch('subsec') * 1000 as integer))`);
 const bool = (name: string, value: boolean) => integer(name, { mode: "boolean" }).notNull().default(value);
+/** One transcript turn with the ISO time its words were complete. */
+export interface TimedTurn {
+  at: string;
+  speaker: "caller" | "assistant";
+  text: string;
+}
+
 const jsonList = (name: string) => text(name, { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`);
+
+/**
+ * A call recording mode of FreePBX's (ADR 0061). A new row gets FreePBX's default; rows that existed before the
+ * column are NULL (migration 0025): the PBX keeps its own value there until the user sets one.
+ */
+const recordingMode = (name: string) => text(name, { enum: RECORDING_MODES }).default("dontcare");
 
 /** A destination's kind (src/shared/destinations.ts) in a column. */
 const destinationKind = (name: string) => text(name, { enum: DESTINATION_KINDS });
@@ -91,6 +105,12 @@ export const extensions = sqliteTable("extensions", {
   secret: text("secret"),
   status: text("status").notNull().default("available"),
   userId: text("user_id"),
+  /** FreePBX's recording policy per direction, its AstDB `AMPUSER/<n>/recording/*` keys (ADR 0061). */
+  recordingInExternal: recordingMode("recording_in_external"),
+  recordingOutExternal: recordingMode("recording_out_external"),
+  recordingInInternal: recordingMode("recording_in_internal"),
+  recordingOutInternal: recordingMode("recording_out_internal"),
+  recordingOnDemand: text("recording_on_demand", { enum: RECORDING_ON_DEMAND }).default("disabled"),
   createdAt: createdAt(),
 });
 
@@ -144,6 +164,8 @@ export const inboundRoutes = sqliteTable("inbound_routes", {
   destination: text("destination").notNull(),
   /** A destination kind of src/shared/destinations.ts; `destination` is its target ('' for hangup). */
   destinationType: destinationKind("destination_type").notNull(),
+  /** The callrecording module's mode for calls to the DID (`callrecording_module`, display `did`; ADR 0061). */
+  recording: recordingMode("recording"),
   createdAt: createdAt(),
 });
 
@@ -157,6 +179,8 @@ export const outboundRoutes = sqliteTable("outbound_routes", {
   routeOrder: integer("route_order").notNull().default(0),
   /** The dial order FreePBX tries the routes in (0 first); `POST /api/outbound-routes/order` sets it (ADR 0040). */
   position: integer("position").notNull().default(0),
+  /** The callrecording module's mode for calls out the route (`callrecording_module`, display `routing`; ADR 0061). */
+  recording: recordingMode("recording"),
   createdAt: createdAt(),
 });
 
@@ -363,6 +387,8 @@ export const callTranscripts = sqliteTable(
     intent: text("intent"),
     /** What the routing rules did during the call: "rule 'Angry' (#3) route_to_extension → 200: done" (ADR 0043). */
     ruleDecision: text("rule_decision"),
+    /** The turns with the time each was heard (`TimedTurn` JSON), for the call's timeline; `[]` for older rows. */
+    turns: text("turns", { mode: "json" }).$type<TimedTurn[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
   },
   // The transcripts list pages newest first by (created_at, id) (ADR 0033).
@@ -413,6 +439,8 @@ export const aiCallLogs = sqliteTable(
     detail: text("detail"),
     /** What happened on an accepted call's sideband (tools run, refusals, drops, OpenAI errors), at most 50 lines (ADR 0042). */
     events: jsonList("events"),
+    /** The PBX call's `linkedid` when the INVITE carried it (`X-Linkedid`): ties the AI call to its CDR legs. */
+    linkedid: text("linkedid"),
     createdAt: createdAt(),
   },
   (t) => [index("ai_call_logs_call_id_idx").on(t.callId)],
@@ -479,8 +507,8 @@ export const jobs = sqliteTable(
   "jobs",
   {
     id: id(),
-    /** `deploy`, `import` or `rollback` (src/shared/jobs.ts). */
-    kind: text("kind", { enum: ["deploy", "import", "rollback"] }).notNull(),
+    /** `deploy`, `import`, `rollback` or `retention` (src/shared/jobs.ts). */
+    kind: text("kind", { enum: ["deploy", "import", "rollback", "retention"] }).notNull(),
     /** What it works on: `trunks`, `extensions`, `ptt-groups`, `all`. */
     target: text("target").notNull(),
     startedBy: text("started_by").notNull(),

@@ -13,6 +13,7 @@ import { requireApiToken } from "./accounts/tokens";
 import { publishLiveAiCalls } from "./ai/live";
 import { CallSessions } from "./ai/sideband";
 import { startBackupSchedule } from "./backup/snapshot";
+import { startRetentionSchedule } from "./calls/retention";
 import { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import { type AppContext, type RequestContext, requiredRole } from "./context";
@@ -33,6 +34,7 @@ import { HostMetricsReader } from "./integrations/host-metrics";
 import { JobRunner } from "./jobs/runner";
 import { LiveMonitor } from "./live/monitor";
 import { logRequest } from "./log";
+import { PbxFileSessions } from "./pbx/audio";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
@@ -145,6 +147,7 @@ export function createApp(opts: AppOptions) {
     cdr,
     // Accepted AI calls' sidebands; all closed when the console stops.
     aiCalls: new CallSessions({ db: opts.db, events: hub, now, config: opts.config, credentials }),
+    pbxFiles: new PbxFileSessions({ credentials }),
   };
   // The Live AI Calls screen's event, from the call sessions' own events (ADR 0044).
   const stopLiveAi = publishLiveAiCalls(app.aiCalls, hub);
@@ -206,7 +209,7 @@ export function createApp(opts: AppOptions) {
       const user = app.sessions.validate(token);
       if (auth === "session" && !user) throw new HttpError(401, "Sign in required");
       // The caller is known (or the route is public, e.g. sign-in): from here on the call is recorded.
-      const spec = auditSpecOf(route);
+      const spec = auditSpecOf(route, req, url);
       const draft: AuditDraft | null = spec
         ? { spec, method: req.method, params: match.params, user, apiTokenId: null, clientIp: clientIpOf(req) }
         : null;
@@ -366,6 +369,8 @@ export function createApp(opts: AppOptions) {
   sweeper.unref?.();
   // The daily backup into DATA_DIR/backups (BACKUP_KEEP; the first one a day after start).
   const stopBackups = startBackupSchedule(app);
+  // Old call recordings are deleted once a day while a retention is set.
+  const stopRetention = startRetentionSchedule(app);
   app.live.start();
 
   return {
@@ -375,11 +380,13 @@ export function createApp(opts: AppOptions) {
     async stop(force = false) {
       clearInterval(sweeper);
       stopBackups();
+      stopRetention();
       app.jobs.close();
       await app.aiCalls.closeAll();
       stopLiveAi();
       await app.live.stop();
       await app.cdr.close();
+      app.pbxFiles.close();
       await server.stop(force);
     },
   };

@@ -16,6 +16,7 @@ import type { CredentialStore } from "./integrations/credentials";
 import type { HostMetricsReader } from "./integrations/host-metrics";
 import type { JobRunner } from "./jobs/runner";
 import type { LiveMonitor } from "./live/monitor";
+import type { PbxFileSessions } from "./pbx/audio";
 import type { SecretBox } from "./secret-box";
 import type { VersionedTable } from "./transport/list-cache";
 import type { Hub } from "./ws";
@@ -43,6 +44,8 @@ export interface AppContext extends Deps {
   cdr: CdrSource;
   /** Accepted AI calls followed over their sideband: tools, transcripts (ADR 0042). */
   aiCalls: CallSessions;
+  /** One PBX-host session shared by audio reads (recordings, voicemail), closed when idle. */
+  pbxFiles: PbxFileSessions;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {
@@ -150,6 +153,13 @@ export interface AuditSpec {
   detail?: (answer: unknown) => string | undefined;
   /** Don't record the request body's fields (e.g. they are a transcript or a whole import). */
   omitBody?: boolean;
+  /**
+   * Records only the calls this says yes to (an audio player's seeks are range requests: only the one from the
+   * first byte is a play).
+   */
+  when?: (req: Request, url: URL) => boolean;
+  /** The action by the request's URL (`recording.download` with `?download=1`, else `action`). */
+  actionOf?: (url: URL) => string;
   /**
    * For a route that acts on several kinds of object (the undo of a delete, ADR 0037): the action and
    * object kind a successful answer names, and the object's state after the call (its `id` is recorded).

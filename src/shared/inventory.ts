@@ -8,6 +8,7 @@ import { z } from "zod";
 import { DESTINATION_KIND_MESSAGE, DESTINATION_KINDS, type DestinationKind, destinationProblem } from "./destinations";
 import { optionalText, patchOf, required } from "./fields";
 import { lazySchema } from "./lazy-schema";
+import { RECORDING_MODES, RECORDING_ON_DEMAND, type RecordingMode, type RecordingOnDemand } from "./recording-policy";
 
 const SIP_SECRET_MIN = 12;
 
@@ -198,6 +199,15 @@ export const named = (label: string) =>
     .trim()
     .min(1, `${label} is required`);
 
+// The recording policy's values and texts are in ./recording-policy.ts (no zod: list screens show them).
+const RECORDING_MODE_MESSAGE = "must be force, yes, dontcare, no or never";
+/** A recording mode field: FreePBX's five values, null (the PBX's own), or absent (dontcare, FreePBX's default). */
+export const recordingMode = (label: string) =>
+  z
+    .enum(RECORDING_MODES, { error: `${label} ${RECORDING_MODE_MESSAGE}` })
+    .nullable()
+    .default("dontcare");
+
 /** What the deploy writes of an extension. */
 export const extensionRules: readonly FieldRule<{ extension: string; name: string; secret: string | null }>[] = [
   { field: "extension", problem: (e) => numberProblem(e.extension, "Extension") },
@@ -223,6 +233,14 @@ export const extensionSchema = lazySchema(() =>
         message: `Secret must be at least ${SIP_SECRET_MIN} characters (leave it empty to generate one)`,
       }),
       status: z.string().max(20).default("available"),
+      recordingInExternal: recordingMode("Inbound external calls"),
+      recordingOutExternal: recordingMode("Outbound external calls"),
+      recordingInInternal: recordingMode("Inbound internal calls"),
+      recordingOutInternal: recordingMode("Outbound internal calls"),
+      recordingOnDemand: z
+        .enum(RECORDING_ON_DEMAND, { error: "On-demand recording must be disabled, enabled or override" })
+        .nullable()
+        .default("disabled"),
     }),
     extensionRules,
   ),
@@ -339,6 +357,8 @@ export const inboundRouteSchema = lazySchema(() =>
       // The target of `destinationType` (src/shared/destinations.ts): empty for hangup, else required there.
       destination: z.string({ error: "Destination must be text" }).trim().default(""),
       destinationType: z.enum(DESTINATION_KINDS, { error: DESTINATION_KIND_MESSAGE }),
+      /** The callrecording module's mode for calls to this DID. */
+      recording: recordingMode("Call recording"),
     }),
     inboundRules,
   ),
@@ -362,6 +382,8 @@ export const outboundRouteSchema = lazySchema(() =>
         .min(1, "Add at least one dial pattern"),
       trunkId: z.number({ error: "Trunk is required" }).int().positive("Trunk is required"),
       routeOrder: z.number().int().min(0).default(0),
+      /** The callrecording module's mode for calls out this route. */
+      recording: recordingMode("Call recording"),
     }),
     outboundRules,
   ),
@@ -664,6 +686,12 @@ export interface Extension {
   hasSecret: boolean;
   status: string;
   userId: string | null;
+  /** FreePBX's recording policy per direction (ADR 0061); null: the PBX's own, not the console's. */
+  recordingInExternal: RecordingMode | null;
+  recordingOutExternal: RecordingMode | null;
+  recordingInInternal: RecordingMode | null;
+  recordingOutInternal: RecordingMode | null;
+  recordingOnDemand: RecordingOnDemand | null;
   createdAt: string;
 }
 
@@ -696,6 +724,8 @@ export interface InboundRoute {
   didNumber: string | null;
   destination: string;
   destinationType: DestinationKind;
+  /** The callrecording module's mode for calls to this DID (ADR 0061); null: the PBX's own. */
+  recording: RecordingMode | null;
   createdAt: string;
 }
 
@@ -707,6 +737,8 @@ export interface OutboundRoute {
   routeOrder: number;
   /** The dial order: FreePBX tries the routes in ascending position (0 first); ADR 0040. */
   position: number;
+  /** The callrecording module's mode for calls out this route (ADR 0061); null: the PBX's own. */
+  recording: RecordingMode | null;
   createdAt: string;
 }
 

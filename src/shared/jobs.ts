@@ -9,8 +9,8 @@ import { lazySchema } from "./lazy-schema";
 import { JOBS_LIST_MAX } from "./limits";
 import type { DeployAllResponse, DeployResponse, ImportResult, ReloadResult } from "./pbx";
 
-/** `rollback`: restoring a deployment's backup (docs/decisions/0026). */
-export const JOB_KINDS = ["deploy", "import", "rollback"] as const;
+/** `rollback`: restoring a deployment's backup (docs/decisions/0026); `retention`: deleting old call recordings. */
+export const JOB_KINDS = ["deploy", "import", "rollback", "retention"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** `running` until it ends; `interrupted` when the console stopped while it ran (marked at the next start). */
@@ -18,7 +18,7 @@ export const JOB_STATES = ["running", "succeeded", "failed", "cancelled", "inter
 export type JobState = (typeof JOB_STATES)[number];
 
 /** Deploy targets (`/api/deploy/<target>`) and import targets (`/api/sync/<target>/import`). */
-export const JOB_TARGETS = [
+export const DEPLOY_JOB_TARGETS = [
   "trunks",
   "extensions",
   "ptt-groups",
@@ -30,6 +30,10 @@ export const JOB_TARGETS = [
   "time-conditions",
   "all",
 ] as const;
+export type DeployJobTarget = (typeof DEPLOY_JOB_TARGETS)[number];
+
+/** What a job works on: a deploy or import target, or `recordings` (a retention job). */
+export const JOB_TARGETS = [...DEPLOY_JOB_TARGETS, "recordings"] as const;
 export type JobTarget = (typeof JOB_TARGETS)[number];
 
 /** One item's result, as it finished. */
@@ -51,8 +55,21 @@ export interface RollbackSummary {
   reload: ReloadResult | null;
 }
 
+/** The summary of a recordings retention job. */
+export interface RetentionSummary {
+  /** Recordings older than this many days were deleted. */
+  days: number;
+  /** Files found older than that, deleted, and not deleted. */
+  found: number;
+  removed: number;
+  failed: number;
+  /** Bytes freed. */
+  bytes: number;
+  results: JobItemResult[];
+}
+
 /** The final answer: the shape the deploy and import routes returned before they were jobs. */
-export type JobSummary = DeployResponse | DeployAllResponse | ImportResult | RollbackSummary;
+export type JobSummary = DeployResponse | DeployAllResponse | ImportResult | RollbackSummary | RetentionSummary;
 
 /** GET /api/jobs and GET /api/jobs/:id. */
 export interface Job {
@@ -125,5 +142,6 @@ export const jobTitle = (kind: JobKind, target: JobTarget): string => {
           ? "IVRs"
           : target;
   if (kind === "rollback") return `Roll back: Deploy ${what}`;
+  if (kind === "retention") return "Delete old call recordings";
   return kind === "deploy" ? `Deploy ${what}` : `Import ${what}`;
 };

@@ -16,6 +16,8 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/ivrs": ["/api/ivrs", "/api/destinations"],
   "/announcements": ["/api/announcements", "/api/destinations"],
   "/time-conditions": ["/api/time-groups", "/api/time-conditions", "/api/destinations"],
+  // Whether a viewer may listen decides what the screen asks for next (its mailboxes are refused to most viewers).
+  "/voicemail": ["/api/settings/audio"],
 };
 
 /**

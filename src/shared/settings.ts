@@ -52,3 +52,29 @@ export interface SipSettingsView extends SipSettings {
   /** Why a phone elsewhere could not reach `effective.host` (loopback, private, unset), or null. */
   warning: string | null;
 }
+
+/** The longest a recording retention may be: ten years. */
+export const RECORDING_RETENTION_MAX_DAYS = 3650;
+
+/**
+ * GET/PUT /api/settings/audio: who may listen to call recordings and voicemail, and how long recordings stay
+ * on the PBX. Viewers see a call's detail either way; its audio only when `viewersMayListen` is on.
+ */
+export const audioSettingsSchema = lazySchema(() =>
+  z.object({
+    viewersMayListen: z.boolean({ error: "Must be true or false" }),
+    /** Recordings older than this many days are deleted from the PBX's monitor directory each night; null keeps them. */
+    recordingRetentionDays: z
+      .number({ error: "Retention must be a number of days" })
+      .int("Retention must be a whole number of days")
+      .min(1, `Retention must be from 1 to ${RECORDING_RETENTION_MAX_DAYS} days`)
+      .max(RECORDING_RETENTION_MAX_DAYS, `Retention must be from 1 to ${RECORDING_RETENTION_MAX_DAYS} days`)
+      .nullable(),
+  }),
+);
+
+export type AudioSettings = z.infer<typeof audioSettingsSchema>;
+
+/** The refusal of a viewer's play or download while viewers may not listen. */
+export const AUDIO_NOT_ALLOWED =
+  "Viewers may not listen to recordings or voicemail on this console; an administrator can allow it in Settings";

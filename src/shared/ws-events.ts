@@ -69,6 +69,8 @@ export const wsEventTypes = [
   "call-history-updated",
   /** …failed SIP sign-ins were seen (GET /api/pbx/security). */
   "pbx-security-updated",
+  /** A voicemail box changed (a message left, moved or deleted, a greeting changed); data: `{ mailbox }`. */
+  "voicemail-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

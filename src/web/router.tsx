@@ -1,5 +1,6 @@
 /**
- * Code-based route tree: one route per screen of the sidebar (lib/nav.ts), no parameters. Screens are lazy
+ * Code-based route tree: one route per screen of the sidebar (lib/nav.ts), and a call's detail under the call
+ * history (`/call-history/$linkedid`, its only parameter). Screens are lazy
  * (`lazyRouteComponent`, through `lazy` below), in five chunks by group (pages/group-*.ts: a chunk per
  * screen split their shared code into dozens of small chunks, too many requests for HTTP/1.1 on a slow link),
  * loaded on navigation or when a link is under the pointer (`defaultPreload: "intent"`); the server's page
@@ -17,7 +18,9 @@ import type { ComponentType } from "react";
 import { ScreenLoading } from "./components/layout/screen-loading";
 import type { TooltipProvider as TooltipProviderType } from "./components/ui/tooltip";
 import { announcementsQuery } from "./features/announcements/api";
+import { audioSettingsQuery } from "./features/audio-settings/api";
 import { AuthGate } from "./features/auth/auth-gate";
+import { callDetailQuery } from "./features/call-detail/api";
 import { inboundRoutesQuery, outboundRoutesQuery } from "./features/call-routes/api";
 import { activeCallsQuery } from "./features/calls/api";
 import { dialerStatusQuery, extensionsQuery } from "./features/extensions/api";
@@ -32,6 +35,7 @@ import { timeConditionsQuery, timeGroupsQuery } from "./features/time-conditions
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
 import { queryClient } from "./lib/query-client";
+import { queryKeys } from "./lib/query-keys";
 import { prefetchScreen, type ScreenQuery } from "./lib/session";
 import { NotFoundPage } from "./pages/not-found";
 
@@ -191,6 +195,19 @@ export const routeTree = rootRoute.addChildren([
   page(
     "/call-history",
     lazy(() => import("./pages/group-live"), "CallHistoryPage"),
+  ),
+  // One call of the history (not a sidebar screen): its detail and, for a viewer, whether it may listen.
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/call-history/$linkedid",
+    component: lazy(() => import("./pages/group-live"), "CallDetailPage"),
+    loader: ({ params }) => prefetchScreen(queryClient, [callDetailQuery(params.linkedid), audioSettingsQuery()]),
+  }),
+  page(
+    "/voicemail",
+    lazy(() => import("./pages/group-live"), "VoicemailPage"),
+    // Whether a viewer may listen (features/settings/api.ts' query, its key alone: that module brings zod).
+    () => [{ queryKey: queryKeys.audioSettings }],
   ),
   page(
     "/pbx-security",

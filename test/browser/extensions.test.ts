@@ -138,7 +138,19 @@ describe("extensions screen", () => {
       // No manager interface (AMI) here: the live badge says Unknown, never a stored "available".
       await card.getByTestId("extension-live").getByText("Unknown", { exact: true }).waitFor();
       expect(posted).toEqual([
-        { extension: "1001", name: "Alice Johnson", email: "alice@example.com", voicemail: true, secret: null },
+        {
+          extension: "1001",
+          name: "Alice Johnson",
+          email: "alice@example.com",
+          voicemail: true,
+          secret: null,
+          // FreePBX's own recording defaults, as its Extensions page gives a new extension.
+          recordingInExternal: "dontcare",
+          recordingOutExternal: "dontcare",
+          recordingInInternal: "dontcare",
+          recordingOutInternal: "dontcare",
+          recordingOnDemand: "disabled",
+        },
       ]);
       // The web dialer was never set up: a quiet state. The status is asked (once a minute at most), no push is
       // sent, nothing is logged and no failure is shown; the page says where to set it up instead.

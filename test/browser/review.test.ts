@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { GUI, seedGuiObjects } from "../pbx-host/gui-objects";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
 import { type Harness, startHarness, waitEnabled } from "./harness";
+import { chooseOption } from "./locators";
 import { applyButton, applyReview, reviewDialog } from "./review";
 
 setDefaultTimeout(90_000);
@@ -121,5 +122,33 @@ describe("the review dialog", () => {
     await applyReview(page);
     await progress(page).getByTestId("job-state").getByText("Succeeded", { exact: true }).waitFor(SLOW);
     expect((await pbx.query("SELECT id FROM devices ORDER BY id")).map((r) => r.id)).toEqual(["1001", "1002"]);
+  });
+
+  test("a call recording mode chosen in the extension's dialog is in the plan, and the apply puts it in AstDB", async () => {
+    const page = await h.signedInPage("/extensions");
+    const row = page.locator('[data-testid="extension-row"][data-extension="1002"]');
+    await row.getByRole("button", { name: "Edit extension 1002" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit Extension" });
+    await edit.waitFor();
+    const recording = edit.getByRole("group", { name: "Call recording" });
+    // FreePBX's meanings are in the hint; the mode as deployed so far is FreePBX's default.
+    await recording.getByText("Force: always recorded", { exact: false }).waitFor();
+    expect(await recording.getByLabel("Outbound internal calls", { exact: true }).textContent()).toBe("Don't care");
+    await chooseOption(page, recording, "Outbound internal calls", "Force");
+    await edit.getByRole("button", { name: "Save Changes" }).click();
+    await edit.waitFor({ state: "detached" });
+    const [, bob] = await h.apiJson<{ extension: string; recordingOutInternal: string }[]>("GET", "/api/extensions");
+    expect(bob).toMatchObject({ extension: "1002", recordingOutInternal: "force" });
+
+    const review = await openReview();
+    const item = reviewDialog(review)
+      .getByRole("region", { name: "Update" })
+      .getByRole("listitem", { name: "Extension 1002 - Bob" });
+    expect(await item.getByTestId("field-change").allTextContents()).toEqual([
+      "AMPUSER/1002/recording/out/internaldontcareforce",
+    ]);
+    await applyReview(review);
+    await progress(review).getByTestId("job-state").getByText("Succeeded", { exact: true }).waitFor(SLOW);
+    expect((await pbx.astdb())["/AMPUSER/1002/recording/out/internal"]).toBe("force");
   });
 });

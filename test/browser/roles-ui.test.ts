@@ -294,6 +294,14 @@ const SCREENS: Screen[] = [
     ready: (p) => p.getByTestId("history-unavailable"),
     writes: () => [],
   },
+  // No extension has voicemail here; a viewer may not listen (the default): a sentence says who may.
+  {
+    link: "Voicemail",
+    heading: "Voicemail",
+    ready: (p, role) =>
+      role === "viewer" ? p.getByTestId("voicemail-not-allowed") : p.getByText("No mailboxes", { exact: true }),
+    writes: () => [],
+  },
   { link: "PBX Security", heading: "PBX Security", ready: (p) => p.getByTestId("security-unknown"), writes: () => [] },
   {
     link: "AI Assistants",

@@ -73,6 +73,7 @@ describe("inbound routes", () => {
         didNumber: "442071234567",
         destination: "400",
         destinationType: "queue",
+        recording: "dontcare",
       });
       await toasts(page).getByText("Route created", { exact: true }).waitFor();
       await dialog.waitFor({ state: "detached" });
@@ -293,10 +294,52 @@ describe("outbound routes", () => {
         dialPatterns: ["NXXXXXX"],
         trunkId: carrier.id,
         routeOrder: 0,
+        recording: "dontcare",
       });
       await toasts(page).getByText("Route created", { exact: true }).waitFor();
       await dialog.waitFor({ state: "detached" });
       await card(page, "Local").getByText("via Carrier One").waitFor();
+      // Don't care decides nothing: the card shows no recording mode.
+      expect(await card(page, "Local").getByTestId("recording-mode").count()).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "call recording: FreePBX's modes with their meanings; the chosen one is sent, on the card, and kept by an edit",
+    async () => {
+      const page = await open();
+      const dialog = await openDialog(page);
+      await dialog.getByText("Force: always recorded", { exact: false }).waitFor();
+      expect(await dialog.getByLabel("Call recording", { exact: true }).textContent()).toBe("Don't care");
+      await dialog.getByLabel("Call recording", { exact: true }).click();
+      expect(await page.getByRole("option").allTextContents()).toEqual([
+        "Force",
+        "Yes",
+        "Don't care",
+        "No",
+        "Never",
+        "Keep the PBX's setting",
+      ]);
+      await page.getByRole("option", { name: "Force", exact: true }).click();
+      await chooseOption(page, dialog, "Template", "Israel Calling");
+      await chooseOption(page, dialog, "Trunk", "Carrier One");
+      const sent = page.waitForRequest(isPost("/api/outbound-routes"));
+      await dialog.getByRole("button", { name: "Create Route" }).click();
+      expect((await sent).postDataJSON()).toMatchObject({ name: "Israel Calling", recording: "force" });
+      await dialog.waitFor({ state: "detached" });
+      const israel = card(page, "Israel Calling");
+      expect(await israel.getByTestId("recording-mode").textContent()).toBe("Recording: Force");
+
+      // Edited to the PBX's own: the card says nothing, the API says null.
+      await israel.getByRole("button", { name: "Edit outbound route Israel Calling" }).click();
+      const edit = page.getByRole("dialog", { name: "Edit Outbound Route" });
+      expect(await edit.getByLabel("Call recording", { exact: true }).textContent()).toBe("Force");
+      await chooseOption(page, edit, "Call recording", "Keep the PBX's setting");
+      await edit.getByRole("button", { name: "Save Changes" }).click();
+      await edit.waitFor({ state: "detached" });
+      await israel.getByTestId("recording-mode").waitFor({ state: "detached" });
+      expect((await listRoutes()).find((r) => r.name === "Israel Calling")?.recording).toBeNull();
     },
     TEST_TIMEOUT,
   );

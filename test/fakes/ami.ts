@@ -24,6 +24,14 @@
  *   `ExpirationTime`, the address `ViaAddr` + `ViaPort`), `PJSIPShowRegistrationsOutbound`
  *   (`OutboundRegistrationDetail` then its `AuthDetail`; the Complete event counts `Registered`/`NotRegistered`),
  *   `CoreShowChannels` (`CoreShowChannel`).
+ * - voicemail (voicemail.txt) in context `default` only: `VoicemailUsersList` (`VoicemailUserEntry`; none at all
+ *   answers `There are no voicemail users currently defined.` without a list), `VoicemailUserStatus`
+ *   (`VoicemailUserDetail`; a mailbox it does not have: `There is no voicemail user of the given info.`, no list),
+ *   `VoicemailBoxSummary` (`VoicemailBoxDetail` per message, folder by folder; no such mailbox: `There is no
+ *   voicemail user matching the given user.`), `VoicemailMove` / `VoicemailRemove` (`Response: Success` either
+ *   way, `Message move successful` or `Message move failed`…), each change followed by `MessageWaiting`
+ *   (`New` counts INBOX and Urgent, `Old` the Old folder). `leaveVoicemail` puts a message in a mailbox as a
+ *   caller would; its `MessageWaiting` is the short form Asterisk sends for a change without a channel;
  * - events go only to logged-in sessions whose `Events:` allow the event's class (the first of its recorded
  *   `Privilege`): `DeviceStateChange`, `ContactStatus` (`NonQualified` when a contact registers, then `Reachable`;
  *   `Removed`; no address, user agent or expiry: those come from `ContactStatusDetail`), `Registry` (PJSIP: the
@@ -60,7 +68,8 @@ import {
   fieldOf,
   recordedAsteriskVersion,
   responseTemplate,
-  type Template,
+  Template,
+  transcript,
 } from "./ami-transcripts";
 
 export interface FakeAmiOptions {
@@ -140,6 +149,23 @@ export interface FakeCall {
   answered: boolean;
 }
 
+export interface FakeVoicemailMessage {
+  /** app_voicemail's `msg_id` (`<seconds>-<8 hex>`). */
+  id: string;
+  folder: string;
+  callerId: string;
+  /** Epoch ms when it was left. */
+  at: number;
+  durationS: number;
+}
+
+export interface FakeMailbox {
+  mailbox: string;
+  name: string;
+  maxMessages: number;
+  messages: FakeVoicemailMessage[];
+}
+
 export interface FakeAmiState {
   username: string;
   secret: string;
@@ -157,6 +183,8 @@ export interface FakeAmiState {
   astdb: Map<string, string>;
   /** Global variables `Setvar` without a channel set (`DEVICE_STATE(Custom:TC1)` → `INUSE`). */
   globals: Map<string, string>;
+  /** The mailboxes of voicemail context `default`, by number. */
+  voicemail: Map<string, FakeMailbox>;
 }
 
 export interface FakeAmiAction {
@@ -263,8 +291,61 @@ function loadTemplates() {
     contactListComplete: complete("ContactListComplete"),
     registrationComplete: complete("OutboundRegistrationDetailComplete"),
     channelsComplete: complete("CoreShowChannelsComplete"),
+    vm: loadVoicemailTemplates(),
   };
 }
+/** A recorded answer of voicemail.txt to `action` with these field values (its answers differ by `Message`). */
+function voicemailAnswer(action: string, where: Record<string, string>): Template {
+  const t = transcript("voicemail");
+  for (const b of t.blocks)
+    if (
+      b.kind === "response" &&
+      b.name === action &&
+      Object.entries(where).every(([k, v]) => fieldOf(b.fields, k) === v)
+    )
+      return new Template(b.name, b.fields, t.name);
+  throw new Error(`no recorded ${action} answer ${JSON.stringify(where)} in voicemail.txt`);
+}
+
+function loadVoicemailTemplates() {
+  const ack = (action: string) => voicemailAnswer(action, { EventList: "start" });
+  return {
+    usersNone: voicemailAnswer("VoicemailUsersList", { Message: "There are no voicemail users currently defined." }),
+    usersAck: ack("VoicemailUsersList"),
+    userEntry: eventTemplate("VoicemailUserEntry"),
+    usersComplete: eventTemplate("VoicemailUserEntryComplete"),
+    statusNone: voicemailAnswer("VoicemailUserStatus", { Message: "There is no voicemail user of the given info." }),
+    statusAck: ack("VoicemailUserStatus"),
+    userDetail: eventTemplate("VoicemailUserDetail"),
+    statusComplete: eventTemplate("VoicemailUserDetailComplete"),
+    summaryNone: voicemailAnswer("VoicemailBoxSummary", {
+      Message: "There is no voicemail user matching the given user.",
+    }),
+    summaryAck: ack("VoicemailBoxSummary"),
+    boxDetail: eventTemplate("VoicemailBoxDetail"),
+    summaryComplete: eventTemplate("VoicemailBoxDetailComplete"),
+    moved: voicemailAnswer("VoicemailMove", { Message: "Message move successful" }),
+    moveFailed: voicemailAnswer("VoicemailMove", { Message: "Message move failed" }),
+    removed: voicemailAnswer("VoicemailRemove", { Message: "Message remove successful" }),
+    removeFailed: voicemailAnswer("VoicemailRemove", { Message: "Message remove failed" }),
+    /** The short form (a change without a channel: a move, a remove). */
+    messageWaiting: eventTemplate("MessageWaiting", { source: "voicemail", where: { Old: "1" } }),
+  };
+}
+
+/** app_voicemail's folders in the order its summary lists them. */
+const VOICEMAIL_FOLDER_ORDER = ["INBOX", "Old", "Work", "Family", "Friends", "Urgent"];
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+/** A message's date as app_voicemail writes it (`%a %b %e %r UTC %Y`): `Mon Dec  7 12:30:53 AM UTC 2026`. */
+export function voicemailDate(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, "0");
+  const h = d.getUTCHours();
+  const time = `${p(h % 12 || 12)}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} ${h < 12 ? "AM" : "PM"}`;
+  return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, " ")} ${time} UTC ${d.getUTCFullYear()}`;
+}
+
 let templates: ReturnType<typeof loadTemplates> | null = null;
 
 const orUnknown = (v: string) => (v === "" ? "<unknown>" : v);
@@ -326,6 +407,13 @@ export interface FakeAmi {
     /** An IP address, or `ip:port`. */
     address: string;
   }): void;
+  /** A mailbox in voicemail context `default` (as voicemail.conf has it after a voicemail reload). */
+  addMailbox(mailbox: string, opts?: { name?: string; maxMessages?: number }): FakeMailbox;
+  /** A caller leaves a message (in INBOX unless given): its id; `MessageWaiting` follows. */
+  leaveVoicemail(
+    mailbox: string,
+    msg?: { callerId?: string; folder?: string; durationS?: number; at?: number },
+  ): string;
   /** Any event to logged-in sessions (fields in order; `Event` first). `cls` is its class for `Events:` filters. */
   emit(fields: Record<string, string>, cls?: string): void;
   dropMidList(actionName: string): void;
@@ -360,6 +448,7 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     unanswered: new Set(),
     astdb: new Map(),
     globals: new Map(),
+    voicemail: new Map(),
   };
   const actions: FakeAmiAction[] = [];
   const sessions = new Set<Session>();
@@ -600,6 +689,47 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     ];
   };
 
+  // ----- voicemail (context `default`) ---------------------------------------------------------------
+
+  let voicemailSeq = 0;
+  const inFolder = (box: FakeMailbox, folder: string) => box.messages.filter((m) => m.folder === folder).length;
+  const mailboxOf = (fields: Record<string, string>) =>
+    (fields.context ?? "") === "default" ? state.voicemail.get((fields.mailbox ?? "").trim()) : undefined;
+  const messageWaiting = (box: FakeMailbox) => {
+    const fresh = inFolder(box, "INBOX") + inFolder(box, "Urgent");
+    emitEvent(T.vm.messageWaiting, {
+      Mailbox: `${box.mailbox}@default`,
+      Waiting: fresh > 0 ? "1" : "0",
+      New: String(fresh),
+      Old: String(inFolder(box, "Old")),
+    });
+  };
+  const userFields = (box: FakeMailbox) => ({
+    VMContext: "default",
+    VoiceMailbox: box.mailbox,
+    Fullname: box.name,
+    MaxMessageCount: String(box.maxMessages),
+    NewMessageCount: String(inFolder(box, "INBOX")),
+    OldMessageCount: String(inFolder(box, "Old")),
+  });
+  const voicemailList = (s: Session, id: string | undefined, ack: Template, items: Fields[], complete: Template) =>
+    sendText(
+      s,
+      [build(ack, id), ...items, build(complete, id, { ListItems: String(items.length) })].map(amiMessage).join(""),
+    );
+  /** `VoicemailMove` and `VoicemailRemove`: the message by its id in the folder named, or the failed answer. */
+  const voicemailChange = (s: Session, id: string | undefined, fields: Record<string, string>, move: boolean) => {
+    const box = mailboxOf(fields);
+    const msg = box?.messages.find((m) => m.id === fields.id && m.folder === fields.folder);
+    const to = fields.tofolder ?? "";
+    const ok = box && msg && (!move || (VOICEMAIL_FOLDER_ORDER.includes(to) && inFolder(box, to) < box.maxMessages));
+    if (!box || !msg || !ok) return send(s, build(move ? T.vm.moveFailed : T.vm.removeFailed, id));
+    if (move) msg.folder = to;
+    else box.messages.splice(box.messages.indexOf(msg), 1);
+    send(s, build(move ? T.vm.moved : T.vm.removed, id));
+    messageWaiting(box);
+  };
+
   const LISTS: Record<
     string,
     {
@@ -758,6 +888,40 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         if (!fields.channel) state.globals.set(fields.variable ?? "", fields.value ?? "");
         return reply(T.setvarOk);
       }
+      case "voicemailuserslist": {
+        const boxes = [...state.voicemail.values()];
+        if (boxes.length === 0) return reply(T.vm.usersNone);
+        const items = boxes.map((b) => build(T.vm.userEntry, id, userFields(b)));
+        return voicemailList(s, id, T.vm.usersAck, items, T.vm.usersComplete);
+      }
+      case "voicemailuserstatus": {
+        const box = mailboxOf(fields);
+        if (!box) return reply(T.vm.statusNone);
+        return voicemailList(s, id, T.vm.statusAck, [build(T.vm.userDetail, id, userFields(box))], T.vm.statusComplete);
+      }
+      case "voicemailboxsummary": {
+        const box = mailboxOf(fields);
+        if (!box) return reply(T.vm.summaryNone);
+        const items = VOICEMAIL_FOLDER_ORDER.flatMap((folder) =>
+          box.messages
+            .filter((m) => m.folder === folder)
+            .map((m) =>
+              build(T.vm.boxDetail, id, {
+                Folder: m.folder,
+                CallerID: m.callerId,
+                Date: voicemailDate(m.at),
+                Duration: String(m.durationS),
+                Flag: "",
+                ID: m.id,
+              }),
+            ),
+        );
+        return voicemailList(s, id, T.vm.summaryAck, items, T.vm.summaryComplete);
+      }
+      case "voicemailmove":
+        return voicemailChange(s, id, fields, true);
+      case "voicemailremove":
+        return voicemailChange(s, id, fields, false);
       default:
         // Asterisk adds ": <name>. Use Action: ListCommands …" (unknown-action.txt); the client's tests pin this text.
         return reply(T.unknownAction, { Message: "Invalid/unknown command" });
@@ -983,6 +1147,34 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
         LocalAddress: "IPV4/UDP/127.0.0.1/5060",
         RemoteAddress: `${family}/UDP/${ip}/${port}`,
       });
+    },
+
+    addMailbox(mailbox, o = {}) {
+      const box: FakeMailbox = {
+        mailbox,
+        name: o.name ?? `Mailbox ${mailbox}`,
+        maxMessages: o.maxMessages ?? 100,
+        messages: [],
+      };
+      state.voicemail.set(mailbox, box);
+      return box;
+    },
+
+    leaveVoicemail(mailbox, msg = {}) {
+      const box = state.voicemail.get(mailbox);
+      if (!box) throw new Error(`fake AMI: no mailbox ${mailbox} (call addMailbox first)`);
+      const at = msg.at ?? now();
+      voicemailSeq += 1;
+      const id = `${Math.floor(at / 1000)}-${hex8(voicemailSeq)}`;
+      box.messages.push({
+        id,
+        folder: msg.folder ?? "INBOX",
+        callerId: msg.callerId ?? '"Caller" <2902>',
+        at,
+        durationS: msg.durationS ?? 5,
+      });
+      messageWaiting(box);
+      return id;
     },
 
     emit(fields, cls = "system") {

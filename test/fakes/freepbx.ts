@@ -113,6 +113,10 @@ export interface FreePbxUser {
   recording: string;
   outboundCid: string;
   sipname: string;
+  /** AstDB `AMPUSER/<n>/recording/…` as Core's getUser shows them; absent: FreePBX's defaults. */
+  recordingPolicy?: Partial<
+    Record<"in_external" | "out_external" | "in_internal" | "out_internal" | "ondemand", string>
+  >;
 }
 
 /** `incoming` row (freepbx.md §2.6); identity is (extension, cidnum). */
@@ -379,6 +383,12 @@ function userObject(e: FreePbxExtension) {
     outboundCid: e.user.outboundCid,
     sipname: e.user.sipname,
     extPassword: e.secret,
+    recording_in_external: e.user.recordingPolicy?.in_external ?? "dontcare",
+    recording_out_external: e.user.recordingPolicy?.out_external ?? "dontcare",
+    recording_in_internal: e.user.recordingPolicy?.in_internal ?? "dontcare",
+    recording_out_internal: e.user.recordingPolicy?.out_internal ?? "dontcare",
+    recording_ondemand: e.user.recordingPolicy?.ondemand ?? "disabled",
+    recording_priority: 10,
   };
 }
 
@@ -522,7 +532,10 @@ function rootResolvers(backend: FreePbxBackend) {
       };
       if (!TECHS.includes(merged.tech ?? "pjsip")) return payload(input, false, "Sorry could not update the extension");
       await backend.deleteExtension(input.extensionId);
-      await backend.addExtension(quickCreateExtension(merged, input.extPassword ?? old.secret));
+      const again = quickCreateExtension(merged, input.extPassword ?? old.secret);
+      // getUser() reads the recording policy from AstDB into what is re-created: it survives the update.
+      if (again.user && old.user?.recordingPolicy) again.user.recordingPolicy = { ...old.user.recordingPolicy };
+      await backend.addExtension(again);
       return payload(input, true, "Extension has been updated");
     },
     deleteExtension: async ({ input }: { input: { extensionId: string } & Record<string, unknown> }) => {

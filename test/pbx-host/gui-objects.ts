@@ -54,6 +54,7 @@ export const FREEPBX_TABLES = [
   "timegroups_groups",
   "timegroups_details",
   "timeconditions",
+  "callrecording_module",
 ] as const;
 export type FreepbxTable = (typeof FREEPBX_TABLES)[number];
 

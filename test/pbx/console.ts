@@ -30,10 +30,12 @@ export interface PbxConsole {
   stop(): Promise<void>;
 }
 
-export async function startPbxConsole(o: { ami?: boolean; cdr?: boolean } = {}): Promise<PbxConsole> {
+export async function startPbxConsole(
+  o: { ami?: boolean; cdr?: boolean; env?: Record<string, string> } = {},
+): Promise<PbxConsole> {
   const env = await testbed();
   const ssh = await pbxSsh();
-  const bin = await startBinary({ logRequests: false });
+  const bin = await startBinary({ logRequests: false, env: o.env });
   const setup = await bin.setup();
   expect(setup.status, setup.text).toBe(201);
   const save = async (body: Record<string, unknown>) => {

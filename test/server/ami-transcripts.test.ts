@@ -644,6 +644,9 @@ describe("the fake AMI against the recordings", () => {
     fake.answer(call.linkedid);
     for (const type of ["ChallengeResponseFailed", "InvalidAccountID", "InvalidPassword", "FailedACL"] as const)
       fake.securityEvent({ type, account: "2403", address: "127.0.0.1:5090" });
+    fake.addMailbox("2401", { name: "Recorded 2401" });
+    const message = fake.leaveVoicemail("2401", { callerId: '"Recorded 2402" <2402>', durationS: 3 });
+    const box = { Context: "default", Mailbox: "2401" };
     const actions: Array<[string, Record<string, string>?]> = [
       ["Ping"],
       ["Command", { Command: "core show version" }],
@@ -660,13 +663,24 @@ describe("the fake AMI against the recordings", () => {
       ["CoreShowChannels"],
       ["DBPut", { Family: "TC", Key: "1", Val: "false_sticky" }],
       ["Setvar", { Variable: "DEVICE_STATE(Custom:TC1)", Value: "INUSE" }],
+      ["VoicemailUsersList"],
+      ["VoicemailUserStatus", box],
+      ["VoicemailBoxSummary", box],
+      ["VoicemailMove", { ...box, Folder: "INBOX", ID: message, ToFolder: "Old" }],
+      ["VoicemailMove", { ...box, Folder: "INBOX", ID: message, ToFolder: "Old" }],
+      ["VoicemailRemove", { ...box, Folder: "INBOX", ID: message }],
+      ["VoicemailRemove", { ...box, Folder: "Old", ID: message }],
+      ["VoicemailUserStatus", { Context: "default", Mailbox: "2499" }],
+      ["VoicemailBoxSummary", { Context: "default", Mailbox: "2499" }],
       ["Logoff"],
     ];
     for (const [name, fields] of actions) c.send(name, fields);
     await until("the Logoff answer", () => got.some((g) => g.name === "Logoff/Goodbye"));
     fake.state.registrations.clear();
+    fake.state.voicemail.clear();
     const empty = await open();
     empty.send("Login", { Username: "testbed", Secret: "fake-secret", Events: "off" });
+    empty.send("VoicemailUsersList");
     empty.send("PJSIPShowRegistrationsOutbound");
     await until("the empty registration list", () =>
       got.some((g) => g.name === "OutboundRegistrationDetailComplete" && fieldOf(g.fields, "ListItems") === "0"),

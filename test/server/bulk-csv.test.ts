@@ -10,6 +10,7 @@ import { parseDestination } from "../../src/server/inventory/bulk-csv/dids";
 import { EXTENSION_CSV_COLUMNS } from "../../src/server/inventory/bulk-csv/extensions";
 import { recordManaged } from "../../src/server/pbx/objects/managed";
 import { BULK_CSV_MAX_BYTES, BULK_CSV_MAX_ROWS } from "../../src/shared/bulk-csv";
+import type { InboundRoute } from "../../src/shared/inventory";
 import { signedInServer } from "../helpers/server";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/freepbx");
@@ -313,6 +314,39 @@ describe("limits and refusals", () => {
   });
 });
 
+describe("extensions: the recording policy's columns (ADR 0061)", () => {
+  test("Core's recording columns import and export; an empty cell leaves the field to the PBX, no column keeps it", async () => {
+    const header = "extension,name,recording_in_external,recording_out_internal,recording_ondemand";
+    const res = await apply([header, "2101,Ann,force,Always,override", "2102,Ben,,never,", "2103,Cy,,,"].join("\n"));
+    expect(res.status, res.text).toBe(200);
+    const byNumber = Object.fromEntries(stored().map((e) => [e.extension, e]));
+    expect(byNumber["2101"]).toMatchObject({
+      recordingInExternal: "force",
+      recordingOutInternal: "force",
+      recordingOnDemand: "override",
+      // A column the file does not have: FreePBX's default for a new extension.
+      recordingOutExternal: "dontcare",
+    });
+    expect(byNumber["2102"]).toMatchObject({
+      recordingInExternal: null,
+      recordingOutInternal: "never",
+      recordingOnDemand: null,
+    });
+    const exported = await exportText();
+    const [head, ...lines] = exported.trim().split("\r\n");
+    const cols = (head as string).split(",");
+    const cell = (n: string, c: string) => lines.find((l) => l.startsWith(`${n},`))?.split(",")[cols.indexOf(c)];
+    expect(cell("2101", "recording_out_internal")).toBe("force");
+    expect(cell("2102", "recording_in_external")).toBe("");
+    expect((await preview(exported)).json.counts).toEqual({ new: 0, changed: 0, unchanged: 3, invalid: 0 });
+    // A file without the columns changes nothing of the policy.
+    const kept = await preview("extension,name\n2101,Ann\n");
+    expect(verdicts(kept.json)).toEqual(["2 2101 unchanged"]);
+    const bad = await preview(`${header}\n2104,Dee,sometimes,,`);
+    expect(bad.json.rows[0].reason).toContain("Inbound external calls must be force, yes, dontcare, no or never");
+  });
+});
+
 describe("inbound routes (DIDs)", () => {
   const dids = (text: string, dryRun = true) =>
     csv("POST", `/api/inbound-routes/import${dryRun ? "?dryRun=true" : ""}`, text);
@@ -339,11 +373,40 @@ describe("inbound routes (DIDs)", () => {
     expect(exported.status).toBe(200);
     const [header] = exported.text.split("\r\n");
     expect(header).toStartWith("description,extension,cidnum,destination,");
-    expect(exported.text).toContain('Main line,5551230001,,"from-did-direct,2001,1",0');
+    // A file without the callrecording module's column gives new routes FreePBX's default, don't care.
+    expect(exported.text).toContain('Main line,5551230001,,"from-did-direct,2001,1",dontcare,0');
     // A DID with + goes as it is (FreePBX must receive the number, not a formula-protected text).
     expect(exported.text).toContain(",+15551230002,");
     const again = await dids(exported.text, false);
     expect(again.json.counts).toEqual({ new: 0, changed: 0, unchanged: 3, invalid: 0 });
+  });
+
+  test("the callrecording module's column: its modes import and export; empty leaves the DID's mode to the PBX", async () => {
+    const file = [
+      "description,extension,cidnum,destination,callrecording",
+      'Forced,5550700,,"from-did-direct,2001,1",force',
+      'Legacy,5550701,,"from-did-direct,2001,1",Always',
+      'PBX own,5550702,,"from-did-direct,2001,1",',
+      'Bad,5550703,,"from-did-direct,2001,1",sometimes',
+    ].join("\n");
+    const dry = await dids(file);
+    expect(verdicts(dry.json)).toEqual(["2 5550700 new", "3 5550701 new", "4 5550702 new", "5 5550703 invalid"]);
+    expect(dry.json.rows[3].reason).toContain("Call recording must be force, yes, dontcare, no or never");
+    const res = await dids(file.split("\n").slice(0, 4).join("\n"), false);
+    expect(res.status, res.text).toBe(200);
+    const list = (await s.call("GET", "/api/inbound-routes")).json as InboundRoute[];
+    const mode = (did: string) => list.find((r) => r.didNumber === did)?.recording;
+    expect([mode("5550700"), mode("5550701"), mode("5550702")]).toEqual(["force", "force", null]);
+    const exported = (await s.call("GET", "/api/inbound-routes/export.csv")).text;
+    expect(exported).toContain('Forced,5550700,,"from-did-direct,2001,1",force,');
+    expect(exported).toContain('PBX own,5550702,,"from-did-direct,2001,1",,');
+    const change = await dids(
+      ["description,extension,cidnum,destination,callrecording", 'Forced,5550700,,"from-did-direct,2001,1",never'].join(
+        "\n",
+      ),
+    );
+    expect(verdicts(change.json)).toEqual(["2 5550700 changed"]);
+    expect(change.json.rows[0].changes).toEqual(["recording"]);
   });
 
   test("changed destinations, caller-ID routes, unknown destinations and duplicate DIDs", async () => {

@@ -24,6 +24,9 @@ for (const ext of ["1001", "1002"]) {
   ami.addEndpoint(ext, { kind: "extension" });
   ami.register(ext, { uri: `sip:${ext}@192.0.2.10:5060`, viaAddr: "192.0.2.10:5060" });
 }
+// Voicemail's writes need a mailbox the PBX has (its messages through the AMI).
+const WALK_MAILBOX = "2981";
+ami.addMailbox(WALK_MAILBOX);
 const webhookSecret = generateWebhookSecret();
 let pbx: PbxHost;
 let s: TestServer;
@@ -129,6 +132,12 @@ const recordingForm = () => {
   return form;
 };
 const recording = () => created("/api/recordings", recordingForm());
+/** A greeting's upload: a short tone. */
+const greetingForm = () => {
+  const form = new FormData();
+  form.append("file", new Blob([toneWav({ rate: 8000, channels: 1, seconds: 0.1 })]), "greeting.wav");
+  return form;
+};
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
@@ -383,6 +392,22 @@ const FIXTURES: Record<string, Fixture> = {
     body: { description: "Walk renamed" },
   }),
   "DELETE /api/recordings/:id": async () => ({ path: `/api/recordings/${(await recording()).id}` }),
+  // Voicemail: a mailbox of the fake AMI's (messages), whose greetings are on the PBX host's spool.
+  "PATCH /api/voicemail/:mailbox/messages/:id": async () => ({
+    path: `/api/voicemail/${WALK_MAILBOX}/messages/${ami.leaveVoicemail(WALK_MAILBOX)}`,
+    body: { folder: "Old" },
+  }),
+  "DELETE /api/voicemail/:mailbox/messages/:id": async () => ({
+    path: `/api/voicemail/${WALK_MAILBOX}/messages/${ami.leaveVoicemail(WALK_MAILBOX)}`,
+  }),
+  "POST /api/voicemail/:mailbox/greetings/:kind": async () => ({
+    path: `/api/voicemail/${WALK_MAILBOX}/greetings/busy`,
+    body: greetingForm(),
+  }),
+  "DELETE /api/voicemail/:mailbox/greetings/:kind": async () => {
+    await s.call("POST", `/api/voicemail/${WALK_MAILBOX}/greetings/temp`, greetingForm());
+    return { path: `/api/voicemail/${WALK_MAILBOX}/greetings/temp` };
+  },
   "POST /api/wizard/deploy": async () => ({ body: { extensionCount: 1, extensionPrefix: String(60 + next()) } }),
   "POST /api/deploy/trunks": async () => {
     await trunk();
@@ -547,6 +572,12 @@ const FIXTURES: Record<string, Fixture> = {
   // Off: on would hold the walk's administrator to their own two-factor sign-in for the rest of the walk.
   "PUT /api/settings/security": async () => ({ body: { requireTotp: false } }),
   "PUT /api/settings/sip": async () => ({ body: { publicHost: "pbx.example.com", port: 5060 } }),
+  "PUT /api/settings/audio": async () => ({ body: { viewersMayListen: false, recordingRetentionDays: 90 } }),
+  // The retention over SSH to the FreePBX copy: its monitor directory holds nothing that old.
+  "POST /api/recordings/retention/run": async () => {
+    await s.call("PUT", "/api/settings/audio", { viewersMayListen: false, recordingRetentionDays: 90 });
+    return { body: {}, after: jobEnded };
+  },
   "POST /api/extensions/:id/provisioning-link": async () => ({
     path: `/api/extensions/${(await extension()).id}/provisioning-link`,
     body: {},

@@ -83,7 +83,14 @@ describe("the plan", () => {
     expect(p.counts).toEqual({ create: 1, update: 0, delete: 0, conflict: 4, unchanged: 0 });
     // Only console-owned fields: ring time, outbound CID, max_contacts, codecs… never appear.
     const alice = item(p, "extension:1001");
-    expect(fields(alice)).toEqual(["devices.description", "sip.callerid", "sip.secret", "users.name"]);
+    // Its AstDB has no on-demand key, which FreePBX reads as allowed: the console's default (disabled) differs.
+    expect(fields(alice)).toEqual([
+      "AMPUSER/1001/recording/ondemand",
+      "devices.description",
+      "sip.callerid",
+      "sip.secret",
+      "users.name",
+    ]);
     expect(alice.changes.find((c) => c.field === "users.name")).toEqual({
       field: "users.name",
       from: "Alice GUI",
@@ -150,9 +157,17 @@ describe("the plan", () => {
     await apply(await plan("extensions"));
     await pbx.setAstdb({});
     const p = await plan("extensions");
-    expect(item(p, "extension:2001")).toMatchObject({ action: "update", changes: [{ field: "astdb", from: null }] });
+    // The recording modes FreePBX reads as don't care while absent are no change; on-demand's absence allows it.
+    expect(item(p, "extension:2001")).toMatchObject({
+      action: "update",
+      changes: [
+        { field: "AMPUSER/2001/recording/ondemand", from: null, to: "disabled" },
+        { field: "astdb", from: null },
+      ],
+    });
     await apply(p);
     expect((await pbx.astdb())["/DEVICE/2001/dial"]).toBe("PJSIP/2001");
+    expect((await pbx.astdb())["/AMPUSER/2001/recording/out/internal"]).toBe("dontcare");
   });
 
   test("deployed before ownership records existed: conflicts that already have the console's values", async () => {

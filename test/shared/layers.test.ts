@@ -257,6 +257,10 @@ const FEATURE_IMPORTS_ALLOWED = new Set([
   // The call history shows parties and durations as the live calls do.
   "call-history -> calls/format",
   "call-history -> calls/party",
+  // A call's detail shows its parties, durations and result as the history row it opens from.
+  "call-detail -> call-history/disposition",
+  "call-detail -> calls/format",
+  "call-detail -> calls/party",
   // A deployment and a sync import run as jobs, reviewed as plans.
   "deployment -> jobs/job-progress",
   "deployment -> review/plan-parts",

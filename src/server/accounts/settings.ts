@@ -20,6 +20,9 @@ import { tableVersions } from "../../db/table-versions";
 import type { SessionUser } from "../../shared/auth";
 import { sipHostWarning } from "../../shared/provisioning";
 import {
+  AUDIO_NOT_ALLOWED,
+  type AudioSettings,
+  audioSettingsSchema,
   REQUIRE_TOTP_NEEDS_OWN,
   type SecuritySettings,
   type SipSettings,
@@ -29,7 +32,7 @@ import {
 } from "../../shared/settings";
 import type { Config } from "../config";
 import type { Deps } from "../core/deps";
-import { Conflict } from "../core/errors";
+import { Conflict, Forbidden } from "../core/errors";
 import { totpEnabled } from "./totp-state";
 
 const SECURITY_DEFAULTS: SecuritySettings = { requireTotp: false };
@@ -124,6 +127,30 @@ export function updateSipSettings(
   writeSetting(deps.db, "sip", input, new Date(deps.now()));
   deps.events.publish({ type: "settings-updated", data: { area: "sip" } });
   return sipSettings(deps.db, deps.config);
+}
+
+const AUDIO_DEFAULTS: AudioSettings = { viewersMayListen: false, recordingRetentionDays: null };
+
+/** Who may listen to recordings and voicemail, and the recordings' retention (GET /api/settings/audio). */
+export function audioSettings(db: Db): AudioSettings {
+  return readSetting(db, "audio", audioSettingsSchema, AUDIO_DEFAULTS);
+}
+
+/** Changes them (PUT /api/settings/audio, administrators only). */
+export function updateAudioSettings(deps: Pick<Deps, "db" | "events" | "now">, input: AudioSettings): AudioSettings {
+  writeSetting(deps.db, "audio", input, new Date(deps.now()));
+  deps.events.publish({ type: "settings-updated", data: { area: "audio" } });
+  return audioSettings(deps.db);
+}
+
+/**
+ * Refuses (403) a viewer's play or download of a recording or voicemail unless an administrator allows
+ * viewers to listen; operators and administrators always may.
+ */
+export function assertMayListen(db: Db, user: Pick<SessionUser, "role"> | null): void {
+  if (user && user.role !== "viewer") return;
+  if (user && audioSettings(db).viewersMayListen) return;
+  throw new Forbidden(AUDIO_NOT_ALLOWED);
 }
 
 /**

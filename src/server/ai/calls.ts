@@ -22,7 +22,7 @@ import { type AssistantRow, type RuleRow, toCallLog } from "./records";
 import { referTarget } from "./refer-target";
 import { decideRoute } from "./routing";
 import type { CallSessions } from "./sideband";
-import { calledNumberOf, displayNameOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
+import { calledNumberOf, displayNameOf, linkedidOf, parseSipAddress, type SipHeader, sipHeader } from "./sip";
 
 export interface IncomingCall {
   callId: string;
@@ -214,6 +214,7 @@ async function answerOnce(deps: CallDeps, call: IncomingCall): Promise<CallResul
       ruleId: rule?.id ?? null,
       calledNumber: called,
       callerNumber: from.user,
+      linkedid: linkedidOf(call.sipHeaders),
       outcome: result.outcome,
       detail: result.detail.slice(0, 1000),
       createdAt: new Date(deps.now()),

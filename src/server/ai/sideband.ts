@@ -14,7 +14,7 @@
  */
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { aiCallLogs, extensions } from "../../db/schema";
+import { aiCallLogs, extensions, type TimedTurn } from "../../db/schema";
 import { lazySchema } from "../../shared/lazy-schema";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
@@ -130,7 +130,7 @@ export class CallSession {
   private ended = false;
   private partial = false;
   private droppedTurns = 0;
-  private readonly turns: (TranscriptTurn & { seq: number })[] = [];
+  private readonly turns: (TranscriptTurn & { seq: number; at: number })[] = [];
   private readonly itemOrder = new Map<string, number>();
   private nextSeq = 0;
   private readonly handledTools = new Set<string>();
@@ -180,7 +180,14 @@ export class CallSession {
 
   /** The turns so far, in conversation order. */
   transcriptTurns(): TranscriptTurn[] {
-    return [...this.turns].sort((a, b) => a.seq - b.seq).map(({ seq: _s, ...t }) => t);
+    return [...this.turns].sort((a, b) => a.seq - b.seq).map(({ seq: _s, at: _a, ...t }) => t);
+  }
+
+  /** The turns in conversation order with the time each one's words were complete (the call's timeline). */
+  timedTurns(): TimedTurn[] {
+    return [...this.turns]
+      .sort((a, b) => a.seq - b.seq)
+      .map((t) => ({ at: new Date(t.at).toISOString(), speaker: t.speaker, text: t.text }));
   }
 
   // ---------- connection ----------
@@ -330,7 +337,7 @@ export class CallSession {
       return;
     }
     const turn: TranscriptTurn = { speaker, text, itemId };
-    this.turns.push({ ...turn, seq: this.seqOf(itemId) });
+    this.turns.push({ ...turn, seq: this.seqOf(itemId), at: this.owner.deps.now() });
     this.emit({ type: "turn", callId: this.callId, turn });
     this.classification.onTurn(turn);
   }
@@ -359,7 +366,8 @@ export class CallSession {
     else answer = { ok: false, error: `There is no tool named ${name.slice(0, 64)}` };
     const detail = answer.ok ? JSON.stringify(answer).slice(0, 200) : answer.error;
     this.emit({ type: "tool", callId: this.callId, name: name.slice(0, 64), ok: answer.ok, detail });
-    this.note(`${name.slice(0, 64)}: ${answer.ok ? "done" : `refused: ${answer.error}`}`);
+    // The result goes on the call's record: the call's page shows each tool with what came of it.
+    this.note(`${name.slice(0, 64)}: ${answer.ok ? `done ${detail}` : `refused: ${answer.error}`}`);
     this.answer(toolCallId, answer);
   }
 
@@ -527,6 +535,7 @@ export class CallSession {
       keywords: [],
       duration: Math.max(0, Math.round((deps.now() - this.startedAt) / 1000)),
       recordingUrl: null,
+      turns: this.timedTurns(),
       outcome,
       partial: this.partial,
     });

@@ -3,6 +3,8 @@
  * lookup (with compact forms), address parsing, and the called number.
  */
 
+import { CALL_ID_RE, LINKEDID_HEADER } from "../../shared/calls";
+
 export interface SipHeader {
   name: string;
   value: string;
@@ -69,4 +71,10 @@ export function calledNumberOf(headers: readonly SipHeader[]): string | null {
   candidates.push(parseSipAddress(sipHeader(headers, "To")).user);
   for (const c of candidates) if (c && !/^proj_/i.test(c) && normalizeNumber(c)) return c;
   return null;
+}
+
+/** The PBX call's linkedid the INVITE carried (`X-Linkedid`), when it is one; null otherwise. */
+export function linkedidOf(headers: readonly SipHeader[]): string | null {
+  const value = sipHeader(headers, LINKEDID_HEADER)?.trim() ?? "";
+  return CALL_ID_RE.test(value) ? value : null;
 }

@@ -8,7 +8,7 @@
 import { and, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { z } from "zod";
-import { aiCallLogs, callTranscripts } from "../../db/schema";
+import { aiCallLogs, callTranscripts, type TimedTurn } from "../../db/schema";
 import {
   type CallTranscript,
   type callTranscriptSchema,
@@ -255,6 +255,7 @@ export function storeTranscript(
     partial?: boolean;
     intent?: string | null;
     ruleDecision?: string | null;
+    turns?: TimedTurn[];
   },
   apiTokenId?: number | null,
 ): CallTranscript {

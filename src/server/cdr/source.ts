@@ -35,7 +35,9 @@ import {
   fromLocalText,
   localIso,
   localText,
+  type TrunkNames,
 } from "./calls";
+import { type CallRecords, readCallRecords } from "./detail";
 import { resolveCdrSettings } from "./settings";
 import { HOURLY_MAX_DAYS, resolveRange, statsSql } from "./sql";
 import { type CdrTable, groupingNote, readCdrTable } from "./table";
@@ -192,6 +194,12 @@ export class CdrSource {
       })),
     }));
     return { items, nextCursor: next ? encodeCursor(next) : null, ...groupingNote(table) };
+  }
+
+  /** One call's legs and channel events (GET /api/calls/{linkedid}); no legs when the records have no such call. */
+  callRecords(id: string): Promise<CallRecords & { trunks: TrunkNames }> {
+    const trunks = this.trunkNames();
+    return this.tableSession(async (db, table) => ({ ...(await readCallRecords(db, table, id)), trunks }));
   }
 
   /**

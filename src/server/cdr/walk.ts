@@ -36,7 +36,7 @@ export const int = (v: unknown) => {
   return Number.isFinite(n) ? Math.trunc(n) : 0;
 };
 
-function toLeg(row: Record<string, unknown>): Leg {
+export function toLeg(row: Record<string, unknown>): Leg {
   return {
     callId: text(row.call_id),
     origin: int(row.origin) === 1,

@@ -478,7 +478,13 @@ export class AmiClient {
         return;
       }
       if (p.items) {
-        // A list: the events follow up to the …Complete event. (A list ack always says EventList: start.)
+        // A list: the events follow up to the …Complete event, after an ack that says `EventList: start`. An
+        // ack without it starts no list (app_voicemail's answer for a mailbox it does not have: "There is no
+        // voicemail user of the given info."): the list is empty.
+        if (m.eventlist?.toLowerCase() !== "start") {
+          this.settle(id, p);
+          p.resolve([]);
+        }
         return;
       }
       this.settle(id, p);

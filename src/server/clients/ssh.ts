@@ -1,4 +1,4 @@
-import type { Client, ConnectConfig } from "ssh2";
+import type { Client, ClientChannel, ConnectConfig } from "ssh2";
 import { nodeCrypto } from "../lazy-node";
 import { ServiceError } from "./http";
 
@@ -29,6 +29,8 @@ export const fingerprint = (key: Buffer) =>
  * pinned fingerprint; the one seen is reported so the first successful test can pin it.
  */
 export class SshSession {
+  private closed = false;
+
   private constructor(
     private readonly client: Client,
     readonly hostKey: string,
@@ -59,7 +61,11 @@ export class SshSession {
       let settled = false;
       client.once("ready", () => {
         settled = true;
-        resolve(new SshSession(client, seen));
+        const session = new SshSession(client, seen);
+        client.once("close", () => {
+          session.closed = true;
+        });
+        resolve(session);
       });
       // A listener stays for the whole life of the client: ssh2 can emit more than one
       // error (e.g. ECONNRESET after an auth failure), and an unhandled one would crash the process.
@@ -81,8 +87,7 @@ export class SshSession {
   exec(command: string, opts: { stdin?: string | Uint8Array; timeoutMs?: number } = {}): Promise<ExecResult> {
     const timeoutMs = opts.timeoutMs ?? 60_000;
     return new Promise((resolve, reject) => {
-      this.client.exec(command, (err, stream) => {
-        if (err) return reject(new ServiceError(SERVICE, `Cannot run a command over SSH: ${err.message}`));
+      this.run(command, reject, (stream) => {
         let stdout = "";
         let stderr = "";
         const timer = setTimeout(() => {
@@ -116,19 +121,20 @@ export class SshSession {
    */
   execStream(command: string, opts: { stdin?: string; timeoutMs: number }): Promise<ReadableStream<Uint8Array>> {
     return new Promise((resolve, reject) => {
-      this.client.exec(command, (err, channel) => {
-        if (err) return reject(new ServiceError(SERVICE, `Cannot run a command over SSH: ${err.message}`));
+      this.run(command, reject, (channel) => {
         if (opts.stdin !== undefined) channel.end(opts.stdin);
         else channel.end();
         let stderr = "";
         let timer: ReturnType<typeof setTimeout> | undefined;
+        // Set once the stream is closed, failed or cancelled: a chunk or an end arriving after that is dropped (an
+        // enqueue on a cancelled stream throws inside ssh2's handler, which would end the whole connection).
+        let finished = false;
         channel.stderr.on("data", (d: Buffer) => {
           if (stderr.length < 4096) stderr += d.toString("utf8");
         });
         resolve(
           new ReadableStream<Uint8Array>({
             start(controller) {
-              let finished = false;
               const fail = (message: string) => {
                 clearTimeout(timer);
                 if (!finished) controller.error(new ServiceError(SERVICE, message));
@@ -140,7 +146,7 @@ export class SshSession {
               }, opts.timeoutMs);
               channel.on("data", (d: Buffer) => {
                 if (finished) return;
-                controller.enqueue(new Uint8Array(d));
+                controller.enqueue(d);
                 // Backpressure: the channel waits while the reader is behind.
                 if ((controller.desiredSize ?? 1) <= 0) channel.pause();
               });
@@ -158,6 +164,7 @@ export class SshSession {
               channel.resume();
             },
             cancel() {
+              finished = true;
               clearTimeout(timer);
               channel.close();
             },
@@ -167,7 +174,27 @@ export class SshSession {
     });
   }
 
+  /**
+   * Opens a channel for `command`; a refusal, or a connection that is gone (ssh2 throws "Not connected" then),
+   * rejects with a `ServiceError`.
+   */
+  private run(command: string, reject: (err: ServiceError) => void, use: (channel: ClientChannel) => void): void {
+    const failed = (message: string) => reject(new ServiceError(SERVICE, `Cannot run a command over SSH: ${message}`));
+    try {
+      this.client.exec(command, (err, channel) => (err ? failed(err.message) : use(channel)));
+    } catch (err) {
+      this.closed = true;
+      failed((err as Error).message);
+    }
+  }
+
+  /** Whether the connection is still up (a session kept for reuse is dropped once it is not). */
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
   close(): void {
+    this.closed = true;
     this.client.end();
   }
 }

@@ -23,8 +23,10 @@ import { callFlowObjectProblem } from "./call-targets";
 import { mergePatch } from "./patch";
 import { trunkExists } from "./trunks";
 
-export type InboundRouteInput = z.output<typeof inboundRouteSchema>;
-export type OutboundRouteInput = z.output<typeof outboundRouteSchema>;
+/** A schema's output with its `recording` optional (the column default is FreePBX's, dontcare). */
+type RecordingOptional<T extends { recording: unknown }> = Omit<T, "recording"> & Partial<Pick<T, "recording">>;
+export type InboundRouteInput = RecordingOptional<z.output<typeof inboundRouteSchema>>;
+export type OutboundRouteInput = RecordingOptional<z.output<typeof outboundRouteSchema>>;
 
 type InboundRow = typeof inboundRoutes.$inferSelect;
 type OutboundRow = typeof outboundRoutes.$inferSelect;

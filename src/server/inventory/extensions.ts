@@ -9,6 +9,7 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { extensions, inboundRoutes } from "../../db/schema";
 import { type Extension, type extensionPatchSchema, extensionSchema } from "../../shared/inventory";
+import type { ExtensionRecordingField } from "../../shared/recording-policy";
 import { type DeleteAnswer, type Dependents, KIND_WORDS } from "../../shared/safe-delete";
 import { byNumber } from "../../shared/sort";
 import type { Deps } from "../core/deps";
@@ -25,7 +26,10 @@ import { leaveQueues, queueUses, rejoinQueues } from "./queues";
 import { leaveRingGroups, rejoinRingGroups, ringGroupUses } from "./ring-groups";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
-export type ExtensionInput = z.output<typeof extensionSchema>;
+type ExtensionOutput = z.output<typeof extensionSchema>;
+/** What create takes: the schema's output, its recording fields optional (the column defaults are FreePBX's). */
+export type ExtensionInput = Omit<ExtensionOutput, ExtensionRecordingField> &
+  Partial<Pick<ExtensionOutput, ExtensionRecordingField>>;
 
 /** The wire form: never the secret. */
 export const toExtension = ({ secret, ...rest }: ExtensionRow): Extension => ({

@@ -52,11 +52,23 @@ const CONSOLE_STOPPING = "the console is stopping";
 
 /** "deploy.extensions" for a deployment, "sync.trunks.import" for an import: the starting route's action. */
 export const jobAuditAction = (kind: JobKind, target: JobTarget) =>
-  kind === "rollback" ? "deploy.rollback" : kind === "deploy" ? `deploy.${target}` : `sync.${target}.import`;
+  kind === "rollback"
+    ? "deploy.rollback"
+    : kind === "retention"
+      ? `${target}.retention`
+      : kind === "deploy"
+        ? `deploy.${target}`
+        : `sync.${target}.import`;
 
 const hhmm = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
 const noun = (kind: JobKind) =>
-  kind === "deploy" ? "A deployment" : kind === "rollback" ? "A roll back" : "An import";
+  kind === "deploy"
+    ? "A deployment"
+    : kind === "rollback"
+      ? "A roll back"
+      : kind === "retention"
+        ? "A recordings clean-up"
+        : "An import";
 
 interface Active {
   id: number;

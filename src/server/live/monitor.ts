@@ -76,6 +76,16 @@ const LISTS = [
 const REGISTRATION_REREAD_MS = 10_000;
 
 const describeSettings = (s: AmiSettings) => `${s.host}:${s.port}`;
+
+/**
+ * The mailbox of a `MessageWaiting` event (`Mailbox: 2901@default`) in the context the console's voicemail
+ * screens show (FreePBX's `default`), else null.
+ */
+function voicemailOf(e: AmiMessage): string | null {
+  if ((e.event ?? "").toLowerCase() !== "messagewaiting") return null;
+  const m = /^(\d{1,10})@default$/.exec((e.mailbox ?? "").trim());
+  return m ? (m[1] as string) : null;
+}
 const sentence = (s: string) => s.trim().replace(/\.?$/, ".");
 
 /** The console's own trunks by name: their endpoints are trunks whatever their names. */
@@ -241,6 +251,26 @@ export class LiveMonitor {
     for (const [name, fields] of actions) await client.action(name, fields);
   }
 
+  /**
+   * A list action on the connected client (`VoicemailBoxSummary`, `VoicemailUserStatus`): its items.
+   * `Unavailable` while not connected; an action Asterisk refuses is an `AmiError` with its message.
+   */
+  async managerList(name: string, fields: Record<string, string>): Promise<AmiMessage[]> {
+    const client = this.client;
+    if (!client || !this.conn.connected) throw new Unavailable(this.notConnected());
+    return client.list(name, fields);
+  }
+
+  /**
+   * One manager action on the connected client: its answer (`VoicemailMove` answers `Response: Success`
+   * with "Message move failed" when it moved nothing: the caller reads `message`).
+   */
+  async managerAction(name: string, fields: Record<string, string>): Promise<AmiMessage> {
+    const client = this.client;
+    if (!client || !this.conn.connected) throw new Unavailable(this.notConnected());
+    return client.action(name, fields);
+  }
+
   // -------------------------------------------------------------------------------------------------
 
   private iso(): string {
@@ -398,6 +428,12 @@ export class LiveMonitor {
     // Failed sign-ins do not depend on the lists: counted at once, connected or reading.
     if (isSecurityEvent(e)) {
       if (this.attacks.record(e, this.deps.now())) this.securityEvents.request();
+      return;
+    }
+    // A mailbox's message waiting indication (a message left, heard, moved or deleted): its open views refetch.
+    const mailbox = voicemailOf(e);
+    if (mailbox !== null) {
+      this.deps.events.publish({ type: "voicemail-updated", data: { mailbox } });
       return;
     }
     if (this.queue) {

@@ -12,6 +12,7 @@ import { backupRoutes } from "./backup";
 import { bulkCsvRoutes } from "./bulk-csv";
 import { announcementRoutes, ivrRoutes, timeConditionRoutes } from "./call-flow";
 import { inboundRouteRoutes, outboundRouteRoutes } from "./call-routes";
+import { callRoutes } from "./calls";
 import { cdrRoutes } from "./cdr";
 import { credentialRoutes } from "./credentials";
 import { dashboardRoutes } from "./dashboard";
@@ -32,6 +33,7 @@ import { telnyxRoutes } from "./telnyx";
 import { trunkRoutes } from "./trunks";
 import { undoRoutes } from "./undo";
 import { userRoutes } from "./users";
+import { voicemailRoutes } from "./voicemail";
 import { vpsRoutes } from "./vps";
 import { wizardRoutes } from "./wizard";
 
@@ -51,6 +53,7 @@ export const apiRoutes: RouteDef[] = [
   ...timeConditionRoutes,
   ...queueRoutes,
   ...recordingRoutes,
+  ...voicemailRoutes,
   ...routingRoutes,
   ...undoRoutes,
   ...dashboardRoutes,
@@ -69,6 +72,7 @@ export const apiRoutes: RouteDef[] = [
   ...deployHistoryRoutes,
   ...jobRoutes,
   ...liveRoutes,
+  ...callRoutes,
   ...cdrRoutes,
   ...backupRoutes,
   ...userRoutes,

@@ -1,5 +1,12 @@
-import { securitySettingsSchema, sipSettingsSchema } from "../../shared/settings";
-import { securitySettings, sipSettings, updateSecuritySettings, updateSipSettings } from "../accounts/settings";
+import { audioSettingsSchema, securitySettingsSchema, sipSettingsSchema } from "../../shared/settings";
+import {
+  audioSettings,
+  securitySettings,
+  sipSettings,
+  updateAudioSettings,
+  updateSecuritySettings,
+  updateSipSettings,
+} from "../accounts/settings";
 import { type RouteDef, route, signedInUser } from "../context";
 import { json } from "../http";
 
@@ -39,5 +46,23 @@ export const settingsRoutes: RouteDef[] = [
     publishes: ["settings-updated"],
     audit: { action: "settings.sip", object: "settings", load: (app) => sipSettings(app.db, app.config) },
     handler: ({ app, body }) => json(updateSipSettings(app, body)),
+  }),
+  route({
+    method: "GET",
+    path: "/api/settings/audio",
+    summary:
+      "Who may listen to call recordings and voicemail (viewers only when allowed) and how many days recordings stay on the PBX (null: kept)",
+    handler: ({ app }) => json(audioSettings(app.db)),
+  }),
+  route({
+    method: "PUT",
+    path: "/api/settings/audio",
+    minRole: "admin",
+    summary:
+      "Change who may listen to recordings and voicemail and the recordings' retention in days (1 to 3650, or null to keep them)",
+    body: audioSettingsSchema,
+    publishes: ["settings-updated"],
+    audit: { action: "settings.audio", object: "settings", load: (app) => audioSettings(app.db) },
+    handler: ({ app, body }) => json(updateAudioSettings(app, body)),
   }),
 ];

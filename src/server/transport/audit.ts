@@ -11,9 +11,11 @@ import { type AuditRecord, apiTokenActor, diffFields, isSecretField, recordAudit
 import type { AppContext, AuditSpec, RouteDef } from "../context";
 
 /** The spec a route records under, or null when it records nothing. */
-export function auditSpecOf(route: Pick<RouteDef, "audit">): AuditSpec | null {
+export function auditSpecOf(route: Pick<RouteDef, "audit">, req?: Request, url?: URL): AuditSpec | null {
   const spec = route.audit;
-  return spec && "action" in spec ? spec : null;
+  if (!spec || !("action" in spec)) return null;
+  if (req && url && spec.when && !spec.when(req, url)) return null;
+  return url && spec.actionOf ? { ...spec, action: spec.actionOf(url) } : spec;
 }
 
 /** What the transport knows of a call while it is handled (filled in as it gets further). */

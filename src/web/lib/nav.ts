@@ -85,6 +85,7 @@ export const NAV_GROUPS: NavGroup[] = [
     items: [
       { title: "Active Calls", url: "/calls", icon: PhoneCall },
       { title: "Call History", url: "/call-history", icon: History },
+      { title: "Voicemail", url: "/voicemail", icon: Voicemail },
       { title: "PBX Security", url: "/pbx-security", icon: ShieldAlert },
     ],
   },
@@ -102,9 +103,14 @@ export const NAV_GROUPS: NavGroup[] = [
 
 export const NAV_ITEMS: NavItem[] = NAV_GROUPS.flatMap((g) => g.items);
 
+/** Pages that are not in the sidebar but belong to a screen that is: a call's detail to Call History. */
+const SUB_PAGES: ReadonlyArray<readonly [RegExp, string]> = [[/^\/call-history\/[^/]+$/, "/call-history"]];
+
+/** The sidebar entry of a path: its screen, or the screen a sub-page (a call's detail) belongs to. */
 export function navItemFor(pathname: string): NavItem | undefined {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
-  return NAV_ITEMS.find((item) => item.url === path);
+  const url = SUB_PAGES.find(([re]) => re.test(path))?.[1] ?? path;
+  return NAV_ITEMS.find((item) => item.url === url);
 }
 
 /** The sidebar groups a user of `role` sees (null: not known yet, only the entries every role has). */

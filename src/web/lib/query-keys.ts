@@ -19,6 +19,8 @@ export const queryKeys = {
   securitySettings: ["/api/settings/security"],
   /** The public SIP host softphones dial (features/softphone/api.ts). */
   sipSettings: ["/api/settings/sip"],
+  /** Who may listen to recordings and voicemail, and the recordings' retention (features/audio-settings/api.ts). */
+  audioSettings: ["/api/settings/audio"],
   /** Whether the web dialer push is configured (features/extensions/api.ts: the quiet background push). */
   dialerStatus: ["/api/dialer/status"],
   /** Jobs (deployments, sync imports): the recent list and each job (features/jobs/api.ts). */
@@ -70,6 +72,13 @@ export const queryKeys = {
   /** Under `callHistory`, so call-history-updated refreshes them all (features/call-history/api.ts). */
   callHistoryPages: (filterQuery: string) => ["/api/cdr", "pages", filterQuery] as const,
   callHistoryStats: (filterQuery: string) => ["/api/cdr", "stats", filterQuery] as const,
+  /** Every call's detail page (features/call-detail/api.ts); "/api/calls/active" is another key, not under it. */
+  callDetails: ["/api/calls"],
+  callDetail: (linkedid: string) => ["/api/calls", linkedid] as const,
+  /** The Voicemail screen (features/voicemail/api.ts): the mailboxes, and each one's messages and greetings under it. */
+  voicemail: ["/api/voicemail"],
+  voicemailMessages: (mailbox: string) => ["/api/voicemail", mailbox, "messages"] as const,
+  voicemailGreetings: (mailbox: string) => ["/api/voicemail", mailbox, "greetings"] as const,
 
   aiAssistants: ["/api/ai/assistants"],
   aiRoutingRules: ["/api/ai/routing-rules"],
@@ -146,7 +155,10 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "ai-live-updated": [queryKeys.aiLiveCalls],
   "pbx-status-updated": [queryKeys.pbxLive],
   "calls-updated": [queryKeys.activeCalls],
-  "call-history-updated": [queryKeys.callHistory],
+  // A call's detail gains its legs, events and recording as the call ends.
+  "call-history-updated": [queryKeys.callHistory, queryKeys.callDetails],
+  // The message a call left (or its folder) is on the call's detail.
+  "voicemail-updated": [queryKeys.callDetails, queryKeys.voicemail],
   "pbx-security-updated": [queryKeys.pbxSecurity],
   "api-tokens-updated": [queryKeys.apiTokens],
   // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
@@ -169,7 +181,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   // A job started, moved on one item or ended: its progress and the recent list (coalesced refetches).
   "job-updated": [queryKeys.jobs, queryKeys.deployHistory],
   // Requiring two-factor sign-in may hold this user to the enrolment screen (/me says so).
-  "settings-updated": [queryKeys.securitySettings, queryKeys.me, queryKeys.sipSettings],
+  "settings-updated": [queryKeys.securitySettings, queryKeys.me, queryKeys.sipSettings, queryKeys.audioSettings],
   // The link itself is only in the answer of the console that issued it: nothing cached to refetch.
   "provisioning-updated": [],
 };

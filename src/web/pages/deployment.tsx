@@ -59,7 +59,7 @@ export function DeploymentPage() {
     const done = jobRun(job);
     setRun(done);
     if (!startedHere) return;
-    const text = TARGET_TEXT[job.target];
+    const text = TARGET_TEXT[job.target === "recordings" ? "all" : job.target];
     if (job.state === "cancelled") toast({ title: "Deployment Cancelled", description: finalText(job) });
     else if (done) toast(runToast(done));
     else

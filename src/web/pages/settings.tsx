@@ -5,6 +5,7 @@ import { FormError } from "@/components/ui/form-field";
 import { AccountCard } from "@/features/account/account-card";
 import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
 import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api";
+import { AudioSettingsCard } from "@/features/settings/audio-settings-card";
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
@@ -37,6 +38,7 @@ export function SettingsPage() {
         </div>
       )}
       {isAdmin && <SipHostCard />}
+      {isAdmin && <AudioSettingsCard />}
       {isAdmin && <ApiTokensCard />}
       {!isAdmin && (
         <RoleNotice cannot="see or change the service credentials or tokens: an administrator manages them" />

@@ -14,6 +14,7 @@ import {
   parseDestination as parseFreePbxDestination,
 } from "../../../shared/destinations";
 import { inboundRouteSchema } from "../../../shared/inventory";
+import { pbxRecordingMode } from "../../../shared/recording-policy";
 import { byNumber } from "../../../shared/sort";
 import { csvCellNumbersAsIs, csvText } from "../../core/csv";
 import type { Deps } from "../../core/deps";
@@ -22,8 +23,11 @@ import { INCOMING_DEFAULTS } from "../../pbx/objects/ownership";
 import type { DbOrTx } from "../numbers";
 import { type BulkImporter, importCsv, type RowReading, reasonOf } from "./import";
 
-/** The columns a DID import reads: the Bulk Handler's (description, extension = the DID, cidnum, destination). */
-const USED = ["description", "extension", "cidnum", "destination"] as const;
+/**
+ * The columns a DID import reads: the Bulk Handler's (description, extension = the DID, cidnum, destination) and
+ * the callrecording module's (`callrecording`: the DID's recording mode, ADR 0061).
+ */
+const USED = ["description", "extension", "cidnum", "destination", "callrecording"] as const;
 
 /**
  * The DID columns the console writes: the Bulk Handler's, then the rest of FreePBX's `incoming` row with
@@ -74,7 +78,15 @@ export function inboundRoutesCsv(deps: Pick<Deps, "db">): string {
     .from(inboundRoutes)
     .all()
     .sort((a, b) => byNumber(a.didNumber ?? "", b.didNumber ?? ""))
-    .map((r) => [r.description, r.didNumber ?? "", "", destinationString(r.destinationType, target(r)), ...defaults]);
+    .map((r) => [
+      r.description,
+      r.didNumber ?? "",
+      "",
+      destinationString(r.destinationType, target(r)),
+      // Empty: the PBX's own (FreePBX's import then leaves the DID without a row: don't care).
+      r.recording ?? "",
+      ...defaults,
+    ]);
   return csvText(DID_CSV_COLUMNS, rows, csvCellNumbersAsIs);
 }
 
@@ -115,6 +127,10 @@ const didImporter = (ids: Map<string, string>): BulkImporter<InboundRow, Inbound
       set.destination = input.destination;
       fields.push("destination");
     }
+    if (input.recording !== current.recording) {
+      set.recording = input.recording;
+      fields.push("recording");
+    }
     return { fields, set };
   },
   insert: (db, batch) => {
@@ -132,7 +148,7 @@ const didImporter = (ids: Map<string, string>): BulkImporter<InboundRow, Inbound
 function readRoute(
   cell: (name: string) => string | undefined,
   did: string,
-  _current: InboundRow | undefined,
+  current: InboundRow | undefined,
   seenOn: number | undefined,
   ids: Map<string, string>,
 ): RowReading<InboundInsert> {
@@ -166,9 +182,12 @@ function readRoute(
   }
   // Bulk Handler files often leave the description empty; the form needs one.
   const description = cell("description")?.trim() || (did ? `DID ${did}` : "Any DID");
+  // No column keeps the stored mode (a new route: FreePBX's default); an empty cell leaves it to the PBX.
+  const rec = cell("callrecording")?.trim();
   const parsed = inboundRouteSchema.safeParse({
     description,
     didNumber: did,
+    recording: rec === undefined ? current?.recording : rec === "" ? null : pbxRecordingMode(rec),
     ...(target ?? { destination: rawDestination.trim(), destinationType: "extension" }),
   });
   if (!parsed.success) {

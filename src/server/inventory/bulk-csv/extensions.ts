@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { extensions } from "../../../db/schema";
 import type { ImportPreview } from "../../../shared/bulk-csv";
 import { extensionSchema } from "../../../shared/inventory";
+import { type ExtensionRecordingField, pbxRecordingMode } from "../../../shared/recording-policy";
 import { byNumber } from "../../../shared/sort";
 import { csvCellNumbersAsIs, csvText } from "../../core/csv";
 import type { Deps } from "../../core/deps";
@@ -32,6 +33,12 @@ export const EXTENSION_CSV_COLUMNS = [
   "voicemail_enable",
   "voicemail_vmpwd",
   "voicemail_email",
+  // Core's own columns of the recording policy (AstDB AMPUSER/<n>/recording/…; ADR 0061). Empty: the PBX's own.
+  "recording_in_external",
+  "recording_out_external",
+  "recording_in_internal",
+  "recording_out_internal",
+  "recording_ondemand",
   "console_position",
   "console_personal_phone",
 ] as const;
@@ -40,6 +47,15 @@ export const EXTENSION_CSV_COLUMNS = [
 const USED: readonly string[] = EXTENSION_CSV_COLUMNS.filter((c) => c !== "voicemail_vmpwd");
 
 const TRUE_WORDS = new Set(["yes", "y", "true", "1", "on", "enabled"]);
+
+/** The recording policy's Bulk Handler columns and the console fields they hold. */
+const RECORDING_COLUMNS: readonly [string, ExtensionRecordingField][] = [
+  ["recording_in_external", "recordingInExternal"],
+  ["recording_out_external", "recordingOutExternal"],
+  ["recording_in_internal", "recordingInInternal"],
+  ["recording_out_internal", "recordingOutInternal"],
+  ["recording_ondemand", "recordingOnDemand"],
+];
 
 type ExtensionRow = typeof extensions.$inferSelect;
 type ExtensionInput = z.output<typeof extensionSchema>;
@@ -71,6 +87,7 @@ export function extensionsCsv(deps: Pick<Deps, "db" | "box">): string {
       // mailbox gets a new random one, which an import with --replace sets on an existing mailbox too.
       e.voicemail ? newMailboxPin(e.extension) : "",
       e.email,
+      ...RECORDING_COLUMNS.map(([, field]) => e[field] ?? ""),
       e.position,
       e.personalPhone,
     ]);
@@ -106,7 +123,8 @@ function extensionImporter(box: Deps["box"]): BulkImporter<ExtensionRow, Extensi
     changes: (input, current) => {
       const set: Partial<ExtensionInput> = {};
       const fields: string[] = [];
-      for (const field of ["name", "email", "position", "personalPhone", "voicemail"] as const) {
+      const compared = ["name", "email", "position", "personalPhone", "voicemail"] as const;
+      for (const field of [...compared, ...RECORDING_COLUMNS.map(([, f]) => f)]) {
         if (input[field] !== current[field]) {
           (set as Record<string, unknown>)[field] = input[field];
           fields.push(field);
@@ -165,6 +183,13 @@ function readExtension(
   const secretCell = cell("secret")?.trim() ?? "";
   const secret = secretCell === "" || secretCell === "REGEN" ? null : secretCell;
   const name = cell("name")?.trim() || cell("description")?.trim() || "";
+  // A recording column the file does not have keeps the stored value (a new extension: FreePBX's default); an
+  // empty cell leaves the field to the PBX; a value is read as FreePBX reads it (lower case, `always` is force).
+  const recording: Record<string, string | null | undefined> = {};
+  for (const [column, field] of RECORDING_COLUMNS) {
+    const v = cell(column)?.trim();
+    recording[field] = v === undefined ? current?.[field] : v === "" ? null : pbxRecordingMode(v);
+  }
   const parsed = extensionSchema.safeParse({
     extension: number,
     name,
@@ -173,6 +198,7 @@ function readExtension(
     personalPhone: optional("console_personal_phone", current?.personalPhone),
     voicemail,
     secret,
+    ...recording,
     ...(current ? { status: current.status } : {}),
   });
   if (!parsed.success) problems.push(reasonOf(parsed.error.issues));

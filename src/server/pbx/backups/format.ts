@@ -35,6 +35,7 @@ export const BACKUP_TABLES = [
   "timegroups_details",
   "timeconditions",
   "featurecodes",
+  "callrecording_module",
 ] as const;
 export type Table = (typeof BACKUP_TABLES)[number];
 

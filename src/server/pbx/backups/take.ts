@@ -21,6 +21,7 @@ import {
   isExpr,
   type PbxObject,
   ROUTE_ID,
+  ROUTE_ID_TEXT,
   TRUNK_ID,
   type Value,
 } from "../objects/ownership";
@@ -151,7 +152,15 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
       return {
         ...base,
         identity: { kind: "outboundRoute", name: t.key, trunkName: "", pbxId },
-        rows: [{ table: "outbound_routes", match: route, ...none }],
+        rows: [
+          { table: "outbound_routes", match: route, ...none },
+          {
+            table: "callrecording_module",
+            match: { display: "routing", extension: ROUTE_ID_TEXT },
+            ...none,
+            companion: true,
+          },
+        ],
         lists: (["outbound_route_patterns", "outbound_route_trunks", "outbound_route_sequence"] as const).map(
           (table) => ({
             table,
@@ -167,7 +176,15 @@ export function deletedObject(t: { kind: ItemKind; key: string; label: string; p
       return {
         ...base,
         identity: { kind: "number", column: "incoming.extension", value: t.key },
-        rows: [{ table: "incoming", match: { extension: t.key, cidnum: EMPTY_OR_NULL }, ...none }],
+        rows: [
+          { table: "incoming", match: { extension: t.key, cidnum: EMPTY_OR_NULL }, ...none },
+          {
+            table: "callrecording_module",
+            match: { display: "did", extension: t.key, cidnum: EMPTY_OR_NULL },
+            ...none,
+            companion: true,
+          },
+        ],
       };
     case "ringGroup":
       return {

@@ -45,11 +45,17 @@ function statements(t: DeleteTarget): string[] {
         `DELETE FROM outbound_route_patterns WHERE route_id = ${id};`,
         `DELETE FROM outbound_route_trunks WHERE route_id = ${id};`,
         `DELETE FROM outbound_route_sequence WHERE route_id = ${id};`,
+        // The callrecording module's row of the route (its `delroute` hook, callrecording_adjustroute).
+        `DELETE FROM callrecording_module WHERE display = 'routing' AND extension = ${str(String(id))};`,
       ];
     }
     case "inboundRoute": {
       if (!/^\+?\d{0,20}$/.test(t.key)) throw new Error(`not a DID: ${t.key}`);
-      return [`DELETE FROM incoming WHERE extension = ${str(t.key)} AND (cidnum = '' OR cidnum IS NULL);`];
+      return [
+        `DELETE FROM incoming WHERE extension = ${str(t.key)} AND (cidnum = '' OR cidnum IS NULL);`,
+        // The callrecording module's row of the DID (its `delIncoming` hook, callrecording_display_delete).
+        `DELETE FROM callrecording_module WHERE display = 'did' AND extension = ${str(t.key)} AND (cidnum = '' OR cidnum IS NULL);`,
+      ];
     }
     case "ringGroup": {
       // Ringgroups::delete(): the row; its AstDB tree RINGGROUP/<n> goes after the transaction (apply.ts).

@@ -9,7 +9,7 @@
 import { eq } from "drizzle-orm";
 import { extensions, inboundRoutes, trunks } from "../../../db/schema";
 import { trunkChannelId } from "../../../shared/inventory";
-import type { JobTarget } from "../../../shared/jobs";
+import type { DeployJobTarget } from "../../../shared/jobs";
 import type { DeployItemResult, ReloadResult } from "../../../shared/pbx";
 import { deadline, ServiceError } from "../../clients/http";
 import type { Deps } from "../../core/deps";
@@ -133,7 +133,7 @@ export async function writeOverSsh(
   await hooks.afterCommit?.(results);
   const deleted = new Set(items.filter((i) => i.delete).map((i) => `${i.kind}:${i.key}`));
   const kept = results.filter((r) => !deleted.has(`${r.kind}:${r.name}`));
-  const rows = await completeExtensions(remote, kept);
+  const rows = await completeExtensions(remote, kept, items);
   await completeCallFlows(remote, kept);
   // Voicemail mailboxes in voicemail.conf (ADR 0023): created for voicemail on, removed for deleted extensions.
   await completeVoicemail(
@@ -169,10 +169,15 @@ export async function writeOverSsh(
 
 /**
  * Completes the extensions just written (ADR 0023): their AstDB entries, derived from their
- * rows as they now are on the PBX. An extension whose AstDB could not be written is failed
+ * rows as they now are on the PBX, with the keys the console owns (its recording policy, ADR 0061) put with
+ * the console's values. An extension whose AstDB could not be written is failed
  * with the reason (its rows stay merged: running the deploy again completes it).
  */
-async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]): Promise<ExtensionRows[]> {
+async function completeExtensions(
+  remote: PbxRemote,
+  results: DeployItemResult[],
+  items: SqlItem[],
+): Promise<ExtensionRows[]> {
   const done = results.filter((r) => r.kind === "extension" && r.status === "success");
   if (!done.length) return [];
   const fail = (r: DeployItemResult, why: string) => {
@@ -196,7 +201,12 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
       continue;
     }
     try {
-      entries.push(...astdbEntries(row));
+      entries.push(
+        ...withOwned(
+          astdbEntries(row),
+          items.find((i) => i.kind === "extension" && i.key === r.name),
+        ),
+      );
       written.push(r);
     } catch (err) {
       if (!(err instanceof UnsafeValueError)) throw err;
@@ -223,6 +233,23 @@ async function completeExtensions(remote: PbxRemote, results: DeployItemResult[]
   if (!out.ok) for (const r of written) fail(r, out.message);
   else for (const r of written) r.message = "Written to the FreePBX database and Asterisk's database (AstDB)";
   return rows;
+}
+
+/** Core's entries of an extension with the keys its item owns put (`set`) with the console's values. */
+export function withOwned(entries: AstdbEntry[], item: SqlItem | undefined): AstdbEntry[] {
+  const owned = new Map((item?.astdb ?? []).map((a) => [`${a.family}/${a.key}`, a.value]));
+  if (!owned.size) return entries;
+  const out = entries.map((e) => {
+    const value = owned.get(`${e.family}/${e.key}`);
+    if (value === undefined) return e;
+    owned.delete(`${e.family}/${e.key}`);
+    return { ...e, value, mode: "set" as const };
+  });
+  for (const [path, value] of owned) {
+    const [family, ...key] = path.split("/");
+    out.push({ family: family as AstdbEntry["family"], key: key.join("/"), value, mode: "set" });
+  }
+  return out;
 }
 
 /** The AstDB keys FreePBX's own add puts for a ring group (`Ringgroups::add()`) and a queue (`queues_add()`). */
@@ -363,4 +390,4 @@ export function deployPaths(deps: Pick<DeployDeps, "credentials">): { ssh: boole
 }
 
 /** What the deploy routes name: one kind, or everything but PTT groups (the same as a plan's target). */
-export type DeployTarget = JobTarget;
+export type DeployTarget = DeployJobTarget;

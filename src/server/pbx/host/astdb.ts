@@ -8,7 +8,8 @@
  * on the PBX after the merge (so a ring time or outbound caller ID set in FreePBX is
  * what AstDB gets, exactly as Core would write it): those keys are always put. Keys
  * Core keeps only in AstDB (call waiting, answer mode, recording options…) are put
- * only when absent, so an administrator's choice survives.
+ * only when absent, so an administrator's choice survives; but the recording-policy keys the
+ * console holds a value for, which the deploy puts with that value (ownership.ts `recordingAstdb`, ADR 0061).
  *
  * They are written over SSH with one fixed command (`ASTDB_WRITE_COMMAND`) that reads
  * tab-separated lines from stdin and runs `asterisk -rx "database put …"` per line; the

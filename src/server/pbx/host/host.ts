@@ -29,6 +29,20 @@ import {
   parseAstdbShow,
 } from "./astdb";
 import {
+  FILE_EXIT,
+  FILE_EXPIRED_COMMAND,
+  FILE_INFO_COMMAND,
+  FILE_RANGE_COMMAND,
+  FILE_REMOVE_COMMAND,
+  type FileInfo,
+  fileExpiredInput,
+  fileInfoInput,
+  fileRangeInput,
+  fileRemoveInput,
+  parseExpired,
+  parseFileInfo,
+} from "./files";
+import {
   busyReason,
   type LockWait,
   RELOAD_LOCK_WAIT,
@@ -56,6 +70,14 @@ import {
   voicemailReadInput,
   voicemailWriteInput,
 } from "./voicemail";
+import {
+  GREETING_REMOVE_COMMAND,
+  GREETING_STORE_COMMAND,
+  parseVoicemailList,
+  VOICEMAIL_LIST_COMMAND,
+  type VoicemailSpool,
+  voicemailListInput,
+} from "./voicemail-spool";
 
 export const DEFAULT_FREEPBX_CONF = "/etc/freepbx.conf";
 /** A failed command's last line of output (stderr first). */
@@ -490,6 +512,95 @@ export class PbxRemote {
   /** One sound file's bytes as they come (at most `timeoutMs` in all). */
   readSound(path: string, timeoutMs: number): Promise<ReadableStream<Uint8Array>> {
     return this.ssh.execStream(SOUND_READ_COMMAND, { stdin: soundReadInput(path), timeoutMs });
+  }
+
+  /** Mailboxes' messages and greetings as the voicemail spool holds them (voicemail-spool.ts). */
+  async voicemailSpool(spool: string, context: string, mailboxes: readonly string[]): Promise<VoicemailSpool> {
+    if (mailboxes.length === 0) return { messages: [], greetings: [] };
+    const out = await this.ssh.exec(VOICEMAIL_LIST_COMMAND, {
+      stdin: voicemailListInput(spool, context, mailboxes),
+      timeoutMs: 30_000,
+    });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Reading the voicemail spool failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return parseVoicemailList(out.stdout);
+  }
+
+  /** Converts and stores a greeting (`GREETING_STORE_COMMAND`, its lines `input`, then the bytes); the command's answer. */
+  storeGreeting(input: string, bytes: Uint8Array): Promise<ExecResult> {
+    return this.ssh.exec(GREETING_STORE_COMMAND, {
+      stdin: Buffer.concat([Buffer.from(input), bytes]),
+      timeoutMs: 150_000,
+    });
+  }
+
+  /** Removes a greeting in every format (`GREETING_REMOVE_COMMAND`); the files removed (`unavail.wav`). */
+  async removeGreeting(input: string): Promise<string[]> {
+    const out = await this.ssh.exec(GREETING_REMOVE_COMMAND, { stdin: input, timeoutMs: 30_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Removing the greeting failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return out.stdout.split("\n").filter(Boolean);
+  }
+
+  /** FreePBX's Advanced Settings `keywords` (`freepbx_settings`), read once per session each; absent ones are left out. */
+  async freepbxSettings(keywords: readonly string[]): Promise<Map<string, string>> {
+    const missing = keywords.filter((k) => !this.settingsRead.has(k));
+    if (missing.length > 0) {
+      if (!missing.every((k) => /^[A-Z0-9_]{1,64}$/.test(k))) throw new ServiceError("PBX host", "Not a setting name");
+      const rows = await this.selectHex(
+        `SELECT HEX(keyword), HEX(value) FROM freepbx_settings WHERE keyword IN (${missing.map((k) => `'${k}'`).join(", ")});`,
+      );
+      for (const k of missing) this.settingsRead.set(k, null);
+      for (const [k, v] of rows) if (k) this.settingsRead.set(k, v ?? "");
+    }
+    const out = new Map<string, string>();
+    for (const k of keywords) {
+      const v = this.settingsRead.get(k);
+      if (v !== null && v !== undefined) out.set(k, v);
+    }
+    return out;
+  }
+
+  private readonly settingsRead = new Map<string, string | null>();
+
+  /**
+   * A file under `root` (files.ts): its size and first bytes, `missing` when there is no such regular file,
+   * `outside` when its real path leaves `root` (`..`, a symlink out).
+   */
+  async fileInfo(root: string, name: string): Promise<FileInfo | "missing" | "outside"> {
+    const out = await this.ssh.exec(FILE_INFO_COMMAND, { stdin: fileInfoInput(root, name), timeoutMs: 15_000 });
+    if (out.code === FILE_EXIT.missing) return "missing";
+    if (out.code === FILE_EXIT.outside) return "outside";
+    const info = out.code === 0 ? parseFileInfo(out.stdout) : null;
+    if (!info) throw new ServiceError("PBX host", `Reading ${name} failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return info;
+  }
+
+  /** `count` bytes of a file under `root` from byte `start`, streamed as they come (at most `timeoutMs` in all). */
+  fileRange(root: string, name: string, start: number, count: number, timeoutMs: number) {
+    return this.ssh.execStream(FILE_RANGE_COMMAND, { stdin: fileRangeInput(root, name, start, count), timeoutMs });
+  }
+
+  /** The files under `root` last changed more than `days` days ago (names relative to `root`). */
+  async expiredFiles(root: string, days: number): Promise<{ name: string; bytes: number }[]> {
+    const out = await this.ssh.exec(FILE_EXPIRED_COMMAND, { stdin: fileExpiredInput(root, days), timeoutMs: 120_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Listing old files failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return parseExpired(out.stdout);
+  }
+
+  /** Removes these files under `root` (each checked again on the host); answers the names removed. */
+  async removeFiles(root: string, names: readonly string[]): Promise<string[]> {
+    if (names.length === 0) return [];
+    const out = await this.ssh.exec(FILE_REMOVE_COMMAND, { stdin: fileRemoveInput(root, names), timeoutMs: 120_000 });
+    if (out.code !== 0)
+      throw new ServiceError("PBX host", `Removing files failed: ${lastLine(out) || `exit ${out.code}`}`);
+    return out.stdout.split("\n").filter(Boolean);
+  }
+
+  /** Whether the SSH connection is still up. */
+  get isOpen(): boolean {
+    return this.ssh.isOpen;
   }
 
   /** Drops the connection at once: every command still running fails (used when a deadline passes). */

@@ -18,7 +18,7 @@ export const LANGUAGE_RE = /^[A-Za-z0-9_-]{1,20}$/;
 /** A recording's file as FreePBX's `filename` names it (`custom/welcome`, `en/1-for-am`…), that commands may touch. */
 export const SOUND_FILE_RE = /^[A-Za-z0-9_][A-Za-z0-9_-]*(\/[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 /** A system user or group (AMPASTERISKUSER / AMPASTERISKGROUP). */
-const ACCOUNT_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
+export const ACCOUNT_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
 
 /** Checks of the stdin lines, repeated in the commands so a wrong value never reaches a path. */
 const DIR_CHECK = [
@@ -56,25 +56,12 @@ export const SOUND_FILES_COMMAND = [
 export const STORE_EXIT = { badInput: 2, missingTool: 3, exists: 4, notAudio: 5 } as const;
 
 /**
- * Converts and stores one upload: stdin is the sounds directory, the language, the name (the file becomes
- * `<dir>/<language>/custom/<name>.wav`), the format (`wav` or `mp3`), the owner (`user:group`, or `-` to keep
- * the login user's), then the upload's bytes. Refuses (exit 4) when any `<language>/custom/<name>.*` exists, in
- * any language: Asterisk would mix that file's other formats with this one. Writes into a temp file beside the
- * target and links it into place, so a file is either whole or absent. Prints `stored <samples> <rate>
- * <channels>`.
+ * The part of a store command that converts an upload: `$format` (`wav` or `mp3`, checked before) names what
+ * stdin's remaining bytes are; they end up in `$t/out.wav` (8 kHz mono 16-bit signed PCM, in a temp directory
+ * `$t` removed on exit), with `$samples`, `$rate` and `$channels` read back by sox. Exit 3: sox (or an MP3
+ * decoder) is missing, its name on stderr; exit 5: not audio sox reads, or no samples in it.
  */
-export const SOUND_STORE_COMMAND = [
-  "umask 022",
-  "IFS= read -r d || exit 2",
-  "IFS= read -r lang || exit 2",
-  "IFS= read -r name || exit 2",
-  "IFS= read -r format || exit 2",
-  "IFS= read -r owner || exit 2",
-  ...DIR_CHECK,
-  'case $lang in ""|*[!A-Za-z0-9_-]*) echo "not a plain language code" >&2; exit 2 ;; esac',
-  'case $name in ""|-*|*[!A-Za-z0-9_-]*) echo "not a plain recording name" >&2; exit 2 ;; esac',
-  'case $format in wav|mp3) ;; *) echo "not wav or mp3" >&2; exit 2 ;; esac',
-  'case $owner in -) ;; *[!a-z0-9_:-]*|:*|*:) echo "not a user:group" >&2; exit 2 ;; esac',
+export const CONVERT_UPLOAD = [
   'command -v sox >/dev/null 2>&1 || { echo "sox" >&2; exit 3; }',
   "t=$(mktemp -d) || exit 1",
   "trap 'rm -rf \"$t\"' EXIT",
@@ -95,6 +82,29 @@ export const SOUND_STORE_COMMAND = [
   'case $samples in ""|0|*[!0-9]*) echo "the file holds no audio" >&2; exit 5 ;; esac',
   'rate=$(sox --i -r "$t/out.wav") || exit 1',
   'channels=$(sox --i -c "$t/out.wav") || exit 1',
+];
+
+/**
+ * Converts and stores one upload: stdin is the sounds directory, the language, the name (the file becomes
+ * `<dir>/<language>/custom/<name>.wav`), the format (`wav` or `mp3`), the owner (`user:group`, or `-` to keep
+ * the login user's), then the upload's bytes. Refuses (exit 4) when any `<language>/custom/<name>.*` exists, in
+ * any language: Asterisk would mix that file's other formats with this one. Writes into a temp file beside the
+ * target and links it into place, so a file is either whole or absent. Prints `stored <samples> <rate>
+ * <channels>`.
+ */
+export const SOUND_STORE_COMMAND = [
+  "umask 022",
+  "IFS= read -r d || exit 2",
+  "IFS= read -r lang || exit 2",
+  "IFS= read -r name || exit 2",
+  "IFS= read -r format || exit 2",
+  "IFS= read -r owner || exit 2",
+  ...DIR_CHECK,
+  'case $lang in ""|*[!A-Za-z0-9_-]*) echo "not a plain language code" >&2; exit 2 ;; esac',
+  'case $name in ""|-*|*[!A-Za-z0-9_-]*) echo "not a plain recording name" >&2; exit 2 ;; esac',
+  'case $format in wav|mp3) ;; *) echo "not wav or mp3" >&2; exit 2 ;; esac',
+  'case $owner in -) ;; *[!a-z0-9_:-]*|:*|*:) echo "not a user:group" >&2; exit 2 ;; esac',
+  ...CONVERT_UPLOAD,
   'for p in "$d"/*/custom/"$name".*; do',
   '  [ -e "$p" ] || continue',
   '  case ${p##*/} in "$name".*.*) continue ;; esac',

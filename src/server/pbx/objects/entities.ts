@@ -23,6 +23,7 @@ import {
   inboundObject,
   isExpr,
   type OutboundRow,
+  type OwnedAstdb,
   type OwnedKeywords,
   type OwnedList,
   type OwnedRow,
@@ -71,6 +72,8 @@ export interface SqlItem {
   late?: string[];
   /** What `late` checks, by variable ("@ivr_3" → "sends calls to IVR Main menu"): how a failure names it. */
   refLabels?: Record<string, string>;
+  /** The AstDB keys the object owns (an extension's recording policy), put after the transaction (deploy.ts). */
+  astdb?: OwnedAstdb[];
 }
 
 /** Marks the statement that fails when a route's trunk is missing, so the failure can be explained. */
@@ -126,6 +129,11 @@ function rowStatements(row: OwnedRow): string[] {
     ...Object.entries(row.defaults).map(([c, v]) => [c, lit(v)] as [string, string]),
   ];
   const cond = where(row.match);
+  // A row whose absence already means the owned values (a route's `dontcare`): only one that is there is updated.
+  const absentMeans =
+    row.absent !== undefined &&
+    Object.entries(row.owned).every(([c, v]) => !isConditional(v) && row.absent?.[c] === String(v));
+  if (absentMeans) return [`UPDATE ${table} SET ${sets.join(", ")} WHERE ${cond};`];
   const exists = row.autoIncrement
     ? Object.values(row.match)
         .map((v) => `${lit(v as Value)} IS NULL`)
@@ -385,6 +393,7 @@ export function objectItem(o: PbxObject, opts: { onPbx?: boolean } = {}): SqlIte
     statements,
     ...(secrets.length ? { secrets } : {}),
     ...(late.length ? { late, refLabels } : {}),
+    ...(o.astdb?.length ? { astdb: o.astdb } : {}),
   };
 }
 

@@ -38,6 +38,14 @@ import {
   trunkTypeDeployProblem,
 } from "../../../shared/inventory";
 import type { DeployKind } from "../../../shared/pbx";
+import {
+  EXTENSION_RECORDING_KEYS,
+  type ExtensionRecordingField,
+  RECORDING_ABSENT,
+  RECORDING_MODES,
+  RECORDING_ON_DEMAND,
+  type RecordingMode,
+} from "../../../shared/recording-policy";
 import { dialPattern, must, UnsafeValueError } from "../host/sql";
 import { destinationValue, type RefBook } from "./refs";
 import type { AutoRef, Expr, Value } from "./values";
@@ -85,7 +93,8 @@ export interface OwnedRow {
     | "announcement"
     | "timegroups_groups"
     | "timeconditions"
-    | "featurecodes";
+    | "featurecodes"
+    | "callrecording_module";
   match: Record<string, Value | typeof EMPTY_OR_NULL>;
   /** Written on every deploy. */
   owned: Record<string, Value | Conditional>;
@@ -96,6 +105,29 @@ export interface OwnedRow {
    * `match`, and the session variable `match` names takes the id it got.
    */
   autoIncrement?: boolean;
+  /**
+   * Another module's row beside the object's own (a route's `callrecording_module` row): whether the object is on
+   * the PBX is never read from it.
+   */
+  companion?: true;
+  /**
+   * What an absent row already stands for (a route without a `callrecording_module` row is recorded as
+   * `dontcare`): while the owned values are these, no row is created, and an absent one is no change.
+   */
+  absent?: Record<string, string>;
+}
+
+/**
+ * An AstDB key the console owns (an extension's recording policy, `AMPUSER/<n>/recording/…`): put on every
+ * deploy with this value, after the object's rows (deploy.ts), and compared by the plan.
+ */
+export interface OwnedAstdb {
+  family: "AMPUSER";
+  /** Under the family: `<n>/recording/in/external`. */
+  key: string;
+  value: string;
+  /** What FreePBX does while the key is absent: a plan shows no change when that is `value`. */
+  absent?: string;
 }
 
 /**
@@ -210,6 +242,8 @@ export interface PbxObject {
   rows: OwnedRow[];
   keywords: OwnedKeywords[];
   lists: OwnedList[];
+  /** AstDB keys it owns (extensions' recording policy); other AstDB keys are FreePBX's (astdb.ts). */
+  astdb?: OwnedAstdb[];
 }
 
 // The rules of what FreePBX can hold are the shared ones (src/shared/inventory.ts): the forms refuse the same values.
@@ -233,6 +267,8 @@ const yesNo = (b: boolean) => (b ? "yes" : "no");
 export const TRUNK_ID: Expr = { sql: "@tid", text: "the trunk's trunkid" };
 const TRUNK_ID_TEXT: Expr = { sql: "CAST(@tid AS CHAR)", text: "the trunk's trunkid" };
 export const ROUTE_ID: Expr = { sql: "@rid", text: "the route's route_id" };
+/** The route_id as text, as `callrecording_module.extension` holds it. */
+export const ROUTE_ID_TEXT: Expr = { sql: "CAST(@rid AS CHAR)", text: "the route's route_id" };
 export const ROUTE_TRUNK_ID: Expr = { sql: "@rtid", text: "the route trunk's trunkid" };
 
 /**
@@ -301,8 +337,10 @@ function extensionKeywordDefaults(n: string): [string, string][] {
 /**
  * Extension (a PJSIP device + its user). Owned: the name (device description, user name,
  * callerid), voicemail on/off (keeping the voicemail context an administrator chose), the
- * SIP secret. Everything else (ring time, outbound CID, follow-me and no-answer
- * destinations, codecs, max_contacts, transport…) is FreePBX's. With voicemail on, the console
+ * SIP secret, and each recording-policy field the console holds (AstDB `AMPUSER/<n>/recording/…`, as core's
+ * Extensions page writes them; a null field stays FreePBX's: ADR 0061). Everything else (ring time, outbound
+ * CID, follow-me and no-answer destinations, codecs, max_contacts, transport, the recording priority…) is
+ * FreePBX's. With voicemail on, the console
  * also owns that a mailbox exists in voicemail.conf in the context `users.voicemail` ends up with
  * (and its name when it creates it): voicemail.ts, after the SQL (ADR 0023).
  */
@@ -362,7 +400,46 @@ export function extensionObject(e: ExtensionRow): PbxObject {
     ],
     keywords: [{ table: "sip", id: n, owned, defaults: extensionKeywordDefaults(n) }],
     lists: [],
+    astdb: recordingAstdb(e),
   };
+}
+
+/** The recording-policy keys of an extension the console holds a value for (ADR 0061). */
+export function recordingAstdb(e: Pick<ExtensionRow, "extension" | ExtensionRecordingField>): OwnedAstdb[] {
+  const out: OwnedAstdb[] = [];
+  for (const [field, key] of Object.entries(EXTENSION_RECORDING_KEYS) as [ExtensionRecordingField, string][]) {
+    const value = e[field];
+    if (value === null || value === undefined) continue;
+    const allowed: readonly string[] = field === "recordingOnDemand" ? RECORDING_ON_DEMAND : RECORDING_MODES;
+    if (!allowed.includes(value)) throw new UnsafeValueError(`${field} is not one of FreePBX's values: ${value}`);
+    out.push({ family: "AMPUSER", key: `${e.extension}/${key}`, value, absent: RECORDING_ABSENT[field] });
+  }
+  return out;
+}
+
+/**
+ * A route's mode in the callrecording module's table, as `callrecording_display_update` writes it (display `did`
+ * with the DID and caller ID, or `routing` with the route_id; ADR 0061). No row is recorded as `dontcare`, so
+ * `dontcare` only updates a row that is there; a null mode is FreePBX's (nothing owned).
+ */
+function recordingRow(
+  recording: RecordingMode | null | undefined,
+  match: OwnedRow["match"],
+  defaults: Record<string, Value>,
+): OwnedRow[] {
+  if (recording === null || recording === undefined) return [];
+  if (!(RECORDING_MODES as readonly string[]).includes(recording))
+    throw new UnsafeValueError(`Call recording is not one of FreePBX's values: ${recording}`);
+  return [
+    {
+      table: "callrecording_module",
+      match,
+      owned: { callrecording: recording },
+      defaults,
+      companion: true,
+      absent: { callrecording: "dontcare" },
+    },
+  ];
 }
 
 /**
@@ -517,7 +594,10 @@ export const INCOMING_DEFAULTS: Readonly<Record<string, Value>> = {
   indication_zone: "default",
 };
 
-/** Inbound route (DID, any caller ID). Owned: destination and description; privacy, music, alert info… are FreePBX's. */
+/**
+ * Inbound route (DID, any caller ID). Owned: destination and description, and the call recording mode when the
+ * console holds one (ADR 0061); privacy, music, alert info… are FreePBX's.
+ */
 export function inboundObject(r: InboundRow, book: RefBook | null = null): PbxObject {
   must(pbxProblem(inboundRules, r));
   const did = r.didNumber ?? "";
@@ -534,6 +614,8 @@ export function inboundObject(r: InboundRow, book: RefBook | null = null): PbxOb
         owned: { destination: dest, description: r.description },
         defaults: INCOMING_DEFAULTS,
       },
+      // The callrecording module's hook joins its row to `incoming` on DID and caller ID ('' here).
+      ...recordingRow(r.recording, { display: "did", extension: did, cidnum: EMPTY_OR_NULL }, {}),
     ],
     keywords: [],
     lists: [],
@@ -544,7 +626,8 @@ export function inboundObject(r: InboundRow, book: RefBook | null = null): PbxOb
  * Outbound route. Owned: the name, the dial-pattern list (by match_pattern_pass: a pattern
  * the PBX already has keeps its prefix/prepend/CID; patterns the console does not list are
  * removed), the FIRST trunk (seq 0) and, given `order`, its place among the console's routes in the
- * route sequence (ADR 0040); failover trunks after it, the route's caller ID, emergency flag, password,
+ * route sequence (ADR 0040), and the call recording mode when the console holds one (ADR 0061); failover trunks
+ * after it, the route's caller ID, emergency flag, password,
  * music and the places of routes made in FreePBX are FreePBX's.
  */
 export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined, order?: RouteOrder): PbxObject {
@@ -578,6 +661,8 @@ export function outboundObject(r: OutboundRow, trunk: TrunkRow | undefined, orde
           notification_on: "call",
         },
       },
+      // After the route's row: a new route has its route_id by then. FreePBX writes a NULL cidnum here.
+      ...recordingRow(r.recording, { display: "routing", extension: ROUTE_ID_TEXT }, { cidnum: null }),
     ],
     keywords: [],
     lists: [

@@ -4,6 +4,7 @@
  */
 import type { DeployKind } from "../../../shared/pbx";
 import type { FieldChange, PlanRefused } from "../../../shared/plan";
+import { type ExtensionRecordingField, pbxRecordingValue, RECORDING_DEFAULTS } from "../../../shared/recording-policy";
 import type { FreePbxClient } from "../../clients/freepbx";
 import type { ManagedRecord } from "../objects/managed";
 import { destinationString, type ExtensionRow, type InboundRow, type ItemKind, isExpr } from "../objects/ownership";
@@ -13,9 +14,15 @@ import { CONFLICT_NOTE, entry, type Matched, type PlanEntry, SECRET_FIELD } from
 /** Through the FreePBX API only these kinds can be read and written. */
 export const GRAPHQL_KINDS: ItemKind[] = ["extension", "inboundRoute"];
 
+/** What the FreePBX API shows of an extension's recording policy (Core's `getUser` reads it from AstDB). */
+export type GqlRecording = Record<ExtensionRecordingField, string>;
+
 /** What the FreePBX API shows of the extensions and of the inbound routes without a caller id. */
 export interface GqlLive {
-  extensions: Map<string, { name: string | null; voicemail: boolean; secret: string | null }>;
+  extensions: Map<
+    string,
+    { name: string | null; voicemail: boolean; secret: string | null; recording: GqlRecording | null }
+  >;
   inbound: Map<string, { description: string | null; destination: string | null }>;
 }
 
@@ -28,16 +35,21 @@ export async function readGql(client: FreePbxClient, kinds: ItemKind[]): Promise
         extension:
           | {
               extensionId: string;
-              user: { name: string | null; voicemail: string | null; extPassword: string | null } | null;
+              user:
+                | ({ name: string | null; voicemail: string | null; extPassword: string | null } & GqlUserRecording)
+                | null;
             }[]
           | null;
       } | null;
-    }>("query { fetchAllExtensions { status message extension { extensionId user { name voicemail extPassword } } } }");
+    }>(
+      `query { fetchAllExtensions { status message extension { extensionId user { name voicemail extPassword ${GQL_RECORDING_FIELDS} } } } }`,
+    );
     for (const e of data.fetchAllExtensions?.extension ?? [])
       live.extensions.set(e.extensionId, {
         name: e.user?.name ?? null,
         voicemail: Boolean(e.user?.voicemail) && e.user?.voicemail !== "novm",
         secret: e.user?.extPassword ?? null,
+        recording: e.user ? gqlRecording(e.user) : null,
       });
   }
   if (kinds.includes("inboundRoute")) {
@@ -62,6 +74,44 @@ export async function readGql(client: FreePbxClient, kinds: ItemKind[]): Promise
 
 const onOff = (b: boolean) => (b ? "enabled" : "novm");
 
+/** The coreuser fields of the recording policy, as FreePBX's API names them. */
+const GQL_RECORDING: Record<ExtensionRecordingField, string> = {
+  recordingInExternal: "recording_in_external",
+  recordingOutExternal: "recording_out_external",
+  recordingInInternal: "recording_in_internal",
+  recordingOutInternal: "recording_out_internal",
+  recordingOnDemand: "recording_ondemand",
+};
+export const GQL_RECORDING_FIELDS = Object.values(GQL_RECORDING).join(" ");
+type GqlUserRecording = Partial<Record<string, string | null>>;
+
+/**
+ * The policy as the API shows it, read as the console holds values (empty: what FreePBX does without the key);
+ * null when every field is empty (FreePBX never wrote the policy).
+ */
+export function gqlRecording(user: GqlUserRecording): GqlRecording | null {
+  if (Object.values(GQL_RECORDING).every((name) => !user[name])) return null;
+  const out = {} as GqlRecording;
+  for (const [field, name] of Object.entries(GQL_RECORDING) as [ExtensionRecordingField, string][])
+    out[field] = pbxRecordingValue(field, user[name]);
+  return out;
+}
+
+/**
+ * FreePBX's API cannot write an extension's recording policy (addExtension and updateExtension carry none;
+ * updateExtension keeps the one the extension has): the fields the console holds that differ from what the PBX
+ * has (a new extension: FreePBX's defaults), or none.
+ */
+function recordingGqlProblem(e: ExtensionRow, now: GqlRecording | null): string | null {
+  const differ = (Object.keys(GQL_RECORDING) as ExtensionRecordingField[]).filter((f) => {
+    const want = e[f];
+    return want !== null && want !== undefined && want !== (now?.[f] ?? RECORDING_DEFAULTS[f]);
+  });
+  if (!differ.length) return null;
+  const what = differ.map((f) => `${f} ${now?.[f] ?? RECORDING_DEFAULTS[f]} → ${e[f]}`).join(", ");
+  return `Its call recording policy differs from the PBX's (${what}), and FreePBX's API cannot write it: configure the PBX host (SSH) in API Settings, set it in FreePBX's Extensions page, or choose "Keep the PBX's setting" in the console`;
+}
+
 /** Plans one matched object against what the FreePBX API shows. */
 export function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
   const { record } = m;
@@ -82,6 +132,8 @@ export function planGql(m: Matched, live: GqlLive): PlanEntry | PlanRefused {
   if (o.kind === "extension") {
     const e = d.row as ExtensionRow;
     const now = live.extensions.get(o.key);
+    const cannot = recordingGqlProblem(e, now?.recording ?? null);
+    if (cannot) return { kind: o.kind as DeployKind, key: o.key, reason: cannot };
     exists = Boolean(now);
     push("name", now?.name ?? null, e.name);
     push("voicemail", now ? onOff(now.voicemail) : null, onOff(e.voicemail));

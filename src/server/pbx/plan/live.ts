@@ -1,8 +1,8 @@
 /**
  * The PBX's side of a plan over SSH (ADR 0025): the owned fields of a target's objects as they are on the
  * PBX, read in one go (one tagged SELECT per table the target touches, `sip` only for the owned keywords;
- * `database show DEVICE` and voicemail.conf for extensions), and how an object differs from them, field by
- * field.
+ * `database show DEVICE` and voicemail.conf for extensions, the families' listing when an object owns AstDB keys: an
+ * extension's recording policy, ADR 0061), and how an object differs from them, field by field.
  */
 import type { FieldChange } from "../../../shared/plan";
 import { ServiceError } from "../../clients/http";
@@ -21,6 +21,7 @@ import {
   type OwnedRow,
   type PbxObject,
   ROUTE_ID,
+  ROUTE_ID_TEXT,
   TRUNK_ID,
   type Value,
 } from "../objects/ownership";
@@ -41,6 +42,11 @@ export interface LiveDb {
   ringGroupAstdb: Set<string> | null;
   /** Queues with their QPENALTY/<n>/dynmemberonly AstDB key; null when unknown (not read, or no answer). */
   queueAstdb: Set<string> | null;
+  /**
+   * The AstDB keys the objects own (extensions' recording policy: `/AMPUSER/<n>/recording/…` → value), read only
+   * when one owns any; null when unknown (not read, or Asterisk did not answer).
+   */
+  ownedAstdb: Map<string, string> | null;
   /** voicemail.conf's lines (one read per plan); null when unknown (not read, absent or unreadable). */
   voicemail: ConfLine[] | null;
   /**
@@ -80,6 +86,7 @@ const TABLE_COLUMNS: Record<string, string[]> = {
   timegroups_details: ["timegroupid", "time"],
   timeconditions: ["timeconditions_id", "displayname", "time", "timezone", "truegoto", "falsegoto"],
   featurecodes: ["modulename", "featurename", "description"],
+  callrecording_module: ["display", "extension", "cidnum", "callrecording"],
   queues_config: ["extension", "descr", "maxwait", "dest"],
   queues_details: ["id", "keyword", "data", "flags"],
 };
@@ -87,6 +94,7 @@ const TABLE_COLUMNS: Record<string, string[]> = {
 const TABLE_WHERE: Record<string, string> = {
   queues_details: " WHERE keyword IN ('strategy', 'member')",
   featurecodes: " WHERE modulename = 'timeconditions'",
+  callrecording_module: " WHERE display IN ('did', 'routing')",
 };
 const KIND_TABLES: Record<ItemKind, string[]> = {
   extension: ["devices", "users"],
@@ -97,8 +105,9 @@ const KIND_TABLES: Record<ItemKind, string[]> = {
     "outbound_route_patterns",
     "outbound_route_trunks",
     "outbound_route_sequence",
+    "callrecording_module",
   ],
-  inboundRoute: ["incoming"],
+  inboundRoute: ["incoming", "callrecording_module"],
   pttGroup: ["paging_config", "paging_groups"],
   ringGroup: ["ringgroups"],
   queue: ["queues_config", "queues_details"],
@@ -129,6 +138,7 @@ function emptyLive(): LiveDb {
     astdb: null,
     ringGroupAstdb: null,
     queueAstdb: null,
+    ownedAstdb: null,
     voicemail: null,
     refs: new Map(),
     index: new Map(),
@@ -153,12 +163,14 @@ export async function readLive(remote: PbxRemote, wanted: ItemKind[], desired: D
     ];
   const groups = desired.filter((d) => d.object.kind === "ringGroup").map((d) => d.object.key);
   const queues = desired.filter((d) => d.object.kind === "queue").map((d) => d.object.key);
-  const [rows, astdb, vm, ringAstdb, queueAstdb] = await Promise.all([
+  const owned = new Set(desired.flatMap((d) => (d.object.astdb ?? []).map((a) => `/${a.family}/${a.key}`)));
+  const [rows, astdb, vm, ringAstdb, queueAstdb, ownedAstdb] = await Promise.all([
     remote.selectHex(liveSql(kinds, [...sipKeywords])),
     withExtensions ? remote.astdbDevices().catch(() => null) : null,
     withExtensions ? remote.readVoicemailConf().catch(() => null) : null,
     groups.length ? withAstdbKey(remote, "RINGGROUP", groups, "changecid") : null,
     queues.length ? withAstdbKey(remote, "QPENALTY", queues, "dynmemberonly") : null,
+    owned.size ? ownedKeys(remote, owned) : null,
   ]);
   const live = emptyLive();
   for (const r of rows) {
@@ -183,6 +195,7 @@ export async function readLive(remote: PbxRemote, wanted: ItemKind[], desired: D
   }
   for (const ref of refs) live.refs.set(autoVar(ref), findRef(live, ref));
   live.ringGroupAstdb = ringAstdb;
+  live.ownedAstdb = ownedAstdb;
   live.queueAstdb = queueAstdb;
   if (withExtensions) {
     live.astdb = astdb;
@@ -205,6 +218,23 @@ async function withAstdbKey(
     const shown = parseAstdbShow(await remote.astdbShowTrees(numbers.map((n) => ({ family, key: n }))));
     const path = new RegExp(`^/${family}/(\\d+)/${key}$`);
     return new Set(shown.flatMap((e) => e.path.match(path)?.[1] ?? []));
+  } catch (err) {
+    if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
+    return null;
+  }
+}
+
+/**
+ * The values of the owned AstDB keys that are there (an absent key is not in the map): one listing of the
+ * families the console writes, shared with the apply's backup and AstDB step in the same session (host.ts);
+ * null when Asterisk does not answer.
+ */
+async function ownedKeys(remote: PbxRemote, paths: Set<string>): Promise<Map<string, string> | null> {
+  try {
+    const out = new Map<string, string>();
+    // The policy's values are single words: a value the listing padded reads right once trimmed.
+    for (const e of await remote.astdbFamilyEntries()) if (paths.has(e.path)) out.set(e.path, e.value.trimEnd());
+    return out;
   } catch (err) {
     if (!(err instanceof ServiceError || err instanceof UnsafeValueError)) throw err;
     return null;
@@ -252,7 +282,7 @@ function resolve(v: Value | typeof EMPTY_OR_NULL, ids: Ids): string | null | und
   }
   if (isExpr(v)) {
     if (v.sql === TRUNK_ID.sql || v.sql === "CAST(@tid AS CHAR)") return ids.tid;
-    if (v.sql === ROUTE_ID.sql) return ids.rid;
+    if (v.sql === ROUTE_ID.sql || v.sql === ROUTE_ID_TEXT.sql) return ids.rid;
     return undefined;
   }
   return v === null ? null : String(v);
@@ -279,7 +309,8 @@ export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] 
   for (const row of o.rows) {
     const current = liveRowOf(live, row, ids);
     for (const [col, v] of Object.entries(row.owned)) {
-      const from = current ? (current[col] ?? null) : null;
+      // An absent row that already means the owned value (a route's `dontcare` recording) is no change.
+      const from = current ? (current[col] ?? null) : (row.absent?.[col] ?? null);
       let to: string | null;
       if (typeof v === "object" && v !== null && "result" in v) to = v.result(from);
       else if (isExpr(v) && v.ref) to = refText(v, ids);
@@ -294,6 +325,12 @@ export function diffObject(o: PbxObject, live: LiveDb, ids: Ids): FieldChange[] 
     const id = resolve(k.id, ids);
     const current = id ? live.keywords[k.table].get(id) : undefined;
     for (const [kw, v] of k.owned) push(`${k.table}.${kw}`, current?.get(kw) ?? null, v);
+  }
+  // Owned AstDB keys, when they could be read (an extension's recording policy); an absent key that already
+  // acts as the console's value is no change (the deploy still writes it with Core's other keys).
+  for (const a of live.ownedAstdb ? (o.astdb ?? []) : []) {
+    const now = live.ownedAstdb?.get(`/${a.family}/${a.key}`) ?? null;
+    if (now !== null || a.absent !== a.value) push(`${a.family}/${a.key}`, now, a.value);
   }
   for (const l of o.lists) {
     const parent = Object.entries(l.parent).map(([c, v]) => [c, resolve(v, ids)] as const);

@@ -64,7 +64,7 @@ export function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
     const now = pbxId ? find(live, t.table, [t.idColumn], [pbxId])?.[t.nameColumn] : undefined;
     if (record && now !== undefined && now !== ref.name) note = `Renamed from ${now} (id ${pbxId})`;
   } else {
-    exists = o.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
+    exists = o.rows.some((row) => !row.companion && liveRowOf(live, row, ids) !== undefined);
   }
   // Destinations to IVRs and announcements are compared with the ids those have on the PBX.
   ids.refs = live.refs;
@@ -74,7 +74,7 @@ export function planSsh(m: Matched, live: LiveDb): PlanEntry | PlanRefused {
   let adoptMoved = false;
   if (from !== null && KEY_CHANGE[o.kind] === "move") {
     const old = movedObject(o, from);
-    const oldExists = old.rows.some((row) => liveRowOf(live, row, ids) !== undefined);
+    const oldExists = old.rows.some((row) => !row.companion && liveRowOf(live, row, ids) !== undefined);
     if (oldExists && exists)
       return {
         kind: o.kind as DeployKind,

@@ -25,6 +25,7 @@ import { ServiceError } from "../../clients/http";
 import type { Deps } from "../../core/deps";
 import { Conflict, Invalid, NotFound } from "../../core/errors";
 import { fieldErrors } from "../../core/validate";
+import { closingWith } from "../audio";
 import { type PbxRemote, withPbxHost } from "../host/host";
 import { LANGUAGE_RE, parseStored, SOUND_FILE_RE, type SoundFile, STORE_EXIT, soundStoreInput } from "../host/sounds";
 import { int, str } from "../host/sql";
@@ -348,35 +349,6 @@ export async function recordingAudio(
     { operation: "Reading the recording on the PBX", deadlineMs: READ_DEADLINE_MS, keepOpen: true },
   );
   return { ...found, stream: closingWith(found.stream, () => host.close()) };
-}
-
-/** `source` passed on as it is read; `close` runs once when it ends, fails or is cancelled. */
-function closingWith(source: ReadableStream<Uint8Array>, close: () => Promise<void>): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let closed = false;
-  const end = () => {
-    if (closed) return;
-    closed = true;
-    close().catch(() => {});
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          end();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (err) {
-        end();
-        controller.error(err);
-      }
-    },
-    async cancel(reason) {
-      await reader.cancel(reason).catch(() => {});
-      end();
-    },
-  });
 }
 
 /** The audit's one line of an upload. */

@@ -3,10 +3,14 @@
  * tables (preferred: it sees trunks and secrets), else extensions through
  * GraphQL `fetchAllExtensions`. Trunks are not in FreePBX's API at all.
  */
+
+import type { ExtensionRecordingField } from "../../../shared/recording-policy";
 import type { Deps } from "../../core/deps";
 import { Invalid } from "../../core/errors";
 import { type ClientDeps, clients } from "../../integrations/outside";
 import { withPbxHost } from "../host/host";
+import { GQL_RECORDING_FIELDS, gqlRecording } from "../plan/graphql";
+import { recordingOf, recordingPolicies } from "./recording";
 
 /** What reading the PBX needs: the credentials, over SSH or through the FreePBX API client. */
 export type PbxReadDeps = ClientDeps;
@@ -16,6 +20,11 @@ export interface PbxExtension {
   name: string | null;
   voicemail: boolean;
   secret: string | null;
+  /**
+   * Its recording policy (AstDB `AMPUSER/<n>/recording/…`, read as the console holds values: ADR 0061); null when
+   * it could not be read (Asterisk did not answer): the import then keeps the console's.
+   */
+  recording: Record<ExtensionRecordingField, string> | null;
 }
 export interface PbxTrunk {
   name: string;
@@ -68,10 +77,14 @@ export function pbxReadPath(deps: Pick<Deps, "credentials">, what: ReadWhat): "s
  */
 export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh" | "graphql"; rows: PbxExtension[] }> {
   if (deps.credentials.isConfigured("ssh")) {
-    const rows = await withPbxHost(deps, (host) => host.selectHex(EXTENSIONS_SQL), {
-      operation: "Reading the PBX's extensions",
-      deadlineMs: 120_000,
-    });
+    const [rows, astdb] = await withPbxHost(
+      deps,
+      (host) =>
+        // The tables and AstDB at once, each over its own channel of the session.
+        Promise.all([host.selectHex(EXTENSIONS_SQL), host.astdbFamilyEntries().catch(() => null)]),
+      { operation: "Reading the PBX's extensions", deadlineMs: 120_000 },
+    );
+    const policy = astdb ? recordingPolicies(astdb) : null;
     return {
       via: "ssh",
       rows: rows.map(([ext, name, vm, secret]) => ({
@@ -79,6 +92,7 @@ export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh"
         name: name ?? null,
         voicemail: Boolean(vm) && vm !== "novm",
         secret: secret ?? null,
+        recording: policy ? recordingOf(policy.get(ext ?? "")) : null,
       })),
     };
   }
@@ -89,12 +103,17 @@ export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh"
           | {
               extensionId: string;
               tech: string;
-              user: { name: string | null; voicemail: string | null; extPassword: string | null } | null;
+              user:
+                | ({ name: string | null; voicemail: string | null; extPassword: string | null } & Record<
+                    string,
+                    string | null
+                  >)
+                | null;
             }[]
           | null;
       } | null;
     }>(
-      "query { fetchAllExtensions { status message extension { extensionId tech user { name voicemail extPassword } } } }",
+      `query { fetchAllExtensions { status message extension { extensionId tech user { name voicemail extPassword ${GQL_RECORDING_FIELDS} } } } }`,
     );
     const list = data.fetchAllExtensions?.extension ?? [];
     return {
@@ -104,6 +123,7 @@ export async function readPbxExtensions(deps: PbxReadDeps): Promise<{ via: "ssh"
         name: e.user?.name ?? null,
         voicemail: Boolean(e.user?.voicemail) && e.user?.voicemail !== "novm",
         secret: e.user?.extPassword ?? null,
+        recording: e.user ? gqlRecording(e.user) : null,
       })),
     };
   }

@@ -58,6 +58,7 @@ import {
   readPbxRingGroups,
 } from "./call-groups";
 import { type PbxExtension, type PbxReadDeps, type PbxTrunk, readPbxExtensions, readPbxTrunks } from "./read";
+import { type RecordingValues, recordingValues } from "./recording";
 
 /** A PBX object as read for an import. */
 type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue | PbxCallFlow;
@@ -65,7 +66,7 @@ type PbxRow = PbxExtension | PbxTrunk | PbxRingGroup | PbxQueue | PbxCallFlow;
 export type SyncPlanDeps = PbxReadDeps & Pick<Deps, "db" | "box" | "now">;
 
 /** What the import writes into a console extension (the secret in clear: sealed when written). */
-export interface ExtensionValues {
+export interface ExtensionValues extends RecordingValues {
   name: string;
   voicemail: boolean;
   /** Only when the PBX has one (else the console keeps its own). */
@@ -200,9 +201,10 @@ export function planExtensionsImport(
     }
     const name = (p.name ?? "").trim() || `Extension ${p.extension}`;
     const label = `${p.extension} - ${name}`;
-    const values: ExtensionValues = { name, voicemail: p.voicemail, ...(p.secret ? { secret: p.secret } : {}) };
     const record = records.get(p.extension);
     const current = mine.get(p.extension);
+    const rec = recordingValues(p.recording, current);
+    const values: ExtensionValues = { name, voicemail: p.voicemail, ...(p.secret ? { secret: p.secret } : {}), ...rec };
     const invalid = validatorProblem(extensionSchema, { extension: p.extension, ...values, secret: p.secret });
     // The number rule's message names the number already.
     const reason = invalid
@@ -308,8 +310,6 @@ export function planTrunksImport(
   }
   return entries;
 }
-
-// ---------- the plan ----------
 
 // ---------- ring groups and queues (call-groups.ts) ----------
 

@@ -4,7 +4,7 @@ import { AudioLines, Server } from "lucide-react";
 import { useEffect } from "react";
 import { serverInfoQuery } from "@/features/auth/api";
 import { useRole } from "@/hooks/use-role";
-import { navGroupsFor } from "@/lib/nav";
+import { navGroupsFor, navItemFor } from "@/lib/nav";
 import {
   Sidebar,
   SidebarContent,
@@ -25,6 +25,8 @@ export function AppSidebar() {
   const { setOpenMobile } = useSidebar();
   const info = useQuery(serverInfoQuery());
   const groups = navGroupsFor(useRole());
+  // A sub-page (a call's detail) lights up the screen it belongs to.
+  const active = navItemFor(pathname);
 
   // The mobile sheet closes whenever the route changes.
   // biome-ignore lint/correctness/useExhaustiveDependencies: pathname is the trigger, not a value used.
@@ -60,7 +62,7 @@ export function AppSidebar() {
               <SidebarMenu>
                 {group.items.map((item) => (
                   <SidebarMenuItem key={item.url}>
-                    <SidebarMenuButton asChild isActive={pathname === item.url} tooltip={item.title}>
+                    <SidebarMenuButton asChild isActive={active?.url === item.url} tooltip={item.title}>
                       <Link to={item.url} activeOptions={{ exact: true }}>
                         <item.icon />
                         <span>{item.title}</span>

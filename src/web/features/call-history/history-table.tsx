@@ -1,8 +1,9 @@
 /**
  * The call history as a table: one row per call (its CDR legs grouped by linkedid, or by uniqueid in a
  * table without one), newest first. Only the rows near the viewport are mounted (spacer rows keep the
- * table's height), so thousands of loaded calls scroll like fifty.
+ * table's height), so thousands of loaded calls scroll like fifty. Each call's time links to its detail page.
  */
+import { Link } from "@tanstack/react-router";
 import { VirtualTable } from "@/components/virtual-table";
 import type { CdrCall } from "../../../shared/live";
 import { formatDuration } from "../calls/format";
@@ -18,9 +19,19 @@ function callCells(c: CdrCall) {
   return (
     <>
       <td className="whitespace-nowrap px-3 py-2">
-        <time dateTime={c.startedAt} title={c.startedAt}>
-          {new Date(c.startedAt).toLocaleString()}
-        </time>
+        {/* Not preloaded on hover: a call's detail reads the PBX (its recording), not worth it per row passed over. */}
+        <Link
+          to="/call-history/$linkedid"
+          params={{ linkedid: c.id }}
+          preload={false}
+          data-testid="call-detail-link"
+          className="font-medium text-primary underline-offset-4 hover:underline"
+        >
+          <time dateTime={c.startedAt} title={c.startedAt}>
+            {new Date(c.startedAt).toLocaleString()}
+          </time>
+          <span className="sr-only">: call details</span>
+        </Link>
       </td>
       <td className="max-w-48 px-3 py-2">
         <PartyCell party={c.from} />

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { DestinationOptions } from "@/components/destination-options";
 import { ControlledSelect } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
+import { RecordingHint, RecordingSelect } from "@/components/recording-field";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { destinationsQuery } from "@/features/routing/api";
@@ -22,9 +23,10 @@ const DEFAULTS: InboundInput = {
   didNumber: "",
   destination: "",
   destinationType: "extension",
+  recording: "dontcare",
 };
 // No trunk field: FreePBX matches an inbound route by its DID only, never by the trunk (ADR 0037).
-const FIELDS = ["description", "didNumber", "destination", "destinationType"] as const;
+const FIELDS = ["description", "didNumber", "destination", "destinationType", "recording"] as const;
 
 const toBody = (values: InboundOutput): NewInboundRoute => values;
 
@@ -35,6 +37,7 @@ const toForm = (r: InboundRoute): InboundInput => ({
   didNumber: r.didNumber ?? "",
   destination: r.destination,
   destinationType: r.destinationType,
+  recording: r.recording,
 });
 
 /** The destination's suggestions for what its field holds: they alone render again as one types, not the form. */
@@ -122,6 +125,15 @@ export function AddInboundRouteDialog({ editing, onClose }: { editing?: InboundR
           kind={destinationType}
           items={destinations.data?.items}
         />
+      </div>
+      <div className="grid gap-2">
+        <RecordingSelect
+          control={form.control}
+          name="recording"
+          label="Call recording"
+          error={errors.recording?.message}
+        />
+        <RecordingHint />
       </div>
     </FormDialog>
   );

@@ -5,6 +5,7 @@ import { Controller, type DefaultValues, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { SelectField } from "@/components/form-fields";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
+import { RecordingHint, RecordingSelect } from "@/components/recording-field";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { trunksQuery } from "@/features/trunks/api";
@@ -17,8 +18,14 @@ import { DialPatternEditor } from "./dial-pattern-editor";
 type OutboundInput = z.input<typeof outboundRouteSchema>;
 
 const DEFAULT_TEMPLATE: RouteTemplate["id"] = "custom";
-const DEFAULTS: DefaultValues<OutboundInput> = { name: "", dialPatterns: [], trunkId: undefined, routeOrder: 0 };
-const FIELDS = ["name", "dialPatterns", "trunkId", "routeOrder"] as const;
+const DEFAULTS: DefaultValues<OutboundInput> = {
+  name: "",
+  dialPatterns: [],
+  trunkId: undefined,
+  routeOrder: 0,
+  recording: "dontcare",
+};
+const FIELDS = ["name", "dialPatterns", "trunkId", "routeOrder", "recording"] as const;
 const TEMPLATE_OPTIONS = ROUTE_TEMPLATES.map((t) => ({ value: t.id, label: t.label }));
 
 /** The route being edited as the form's values (its dial order is not the form's: it stays). */
@@ -27,6 +34,7 @@ const toForm = (r: OutboundRoute): OutboundInput => ({
   dialPatterns: r.dialPatterns,
   trunkId: r.trunkId,
   routeOrder: r.routeOrder,
+  recording: r.recording,
 });
 
 /**
@@ -126,6 +134,15 @@ export function AddOutboundRouteDialog({
           </div>
         )}
       />
+      <div className="grid gap-2">
+        <RecordingSelect
+          control={form.control}
+          name="recording"
+          label="Call recording"
+          error={errors.recording?.message}
+        />
+        <RecordingHint />
+      </div>
     </FormDialog>
   );
 }

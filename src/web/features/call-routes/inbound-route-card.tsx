@@ -2,6 +2,7 @@ import { PhoneIncoming } from "lucide-react";
 import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
 import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { DeleteButton } from "@/components/list-kit";
+import { RecordingBadge } from "@/components/recording-badge";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { EditInboundRouteDialog } from "@/forms/inventory-deferred";
@@ -54,6 +55,7 @@ export function InboundRouteCard({
           <span className="font-medium">
             → {destinationLabel({ kind: route.destinationType, target: route.destination })}
           </span>
+          <RecordingBadge mode={route.recording} />
         </CardContent>
       </Card>
     </li>

@@ -3,6 +3,7 @@ import { Can } from "@/components/can";
 import { ConfirmDeleteDialog } from "@/components/confirm-delete-dialog";
 import { EditButton, EditDialogSlot, useEditDialog } from "@/components/edit-button";
 import { DeleteButton } from "@/components/list-kit";
+import { RecordingBadge } from "@/components/recording-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
@@ -112,6 +113,7 @@ export function OutboundRouteCard({
           <span className="flex items-center gap-1.5 text-muted-foreground text-sm">
             <Network className="size-4" aria-hidden />
             via {trunkName}
+            <RecordingBadge mode={route.recording} />
           </span>
         </CardContent>
       </Card>

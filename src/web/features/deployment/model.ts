@@ -1,9 +1,9 @@
 /** Deploy targets, their toast texts and the normalised result of one run. */
 import { serverMessage } from "@/lib/error-text";
-import type { Job, JobTarget } from "../../../shared/jobs";
+import type { DeployJobTarget, Job } from "../../../shared/jobs";
 import type { DeployAllResponse, DeployGroupResult, DeployResponse, ReloadResult } from "../../../shared/pbx";
 
-export type DeployTarget = JobTarget;
+export type DeployTarget = DeployJobTarget;
 
 interface TargetText {
   /** Success toast title. */
@@ -103,7 +103,7 @@ export function runToast(run: DeployRun): { title: string; description: string; 
 
 /** A finished deployment job as a run: its final summary, or null when it ended without one (an error). */
 export function jobRun(job: Job): DeployRun | null {
-  if (job.kind !== "deploy" || !job.summary) return null;
+  if (job.kind !== "deploy" || job.target === "recordings" || !job.summary) return null;
   const at = job.finishedAt ? new Date(job.finishedAt) : new Date();
   return toRun(job.target, job.summary as DeployResponse | DeployAllResponse, at);
 }

@@ -1,5 +1,6 @@
 import { Controller } from "react-hook-form";
 import { FormDialog, useFormDialog } from "@/components/form-kit";
+import { RecordingHint, RecordingSelect } from "@/components/recording-field";
 import { FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -7,8 +8,35 @@ import { Switch } from "@/components/ui/switch";
 import { type Extension, extensionSchema } from "../../../shared/inventory";
 import { useCreateExtension, useUpdateExtension } from "./api";
 
-const FIELDS = ["extension", "name", "email", "secret", "voicemail"] as const;
-const DEFAULTS = { extension: "", name: "", email: "", secret: "", voicemail: false };
+const RECORDING_FIELDS = [
+  "recordingInExternal",
+  "recordingOutExternal",
+  "recordingInInternal",
+  "recordingOutInternal",
+  "recordingOnDemand",
+] as const;
+const FIELDS = ["extension", "name", "email", "secret", "voicemail", ...RECORDING_FIELDS] as const;
+/** A new extension gets FreePBX's own recording defaults. */
+const DEFAULTS = {
+  extension: "",
+  name: "",
+  email: "",
+  secret: "",
+  voicemail: false,
+  recordingInExternal: "dontcare",
+  recordingOutExternal: "dontcare",
+  recordingInInternal: "dontcare",
+  recordingOutInternal: "dontcare",
+  recordingOnDemand: "disabled",
+} as const;
+
+/** The recording selects: each direction as FreePBX's Extensions page names it. */
+const DIRECTIONS = [
+  ["recordingInExternal", "Inbound external calls"],
+  ["recordingOutExternal", "Outbound external calls"],
+  ["recordingInInternal", "Inbound internal calls"],
+  ["recordingOutInternal", "Outbound internal calls"],
+] as const;
 
 /** The extension being edited as the form's values; the secret stays blank (blank keeps the stored one). */
 const toForm = (e: Extension) => ({
@@ -17,6 +45,11 @@ const toForm = (e: Extension) => ({
   email: e.email ?? "",
   secret: "",
   voicemail: e.voicemail,
+  recordingInExternal: e.recordingInExternal,
+  recordingOutExternal: e.recordingOutExternal,
+  recordingInInternal: e.recordingInInternal,
+  recordingOutInternal: e.recordingOutInternal,
+  recordingOnDemand: e.recordingOnDemand,
 });
 
 /**
@@ -51,7 +84,18 @@ export function AddExtensionDialog({ editing, onClose }: { editing?: Extension; 
       }
       submitLabel={editing ? "Save Changes" : "Create Extension"}
       onSubmit={dialog.submit((v) => {
-        const body = { extension: v.extension, name: v.name, email: v.email, voicemail: v.voicemail, secret: v.secret };
+        const body = {
+          extension: v.extension,
+          name: v.name,
+          email: v.email,
+          voicemail: v.voicemail,
+          secret: v.secret,
+          recordingInExternal: v.recordingInExternal,
+          recordingOutExternal: v.recordingOutExternal,
+          recordingInInternal: v.recordingInInternal,
+          recordingOutInternal: v.recordingOutInternal,
+          recordingOnDemand: v.recordingOnDemand,
+        };
         if (editing) update.mutate({ ...body, id: editing.id });
         else create.mutate(body);
       })}
@@ -105,6 +149,28 @@ export function AddExtensionDialog({ editing, onClose }: { editing?: Extension; 
           </div>
         )}
       />
+      <fieldset className="grid gap-3 rounded-md border p-3" aria-describedby="extension-recording-hint">
+        <legend className="px-1 font-medium text-sm">Call recording</legend>
+        <div className="grid gap-3 sm:grid-cols-2">
+          {DIRECTIONS.map(([name, label]) => (
+            <RecordingSelect
+              key={name}
+              control={form.control}
+              name={name}
+              label={label}
+              error={errors[name]?.message}
+            />
+          ))}
+          <RecordingSelect
+            control={form.control}
+            name="recordingOnDemand"
+            label="On-demand recording"
+            error={errors.recordingOnDemand?.message}
+            onDemand
+          />
+        </div>
+        <RecordingHint id="extension-recording-hint" />
+      </fieldset>
     </FormDialog>
   );
 }

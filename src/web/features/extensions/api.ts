@@ -15,6 +15,7 @@ import type {
   ExtensionBulkUpdateResult,
 } from "../../../shared/extensions-bulk";
 import type { Extension, extensionSchema, ProvisioningResponse } from "../../../shared/inventory";
+import type { ExtensionRecordingField } from "../../../shared/recording-policy";
 import type { DeleteAnswer } from "../../../shared/safe-delete";
 
 /** The cloud push service the web dialer reads extension configs from. */
@@ -23,7 +24,7 @@ export const DIALER_SERVICE = "Web Dialer";
 /** What Add Extension sends: the schema's fields the dialog edits (the server fills the others in). */
 export type NewExtension = Pick<
   z.output<typeof extensionSchema>,
-  "extension" | "name" | "email" | "voicemail" | "secret"
+  "extension" | "name" | "email" | "voicemail" | "secret" | ExtensionRecordingField
 >;
 
 export const extensionsQuery = () => queryOptions<Extension[]>({ queryKey: queryKeys.extensions });
