@@ -4,7 +4,8 @@
  * message appears through the API within seconds (with the mailbox's `voicemail-updated` on the WebSocket, from
  * Asterisk's MWI), its audio is the WAV app_voicemail wrote (whole, a range 206, a bad range 416), Move to Old
  * moves its files in the spool, and Delete removes them. A greeting uploaded through the console becomes
- * `<mailbox>/unavail.wav`, 8 kHz mono 16-bit as sox reads it, owned by asterisk.
+ * `<mailbox>/unavail.wav`, 8 kHz mono 16-bit as sox reads it, owned by asterisk, and the next caller hears it (CEL
+ * records app_voicemail playing that file).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
@@ -13,7 +14,7 @@ import type { VoicemailMessages } from "../../src/shared/voicemail";
 import { toneWav } from "../helpers/wav";
 import { consoleForFile } from "./console";
 import type { Softphone } from "./softphone";
-import { cli, sh, until } from "./testbed";
+import { cli, sh, sql, until } from "./testbed";
 
 const { pbx, phone } = consoleForFile({ cdr: false });
 
@@ -164,7 +165,7 @@ describe("a voicemail left by a real call", () => {
     expect((await pbx.call("DELETE", `/api/voicemail/2901/messages/${id}`)).status).toBe(404);
   });
 
-  test("a greeting uploaded through the console is <mailbox>/unavail.wav, 8 kHz mono 16-bit, asterisk's", async () => {
+  test("a greeting uploaded through the console is <mailbox>/unavail.wav, 8 kHz mono 16-bit, asterisk's, and the next caller hears it", async () => {
     const form = new FormData();
     form.append("file", new Blob([toneWav({ rate: 44_100, channels: 2, seconds: 2 })]), "away.wav");
     const res = await fetch(`${pbx.bin.base}/api/voicemail/2901/greetings/unavail`, {
@@ -187,5 +188,23 @@ describe("a voicemail left by a real call", () => {
     // Asterisk reads it as a sound it can play: the greeting app_voicemail plays for an unanswered call.
     expect(await cli(`file convert ${file} /tmp/pbx-vm-greeting-check.gsm`)).toMatch(/Converted/);
     await sh(["rm", "-f", "/tmp/pbx-vm-greeting-check.gsm"]);
-  });
+    // The next caller hears it: CEL records the voicemail application playing this file, not the number read out.
+    const from = caller.events.length;
+    await caller.dial("2901");
+    await caller.waitFor("CALL_ESTABLISHED", { since: from, ms: 60_000 });
+    const played = await until(
+      "the greeting played to the caller",
+      async () => {
+        const rows = await sql(
+          "asteriskcdrdb",
+          "SELECT extra FROM cel WHERE eventtype = 'STREAM_BEGIN' AND appname = 'VoiceMail' ORDER BY id DESC LIMIT 20",
+        );
+        return rows.find((r) => /\/2901\/unavail"/.test(String(r[0]))) ? rows : undefined;
+      },
+      60_000,
+    );
+    expect(played.length).toBeGreaterThan(0);
+    await caller.hangup();
+    await caller.waitFor("CALL_CLOSED", { since: from });
+  }, 180_000);
 });
