@@ -166,6 +166,12 @@ describe("a call's records in words", () => {
     };
     expect(celTransfers([blind])).toEqual([{ at: expect.any(String), kind: "blind", by: "2502", to: "2503" }]);
     expect(celEvents([blind])[0]?.text).toBe("2502 transferred the call to 2503");
+    const elsewhere = {
+      ...row,
+      eventtype: "HANGUP",
+      extra: '{"hangupcause":26,"hangupsource":"","dialstatus":"CANCEL"}',
+    };
+    expect(celEvents([elsewhere])[0]?.text).toBe("2502 hung up (answered elsewhere), dial status CANCEL");
   });
 
   test("a recording's name is found where FreePBX's cdr module looks, and nowhere else", () => {

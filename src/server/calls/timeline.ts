@@ -108,6 +108,7 @@ const CAUSES: Record<string, string> = {
   "18": "no answer",
   "19": "no answer",
   "21": "rejected",
+  "26": "answered elsewhere",
   "1": "unknown number",
   "34": "no circuit",
   "38": "network out of order",
