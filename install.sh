@@ -446,6 +446,8 @@ SERVER_ADDRESS=$ADDRESS
 # reverse proxy's name. Any other Host is refused (421) against DNS rebinding;
 # loopback, this machine's addresses and SERVER_ADDRESS are always accepted.
 #PUBLIC_HOSTNAMES=pbx.example.com
+# A reverse proxy in front (its X-Forwarded-For is believed only from these addresses/networks):
+#TRUSTED_PROXIES=127.0.0.1
 EOF
 	say "  wrote $ENV_PATH"
 else

@@ -617,3 +617,159 @@ export const tableVersions = sqliteTable("table_versions", {
   name: text("name").primaryKey(),
   version: integer("version").notNull().default(0),
 });
+
+// ---- The console watching itself and the PBX (alerts, test calls, off-site backups) ----
+
+const updatedAt = () => integer("updated_at", { mode: "timestamp_ms" }).notNull();
+
+/**
+ * Where alerts are sent: e-mail (SMTP), Slack, Telegram or a signed webhook. `settings` holds what is not
+ * secret (SMTP host, port, security, user, sender, recipients; a Telegram chat id; a webhook URL); `secret` the
+ * sealed part (SMTP password, a Slack incoming-webhook URL, a Telegram bot token, a webhook signing secret),
+ * never returned.
+ */
+export const alertChannels = sqliteTable("alert_channels", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  kind: text("kind", { enum: ["email", "slack", "telegram", "webhook"] }).notNull(),
+  settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  secret: text("secret"),
+  enabled: bool("enabled", true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** What is watched, how long a condition lasts before it fires, how often it repeats, and where it goes. */
+export const alertRules = sqliteTable("alert_rules", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  /** The condition (src/shared/alerts.ts), e.g. `trunk-unregistered`, `disk-usage`, `test-call-failed`. */
+  kind: text("kind").notNull(),
+  /** The condition's parameters (seconds, percent, days, count…), checked by the kind's schema. */
+  params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  channelIds: text("channel_ids", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+  /** Minutes between repeats while the alert lasts; 0 sends it once. */
+  repeatMinutes: integer("repeat_minutes").notNull().default(60),
+  enabled: bool("enabled", true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** One alert: a rule's condition on one subject (a trunk, an extension, a disk) from firing to resolved. */
+export const alertEvents = sqliteTable(
+  "alert_events",
+  {
+    id: id(),
+    ruleId: integer("rule_id").references(() => alertRules.id, { onDelete: "set null" }),
+    /** The rule's name and kind when it fired (kept when the rule is deleted). */
+    ruleName: text("rule_name").notNull(),
+    kind: text("kind").notNull(),
+    /** What it is about, stable while it lasts: `trunk:telnyx`, `extension:2501`, `disk:/`. */
+    subject: text("subject").notNull(),
+    message: text("message").notNull(),
+    state: text("state", { enum: ["firing", "resolved"] }).notNull(),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    lastNotifiedAt: integer("last_notified_at", { mode: "timestamp_ms" }),
+    notifications: integer("notifications").notNull().default(0),
+    resolvedAt: integer("resolved_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    index("alert_events_rule_idx").on(t.ruleId, t.subject, t.state),
+    index("alert_events_started_idx").on(t.startedAt),
+  ],
+);
+
+/** Each message sent (or tried) to a channel: an alert's firing, repeat and resolved messages, and tests. */
+export const alertDeliveries = sqliteTable(
+  "alert_deliveries",
+  {
+    id: id(),
+    eventId: integer("event_id").references(() => alertEvents.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id").references(() => alertChannels.id, { onDelete: "set null" }),
+    what: text("what", { enum: ["firing", "repeat", "resolved", "test"] }).notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    error: text("error"),
+  },
+  (t) => [index("alert_deliveries_event_idx").on(t.eventId), index("alert_deliveries_at_idx").on(t.at)],
+);
+
+/** A test call placed on a schedule through the manager interface: answered in time, audio flowing. */
+export const testCalls = sqliteTable("test_calls", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  /** What is dialled (an echo test, an IVR, an AI assistant's number) in `context`. */
+  number: text("number").notNull(),
+  context: text("context").notNull().default("from-internal"),
+  intervalMinutes: integer("interval_minutes").notNull().default(15),
+  answerWithinSeconds: integer("answer_within_seconds").notNull().default(10),
+  /** How long the answered call is held while its media is measured. */
+  listenSeconds: integer("listen_seconds").notNull().default(5),
+  enabled: bool("enabled", true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** Each run of a test call. */
+export const testCallResults = sqliteTable(
+  "test_call_results",
+  {
+    id: id(),
+    testCallId: integer("test_call_id")
+      .notNull()
+      .references(() => testCalls.id, { onDelete: "cascade" }),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    answered: integer("answered", { mode: "boolean" }).notNull(),
+    answerMs: integer("answer_ms"),
+    durationMs: integer("duration_ms").notNull(),
+    rxPackets: integer("rx_packets"),
+    txPackets: integer("tx_packets"),
+    lossPercent: integer("loss_percent"),
+    jitterMs: integer("jitter_ms"),
+    error: text("error"),
+  },
+  (t) => [index("test_call_results_idx").on(t.testCallId, t.at)],
+);
+
+/** Where backups are copied off the VPS: an S3-compatible bucket or an SFTP server. */
+export const backupTargets = sqliteTable("backup_targets", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  kind: text("kind", { enum: ["s3", "sftp"] }).notNull(),
+  /** Endpoint, region, bucket, prefix (S3); host, port, user, directory, host key fingerprint (SFTP). */
+  settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** The sealed credential (S3 secret access key, SFTP password or private key), never returned. */
+  secret: text("secret"),
+  /** How many copies of each source are kept there. */
+  keep: integer("keep").notNull().default(14),
+  /** Whether the PBX backups a deploy takes are copied too. */
+  includePbx: bool("include_pbx", true),
+  enabled: bool("enabled", true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** Each copy sent to a target (and whether it is still there). */
+export const backupUploads = sqliteTable(
+  "backup_uploads",
+  {
+    id: id(),
+    targetId: integer("target_id")
+      .notNull()
+      .references(() => backupTargets.id, { onDelete: "cascade" }),
+    source: text("source", { enum: ["console", "pbx"] }).notNull(),
+    /** The object's name at the target. */
+    name: text("name").notNull(),
+    bytes: integer("bytes"),
+    /** SHA-256 of the encrypted object as uploaded. */
+    sha256: text("sha256"),
+    /** The id of the off-site key the object is encrypted with (its header says so too; ADR 0064). */
+    keyId: text("key_id"),
+    state: text("state", { enum: ["running", "ok", "failed", "deleted"] }).notNull(),
+    error: text("error"),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("backup_uploads_target_idx").on(t.targetId, t.startedAt)],
+);

@@ -39,6 +39,7 @@ import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
 import { type AuditDraft, auditAfter, auditBefore, auditSpecOf } from "./transport/audit";
+import { clientAddress, trustedProxies } from "./transport/client-address";
 import { compressAnswer, compressible } from "./transport/encoding";
 import { type HeaderPolicy, setApiHeaders } from "./transport/headers";
 import { guardRoutes, HostAllowList, isLoopbackHost } from "./transport/hosts";
@@ -273,8 +274,12 @@ export function createApp(opts: AppOptions) {
     }
   }
 
-  /** The TCP peer, never a forwarded header (the throttle, the failed sign-in log and the audit key on it). */
-  const clientIpOf = (req: Request) => server.requestIP(req)?.address ?? null;
+  /**
+   * The client's address (the throttle, the failed sign-in log, the audit and firewall actions key on it): the TCP
+   * peer, or behind a trusted proxy the address that proxy forwarded (ADR 0069).
+   */
+  const proxies = trustedProxies(opts.config.trustedProxies);
+  const clientIpOf = (req: Request) => clientAddress(server.requestIP(req)?.address ?? null, req.headers, proxies);
 
   const withHeaders = (res: Response) => {
     setApiHeaders(res.headers, policy);

@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { parseNetwork } from "./transport/client-address";
 
 /**
  * Start-up configuration from environment variables, validated once. A bad value
@@ -35,6 +36,13 @@ const wholeNumber =
   (v) =>
     v === "" || (/^\d+$/.test(v) && v.length <= digits && Number(v) >= min && Number(v) <= max) ? null : message;
 
+/** A comma-separated list's entries, trimmed, without empty ones. */
+const listOf = (v: string) =>
+  v
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+
 /** Each variable: whether it is trimmed, then its rules (the first that fails is the message). */
 const VARIABLES: Record<string, { trim: boolean; rules: Rule[] }> = {
   PORT: { trim: false, rules: [] },
@@ -47,6 +55,16 @@ const VARIABLES: Record<string, { trim: boolean; rules: Rule[] }> = {
   PUBLIC_HOSTNAMES: {
     trim: true,
     rules: [maxLength(2000), matches(/^[A-Za-z0-9.:[\], -]*$/, "must be host names or addresses separated by commas")],
+  },
+  TRUSTED_PROXIES: {
+    trim: true,
+    rules: [
+      maxLength(2000),
+      (v) => {
+        const bad = listOf(v).find((entry) => parseNetwork(entry) === null);
+        return bad === undefined ? null : `"${bad}" is not an address or network (address/prefix)`;
+      },
+    ],
   },
   LOG_LEVEL: { trim: false, rules: [oneOf(["info", "silent"], "must be info or silent")] },
   BACKUP_KEEP: {
@@ -110,6 +128,11 @@ export interface Config {
   /** Extra names the console answers to (besides loopback, this machine's addresses, SERVER_ADDRESS): PUBLIC_HOSTNAMES. */
   publicHostnames: string[];
   logRequests: boolean;
+  /**
+   * The reverse proxies (addresses or networks) whose `X-Forwarded-For`/`Forwarded` is believed: TRUSTED_PROXIES
+   * (ADR 0069). Empty: the TCP peer is the client.
+   */
+  trustedProxies: string[];
   /** How many daily backups `DATA_DIR/backups` keeps (BACKUP_KEEP, default 7); 0 turns the schedule off. */
   backupKeep: number;
   /** How many days audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
@@ -162,10 +185,8 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
     tls: e.TLS_CERT && e.TLS_KEY ? { cert: e.TLS_CERT, key: e.TLS_KEY } : null,
     serverLabel: e.SERVER_LABEL || hostname(),
     serverAddress,
-    publicHostnames: (e.PUBLIC_HOSTNAMES ?? "")
-      .split(",")
-      .map((name) => name.trim())
-      .filter((name) => name !== ""),
+    publicHostnames: listOf(e.PUBLIC_HOSTNAMES ?? ""),
+    trustedProxies: listOf(e.TRUSTED_PROXIES ?? ""),
     logRequests: e.LOG_LEVEL !== "silent",
     backupKeep: e.BACKUP_KEEP ? Number(e.BACKUP_KEEP) : 7,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS ? Number(e.AUDIT_RETENTION_DAYS) : 365,

@@ -63,7 +63,7 @@ export interface RequestContext<B = unknown, Q = unknown> {
   /** The API token's id on routes authenticated by an API token. */
   apiTokenId: number | null;
   app: AppContext;
-  /** The client's address: the TCP peer (`server.requestIP`), never a forwarded header; null when unknown. */
+  /** The client's address: the TCP peer, or behind a trusted proxy the address it forwarded (ADR 0069); null when unknown. */
   clientIp: string | null;
 }
 
