@@ -19,8 +19,15 @@ DEFAULT_CERT=$TLS_DIR/cert.pem
 DEFAULT_KEY=$TLS_DIR/key.pem
 DATA_DIR=/var/lib/$APP
 UNIT_PATH=/etc/systemd/system/$APP.service
+# The updater (docs/decisions/0065): root, started by the path unit when the console stages a release.
+UPDATE_PATH_UNIT=/etc/systemd/system/$APP-update.path
+UPDATE_SERVICE_UNIT=/etc/systemd/system/$APP-update.service
 F2B_FILTER_PATH=/etc/fail2ban/filter.d/$APP.conf
 F2B_JAIL_PATH=/etc/fail2ban/jail.d/$APP.conf
+# The root helper the console bans and trusts through (docs/decisions/0067): a socket only $SVC_GROUP opens.
+F2B_HELPER_SOCKET_UNIT=/etc/systemd/system/$APP-fail2ban.socket
+F2B_HELPER_SERVICE_UNIT=/etc/systemd/system/$APP-fail2ban@.service
+F2B_HELPER_SOCK=/run/$APP-fail2ban.sock
 
 DEFAULT_HOST=0.0.0.0
 DEFAULT_PORT=3000
@@ -45,8 +52,10 @@ Options:
   --fail2ban      Also install a fail2ban filter and jail for failed sign-ins
                   ($F2B_FILTER_PATH, $F2B_JAIL_PATH:
                   5 failures in 10 minutes ban the address for an hour; read from
-                  the journal) and reload fail2ban if it runs. fail2ban itself:
-                  apt-get install fail2ban
+                  the journal) and reload fail2ban if it runs; and the root helper
+                  the attack view bans and trusts networks through ($F2B_HELPER_SOCK,
+                  a systemd socket only the console's group may open). fail2ban
+                  itself: apt-get install fail2ban
   --port N        Port written to a NEW $ENV_PATH (default $DEFAULT_PORT).
   --host ADDR     Listen address written to a NEW $ENV_PATH
                   (default $DEFAULT_HOST). An existing env file is never changed.
@@ -62,6 +71,9 @@ Files:
   $TLS_DIR/{cert,key}.pem        self-signed certificate (made on first install)
   $DATA_DIR                       data directory (0700, owned by $SVC_USER)
   $UNIT_PATH    systemd unit
+  $UPDATE_PATH_UNIT, $APP-update.service
+                  the updater: installs a release the console staged
+                  ($BIN_PATH.previous keeps the binary it replaced)
 
 Examples:
   sudo sh $PROG --binary ./pbx-console   # install or upgrade
@@ -256,13 +268,25 @@ if [ "$UNINSTALL" = 1 ]; then
 				systemctl disable --now "$APP" >/dev/null 2>&1 || warn "could not stop/disable $APP.service"
 				say "  stopped and disabled $APP.service"
 			fi
+			if [ -e "$(r "$UPDATE_PATH_UNIT")" ]; then
+				systemctl disable --now "$APP-update.path" >/dev/null 2>&1 || warn "could not stop $APP-update.path"
+			fi
 		else
 			warn "systemd is not running; not calling systemctl"
 		fi
 	elif [ "$REAL_SYSTEM" = 0 ]; then
 		say "  note: --root given, systemctl not called"
 	fi
-	for p in "$F2B_JAIL_PATH" "$F2B_FILTER_PATH"; do
+	if [ "$USE_SYSTEMD" = 1 ] && systemd_running && [ -e "$(r "$F2B_HELPER_SOCKET_UNIT")" ]; then
+		systemctl disable --now "$APP-fail2ban.socket" >/dev/null 2>&1 || warn "could not stop $APP-fail2ban.socket"
+	fi
+	for p in "$F2B_JAIL_PATH" "$F2B_FILTER_PATH" "$F2B_HELPER_SOCKET_UNIT" "$F2B_HELPER_SERVICE_UNIT"; do
+		if [ -e "$(r "$p")" ]; then
+			rm -f -- "$(r "$p")"
+			say "  removed $p"
+		fi
+	done
+	for p in "$UPDATE_PATH_UNIT" "$UPDATE_SERVICE_UNIT" "$BIN_PATH.previous"; do
 		if [ -e "$(r "$p")" ]; then
 			rm -f -- "$(r "$p")"
 			say "  removed $p"
@@ -448,6 +472,10 @@ SERVER_ADDRESS=$ADDRESS
 #PUBLIC_HOSTNAMES=pbx.example.com
 # A reverse proxy in front (its X-Forwarded-For is believed only from these addresses/networks):
 #TRUSTED_PROXIES=127.0.0.1
+# Prometheus' scrape token for /metrics (16+ characters; one can also be made in Settings).
+#METRICS_TOKEN=
+# The fail2ban jails the attack view shows and bans in (the first running one takes bans).
+#FAIL2BAN_JAILS=asterisk,$APP
 EOF
 	say "  wrote $ENV_PATH"
 else
@@ -510,6 +538,11 @@ mv -f -- "$bin_tmp" "$bin_dest"
 say "  installed $BIN_PATH${bin_note:+ $bin_note}"
 
 # --- systemd unit (always rewritten: it belongs to install.sh)
+# With the fail2ban helper (installed now or by an earlier --fail2ban) the console reaches fail2ban through it.
+F2B_HELPER_ENV=
+if [ "$FAIL2BAN" = 1 ] || [ -e "$(r "$F2B_HELPER_SOCKET_UNIT")" ]; then
+	F2B_HELPER_ENV="Environment=FAIL2BAN_HELPER=$F2B_HELPER_SOCK"
+fi
 CAPS="CapabilityBoundingSet="
 if printf '%s' "$PORT" | grep -Eq '^[0-9]+$' && [ "$PORT" -lt 1024 ]; then
 	CAPS="AmbientCapabilities=CAP_NET_BIND_SERVICE
@@ -528,6 +561,7 @@ Type=simple
 User=$SVC_USER
 Group=$SVC_GROUP
 EnvironmentFile=$ENV_PATH
+$F2B_HELPER_ENV
 ExecStart=$BIN_PATH
 WorkingDirectory=$DATA_DIR
 Restart=on-failure
@@ -556,6 +590,50 @@ $CAPS
 WantedBy=multi-user.target
 EOF
 say "  wrote $UNIT_PATH"
+
+# --- the updater (docs/decisions/0065-self-update.md). The console (its own user, hardened above) only stages
+# a signed release in DATA_DIR/update and writes request.json; the path unit then starts the installed binary
+# as root to check it again, back up the database, swap $BIN_PATH (keeping $BIN_PATH.previous), restart
+# $APP.service and roll back unless /healthz answers the new version within 30 s.
+write_atomic "$UPDATE_PATH_UNIT" 0644 root:root <<EOF
+# Managed by pbx-console's install.sh and overwritten on upgrade.
+[Unit]
+Description=pbx-console updater trigger (the console staged a release)
+
+[Path]
+PathExists=$DATA_DIR/update/request.json
+Unit=$APP-update.service
+
+[Install]
+WantedBy=multi-user.target
+EOF
+write_atomic "$UPDATE_SERVICE_UNIT" 0644 root:root <<EOF
+# Managed by pbx-console's install.sh and overwritten on upgrade.
+[Unit]
+Description=pbx-console updater (installs the staged, signed release; rolls back on failure)
+After=network-online.target
+
+[Service]
+Type=oneshot
+EnvironmentFile=$ENV_PATH
+ExecStart=$BIN_PATH update --apply
+WorkingDirectory=$DATA_DIR
+TimeoutStartSec=10min
+# Root, for the binary (root's) and systemctl; it writes only the binary's folder and the data.
+NoNewPrivileges=true
+ProtectSystem=strict
+ReadWritePaths=${BIN_PATH%/*} $DATA_DIR
+ProtectHome=true
+PrivateTmp=true
+ProtectKernelTunables=true
+ProtectKernelModules=true
+ProtectControlGroups=true
+RestrictSUIDSGID=true
+LockPersonality=true
+RestrictRealtime=true
+SystemCallArchitectures=native
+EOF
+say "  wrote $UPDATE_PATH_UNIT and $UPDATE_SERVICE_UNIT"
 
 # --- fail2ban filter and jail (with --fail2ban; the filter is contrib/fail2ban/pbx-console.conf)
 if [ "$FAIL2BAN" = 1 ]; then
@@ -610,6 +688,55 @@ findtime     = 10m
 bantime      = 1h
 F2B_JAIL
 	say "  wrote $F2B_JAIL_PATH"
+	# The helper: systemd starts `pbx-console fail2ban-helper` as root per connection, the connection its
+	# standard input and output. It takes one checked operation (ban, unban, trust, untrust, read) in the
+	# jails of FAIL2BAN_JAILS and nothing else; fail2ban's own socket stays root's (docs/decisions/0067).
+	write_atomic "$F2B_HELPER_SOCKET_UNIT" 0644 root:root <<F2B_SOCKET
+# Managed by pbx-console's install.sh (--fail2ban) and overwritten on upgrade.
+[Unit]
+Description=pbx-console's fail2ban helper socket (bans and trusted networks from the console)
+
+[Socket]
+ListenStream=$F2B_HELPER_SOCK
+SocketUser=root
+SocketGroup=$SVC_GROUP
+SocketMode=0660
+Accept=yes
+MaxConnections=16
+
+[Install]
+WantedBy=sockets.target
+F2B_SOCKET
+	say "  wrote $F2B_HELPER_SOCKET_UNIT"
+	write_atomic "$F2B_HELPER_SERVICE_UNIT" 0644 root:root <<F2B_SERVICE
+# Managed by pbx-console's install.sh (--fail2ban) and overwritten on upgrade.
+[Unit]
+Description=pbx-console fail2ban helper (one operation)
+
+[Service]
+EnvironmentFile=$ENV_PATH
+ExecStart=$BIN_PATH fail2ban-helper
+StandardInput=socket
+StandardOutput=socket
+StandardError=journal
+RuntimeMaxSec=30
+NoNewPrivileges=true
+ProtectSystem=strict
+ProtectHome=true
+PrivateTmp=true
+PrivateDevices=true
+PrivateNetwork=true
+ProtectKernelTunables=true
+ProtectKernelModules=true
+ProtectControlGroups=true
+RestrictSUIDSGID=true
+RestrictAddressFamilies=AF_UNIX
+LockPersonality=true
+RestrictRealtime=true
+SystemCallArchitectures=native
+CapabilityBoundingSet=
+F2B_SERVICE
+	say "  wrote $F2B_HELPER_SERVICE_UNIT"
 	if [ "$REAL_SYSTEM" = 1 ]; then
 		if ! command -v fail2ban-client >/dev/null 2>&1; then
 			warn "fail2ban is not installed: the filter and jail take effect once it is (apt-get install fail2ban)"
@@ -617,6 +744,14 @@ F2B_JAIL
 			if fail2ban-client reload >/dev/null 2>&1; then say "  reloaded fail2ban"; else warn "fail2ban-client reload failed; see: fail2ban-client -d"; fi
 		else
 			say "  fail2ban is not running; start it with: systemctl enable --now fail2ban"
+		fi
+		if [ "$USE_SYSTEMD" = 1 ] && systemd_running; then
+			systemctl daemon-reload
+			if systemctl enable --now "$APP-fail2ban.socket" >/dev/null 2>&1; then
+				say "  started $APP-fail2ban.socket"
+			else
+				warn "could not start $APP-fail2ban.socket; see: systemctl status $APP-fail2ban.socket"
+			fi
 		fi
 	fi
 fi
@@ -633,6 +768,7 @@ if [ "$USE_SYSTEMD" = 1 ]; then
 			systemctl enable --now "$APP" >/dev/null 2>&1
 			say "  enabled and started $APP.service"
 		fi
+		systemctl enable --now "$APP-update.path" >/dev/null 2>&1 || warn "could not start $APP-update.path (self-update)"
 		sleep 2
 		if ! systemctl is-active --quiet "$APP"; then
 			warn "$APP.service is not running; see: journalctl -u $APP -n 50 --no-pager"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive for real, when missing:
 # Chromium (browser tests), MariaDB and OpenSSH servers (PBX-side tests), openssl,
-# fail2ban (its fail2ban-regex, for the sign-in failure filter), cron (crontab, which
+# fail2ban (the sign-in failure filter, the firewall actions), systemd's socket activation tool, cron (crontab, which
 # FreePBX's reload needs on the real-PBX testbed), sox with its MP3 module (system recordings).
 set -euo pipefail
 
@@ -10,14 +10,19 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromi
 [ -x /usr/sbin/mariadbd ] || [ -x /usr/bin/mariadbd ] || need+=(mariadb-server)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
-# fail2ban-regex checks the sign-in failure filter against the console's real log (test/security).
-command -v fail2ban-regex >/dev/null 2>&1 || need+=(fail2ban)
+# fail2ban-regex checks the sign-in failure filter against the console's real log (test/security); the
+# firewall tests run a private fail2ban-server and its fail2ban-client (test/server, test/browser).
+command -v fail2ban-regex >/dev/null 2>&1 && command -v fail2ban-server >/dev/null 2>&1 || need+=(fail2ban)
+# systemd-socket-activate runs the console's fail2ban helper per connection as its socket unit does.
+command -v systemd-socket-activate >/dev/null 2>&1 || need+=(systemd)
 # FreePBX's `fwconsole reload` on the testbed (test/pbx) checks its own line stays in the crontab.
 [ -x /usr/bin/crontab ] || need+=(cron)
 # sox converts uploaded system recordings on the PBX host (as FreePBX's Media class does), MP3 through its
 # mp3 format module; the tests make their WAV and MP3 tones with it too (test/server, test/pbx).
 command -v sox >/dev/null 2>&1 || need+=(sox)
 [ -n "$(ls /usr/lib/*/sox/libsox_fmt_mp3.so 2>/dev/null)" ] || need+=(libsox-fmt-mp3)
+# The off-site backup format's decrypt script in ADR 0064 is run as written, with Debian's Python (test/server).
+/usr/bin/python3 -c "import cryptography" >/dev/null 2>&1 || need+=(python3-cryptography)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check: the typecheck (tsc --noEmit) and the linter (biome check)
 # first, then the tiers by cost: unit/API/db tests (no build), the compiled
-# binary's smoke and attack tests, the browser tests (Chromium against the
-# binary), then the real-PBX tier (test/pbx) against the testbed. Installs what it
+# binary's smoke and attack tests, then the browser tests (Chromium against the
+# binary) side by side with the real-PBX tier (test/pbx) against the testbed. Installs what it
 # needs first (npm packages, Debian packages; the testbed's own through its `up`).
 # Ends with the line "N passed, N failed, N skipped" from the JUnit reports
 # (typecheck and lint count as one test each), and exits non-zero on any failure.
@@ -67,8 +67,14 @@ run_group unit test/server test/db test/shared test/web test/install test/fakes 
 echo "== build"
 if "$BUN" run build.ts; then
   run_group binary test/smoke test/security
+  # The browser tier waits mostly on Chromium and the binary, the real-PBX tier mostly on the PBX (calls,
+  # reloads, registrations): they share nothing (the browser tests never touch the testbed), so they run side
+  # by side. The PBX tier's output is printed after the browser tier's, whole.
+  ( run_group pbx test/pbx/ >"$reports/pbx.out" 2>&1; exit $status ) &
+  pbx_pid=$!
   run_group browser test/browser
-  run_group pbx test/pbx/
+  wait $pbx_pid || status=1
+  cat "$reports/pbx.out"
 else
   echo "binary build failed" >&2
   echo "build exit=1" >>"$reports/exit-codes"

@@ -12,6 +12,8 @@ import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
 import { publishLiveAiCalls } from "./ai/live";
 import { CallSessions } from "./ai/sideband";
+import { deliverAlert } from "./alerts/channels";
+import { AlertEngine } from "./alerts/engine";
 import { startBackupSchedule } from "./backup/snapshot";
 import { startRetentionSchedule } from "./calls/retention";
 import { CdrSource } from "./cdr/source";
@@ -34,7 +36,10 @@ import { HostMetricsReader } from "./integrations/host-metrics";
 import { JobRunner } from "./jobs/runner";
 import { LiveMonitor } from "./live/monitor";
 import { logRequest } from "./log";
+import { MetricsRegistry, scrapeMetrics, UNMATCHED_ROUTE } from "./metrics/registry";
+import { startOffsiteBackups } from "./offsite/uploads";
 import { PbxFileSessions } from "./pbx/audio";
+import { TestCallScheduler } from "./probes/schedule";
 import { ApiRouter } from "./router";
 import { apiRoutes } from "./routes";
 import { SecretBox } from "./secret-box";
@@ -149,6 +154,28 @@ export function createApp(opts: AppOptions) {
     // Accepted AI calls' sidebands; all closed when the console stops.
     aiCalls: new CallSessions({ db: opts.db, events: hub, now, config: opts.config, credentials }),
     pbxFiles: new PbxFileSessions({ credentials }),
+    // Reads the live monitor, call records and host metrics above when it passes (started below).
+    alerts: new AlertEngine(
+      {
+        db: opts.db,
+        events: hub,
+        now,
+        config: opts.config,
+        get live() {
+          return app.live;
+        },
+        get cdr() {
+          return app.cdr;
+        },
+        get hostMetrics() {
+          return app.hostMetrics;
+        },
+      },
+      { deliver: (channelId, message, signal) => deliverAlert(app, channelId, message, signal) },
+    ),
+    metrics: new MetricsRegistry(),
+    // Placed over the live monitor's manager connection; started below.
+    testCalls: new TestCallScheduler({ db: opts.db, events: hub, now }, () => app.live),
   };
   // The Live AI Calls screen's event, from the call sessions' own events (ADR 0044).
   const stopLiveAi = publishLiveAiCalls(app.aiCalls, hub);
@@ -171,7 +198,8 @@ export function createApp(opts: AppOptions) {
     return res;
   };
 
-  async function handleApi(req: Request): Promise<Response> {
+  /** `start`: a request from outside (not the page's own picture), counted for GET /metrics by its route template. */
+  async function handleApi(req: Request, start?: number): Promise<Response> {
     const url = new URL(req.url);
     const match = router.match(req.method, url.pathname);
     // Filled in once the caller is known; recorded with the answer (transport/audit.ts).
@@ -180,6 +208,10 @@ export function createApp(opts: AppOptions) {
       audit = draft;
     });
     if (audit) await auditAfter(app, audit, res);
+    if (start !== undefined) {
+      const route = match.kind === "found" ? match.route.path : UNMATCHED_ROUTE;
+      app.metrics.requests.record(req.method, route, res.status, performance.now() - start);
+    }
     // A large JSON read goes brotli or gzip by Accept-Encoding (ADR 0031); a list's coding is kept by its cache.
     if (match.kind === "found" && !match.route.etag && compressible(match.route)) {
       return compressAnswer(res, req.headers.get("accept-encoding"), req.method === "HEAD");
@@ -299,9 +331,22 @@ export function createApp(opts: AppOptions) {
     routes: guardRoutes(hostGuard, policy, {
       "/api/*": async (req: Request) => {
         const start = performance.now();
-        const res = withHeaders(await handleApi(req));
+        const res = withHeaders(await handleApi(req, start));
         log(req, res.status, start);
         return res;
+      },
+      // Prometheus' scrape (ADR 0066): outside /api, behind its own bearer token, never a session.
+      "/metrics": async (req: Request) => {
+        const start = performance.now();
+        let res: Response;
+        try {
+          const { text, contentType } = await scrapeMetrics(app, req.headers.get("authorization"), clientIpOf(req));
+          res = new Response(text, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
+        } catch (err) {
+          res = errorResponse(toHttpError(err) ?? new HttpError(500, "Internal server error"));
+        }
+        log(req, res.status, start);
+        return withHeaders(res);
       },
       "/healthz": (req: Request) => {
         const start = performance.now();
@@ -374,8 +419,14 @@ export function createApp(opts: AppOptions) {
   sweeper.unref?.();
   // The daily backup into DATA_DIR/backups (BACKUP_KEEP; the first one a day after start).
   const stopBackups = startBackupSchedule(app);
+  // Each backup (the daily one, a deployment's PBX backup) is copied to the off-site targets (ADR 0064).
+  const stopOffsite = startOffsiteBackups(app);
   // Old call recordings are deleted once a day while a retention is set.
   const stopRetention = startRetentionSchedule(app);
+  // Each enabled test call every its interval, staggered (ADR 0068).
+  app.testCalls.start();
+  // Alert rules are evaluated every few seconds; messages go out in the background (ADR 0063).
+  app.alerts.start();
   app.live.start();
 
   return {
@@ -385,9 +436,12 @@ export function createApp(opts: AppOptions) {
     async stop(force = false) {
       clearInterval(sweeper);
       stopBackups();
+      await stopOffsite();
       stopRetention();
+      await app.alerts.stop();
       app.jobs.close();
       await app.aiCalls.closeAll();
+      await app.testCalls.stop();
       stopLiveAi();
       await app.live.stop();
       await app.cdr.close();

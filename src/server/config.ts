@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { parseNetwork } from "./transport/client-address";
+import { parseNetwork } from "../shared/ip";
 
 /**
  * Start-up configuration from environment variables, validated once. A bad value
@@ -85,8 +85,29 @@ const VARIABLES: Record<string, { trim: boolean; rules: Rule[] }> = {
   PBX_TELNYX_URL: { trim: true, rules: [httpUrl] },
   PBX_TINYMDM_URL: { trim: true, rules: [httpUrl] },
   PBX_OPENAI_URL: { trim: true, rules: [httpUrl] },
+  UPDATE_URL: { trim: true, rules: [httpUrl] },
+  PBX_TELEGRAM_URL: { trim: true, rules: [httpUrl] },
   ASTERISK_MANAGER_CONF: { trim: true, rules: [absolutePath] },
   FREEPBX_CONF: { trim: true, rules: [absolutePath] },
+  // A scrape token shorter than this is guessable (ADR 0066); the UI makes 43-character ones.
+  METRICS_TOKEN: {
+    trim: true,
+    rules: [(v) => (v !== "" && v.length < 16 ? "must be at least 16 characters" : null), maxLength(200)],
+  },
+  FAIL2BAN_CLIENT: { trim: true, rules: [absolutePath] },
+  FAIL2BAN_SOCKET: { trim: true, rules: [absolutePath] },
+  FAIL2BAN_HELPER: { trim: true, rules: [absolutePath] },
+  FAIL2BAN_JAILS: {
+    trim: true,
+    rules: [
+      maxLength(500),
+      // The jail names' shape of src/shared/firewall.ts (JAIL_NAME), without loading zod at start.
+      (v) =>
+        listOf(v).every((jail) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(jail))
+          ? null
+          : "must be jail names (letters, digits, '.', '_', '-') separated by commas",
+    ],
+  },
 };
 
 /** A port as a number (0–65535), or the message. */
@@ -139,13 +160,23 @@ export interface Config {
   auditRetentionDays: number;
   /** What softphones register to (provisioning links and QR codes). */
   sip: { host: string; port: number; transport: "udp" | "tcp" | "tls" };
+  /** The signed release manifest the updater reads (UPDATE_URL; docs/decisions/0065-self-update.md). */
+  updateUrl: string;
   /** Base URLs of the outside services (overridable for proxies and tests). */
-  endpoints: { hostinger: string; telnyx: string; tinymdm: string; openai: string };
+  endpoints: { hostinger: string; telnyx: string; tinymdm: string; openai: string; telegram: string };
   /**
    * The PBX host's own files the live views read when the Asterisk manager or the call records database
    * are not configured in API Settings (the console runs on the PBX host): ASTERISK_MANAGER_CONF, FREEPBX_CONF.
    */
   pbxFiles: { managerConf: string; freepbxConf: string };
+  /** The scrape token of GET /metrics from the environment (METRICS_TOKEN), null when unset (ADR 0066). */
+  metricsToken: string | null;
+  /**
+   * fail2ban (ADR 0067): its client program, its socket, the root helper's socket (set by install.sh
+   * --fail2ban; null: the client is run directly), and the jails the console shows and acts in (the first
+   * present one takes bans by default).
+   */
+  fail2ban: { client: string; socket: string; helper: string | null; jails: string[] };
   /** The raw environment, for credential overrides (HOSTINGER_API_KEY, …). */
   env: Record<string, string | undefined>;
 }
@@ -153,6 +184,9 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+/** Where releases are published: the project's GitHub releases, the newest one's manifest. */
+export const DEFAULT_UPDATE_URL = "https://github.com/pbx-console/pbx-console/releases/latest/download/manifest.json";
 
 /** Where data lives when DATA_DIR is not set: ./data from source, the system dir for the binary. */
 export function defaultDataDir(standalone: boolean): string {
@@ -199,11 +233,21 @@ export function loadConfig(env: Record<string, string | undefined>, standalone: 
       managerConf: e.ASTERISK_MANAGER_CONF || "/etc/asterisk/manager.conf",
       freepbxConf: e.FREEPBX_CONF || "/etc/freepbx.conf",
     },
+    metricsToken: e.METRICS_TOKEN || null,
+    fail2ban: {
+      client: e.FAIL2BAN_CLIENT || "/usr/bin/fail2ban-client",
+      socket: e.FAIL2BAN_SOCKET || "/var/run/fail2ban/fail2ban.sock",
+      helper: e.FAIL2BAN_HELPER || null,
+      // FreePBX's Intrusion Detection names its SIP jail `asterisk`; install.sh --fail2ban names the console's.
+      jails: [...new Set(listOf(e.FAIL2BAN_JAILS || "asterisk,pbx-console"))],
+    },
+    updateUrl: e.UPDATE_URL || DEFAULT_UPDATE_URL,
     endpoints: {
       hostinger: trimSlash(e.PBX_HOSTINGER_URL ?? "https://developers.hostinger.com"),
       telnyx: trimSlash(e.PBX_TELNYX_URL ?? "https://api.telnyx.com/v2"),
       tinymdm: trimSlash(e.PBX_TINYMDM_URL ?? "https://www.tinymdm.net/api/v1"),
       openai: trimSlash(e.PBX_OPENAI_URL ?? "https://api.openai.com/v1"),
+      telegram: trimSlash(e.PBX_TELEGRAM_URL ?? "https://api.telegram.org"),
     },
     env,
   };

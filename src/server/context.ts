@@ -8,6 +8,7 @@ import type { SessionStore } from "./accounts/sessions";
 import type { SetupCode } from "./accounts/setup-code";
 import type { LoginThrottle } from "./accounts/throttle";
 import type { CallSessions } from "./ai/sideband";
+import type { AlertEngine } from "./alerts/engine";
 import type { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import type { Deps } from "./core/deps";
@@ -16,7 +17,9 @@ import type { CredentialStore } from "./integrations/credentials";
 import type { HostMetricsReader } from "./integrations/host-metrics";
 import type { JobRunner } from "./jobs/runner";
 import type { LiveMonitor } from "./live/monitor";
+import type { MetricsRegistry } from "./metrics/registry";
 import type { PbxFileSessions } from "./pbx/audio";
+import type { TestCallScheduler } from "./probes/schedule";
 import type { SecretBox } from "./secret-box";
 import type { VersionedTable } from "./transport/list-cache";
 import type { Hub } from "./ws";
@@ -46,6 +49,12 @@ export interface AppContext extends Deps {
   aiCalls: CallSessions;
   /** One PBX-host session shared by audio reads (recordings, voicemail), closed when idle. */
   pbxFiles: PbxFileSessions;
+  /** The alert rules' engine: a pass every few seconds, firing, repeating and resolving alerts (ADR 0063). */
+  alerts: AlertEngine;
+  /** GET /metrics: the request counts kept per route template, the scrape throttle, the registry (ADR 0066). */
+  metrics: MetricsRegistry;
+  /** Test calls: the schedule and the runs in progress (ADR 0068). */
+  testCalls: TestCallScheduler;
 }
 
 export interface RequestContext<B = unknown, Q = unknown> {

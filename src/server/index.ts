@@ -1,8 +1,8 @@
 /**
- * pbx-console entry point: `pbx-console` serves the console; `create-admin`, `unlock`, `restore`,
+ * pbx-console entry point: `pbx-console` serves the console; `create-admin`, `unlock`, `restore`, `update`,
  * `--version` and `--help` are the CLI. Config comes from the environment only.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
 import { openDatabase } from "../db/client";
@@ -10,8 +10,10 @@ import page from "../web/index.html";
 import { createApp } from "./app";
 import { removePidFile, writePidFile } from "./backup/pid-file";
 import { type Config, ConfigError, loadConfig } from "./config";
+import { testVersion } from "./update/test-hooks";
 
-const VERSION: string = pkg.version;
+// A test's copy of the binary may report another version, only where that grants nothing (update/test-hooks.ts).
+const VERSION: string = testVersion() ?? pkg.version;
 
 const HELP = `pbx-console ${VERSION}: admin console for a FreePBX phone system
 
@@ -20,8 +22,16 @@ Usage:
   pbx-console create-admin --username NAME    create an administrator (or reset its password)
   pbx-console unlock [--username NAME] [--address IP]
                                               forget failed sign-ins (all, or of one account/address)
-  pbx-console restore FILE [--yes]            replace the database with a backup (the console
-                                              must be stopped; the previous one is kept beside it)
+  pbx-console restore FILE [--key-file KEYFILE] [--yes]
+                                              replace the database with a backup (the console
+                                              must be stopped; the previous one is kept beside it);
+                                              an off-site copy is decrypted with the kept key file
+  pbx-console update [--check]                install the newest signed release from UPDATE_URL (as
+                                              root): back up, swap, restart, roll back unless /healthz
+                                              answers within 30 s; --check only says whether there is one
+  pbx-console update --apply                  install the release the console staged (what
+                                              pbx-console-update.service runs when asked)
+  pbx-console fail2ban-helper                 (for systemd) one fail2ban operation from stdin, as root
   pbx-console --version | --help
 
 Environment:
@@ -40,6 +50,16 @@ Environment:
   BACKUP_KEEP     daily backups kept in DATA_DIR/backups (default 7; 0 turns
                   the daily backup off). DATA_DIR/secret.key is never in a
                   backup: copy it to a safe place once
+  METRICS_TOKEN   the bearer token Prometheus scrapes GET /metrics with (16+
+                  characters; one can also be made in Settings)
+  FAIL2BAN_JAILS  the fail2ban jails the attack view shows and bans in
+                  (default asterisk,pbx-console; the first running one takes bans)
+  FAIL2BAN_SOCKET fail2ban's socket (default /var/run/fail2ban/fail2ban.sock)
+  FAIL2BAN_HELPER the root helper's socket (install.sh --fail2ban sets it)
+  UPDATE_URL      the signed release manifest (default
+                  https://github.com/pbx-console/pbx-console/releases/latest/download/manifest.json)
+  UPDATE_RESTART  how \`update\` restarts the console: systemd (default) or signal
+                  (SIGTERM to the serving console; another supervisor starts it again)
 `;
 
 function fail(message: string, code = 1): never {
@@ -47,14 +67,17 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-function prepare(): { config: Config; dbFile: string } {
-  let config: Config;
+function readConfig(): Config {
   try {
-    config = loadConfig(process.env, Bun.isStandaloneExecutable);
+    return loadConfig(process.env, Bun.isStandaloneExecutable);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, 2);
     throw err;
   }
+}
+
+function prepare(): { config: Config; dbFile: string } {
+  const config = readConfig();
   try {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
@@ -73,7 +96,11 @@ function open(dbFile: string) {
 
 async function serve() {
   const { config, dbFile } = prepare();
+  // After an update: a roll-back's database to put back first, and the outcome to audit (update/startup.ts).
+  const update = existsSync(join(config.dataDir, "update")) ? await import("./update/startup") : null;
+  update?.beforeOpen(config.dataDir, dbFile);
   const db = open(dbFile);
+  update?.afterOpen(config.dataDir, db);
   let app: ReturnType<typeof createApp>;
   try {
     app = createApp({ config, db, version: VERSION, page });
@@ -125,6 +152,14 @@ if (command === "--version" || command === "-v") {
   };
   const { restoreCommand } = await import("./cli/restore");
   process.exit(await restoreCommand(target, args.slice(1)));
+} else if (command === "fail2ban-helper") {
+  // Run as root by systemd per connection to the console's fail2ban socket (install.sh --fail2ban; ADR 0067).
+  const { fail2banHelperCommand } = await import("./firewall/helper");
+  process.exit(await fail2banHelperCommand(readConfig()));
+} else if (command === "update") {
+  const { updateCommand } = await import("./cli/update");
+  const cli = { readConfig, prepare, version: VERSION, standalone: Bun.isStandaloneExecutable };
+  process.exit(await updateCommand(cli, args.slice(1)));
 } else {
   fail(`Unknown command: ${command}\n\n${HELP}`, 2);
 }

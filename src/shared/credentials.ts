@@ -169,7 +169,7 @@ export function plainHttpWarning(url: string | undefined): string | null {
  * A service URL: http or https only (no file:, gopher:, …) and no user name or
  * password in it (they belong in the secret fields, which are sealed and redacted).
  */
-const serviceUrl = (example: string) =>
+export const serviceUrl = (example: string) =>
   z.union([
     z.literal(""),
     z

@@ -18,6 +18,9 @@ export const SCREEN_DATA: Readonly<Record<string, readonly string[]>> = {
   "/time-conditions": ["/api/time-groups", "/api/time-conditions", "/api/destinations"],
   // Whether a viewer may listen decides what the screen asks for next (its mailboxes are refused to most viewers).
   "/voicemail": ["/api/settings/audio"],
+  // The rules and what fires now (src/web/features/alerts/api.ts `FIRING_ALERTS_URL`).
+  "/alerts": ["/api/alerts/rules", "/api/alerts/events?state=firing&limit=200"],
+  "/test-calls": ["/api/test-calls"],
 };
 
 /**

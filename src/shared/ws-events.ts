@@ -69,8 +69,31 @@ export const wsEventTypes = [
   "call-history-updated",
   /** …failed SIP sign-ins were seen (GET /api/pbx/security). */
   "pbx-security-updated",
+  /** A ban, an unban or a trusted network changed fail2ban's state (GET /api/firewall; ADR 0067). */
+  "firewall-updated",
+  /** The metrics scrape token made in the UI was created, rotated or revoked (ADR 0066). */
+  "metrics-token-updated",
   /** A voicemail box changed (a message left, moved or deleted, a greeting changed); data: `{ mailbox }`. */
   "voicemail-updated",
+  /**
+   * Off-site backups changed (ADR 0064): a target added, changed, tested or removed, an upload or restore drill
+   * queued, progressing or ended, the off-site key made; data: `{ targetId }` or `{ key }`.
+   */
+  "offsite-backups-updated",
+  /** A self-update started, moved on a step (download percent, staged, swapping…) or ended; data: `{ progress }`. */
+  "update-updated",
+  /**
+   * Alert rules changed, or an alert fired, repeated, resolved or had a message delivered (GET /api/alerts/rules,
+   * /api/alerts/events); data: `{ what: "rules" | "events" }`.
+   */
+  "alerts-updated",
+  /**
+   * A test call was created, edited or deleted, a run of it started, or a run's result was stored (GET
+   * /api/test-calls and its results; ADR 0068); data: `{ id, action }`.
+   */
+  "test-calls-updated",
+  /** An alert channel was created, edited or deleted, or a message went (or failed) through it; data: `{ id, action }`. */
+  "alert-channels-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

@@ -17,6 +17,7 @@ import {
 import type { ComponentType } from "react";
 import { ScreenLoading } from "./components/layout/screen-loading";
 import type { TooltipProvider as TooltipProviderType } from "./components/ui/tooltip";
+import { alertRulesQuery, firingAlertsQuery } from "./features/alerts/api";
 import { announcementsQuery } from "./features/announcements/api";
 import { audioSettingsQuery } from "./features/audio-settings/api";
 import { AuthGate } from "./features/auth/auth-gate";
@@ -31,6 +32,7 @@ import { queuesQuery } from "./features/queues/api";
 import { recordingsQuery } from "./features/recordings/api";
 import { ringGroupsQuery } from "./features/ring-groups/api";
 import { callFlowsQuery, destinationsQuery } from "./features/routing/api";
+import { testCallsQuery } from "./features/test-calls/api";
 import { timeConditionsQuery, timeGroupsQuery } from "./features/time-conditions/api";
 import { trunksQuery } from "./features/trunks/api";
 import { vpsStatusQuery } from "./features/vps/api";
@@ -188,6 +190,11 @@ export const routeTree = rootRoute.addChildren([
     lazy(() => import("./pages/group-admin"), "AuditPage"),
   ),
   page(
+    "/alerts",
+    lazy(() => import("./pages/group-admin"), "AlertsPage"),
+    () => [alertRulesQuery(), firingAlertsQuery()],
+  ),
+  page(
     "/calls",
     lazy(() => import("./pages/group-live"), "ActiveCallsPage"),
     () => [activeCallsQuery()],
@@ -213,6 +220,11 @@ export const routeTree = rootRoute.addChildren([
     "/pbx-security",
     lazy(() => import("./pages/group-live"), "PbxSecurityPage"),
     () => [pbxSecurityQuery()],
+  ),
+  page(
+    "/test-calls",
+    lazy(() => import("./pages/group-live"), "TestCallsPage"),
+    () => [testCallsQuery()],
   ),
   page(
     "/ai-assistants",

@@ -38,6 +38,7 @@ beforeAll(async () => {
     options: [{ digits: "1", destination: { kind: "queue", target: "400" } }],
   });
   await seed("/api/announcements", { name: "Welcome", after: { kind: "extension", target: "1001" } });
+  await seed("/api/test-calls", { name: "Echo", number: "*43", enabled: false });
   const hours = await seed<{ id: number }>("/api/time-groups", {
     name: "Office hours",
     weekly: [{ fromDay: "mon", toDay: "fri", start: "08:00", end: "17:00" }],
@@ -286,6 +287,13 @@ const SCREENS: Screen[] = [
     viewerNotice:
       "Your role (viewer) cannot create or delete SIP connections, generate credentials or route phone numbers.",
   },
+  // Nothing fires here; rules and channels are the administrator's to change (see adminOnly).
+  {
+    link: "Alerts",
+    heading: "Alerts",
+    ready: (p) => p.getByText("Nothing is firing.", { exact: true }),
+    writes: () => [],
+  },
   // The live PBX: no manager interface (AMI) or call records database here, so each says why.
   { link: "Active Calls", heading: "Active Calls", ready: (p) => p.getByTestId("calls-unknown"), writes: () => [] },
   {
@@ -303,6 +311,17 @@ const SCREENS: Screen[] = [
     writes: () => [],
   },
   { link: "PBX Security", heading: "PBX Security", ready: (p) => p.getByTestId("security-unknown"), writes: () => [] },
+  {
+    link: "Test Calls",
+    heading: "Test Calls",
+    ready: (p) => p.getByRole("list", { name: "Test calls" }).getByText("Echo", { exact: true }),
+    writes: (p) => [
+      button(p, "Add Test Call"),
+      button(p, "Run now Echo"),
+      button(p, "Edit test call Echo"),
+      button(p, "Delete test call Echo"),
+    ],
+  },
   {
     link: "AI Assistants",
     heading: "AI Assistants",
@@ -353,6 +372,7 @@ const adminOnly = (p: Page) => [
   p.getByText("API Tokens", { exact: true }),
   button(p, "Create Token"),
   p.getByRole("link", { name: "Open API Settings" }),
+  button(p, "Add Rule"),
 ];
 
 /** Requests the server refuses a viewer: the page must not even send them. */

@@ -420,6 +420,12 @@ export interface FakeAmi {
   failNext(actionName: string, message: string): void;
   /** Raw text to every connection (garbage, malformed lines, over-long lines). */
   sendRaw(text: string): void;
+  /**
+   * Answers an action the fake does not model (`Originate`, `Getvar`, `ModuleCheck`…) with the fields `answer`
+   * returns, `ActionID` put second as Asterisk puts it; null leaves the action to the fake. A test builds the
+   * fields from its own recording of the real Asterisk (e.g. test/fixtures/test-calls/).
+   */
+  answerAction(name: string, answer: (action: FakeAmiAction) => Record<string, string> | null): void;
   /** Resolves with the first action named `name` (any case) at index ≥ `from` of `actions`. */
   waitForAction(name: string, opts?: { from?: number; timeoutMs?: number }): Promise<FakeAmiAction>;
   /** Closes every connection; the server keeps listening. */
@@ -451,6 +457,7 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     voicemail: new Map(),
   };
   const actions: FakeAmiAction[] = [];
+  const answers = new Map<string, (action: FakeAmiAction) => Record<string, string> | null>();
   const sessions = new Set<Session>();
   const waiters = new Set<() => void>();
   let sessionSeq = 0;
@@ -806,6 +813,12 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     if (forced !== undefined) {
       state.failNext.delete(lower);
       return error(forced);
+    }
+    const answered = answers.get(lower)?.(actions[actions.length - 1] as FakeAmiAction);
+    if (answered) {
+      const fields = Object.entries(answered);
+      if (id !== undefined) fields.splice(1, 0, ["ActionID", id]);
+      return sendText(s, amiMessage(fields));
     }
     const list = LISTS[lower];
     if (list) {
@@ -1190,6 +1203,9 @@ export async function startFakeAmi(opts: FakeAmiOptions = {}): Promise<FakeAmi> 
     },
     sendRaw(text) {
       for (const s of sessions) sendText(s, text);
+    },
+    answerAction(name, answer) {
+      answers.set(name.toLowerCase(), answer);
     },
 
     waitForAction(name, o = {}) {

@@ -25,6 +25,8 @@ const CERT = "etc/pbx-console/tls/cert.pem";
 const KEY = "etc/pbx-console/tls/key.pem";
 const DATA = "var/lib/pbx-console";
 const UNIT = "etc/systemd/system/pbx-console.service";
+const UPDATE_PATH = "etc/systemd/system/pbx-console-update.path";
+const UPDATE_SERVICE = "etc/systemd/system/pbx-console-update.service";
 
 const UNIT_LINES = [
   "User=pbx-console",
@@ -127,7 +129,7 @@ test("fresh install writes exactly the expected files with the expected modes", 
   expect(r.stdout).toMatch(/fresh install/i);
   expect(r.stdout).not.toMatch(/upgrad/i);
 
-  expect(listFiles(root)).toEqual([CERT, KEY, ENV, UNIT, BIN].sort());
+  expect(listFiles(root)).toEqual([CERT, KEY, ENV, UNIT, UPDATE_PATH, UPDATE_SERVICE, BIN].sort());
   expect(statSync(join(root, DATA)).isDirectory()).toBe(true);
   expect(readdirSync(join(root, DATA))).toEqual([]);
 
@@ -139,6 +141,8 @@ test("fresh install writes exactly the expected files with the expected modes", 
   expect(mode(join(root, ENV))).toBe(0o640);
   expect(mode(join(root, KEY))).toBe(0o640);
   expect(mode(join(root, UNIT))).toBe(0o644);
+  expect(mode(join(root, UPDATE_PATH))).toBe(0o644);
+  expect(mode(join(root, UPDATE_SERVICE))).toBe(0o644);
 
   // Certificate parses, is for this host, and matches the key.
   const hostname = Bun.spawnSync(["hostname"]).stdout.toString().trim();
@@ -201,6 +205,36 @@ test("env never has a non-loopback HOST without TLS_CERT and TLS_KEY", () => {
   }
 });
 
+test("the updater: a path unit on the console's request starts `update --apply` as root, writing only the binary's folder and the data", () => {
+  const dir = tmp();
+  const root = join(dir, "root");
+  install(root, fakeBinary(dir, "1.0"));
+  const path = readFileSync(join(root, UPDATE_PATH), "utf8").split("\n");
+  for (const l of [
+    "PathExists=/var/lib/pbx-console/update/request.json",
+    "Unit=pbx-console-update.service",
+    "WantedBy=multi-user.target",
+  ])
+    expect(path).toContain(l);
+  const service = readFileSync(join(root, UPDATE_SERVICE), "utf8").split("\n");
+  for (const l of [
+    "Type=oneshot",
+    "EnvironmentFile=/etc/pbx-console/env",
+    "ExecStart=/usr/local/bin/pbx-console update --apply",
+    "NoNewPrivileges=true",
+    "ProtectSystem=strict",
+    "ReadWritePaths=/usr/local/bin /var/lib/pbx-console",
+    "ProtectHome=true",
+    "PrivateTmp=true",
+  ])
+    expect(service).toContain(l);
+  expect(service.some((l) => l.startsWith("User="))).toBe(false);
+  // The console itself stays as hardened as before: it never writes its binary.
+  const unit = readFileSync(join(root, UNIT), "utf8").split("\n");
+  expect(unit).toContain("ReadWritePaths=/var/lib/pbx-console");
+  expect(unit).toContain("User=pbx-console");
+});
+
 test("a port below 1024 grants only CAP_NET_BIND_SERVICE", () => {
   const dir = tmp();
   const root = join(dir, "root");
@@ -238,7 +272,9 @@ test("re-running upgrades in place and keeps env edits, TLS and data", () => {
   expect(readFileSync(join(root, KEY), "utf8")).toBe(key);
   // The URL follows the (edited) env, and no temp files are left behind.
   expect(r.stdout).toContain(":9443/");
-  expect(listFiles(root)).toEqual([CERT, KEY, ENV, UNIT, BIN, `${DATA}/pbx-console.db`].sort());
+  expect(listFiles(root)).toEqual(
+    [CERT, KEY, ENV, UNIT, UPDATE_PATH, UPDATE_SERVICE, BIN, `${DATA}/pbx-console.db`].sort(),
+  );
 });
 
 test("--uninstall keeps config and data; --uninstall --purge removes them", () => {
@@ -247,9 +283,12 @@ test("--uninstall keeps config and data; --uninstall --purge removes them", () =
   install(root, fakeBinary(dir, "1.0"));
   writeFileSync(join(root, DATA, "pbx-console.db"), "data");
 
+  // What a self-update leaves: the binary it replaced.
+  writeFileSync(join(root, `${BIN}.previous`), "old binary");
   const u = run(["--root", root, "--no-systemd", "--uninstall"]);
   expect(u.code).toBe(0);
   expect(existsSync(join(root, UNIT))).toBe(false);
+  for (const p of [UPDATE_PATH, UPDATE_SERVICE, `${BIN}.previous`]) expect(existsSync(join(root, p))).toBe(false);
   expect(existsSync(join(root, BIN))).toBe(false);
   expect(readFileSync(join(root, DATA, "pbx-console.db"), "utf8")).toBe("data");
   expect(existsSync(join(root, ENV))).toBe(true);
@@ -390,9 +429,35 @@ test("--fail2ban installs the filter (the one fail2ban-regex is tested with) and
     expect(jail).toContain(l);
   expect(mode(join(root, FILTER))).toBe(0o644);
   expect(mode(join(root, JAIL))).toBe(0o644);
+  // The root helper the console acts through (ADR 0067): a socket only the console's group opens, one
+  // `fail2ban-helper` per connection, and the console pointed at it (kept on an upgrade without the flag).
+  const SOCKET = "etc/systemd/system/pbx-console-fail2ban.socket";
+  const HELPER = "etc/systemd/system/pbx-console-fail2ban@.service";
+  const socket = readFileSync(join(root, SOCKET), "utf8").split("\n");
+  for (const l of [
+    "ListenStream=/run/pbx-console-fail2ban.sock",
+    "SocketGroup=pbx-console",
+    "SocketMode=0660",
+    "Accept=yes",
+  ])
+    expect(socket).toContain(l);
+  const helper = readFileSync(join(root, HELPER), "utf8").split("\n");
+  for (const l of [
+    "ExecStart=/usr/local/bin/pbx-console fail2ban-helper",
+    "StandardInput=socket",
+    "NoNewPrivileges=true",
+    "CapabilityBoundingSet=",
+  ])
+    expect(helper).toContain(l);
+  const helperEnv = "Environment=FAIL2BAN_HELPER=/run/pbx-console-fail2ban.sock";
+  expect(readFileSync(join(root, UNIT), "utf8").split("\n")).toContain(helperEnv);
+  install(root, bin);
+  expect(readFileSync(join(root, UNIT), "utf8").split("\n")).toContain(helperEnv);
   expect(run(["--help"]).stdout).toContain("--fail2ban");
   const un = run(["--root", root, "--uninstall"]);
   expect(un.code).toBe(0);
   expect(existsSync(join(root, FILTER))).toBe(false);
   expect(existsSync(join(root, JAIL))).toBe(false);
+  expect(existsSync(join(root, SOCKET))).toBe(false);
+  expect(existsSync(join(root, HELPER))).toBe(false);
 });

@@ -1,14 +1,18 @@
 // Walks every write in the router table and calls it for real: each must publish one of the events it
 // declares, so a second open console never goes stale. A new write without a fixture here fails the walk.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { totp } from "../../src/server/accounts/totp";
 import type { RouteDef } from "../../src/server/context";
+import { offsiteQueue } from "../../src/server/offsite/queue";
 import { apiRoutes } from "../../src/server/routes";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { startFakeAmi } from "../fakes/ami";
 import { HOSTINGER_DEFAULT_TOKEN, makeHostingerVm, startFakeHostinger } from "../fakes/hostinger";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
+import { startFakeReleases } from "../fakes/releases";
 import { makeTelnyxPhoneNumber, startFakeTelnyx, TELNYX_DEFAULT_KEY } from "../fakes/telnyx";
+import { type PrivateFail2ban, startFail2ban } from "../helpers/fail2ban";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { toneWav } from "../helpers/wav";
 import { type PbxHost, startPbxHost } from "../pbx-host/pbx-host";
@@ -18,6 +22,7 @@ setDefaultTimeout(60_000);
 const hostinger = await startFakeHostinger();
 const telnyx = await startFakeTelnyx();
 const openai = await startFakeOpenAi();
+const releases = await startFakeReleases();
 // The live PBX (hang-up) needs a connected AMI: the fake, with two registered phones.
 const ami = await startFakeAmi({ secret: "events-ami-secret" });
 for (const ext of ["1001", "1002"]) {
@@ -29,11 +34,14 @@ const WALK_MAILBOX = "2981";
 ami.addMailbox(WALK_MAILBOX);
 const webhookSecret = generateWebhookSecret();
 let pbx: PbxHost;
+// The firewall's writes act in a real, private fail2ban.
+let f2b: PrivateFail2ban;
 let s: TestServer;
 let published: WsEvent[] = [];
 
 beforeAll(async () => {
   pbx = await startPbxHost();
+  f2b = await startFail2ban();
   hostinger.state.vms = [makeHostingerVm({ id: 777, state: "running" })];
   telnyx.state.phoneNumbers = [makeTelnyxPhoneNumber(0)];
   s = await startTestServer({
@@ -50,6 +58,9 @@ beforeAll(async () => {
     AMI_PORT: String(ami.port),
     AMI_USERNAME: "admin",
     AMI_SECRET: "events-ami-secret",
+    ...f2b.env,
+    UPDATE_URL: releases.manifestUrl,
+    PBX_CONSOLE_TEST_RELEASE_KEY: releases.publicKey,
   });
   // Every event the hub sends to the open consoles, whichever module published it.
   const hub = s.app.events;
@@ -71,7 +82,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await s?.stop();
-  await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), ami.stop(), pbx?.stop()]);
+  releases.stop();
+  await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), ami.stop(), pbx?.stop(), f2b?.stop()]);
 });
 
 /**
@@ -141,6 +153,27 @@ const greetingForm = () => {
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
+/** A webhook alert channel to a port nothing listens on: its test is a failed delivery, recorded all the same. */
+const alertChannel = () =>
+  created("/api/alerts/channels", { kind: "webhook", name: `walk-${next()}`, url: "http://127.0.0.1:9/hook" });
+/** A test call that is not scheduled (a scheduled one would run, and publish, during other writes). */
+const testCall = () => created("/api/test-calls", { name: `walk-${next()}`, number: "*43", enabled: false });
+/**
+ * An off-site target nothing answers at (port 9): its test, upload and drill fail at once, and publish. Disabled, so
+ * a later deployment's PBX backup is not copied to it (its events would land in that route's window).
+ */
+const offsiteTarget = () => ({
+  kind: "s3",
+  name: `walk-${next()}`,
+  enabled: false,
+  endpoint: "http://127.0.0.1:9",
+  bucket: "walk",
+  accessKeyId: "walk",
+  secretAccessKey: "walk-secret",
+});
+const backupTarget = () => created("/api/backups/targets", offsiteTarget());
+/** Off-site uploads and drills run in their own queue: their events come until it is idle. */
+const offsiteIdle = () => offsiteQueue(s.db).idle();
 const consoleUser = () =>
   created("/api/users", { username: `walk-user-${next()}`, password: "walk password 123", role: "viewer" });
 const connection = () => created("/api/telnyx/connections", { connectionName: `Walk ${next()}` });
@@ -573,6 +606,22 @@ const FIXTURES: Record<string, Fixture> = {
   "PUT /api/settings/security": async () => ({ body: { requireTotp: false } }),
   "PUT /api/settings/sip": async () => ({ body: { publicHost: "pbx.example.com", port: 5060 } }),
   "PUT /api/settings/audio": async () => ({ body: { viewersMayListen: false, recordingRetentionDays: 90 } }),
+  // Staged by the console; then the updater is played: it takes the request and refuses, so the console stops
+  // following it inside this write's window.
+  "POST /api/update": async () => {
+    const version = `9.0.${next()}`;
+    releases.publish({ version, binary: new TextEncoder().encode("#!/bin/sh\n") });
+    await s.call("GET", "/api/update?refresh=1");
+    const request = `${s.dir}/update/request.json`;
+    const after = async () => {
+      await until(() => existsSync(request));
+      rmSync(request);
+      const result = { outcome: "failed", from: "test", to: version, message: "Not updated: walk", at: Date.now() };
+      writeFileSync(`${s.dir}/update/status.json`, JSON.stringify({ progress: null, result, history: [] }));
+      await until(() => published.some((e) => e.type === "update-updated" && !(e.data as any)?.progress));
+    };
+    return { body: { version }, after };
+  },
   // The retention over SSH to the FreePBX copy: its monitor directory holds nothing that old.
   "POST /api/recordings/retention/run": async () => {
     await s.call("PUT", "/api/settings/audio", { viewersMayListen: false, recordingRetentionDays: 90 });
@@ -583,6 +632,73 @@ const FIXTURES: Record<string, Fixture> = {
     body: {},
   }),
   "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
+  "POST /api/settings/metrics-token": async () => ({ body: {} }),
+  "DELETE /api/settings/metrics-token": async () => {
+    await created("/api/settings/metrics-token", {});
+    return {};
+  },
+  "POST /api/firewall/ban": async () => ({ body: { address: "198.18.1.1" } }),
+  "POST /api/firewall/unban": async () => {
+    await created("/api/firewall/ban", { address: "198.18.1.2" });
+    return { body: { address: "198.18.1.2" } };
+  },
+  "POST /api/firewall/trusted": async () => ({ body: { network: "198.51.100.0/24" } }),
+  "DELETE /api/firewall/trusted": async () => {
+    await created("/api/firewall/trusted", { network: "198.51.101.0/24" });
+    return { path: "/api/firewall/trusted?network=198.51.101.0/24" };
+  },
+  "POST /api/alerts/channels": async () => ({
+    body: { kind: "webhook", name: `walk-${next()}`, url: "http://127.0.0.1:9/hook" },
+  }),
+  "PUT /api/alerts/channels/:id": async () => ({
+    path: `/api/alerts/channels/${(await alertChannel()).id}`,
+    body: { kind: "webhook", name: `walk-${next()}`, url: "http://127.0.0.1:9/other" },
+  }),
+  "DELETE /api/alerts/channels/:id": async () => ({ path: `/api/alerts/channels/${(await alertChannel()).id}` }),
+  "POST /api/alerts/channels/:id/test": async () => ({
+    path: `/api/alerts/channels/${(await alertChannel()).id}/test`,
+    body: {},
+  }),
+  "POST /api/alerts/rules": async () => ({ body: { name: `walk-${next()}`, kind: "disk-usage" } }),
+  "PUT /api/alerts/rules/:id": async () => ({
+    path: `/api/alerts/rules/${(await created("/api/alerts/rules", { name: `walk-${next()}`, kind: "backup-failed" })).id}`,
+    body: { name: `walk-${next()}`, kind: "memory-usage", params: { percent: 95 } },
+  }),
+  "PATCH /api/alerts/rules/:id": async () => ({
+    path: `/api/alerts/rules/${(await created("/api/alerts/rules", { name: `walk-${next()}`, kind: "sip-attack" })).id}`,
+    body: { enabled: false },
+  }),
+  "DELETE /api/alerts/rules/:id": async () => ({
+    path: `/api/alerts/rules/${(await created("/api/alerts/rules", { name: `walk-${next()}`, kind: "ami-unreachable" })).id}`,
+  }),
+  "POST /api/backups/targets": async () => ({ body: offsiteTarget() }),
+  "PUT /api/backups/targets/:id": async () => ({
+    path: `/api/backups/targets/${(await backupTarget()).id}`,
+    body: { ...offsiteTarget(), secretAccessKey: undefined },
+  }),
+  "DELETE /api/backups/targets/:id": async () => ({ path: `/api/backups/targets/${(await backupTarget()).id}` }),
+  "POST /api/backups/targets/:id/test": async () => ({
+    path: `/api/backups/targets/${(await backupTarget()).id}/test`,
+    body: {},
+  }),
+  "POST /api/backups/targets/:id/upload": async () => {
+    await s.call("POST", "/api/backups/key", { rotate: true });
+    return { path: `/api/backups/targets/${(await backupTarget()).id}/upload`, body: {}, after: offsiteIdle };
+  },
+  "POST /api/backups/targets/:id/drill": async () => ({
+    path: `/api/backups/targets/${(await backupTarget()).id}/drill`,
+    body: {},
+    after: offsiteIdle,
+  }),
+  "POST /api/backups/key": async () => ({ body: { rotate: true } }),
+  "POST /api/test-calls": async () => ({ body: { name: `walk-${next()}`, number: "*43", enabled: false } }),
+  "PATCH /api/test-calls/:id": async () => ({
+    path: `/api/test-calls/${(await testCall()).id}`,
+    body: { listenSeconds: 3 },
+  }),
+  "DELETE /api/test-calls/:id": async () => ({ path: `/api/test-calls/${(await testCall()).id}` }),
+  // The fake AMI has no probe endpoint and cannot write one: the run is a failed result, published all the same.
+  "POST /api/test-calls/:id/run": async () => ({ path: `/api/test-calls/${(await testCall()).id}/run` }),
   "POST /api/ai/transcripts": async () => ({
     body: { transcript: "Caller: hello", callId: `walk-${next()}` },
     headers: { authorization: `Bearer ${(await token()).token}`, cookie: "" },

@@ -36,6 +36,10 @@ const DOMAIN_AREAS = [
   "jobs",
   "core",
   "routing",
+  "firewall",
+  "metrics",
+  "alerts",
+  "update",
 ];
 
 describe("server layers", () => {
@@ -116,7 +120,8 @@ describe("the CLI", () => {
     const index = filesUnder("src/server", "index.ts")[0]?.text ?? "";
     const statics = [...index.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
     expect(statics.filter((s) => s?.startsWith("./cli/"))).toEqual([]);
-    for (const c of ["create-admin", "unlock", "restore"]) expect(index).toContain(`await import("./cli/${c}")`);
+    for (const c of ["create-admin", "unlock", "restore", "update"])
+      expect(index).toContain(`await import("./cli/${c}")`);
   });
 });
 
@@ -281,6 +286,10 @@ const FEATURE_IMPORTS_ALLOWED = new Set([
   "softphone -> extensions/push-button",
   "ptt -> extensions/filter",
   "telnyx -> settings/secret-input",
+  // An off-site target's secret is typed as the API Settings' secrets are.
+  "offsite-backups -> settings/secret-input",
+  // An alert channel's secrets are typed like API Settings' ones: masked, with a show toggle.
+  "alert-channels -> settings/secret-input",
 ]);
 
 describe("module boundaries", () => {

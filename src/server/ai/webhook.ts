@@ -13,7 +13,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { lazySchema } from "../../shared/lazy-schema";
-import { verifyStandardWebhook, type WebhookVerification } from "../clients/dialer";
+import { verifyStandardWebhook, type WebhookVerification } from "../clients/signed-webhook";
 import { Invalid, Unauthenticated, Unavailable } from "../core/errors";
 import { fieldErrors } from "../core/validate";
 import { answerIncomingCall, type CallDeps, type CallResult } from "./calls";

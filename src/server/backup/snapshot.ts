@@ -18,6 +18,7 @@ import { basename, join } from "node:path";
 import { recordAudit, SYSTEM_ACTOR } from "../accounts/audit";
 import type { Deps } from "../core/deps";
 import { Unavailable } from "../core/errors";
+import { afterConsoleBackup } from "../offsite/hooks";
 
 /** Where the daily backups go, under DATA_DIR (0700, files 0600). */
 export const BACKUP_FOLDER = "backups";
@@ -45,7 +46,7 @@ export function backupFileName(ms: number): string {
  * transactions committed when it started and none of a writer's later or unfinished work, while
  * other connections go on reading and writing. The result is a single compact file without -wal.
  */
-function vacuumInto(deps: Pick<Deps, "db">, target: string): void {
+export function vacuumInto(deps: Pick<Deps, "db">, target: string): void {
   try {
     deps.db.$client.run("VACUUM INTO ?", [target]);
     chmodSync(target, 0o600);
@@ -140,6 +141,7 @@ type ScheduleDeps = Pick<Deps, "db" | "config" | "now"> & Partial<Pick<Deps, "ev
 export function scheduledBackupTick(deps: ScheduleDeps): void {
   try {
     const { file, removed } = runScheduledBackup(deps);
+    afterConsoleBackup(deps.db, file);
     const detail = `${basename(file)} written${removed.length ? `, ${removed.length} older removed` : ""}`;
     recordAudit(deps, { actor: SYSTEM_ACTOR, action: "backup.scheduled", outcome: "ok", detail });
     if (deps.config.logRequests) console.log(`backup ${detail}`);

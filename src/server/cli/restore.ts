@@ -1,14 +1,34 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { inspectDatabaseFile } from "../backup/inspect";
 import { runningConsole } from "../backup/pid-file";
 import { utcStamp } from "../backup/snapshot";
 import { Invalid } from "../core/errors";
+import {
+  decryptStream,
+  looksEncrypted,
+  OffsiteFormatError,
+  type OffsiteKey,
+  parseKeyText,
+  readChunks,
+} from "../offsite/envelope";
 import { readFirstLine } from "./prompt";
 
-const USAGE = "Usage: pbx-console restore FILE [--yes]";
+const USAGE = "Usage: pbx-console restore FILE [--key-file KEYFILE] [--yes]";
 
 export interface RestoreTarget {
   dataDir: string;
@@ -45,14 +65,54 @@ function checkpoint(dbFile: string): void {
   }
 }
 
+/** Whether the file starts like an off-site copy (ADR 0064). */
+function startsEncrypted(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(8);
+    return readSync(fd, buf, 0, 8, 0) === 8 && looksEncrypted(buf);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * `pbx-console restore FILE [--yes]` (docs/decisions/0019): replaces DATA_DIR/pbx-console.db with a
+ * Decrypts an off-site copy of the console's database into `staged` (0600) with the key the administrator kept;
+ * answers why not (another key, a PBX backup, damaged or altered) or null.
+ */
+async function decryptCopy(source: string, key: OffsiteKey, staged: string): Promise<string | null> {
+  const fd = openSync(staged, "wx", 0o600);
+  let content = "";
+  try {
+    const chunks = decryptStream(
+      readChunks(Bun.file(source).stream()),
+      (id) => (id === key.id ? key.bytes : null),
+      (h) => {
+        content = h.content;
+      },
+    );
+    for await (const c of chunks) {
+      if (content !== "console") return "it is a PBX backup (JSON), not the console's database";
+      writeSync(fd, c);
+    }
+    return null;
+  } catch (err) {
+    if (err instanceof OffsiteFormatError) return err.message;
+    throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `pbx-console restore FILE [--key-file KEYFILE] [--yes]` (docs/decisions/0019): replaces DATA_DIR/pbx-console.db with a
  * backup. Refuses while a console serves this DATA_DIR (its pid file names a live process) and any
  * file that is not a pbx-console database this binary can run (corrupt, another SQLite file, a newer
  * schema): exit 2 with one line, nothing changed. Asks for confirmation on a terminal unless --yes.
  * The previous database is kept as pbx-console.db.before-restore-<UTC> (0600), with its -wal/-shm
  * moved beside it, so no stale WAL is replayed onto the restored file. DATA_DIR/secret.key is not
- * touched: the backup's sealed secrets open only with the key they were sealed with.
+ * touched: the backup's sealed secrets open only with the key they were sealed with. An off-site copy (ADR 0064)
+ * is decrypted into the private copy with the off-site key file given by --key-file, then checked the same way.
  */
 export async function restoreCommand(
   prepare: () => RestoreTarget,
@@ -61,11 +121,16 @@ export async function restoreCommand(
 ): Promise<number> {
   let positionals: string[];
   let yes: boolean | undefined;
+  let keyFile: string | undefined;
   try {
     ({
       positionals,
-      values: { yes },
-    } = parseArgs({ args: argv, allowPositionals: true, options: { yes: { type: "boolean", short: "y" } } }));
+      values: { yes, "key-file": keyFile },
+    } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { yes: { type: "boolean", short: "y" }, "key-file": { type: "string" } },
+    }));
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
@@ -80,6 +145,21 @@ export async function restoreCommand(
   } catch (err) {
     console.error(`Not restored: cannot read ${source}: ${(err as Error).message}`);
     return 2;
+  }
+  let key: OffsiteKey | null = null;
+  if (startsEncrypted(source)) {
+    if (!keyFile) {
+      console.error(
+        `Not restored: ${source} is an encrypted off-site copy: give the key you kept with --key-file KEYFILE\n${USAGE}`,
+      );
+      return 2;
+    }
+    try {
+      key = parseKeyText(readFileSync(resolve(keyFile), "utf8"));
+    } catch (err) {
+      console.error(`Not restored: ${keyFile}: ${(err as Error).message}`);
+      return 2;
+    }
   }
   const { dataDir, dbFile } = prepare();
   const refuseIfRunning = () => {
@@ -100,7 +180,13 @@ export async function restoreCommand(
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${staged}${suffix}`, { force: true });
   };
   try {
-    copyFileSync(source, staged);
+    if (key) {
+      const problem = await decryptCopy(source, key, staged);
+      if (problem) {
+        console.error(`Not restored: ${source}: ${problem}`);
+        return 2;
+      }
+    } else copyFileSync(source, staged);
     chmodSync(staged, 0o600);
     let summary: ReturnType<typeof inspectDatabaseFile>;
     try {

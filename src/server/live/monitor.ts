@@ -138,6 +138,7 @@ export class LiveMonitor {
   /** Set while start() reads the settings the first time: the initial state is not published. */
   private quiet = false;
   private conn: AmiConnection;
+  private readonly eventListeners = new Set<(event: AmiMessage) => void>();
 
   constructor(
     private readonly deps: LiveDeps,
@@ -210,6 +211,11 @@ export class LiveMonitor {
     return { ...this.conn, ...this.attacks.view(this.deps.now()) };
   }
 
+  /** Failed SIP sign-ins in the current minute and the `minutes` before it (the sip-attack alert rule). */
+  sipFailuresWithin(minutes: number): number {
+    return this.attacks.failuresWithin(this.deps.now(), minutes);
+  }
+
   /**
    * Hangs up one channel of a call in progress (AMI `Hangup`, cause 16: normal clearing). Only a channel
    * in the current call list, by its exact name: never a `/regex/`, which AMI would apply to every match.
@@ -259,6 +265,15 @@ export class LiveMonitor {
     const client = this.client;
     if (!client || !this.conn.connected) throw new Unavailable(this.notConnected());
     return client.list(name, fields);
+  }
+
+  /**
+   * Every manager event of the current connection, as it arrives (a test call follows its own channel's
+   * events: ADR 0068). Returns the unsubscribe function; a listener that throws is logged and skipped.
+   */
+  onManagerEvent(listener: (event: AmiMessage) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   /**
@@ -419,6 +434,13 @@ export class LiveMonitor {
 
   private onEvent(e: AmiMessage): void {
     if (this.stopped) return;
+    for (const listener of [...this.eventListeners]) {
+      try {
+        listener(e);
+      } catch (err) {
+        console.error(`AMI event listener failed: ${(err as Error).message}`);
+      }
+    }
     // A reload (FreePBX's Apply Config sends `Reload` for all modules) adds and removes endpoints and
     // registrations without an event for each: the lists are read again.
     if ((e.event ?? "").toLowerCase() === "reload") {

@@ -90,6 +90,11 @@ class Counter {
     return this.recent.sum(t, HOUR);
   }
 
+  /** The fine slots that started within `span` ms before the one holding `t`, that one included. */
+  within(t: number, span: number): number {
+    return this.recent.sum(t, Math.min(span, HOUR));
+  }
+
   lastDay(t: number): number {
     return this.hours.sum(t, DAY);
   }
@@ -158,6 +163,14 @@ export class SecurityState {
     }
     counter?.add(now);
     return true;
+  }
+
+  /**
+   * Failures in the current minute and the `minutes` whole minutes before it (an alert rule's window: a burst
+   * across a minute's turn counts whole). At most an hour.
+   */
+  failuresWithin(now: number, minutes: number): number {
+    return this.total.within(now, (Math.min(minutes, 59) + 1) * MINUTE);
   }
 
   view(now: number): Pick<PbxSecurity, "threshold" | "lastHour" | "lastDay" | "perHour" | "alerts" | "tracked"> {

@@ -6,6 +6,8 @@ import { aiRuleRoutes } from "./ai-rules";
 import { aiTokenRoutes } from "./ai-tokens";
 import { aiTranscriptRoutes } from "./ai-transcripts";
 import { aiWebhookRoutes } from "./ai-webhook";
+import { alertChannelRoutes } from "./alert-channels";
+import { alertRoutes } from "./alerts";
 import { auditRoutes } from "./audit";
 import { authRoutes } from "./auth";
 import { backupRoutes } from "./backup";
@@ -19,8 +21,11 @@ import { dashboardRoutes } from "./dashboard";
 import { deployHistoryRoutes } from "./deploy-history";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
+import { firewallRoutes } from "./firewall";
 import { jobRoutes } from "./jobs";
 import { liveRoutes } from "./live";
+import { metricsTokenRoutes } from "./metrics-token";
+import { offsiteBackupRoutes } from "./offsite-backups";
 import { pbxRoutes } from "./pbx";
 import { provisioningRoutes } from "./provisioning";
 import { pttGroupRoutes } from "./ptt-groups";
@@ -30,8 +35,10 @@ import { ringGroupRoutes } from "./ring-groups";
 import { routingRoutes } from "./routing";
 import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
+import { testCallRoutes } from "./test-calls";
 import { trunkRoutes } from "./trunks";
 import { undoRoutes } from "./undo";
+import { updateRoutes } from "./update";
 import { userRoutes } from "./users";
 import { voicemailRoutes } from "./voicemail";
 import { vpsRoutes } from "./vps";
@@ -72,12 +79,19 @@ export const apiRoutes: RouteDef[] = [
   ...deployHistoryRoutes,
   ...jobRoutes,
   ...liveRoutes,
+  ...firewallRoutes,
   ...callRoutes,
   ...cdrRoutes,
   ...backupRoutes,
+  ...offsiteBackupRoutes,
   ...userRoutes,
   ...settingsRoutes,
+  ...updateRoutes,
+  ...metricsTokenRoutes,
   ...auditRoutes,
+  ...alertRoutes,
+  ...alertChannelRoutes,
+  ...testCallRoutes,
 ];
 
 /** The contract of every route above, built from this table (see src/server/openapi.ts). */

@@ -8,7 +8,7 @@
  * `X-Forwarded-For` is read when present (what nginx, Caddy, HAProxy and Traefik append by default), else
  * `Forwarded` (RFC 7239). A proxy that writes only `Forwarded` must drop a client's `X-Forwarded-For`.
  */
-import { BlockList, isIP } from "node:net";
+import { type IpNetwork, networkContains, parseIp, parseNetwork } from "../../shared/ip";
 
 export interface TrustedProxies {
   /** Whether no proxy is trusted (the headers are never read). */
@@ -16,45 +16,24 @@ export interface TrustedProxies {
   has(address: string): boolean;
 }
 
-/** `::ffff:192.0.2.1` (an IPv4 peer on a dual-stack socket) as `192.0.2.1`; anything else as it is. */
-export function plainAddress(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  return mapped?.[1] ?? address;
-}
-
-/**
- * One TRUSTED_PROXIES entry (an address or a network `address/prefix`) as `[address, prefix, family]`, or null
- * when it is neither.
- */
-export function parseNetwork(entry: string): [string, number, "ipv4" | "ipv6"] | null {
-  const [address = "", prefix, ...rest] = entry.trim().split("/");
-  if (rest.length) return null;
-  const plain = plainAddress(address);
-  const version = isIP(plain);
-  if (version === 0) return null;
-  const max = version === 4 ? 32 : 128;
-  if (prefix !== undefined && !/^\d{1,3}$/.test(prefix)) return null;
-  const bits = prefix === undefined ? max : Number(prefix);
-  if (bits > max) return null;
-  return [plain, bits, version === 4 ? "ipv4" : "ipv6"];
-}
-
+/** TRUSTED_PROXIES' entries (each checked by the configuration) as a matcher. */
 export function trustedProxies(entries: readonly string[]): TrustedProxies {
-  const list = new BlockList();
-  for (const entry of entries) {
+  const networks: IpNetwork[] = entries.map((entry) => {
     const network = parseNetwork(entry);
     if (!network) throw new Error(`not an address or network: ${entry}`);
-    list.addSubnet(...network);
-  }
+    return network;
+  });
   return {
-    none: entries.length === 0,
+    none: networks.length === 0,
     has(address) {
-      const plain = plainAddress(address);
-      const version = isIP(plain);
-      return version !== 0 && list.check(plain, version === 4 ? "ipv4" : "ipv6");
+      const ip = parseIp(address);
+      return ip !== null && networks.some((network) => networkContains(network, ip));
     },
   };
 }
+
+/** An address as the rest of the console writes it (`::ffff:192.0.2.1` is `192.0.2.1`), or null. */
+const canonical = (text: string) => parseIp(text)?.text ?? null;
 
 /** A forwarded node as an address: `[2001:db8::1]:4711`, `"192.0.2.1:80"`, `192.0.2.1`; null when not one. */
 function nodeAddress(raw: string): string | null {
@@ -63,8 +42,7 @@ function nodeAddress(raw: string): string | null {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(node);
   if (bracketed) node = bracketed[1] ?? "";
   else if (/^\d{1,3}(?:\.\d{1,3}){3}:\d+$/.test(node)) node = node.slice(0, node.lastIndexOf(":"));
-  node = plainAddress(node);
-  return isIP(node) ? node : null;
+  return canonical(node);
 }
 
 /** The `for=` nodes of a `Forwarded` header, in order (commas inside quotes kept). */
@@ -93,7 +71,7 @@ function forwardedChain(headers: Headers): (string | null)[] {
  */
 export function clientAddress(peer: string | null, headers: Headers, trusted: TrustedProxies): string | null {
   if (peer === null) return null;
-  const plainPeer = plainAddress(peer);
+  const plainPeer = canonical(peer) ?? peer;
   if (trusted.none || !trusted.has(plainPeer)) return plainPeer;
   const chain = forwardedChain(headers);
   let believed = plainPeer;

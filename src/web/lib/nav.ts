@@ -1,7 +1,9 @@
 /** The sidebar's screens, in order. The router has one route per entry. */
 import type { RegisteredRouter } from "@tanstack/react-router";
 import {
+  Activity,
   AudioLines,
+  BellRing,
   Bot,
   Cable,
   Clock,
@@ -76,6 +78,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Sync from PBX", url: "/sync", icon: RefreshCw },
       { title: "API Settings", url: "/settings", icon: KeyRound },
       { title: "SIP Provider", url: "/telnyx", icon: Cable },
+      { title: "Alerts", url: "/alerts", icon: BellRing },
       { title: "Users", url: "/users", icon: Users, minRole: "admin" },
       { title: "Audit", url: "/audit", icon: ScrollText, minRole: "admin" },
     ],
@@ -87,6 +90,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Call History", url: "/call-history", icon: History },
       { title: "Voicemail", url: "/voicemail", icon: Voicemail },
       { title: "PBX Security", url: "/pbx-security", icon: ShieldAlert },
+      { title: "Test Calls", url: "/test-calls", icon: Activity },
     ],
   },
   {

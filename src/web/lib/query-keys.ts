@@ -68,6 +68,14 @@ export const queryKeys = {
   pbxLive: ["/api/pbx/status"],
   activeCalls: ["/api/calls/active"],
   pbxSecurity: ["/api/pbx/security"],
+  /** Test calls, and each one's results by window under it (features/test-calls/api.ts). */
+  testCalls: ["/api/test-calls"],
+  testCallResults: (id: number, from: string) =>
+    ["/api/test-calls", String(id), `results?from=${encodeURIComponent(from)}`] as const,
+  /** fail2ban's jails and the console's trusted networks (features/firewall/api.ts). */
+  firewall: ["/api/firewall"],
+  /** The UI-made metrics scrape token (features/metrics-token/api.ts). */
+  metricsToken: ["/api/settings/metrics-token"],
   callHistory: ["/api/cdr"],
   /** Under `callHistory`, so call-history-updated refreshes them all (features/call-history/api.ts). */
   callHistoryPages: (filterQuery: string) => ["/api/cdr", "pages", filterQuery] as const,
@@ -102,6 +110,19 @@ export const queryKeys = {
   telnyxPhoneNumbers: ["/api/telnyx/phone-numbers"],
   /** The regulatory lookup is fixed to Israel, local numbers. */
   telnyxRequirements: ["/api/telnyx/regulatory-requirements?countryCode=IL&phoneNumberType=local"],
+
+  /** Alert rules, and the alerts' history with each filter's pages under it (features/alerts/api.ts). */
+  alertRules: ["/api/alerts/rules"],
+  alertEvents: ["/api/alerts/events"],
+  alertEventPages: (filterQuery: string) => ["/api/alerts/events", filterQuery] as const,
+  /** Alert channels with each one's last delivery (features/alert-channels/api.ts). */
+  alertChannels: ["/api/alerts/channels"],
+  /** This version, the latest release and the self-update in progress (features/update/api.ts). */
+  update: ["/api/update"],
+  /** Off-site backup targets with their last copy and drill, the copies sent, the key's id (features/offsite-backups/api.ts). */
+  backupTargets: ["/api/backups/targets"],
+  backupUploads: ["/api/backups/uploads"],
+  offsiteKey: ["/api/backups/key"],
 } as const;
 
 type Key = readonly string[];
@@ -159,7 +180,14 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "call-history-updated": [queryKeys.callHistory, queryKeys.callDetails],
   // The message a call left (or its folder) is on the call's detail.
   "voicemail-updated": [queryKeys.callDetails, queryKeys.voicemail],
+  "alerts-updated": [queryKeys.alertRules, queryKeys.alertEvents],
+  "alert-channels-updated": [queryKeys.alertChannels],
+  "offsite-backups-updated": [queryKeys.backupTargets, queryKeys.backupUploads, queryKeys.offsiteKey],
   "pbx-security-updated": [queryKeys.pbxSecurity],
+  // Under `testCalls`: a result refreshes the list's last result and the open chart.
+  "test-calls-updated": [queryKeys.testCalls],
+  "firewall-updated": [queryKeys.firewall],
+  "metrics-token-updated": [queryKeys.metricsToken],
   "api-tokens-updated": [queryKeys.apiTokens],
   // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
   "credentials-updated": [
@@ -184,4 +212,5 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "settings-updated": [queryKeys.securitySettings, queryKeys.me, queryKeys.sipSettings, queryKeys.audioSettings],
   // The link itself is only in the answer of the console that issued it: nothing cached to refetch.
   "provisioning-updated": [],
+  "update-updated": [queryKeys.update],
 };

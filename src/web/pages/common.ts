@@ -37,6 +37,8 @@ import * as virtualTable from "@/components/virtual-table";
 import * as deploymentApi from "@/features/deployment/api";
 import * as extensionsFilter from "@/features/extensions/filter";
 import * as jobsApi from "@/features/jobs/api";
+import * as offsiteApi from "@/features/offsite-backups/api";
+import * as offsiteHealth from "@/features/offsite-backups/health";
 import * as reviewStale from "@/features/review/stale-plan";
 import * as safeDeleteApi from "@/features/safe-delete/api";
 import * as undoToast from "@/features/safe-delete/undo-toast";
@@ -54,8 +56,10 @@ import * as sharedProvisioning from "../../shared/provisioning";
 import * as sharedSort from "../../shared/sort";
 
 const ICONS = [
+  icons.Ban,
   icons.Check,
   icons.ChevronDown,
+  icons.CloudUpload,
   icons.CircleAlert,
   icons.CircleCheck,
   icons.CircleX,
@@ -64,9 +68,13 @@ const ICONS = [
   icons.Eye,
   icons.EyeOff,
   icons.FileText,
+  icons.FlaskConical,
+  icons.Info,
   icons.Lock,
   icons.Pencil,
+  icons.PhoneForwarded,
   icons.PhoneOff,
+  icons.Play,
   icons.Plus,
   icons.RotateCw,
   icons.Search,
@@ -74,6 +82,7 @@ const ICONS = [
   icons.Trash,
   icons.Trash2,
   icons.TriangleAlert,
+  icons.Undo2,
   icons.Upload,
   icons.X,
 ];
@@ -117,6 +126,8 @@ export const SHARED_MODULES = [
   deploymentApi,
   extensionsFilter,
   telnyxApi,
+  offsiteApi,
+  offsiteHealth,
   telnyxConnectionHeader,
   endCallDialog,
   now,

@@ -5,4 +5,5 @@ export * from "./call-history";
 export { SHARED_MODULES, TooltipProvider } from "./common";
 export { FORM_MODULES } from "./common-forms";
 export * from "./pbx-security";
+export * from "./test-calls";
 export * from "./voicemail";

@@ -6,6 +6,8 @@ import { EmptyState } from "@/components/empty-state";
 import { CardListSkeleton, ScreenHeader } from "@/components/list-kit";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { AddressAction, useAddressActions } from "@/features/firewall/address-actions";
+import { FirewallPanel } from "@/features/firewall/firewall-panel";
 import { pbxSecurityQuery } from "@/features/live/api";
 import { SourcesTable } from "@/features/pbx-security/sources-table";
 import { errorText } from "@/lib/error-text";
@@ -39,6 +41,8 @@ function Figure({ title, value, caption, alert }: { title: string; value: number
 
 function SecurityView({ security }: { security: PbxSecurity }) {
   const alerts = security.alerts.length;
+  // One firewall query and one set of ban/unban mutations for the whole table (ADR 0045).
+  const firewall = useAddressActions();
   return (
     <>
       <div className="grid grid-cols-1 gap-4 min-[400px]:grid-cols-2 lg:grid-cols-4">
@@ -74,7 +78,10 @@ function SecurityView({ security }: { security: PbxSecurity }) {
           description="Counted since the console connected to Asterisk. If you expect attacks, check that the manager user may read the security class (read = …,security in manager.conf)."
         />
       ) : (
-        <SourcesTable security={security} />
+        <SourcesTable
+          security={security}
+          action={(address) => <AddressAction address={address} actions={firewall} />}
+        />
       )}
     </>
   );
@@ -115,7 +122,10 @@ export function PbxSecurityPage() {
   return (
     <>
       <ScreenHeader title={TITLE} subtitle={SUBTITLE} />
-      <div className="grid grid-cols-1 gap-4">{body}</div>
+      <div className="grid grid-cols-1 gap-4">
+        {body}
+        <FirewallPanel />
+      </div>
     </>
   );
 }

@@ -4,12 +4,15 @@ import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { AccountCard } from "@/features/account/account-card";
 import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
+import { MetricsTokenCard } from "@/features/metrics-token/metrics-token-card";
+import { OffsiteBackupsCard } from "@/features/offsite-backups/offsite-backups-card";
 import { connectionStatusQuery, credentialsQuery } from "@/features/settings/api";
 import { AudioSettingsCard } from "@/features/settings/audio-settings-card";
 import { SecurityNotice } from "@/features/settings/security-notice";
 import { ServiceCard } from "@/features/settings/service-card";
 import { SERVICES } from "@/features/settings/services";
 import { SipHostCard } from "@/features/softphone/sip-host-card";
+import { UpdateCard } from "@/features/update/update-card";
 import { useCan } from "@/hooks/use-role";
 import { errorMessage } from "@/lib/error-text";
 
@@ -39,7 +42,10 @@ export function SettingsPage() {
       )}
       {isAdmin && <SipHostCard />}
       {isAdmin && <AudioSettingsCard />}
+      {isAdmin && <UpdateCard />}
       {isAdmin && <ApiTokensCard />}
+      {isAdmin && <MetricsTokenCard />}
+      {isAdmin && <OffsiteBackupsCard />}
       {!isAdmin && (
         <RoleNotice cannot="see or change the service credentials or tokens: an administrator manages them" />
       )}

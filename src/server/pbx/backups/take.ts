@@ -11,6 +11,7 @@
 import { configBackups } from "../../../db/schema";
 import { ServiceError } from "../../clients/http";
 import type { Deps } from "../../core/deps";
+import { afterPbxBackup } from "../../offsite/hooks";
 import { type AstdbTree, parseAstdbShow } from "../host/astdb";
 import type { PbxRemote } from "../host/host";
 import { str, UnsafeValueError } from "../host/sql";
@@ -322,6 +323,8 @@ export async function backupBeforeApply(
     })
     .returning({ id: configBackups.id })
     .get();
+  // Copied off-site where a target includes PBX backups (ADR 0064); queued, it never delays the apply.
+  afterPbxBackup(deps.db, row.id);
   return row.id;
 }
 

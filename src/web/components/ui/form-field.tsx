@@ -40,7 +40,7 @@ export function FormError({ message }: { message?: string }) {
   return (
     <div
       role="alert"
-      className="rounded-md border border-destructive/40 bg-destructive/10 px-3 py-2 text-destructive text-sm"
+      className="rounded-md border border-destructive/40 bg-destructive/10 px-3 py-2 text-red-800 text-sm dark:text-red-200"
     >
       {message}
     </div>

@@ -24,7 +24,8 @@ const toastVariants = cva(
     variants: {
       variant: {
         default: "border bg-popover text-popover-foreground",
-        destructive: "destructive group border-destructive bg-destructive text-white",
+        // A fixed dark red: white on the theme's destructive colour is too faint in the dark theme.
+        destructive: "destructive group border-red-700 bg-red-700 text-white",
       },
     },
     defaultVariants: { variant: "default" },

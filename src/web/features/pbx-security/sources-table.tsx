@@ -1,5 +1,6 @@
 /** The addresses that failed to sign in over SIP in the last day, most failures first. */
 import { TriangleAlert } from "lucide-react";
+import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import { cn } from "@/lib/utils";
@@ -30,7 +31,9 @@ function Accounts({ source }: { source: SecuritySource }) {
 
 const HEADERS = ["Address", "Last hour", "Last day", "Accounts tried", "Last seen"] as const;
 
-export function SourcesTable({ security }: { security: PbxSecurity }) {
+/** `action`: the firewall's control for an address (Ban, Unban…), in a last column when given. */
+export function SourcesTable({ security, action }: { security: PbxSecurity; action?: (address: string) => ReactNode }) {
+  const headers = action ? [...HEADERS, "Firewall"] : HEADERS;
   const lastHour = new Map(security.lastHour.sources.map((s) => [s.address, s.failures]));
   const alerting = new Set(security.alerts.map((a) => a.address));
   return (
@@ -38,7 +41,7 @@ export function SourcesTable({ security }: { security: PbxSecurity }) {
       <table className="w-full text-sm" aria-label="Sources of failed sign-ins">
         <thead className="bg-muted/50">
           <tr className="border-b">
-            {HEADERS.map((h) => (
+            {headers.map((h) => (
               <th
                 key={h}
                 scope="col"
@@ -81,6 +84,7 @@ export function SourcesTable({ security }: { security: PbxSecurity }) {
                     {formatDateTime(s.lastAt)}
                   </time>
                 </td>
+                {action && <td className="whitespace-nowrap px-3 py-2">{action(s.address)}</td>}
               </tr>
             );
           })}
