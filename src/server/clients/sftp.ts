@@ -7,7 +7,7 @@
  */
 import type { Client, SFTPWrapper } from "ssh2";
 import { deadlineMessage, redact, ServiceError } from "./http";
-import { fingerprint } from "./ssh";
+import { type HostKeySeen, pinnedConnectConfig } from "./ssh";
 
 const SERVICE = "SFTP";
 /** One request (a write, a read, a rename) must answer within this. */
@@ -99,8 +99,7 @@ export class SftpSession {
     const secrets = [s.password, s.privateKey];
     return new Promise((resolve, reject) => {
       const client = new Client();
-      let seen = "";
-      let mismatch = false;
+      const hostKey: HostKeySeen = { seen: "", mismatch: false };
       let settled = false;
       const fail = (message: string) => {
         if (settled) return;
@@ -116,29 +115,16 @@ export class SftpSession {
           if (err) return fail(`SFTP ${where(s)} refused the SFTP subsystem: ${err.message}`);
           if (settled) return;
           settled = true;
-          resolve(new SftpSession(client, sftp, s, seen, opts.signal));
+          resolve(new SftpSession(client, sftp, s, hostKey.seen, opts.signal));
         });
       });
       // One listener for the client's whole life: ssh2 can emit more than one error, and an unhandled one
       // would end the process.
-      client.on("error", (err: SftpError) => fail(connectMessage(s, err, mismatch, seen, timeoutMs)));
+      client.on("error", (err: SftpError) => fail(connectMessage(s, err, hostKey.mismatch, hostKey.seen, timeoutMs)));
       try {
-        client.connect({
-          host: s.host,
-          port: s.port,
-          username: s.username,
-          password: s.password || undefined,
-          privateKey: s.privateKey || undefined,
-          readyTimeout: timeoutMs,
-          tryKeyboard: false,
-          hostVerifier: (key: Buffer) => {
-            seen = fingerprint(key);
-            mismatch = Boolean(s.hostKeyFingerprint) && seen !== s.hostKeyFingerprint;
-            return !mismatch;
-          },
-        });
+        client.connect(pinnedConnectConfig(s, timeoutMs, hostKey));
       } catch (err) {
-        fail(connectMessage(s, err as SftpError, false, seen, timeoutMs));
+        fail(connectMessage(s, err as SftpError, false, hostKey.seen, timeoutMs));
       }
     });
   }

@@ -24,6 +24,38 @@ export interface ExecResult {
 export const fingerprint = (key: Buffer) =>
   `SHA256:${nodeCrypto().createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
 
+/** What the server showed while connecting: its host key's fingerprint, and whether it was not the pinned one. */
+export interface HostKeySeen {
+  seen: string;
+  mismatch: boolean;
+}
+
+/**
+ * ssh2's connection options for a host with a pinned key (the PBX host, an SFTP backup target): any key but the
+ * pinned fingerprint is refused; `hostKey` records the key seen, so a first contact can pin it and a refusal can
+ * say which key came.
+ */
+export function pinnedConnectConfig(
+  s: Omit<SshSettings, "hostKeyFingerprint"> & { hostKeyFingerprint?: string | null },
+  timeoutMs: number,
+  hostKey: HostKeySeen,
+): ConnectConfig {
+  return {
+    host: s.host,
+    port: s.port,
+    username: s.username,
+    privateKey: s.privateKey || undefined,
+    password: s.password || undefined,
+    readyTimeout: timeoutMs,
+    tryKeyboard: false,
+    hostVerifier: (key: Buffer) => {
+      hostKey.seen = fingerprint(key);
+      hostKey.mismatch = Boolean(s.hostKeyFingerprint) && hostKey.seen !== s.hostKeyFingerprint;
+      return !hostKey.mismatch;
+    },
+  };
+}
+
 /**
  * One SSH session to the PBX host (ssh2). The host key is checked against the
  * pinned fingerprint; the one seen is reported so the first successful test can pin it.
@@ -42,26 +74,12 @@ export class SshSession {
     const { Client } = await import("ssh2");
     return new Promise((resolve, reject) => {
       const client = new Client();
-      let seen = "";
-      let mismatch = false;
-      const config: ConnectConfig = {
-        host: s.host,
-        port: s.port,
-        username: s.username,
-        privateKey: s.privateKey || undefined,
-        password: s.password || undefined,
-        readyTimeout: timeoutMs,
-        tryKeyboard: false,
-        hostVerifier: (key: Buffer) => {
-          seen = fingerprint(key);
-          mismatch = Boolean(s.hostKeyFingerprint) && seen !== s.hostKeyFingerprint;
-          return !mismatch;
-        },
-      };
+      const hostKey: HostKeySeen = { seen: "", mismatch: false };
+      const config = pinnedConnectConfig(s, timeoutMs, hostKey);
       let settled = false;
       client.once("ready", () => {
         settled = true;
-        const session = new SshSession(client, seen);
+        const session = new SshSession(client, hostKey.seen);
         client.once("close", () => {
           session.closed = true;
         });
@@ -73,7 +91,7 @@ export class SshSession {
         if (settled) return;
         settled = true;
         client.end();
-        reject(new ServiceError(SERVICE, sshMessage(s, err, mismatch, seen, timeoutMs)));
+        reject(new ServiceError(SERVICE, sshMessage(s, err, hostKey.mismatch, hostKey.seen, timeoutMs)));
       });
       try {
         client.connect(config);
