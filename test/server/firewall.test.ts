@@ -2,8 +2,9 @@
 // client, trusted networks in ignoreip, the refusals (the caller's address, loopback, this server, trusted
 // networks), bad input that never reaches fail2ban, fail2ban absent, and the root helper's path.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { networkInterfaces } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
 import { checkOp } from "../../src/server/clients/fail2ban";
 import { parseIp, parseNetwork } from "../../src/shared/ip";
 import { type PrivateFail2ban, startFail2ban } from "../helpers/fail2ban";
@@ -328,6 +329,34 @@ describe("the root helper", () => {
       expect(ban.json.error.message).toContain("fail2ban helper is not there");
     } finally {
       await none.stop();
+    }
+  });
+});
+
+describe("many viewers at once", () => {
+  test("ten reads at the same moment share one set of fail2ban-client runs; a read after a ban sees it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pbx-f2b-count-"));
+    const log = join(dir, "runs.log");
+    const wrapper = join(dir, "fail2ban-client");
+    // The real client, with each run counted.
+    writeFileSync(wrapper, `#!/bin/sh\necho run >> '${log}'\nexec /usr/bin/fail2ban-client "$@"\n`, { mode: 0o755 });
+    const counted = await startTestServer({ ...f2b.env, FAIL2BAN_CLIENT: wrapper });
+    const runs = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+    try {
+      await counted.setup();
+      const reads = await Promise.all(Array.from({ length: 10 }, () => counted.call("GET", "/api/firewall")));
+      expect(reads.map((r) => r.status)).toEqual(Array(10).fill(200));
+      // One read: the jail list, then each of the two jails' bans and ignoreip.
+      console.log(`10 simultaneous reads of the attack view: ${runs()} fail2ban-client runs`);
+      expect(runs()).toBeLessThanOrEqual(5);
+      const ban = await counted.call("POST", "/api/firewall/ban", { address: "198.51.100.77", jail: "asterisk" });
+      expect(ban.status, ban.text).toBe(200);
+      const after = await counted.call("GET", "/api/firewall");
+      expect(after.json.jails[0].banned.map((b: { address: string }) => b.address)).toContain("198.51.100.77");
+      expect((await counted.call("POST", "/api/firewall/unban", { address: "198.51.100.77" })).status).toBe(200);
+    } finally {
+      await counted.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

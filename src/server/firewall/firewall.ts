@@ -114,14 +114,21 @@ async function jailFor(deps: Pick<Deps, "config">, client: Fail2banClient, named
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** The jails as fail2ban has them now, or why fail2ban cannot be asked. */
+type JailsRead = Pick<FirewallState, "available" | "reason" | "jails">;
+
 /**
- * The configured jails as fail2ban has them (bans with their times, ignoreip), the console's trusted list,
- * and the caller's address. A trusted network missing from a jail's ignoreip (fail2ban restarted) is put back.
+ * The read in progress per fail2ban (its socket or helper): requests that arrive while one runs share it, so
+ * however often the screen is opened, one set of fail2ban-client processes runs at a time. A write forgets it,
+ * so a read asked for after a ban or a trust starts afresh.
  */
-export async function firewallState(deps: FirewallDeps, callerIp: string | null): Promise<FirewallState> {
+const readsInFlight = new Map<string, Promise<JailsRead>>();
+const fail2banKey = (deps: Pick<Deps, "config">) => JSON.stringify(deps.config.fail2ban);
+const forgetRead = (deps: Pick<Deps, "config">) => readsInFlight.delete(fail2banKey(deps));
+
+async function readJails(deps: FirewallDeps): Promise<JailsRead> {
   const trusted = trustedNetworks(deps.db);
   const configured = deps.config.fail2ban.jails;
-  const yourAddress = callerIp ? (parseIp(callerIp)?.text ?? callerIp) : null;
   const client = fail2banOf(deps);
   let running: string[];
   try {
@@ -132,7 +139,7 @@ export async function firewallState(deps: FirewallDeps, callerIp: string | null)
     const jails = configured.map(
       (name): JailState => ({ name, present: false, banned: [], ignoreIp: [], error: null }),
     );
-    return { available: false, reason, jails, defaultJail: null, trusted, yourAddress };
+    return { available: false, reason, jails };
   }
   const jails = await Promise.all(
     configured.map(async (name): Promise<JailState> => {
@@ -159,8 +166,26 @@ export async function firewallState(deps: FirewallDeps, callerIp: string | null)
       }
     }),
   );
-  const defaultJail = jails.find((j) => j.present)?.name ?? null;
-  return { available: true, reason: null, jails, defaultJail, trusted, yourAddress };
+  return { available: true, reason: null, jails };
+}
+
+/**
+ * The configured jails as fail2ban has them (bans with their times, ignoreip), the console's trusted list,
+ * and the caller's address. A trusted network missing from a jail's ignoreip (fail2ban restarted) is put back.
+ */
+export async function firewallState(deps: FirewallDeps, callerIp: string | null): Promise<FirewallState> {
+  const key = fail2banKey(deps);
+  let read = readsInFlight.get(key);
+  if (!read) {
+    read = readJails(deps).finally(() => {
+      if (readsInFlight.get(key) === read) readsInFlight.delete(key);
+    });
+    readsInFlight.set(key, read);
+  }
+  const { available, reason, jails } = await read;
+  const yourAddress = callerIp ? (parseIp(callerIp)?.text ?? callerIp) : null;
+  const defaultJail = available ? (jails.find((j) => j.present)?.name ?? null) : null;
+  return { available, reason, jails, defaultJail, trusted: trustedNetworks(deps.db), yourAddress };
 }
 
 /** Bans `address` in the named jail (or the default one) unless it is refused (see `banRefusal`). */
@@ -181,6 +206,7 @@ export async function banAddress(
   refusal = banRefusal(deps, address, callerIp, trusted, ignoreIp, jail);
   if (refusal) throw new Conflict(refusal, { address: refusal });
   const changed = await asked(() => client.ban(jail, address.text));
+  forgetRead(deps);
   deps.events.publish({ type: "firewall-updated", data: { action: "ban", address: address.text, jail } });
   return { id: address.text, jail, changed };
 }
@@ -210,6 +236,7 @@ export async function unbanAddress(
   if (!changed && input.jail === undefined && jails.length === 0) {
     throw new Conflict(`None of the console's jails (${deps.config.fail2ban.jails.join(", ")}) runs in fail2ban`);
   }
+  forgetRead(deps);
   deps.events.publish({ type: "firewall-updated", data: { action: "unban", address: address.text } });
   return { id: address.text, jail: (from.length ? from : jails).join(", "), changed };
 }
@@ -266,6 +293,7 @@ export async function trustNetwork(
   }
   saveTrustedNetworks(deps.db, list, at);
   const { notApplied } = await applyEverywhere(deps, "trust", net.text);
+  forgetRead(deps);
   deps.events.publish({ type: "firewall-updated", data: { action: "trust", network: net.text } });
   return { id: net.text, trusted: list, notApplied };
 }
@@ -280,6 +308,7 @@ export async function untrustNetwork(deps: FirewallDeps, network: string): Promi
     throw new NotFound("Trusted network", `${net.text} is not a trusted network of the console`);
   saveTrustedNetworks(deps.db, kept, new Date(deps.now()));
   const { notApplied } = await applyEverywhere(deps, "untrust", net.text);
+  forgetRead(deps);
   deps.events.publish({ type: "firewall-updated", data: { action: "untrust", network: net.text } });
   return { id: net.text, trusted: kept, notApplied };
 }
