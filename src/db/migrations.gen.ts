@@ -27,6 +27,7 @@ import m23 from "../../migrations/0023_time_conditions.sql" with { type: "text" 
 import m24 from "../../migrations/0024_call_detail.sql" with { type: "text" };
 import m25 from "../../migrations/0025_call_recording_policy.sql" with { type: "text" };
 import m26 from "../../migrations/0026_runs_itself.sql" with { type: "text" };
+import m27 from "../../migrations/0027_ai_measured.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -57,4 +58,5 @@ export const migrationSql: Record<string, string> = {
   "0024_call_detail": m24,
   "0025_call_recording_policy": m25,
   "0026_runs_itself": m26,
+  "0027_ai_measured": m27,
 };

@@ -9,7 +9,10 @@
  * not check `text` lengths.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { AnalysisConfig, CallAnalysisResult } from "../shared/ai/analysis";
+import type { AiCallEnd, ModelPrice, RealtimeUsage, TurnLatency } from "../shared/ai/measures";
+import type { TestRunResult, TestScriptExpect } from "../shared/ai/test-scripts";
 import { DESTINATION_KINDS, type DestinationKind as DestinationKindValue } from "../shared/destinations";
 import { RECORDING_MODES, RECORDING_ON_DEMAND } from "../shared/recording-policy";
 
@@ -361,6 +364,17 @@ export const aiAssistants = sqliteTable("ai_assistants", {
   status: text("status", { enum: ["active", "inactive"] })
     .notNull()
     .default("active"),
+  /** The post-call analysis it runs (ADR 0071); null = none. */
+  analysis: text("analysis", { mode: "json" }).$type<AnalysisConfig | null>(),
+  /** Caps (ADR 0070): a call ends or is transferred politely past these; null = no cap. */
+  callCostCapUsd: real("call_cost_cap_usd"),
+  callSecondsCap: integer("call_seconds_cap"),
+  dailySpendCapUsd: real("daily_spend_cap_usd"),
+  capAction: text("cap_action", { enum: ["hangup", "transfer"] })
+    .notNull()
+    .default("hangup"),
+  /** The extension a capped call is transferred to when `capAction` is `transfer`. */
+  capTransferTo: text("cap_transfer_to"),
   createdAt: createdAt(),
   updatedAt: createdAt("updated_at"),
 });
@@ -441,9 +455,78 @@ export const aiCallLogs = sqliteTable(
     events: jsonList("events"),
     /** The PBX call's `linkedid` when the INVITE carried it (`X-Linkedid`): ties the AI call to its CDR legs. */
     linkedid: text("linkedid"),
+    /** Measures of a followed call (ADR 0070), written when its sideband session ends. */
+    endedAt: integer("ended_at", { mode: "timestamp_ms" }),
+    usage: text("usage", { mode: "json" }).$type<RealtimeUsage | null>(),
+    costUsd: real("cost_usd"),
+    /** The price row the cost was computed with, as it was at the call's end. */
+    price: text("price", { mode: "json" }).$type<ModelPrice | null>(),
+    latencyTurns: text("latency_turns", { mode: "json" }).$type<TurnLatency[]>().notNull().default(sql`'[]'`),
+    latencyP50Ms: integer("latency_p50_ms"),
+    latencyP95Ms: integer("latency_p95_ms"),
+    endReason: text("end_reason").$type<AiCallEnd>(),
+    /** The post-call analysis (ADR 0071), or why it failed (the call stays stored either way). */
+    analysis: text("analysis", { mode: "json" }).$type<CallAnalysisResult | null>(),
+    analysisError: text("analysis_error"),
     createdAt: createdAt(),
   },
-  (t) => [index("ai_call_logs_call_id_idx").on(t.callId)],
+  (t) => [
+    index("ai_call_logs_call_id_idx").on(t.callId),
+    index("ai_call_logs_assistant_idx").on(t.assistantId, t.createdAt),
+  ],
+);
+
+/** The price table per model (USD per million tokens; ADR 0070); empty = the built-in defaults apply. */
+export const aiPrices = sqliteTable("ai_prices", {
+  model: text("model").primaryKey(),
+  inputText: real("input_text").notNull(),
+  cachedInputText: real("cached_input_text").notNull(),
+  outputText: real("output_text").notNull(),
+  inputAudio: real("input_audio").notNull(),
+  cachedInputAudio: real("cached_input_audio").notNull(),
+  outputAudio: real("output_audio").notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/** Scripted test conversations of an assistant (ADR 0072). */
+export const aiTestScripts = sqliteTable(
+  "ai_test_scripts",
+  {
+    id: id(),
+    assistantId: integer("assistant_id")
+      .notNull()
+      .references(() => aiAssistants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** The caller's turns, in order. */
+    turns: jsonList("turns"),
+    expect: text("expect", { mode: "json" }).$type<TestScriptExpect>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: createdAt("updated_at"),
+  },
+  (t) => [index("ai_test_scripts_assistant_idx").on(t.assistantId)],
+);
+
+/** One run of a test script: its pass/fail history. */
+export const aiTestRuns = sqliteTable(
+  "ai_test_runs",
+  {
+    id: id(),
+    scriptId: integer("script_id")
+      .notNull()
+      .references(() => aiTestScripts.id, { onDelete: "cascade" }),
+    assistantId: integer("assistant_id")
+      .notNull()
+      .references(() => aiAssistants.id, { onDelete: "cascade" }),
+    trigger: text("trigger", { enum: ["manual", "prompt-change"] }).notNull(),
+    /** SHA-256 of the prompt, tools and model the run used: which version of the assistant it tested. */
+    promptHash: text("prompt_hash").notNull(),
+    state: text("state", { enum: ["running", "passed", "failed", "error"] }).notNull(),
+    result: text("result", { mode: "json" }).$type<TestRunResult | null>(),
+    detail: text("detail"),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("ai_test_runs_script_idx").on(t.scriptId, t.id)],
 );
 
 /** Messages an AI assistant took for someone during a call (its `take_message` tool; ADR 0042). */

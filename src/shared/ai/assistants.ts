@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { dialable, optionalText, patchOf, percent, required } from "../fields";
 import { lazySchema } from "../lazy-schema";
+import { type AnalysisConfig, analysisConfigSchema } from "./analysis";
 
 /** The original default model first, then the newer GA realtime models. */
 export const AI_MODELS = ["gpt-4o-realtime-preview", "gpt-realtime", "gpt-realtime-mini"] as const;
@@ -120,30 +121,68 @@ export const AI_TOOL_DEFS: Record<AiTool, { label: string; tool: FunctionTool }>
   },
 };
 
+/** A cap in USD: a positive amount with at most 4 decimals, or null for none. */
+const usdCap = (label: string) =>
+  z
+    .number({ error: `${label} must be an amount in USD` })
+    .finite(`${label} must be an amount in USD`)
+    .positive(`${label} must be more than 0 (leave it empty for no cap)`)
+    .max(100_000, `${label} must be at most 100000 USD`)
+    .nullable()
+    .default(null);
+
 /** POST /api/ai/assistants: a new assistant. */
 export const aiAssistantSchema = lazySchema(() =>
-  z.object({
-    name: required("Name", 100),
-    description: optionalText("Description", 500),
-    provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
-    /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
-    model: required("Model", 50).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Model must be a model id such as gpt-realtime"),
-    systemPrompt: z
-      .string({ error: "System prompt must be at least 10 characters" })
-      .trim()
-      .min(10, "System prompt must be at least 10 characters")
-      .max(20000, "System prompt must be at most 20000 characters"),
-    voice: z.enum(AI_VOICES, { error: "Voice must be one of the listed voices" }).default("alloy"),
-    temperature: percent("Temperature", 80),
-    tools: z
-      .array(z.enum(AI_TOOLS, { error: "Unknown tool" }))
-      .max(AI_TOOLS.length)
-      .default([])
-      .transform((list) => [...new Set(list)]),
-    extensionId: dialable("Extension"),
-    ivrId: optionalText("IVR", 50),
-    status: z.enum(["active", "inactive"], { error: "Status must be active or inactive" }).default("active"),
-  }),
+  z
+    .object({
+      name: required("Name", 100),
+      description: optionalText("Description", 500),
+      provider: z.literal("openai", { error: "Provider must be openai" }).default("openai"),
+      /** Open like the OpenAI SDK's model enum: the form offers AI_MODELS; any model id is stored. */
+      model: required("Model", 50).regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        "Model must be a model id such as gpt-realtime",
+      ),
+      systemPrompt: z
+        .string({ error: "System prompt must be at least 10 characters" })
+        .trim()
+        .min(10, "System prompt must be at least 10 characters")
+        .max(20000, "System prompt must be at most 20000 characters"),
+      voice: z.enum(AI_VOICES, { error: "Voice must be one of the listed voices" }).default("alloy"),
+      temperature: percent("Temperature", 80),
+      tools: z
+        .array(z.enum(AI_TOOLS, { error: "Unknown tool" }))
+        .max(AI_TOOLS.length)
+        .default([])
+        .transform((list) => [...new Set(list)]),
+      extensionId: dialable("Extension"),
+      ivrId: optionalText("IVR", 50),
+      status: z.enum(["active", "inactive"], { error: "Status must be active or inactive" }).default("active"),
+      /** The post-call analysis (ADR 0071); null = none. */
+      analysis: analysisConfigSchema.nullable().default(null),
+      /** Caps (ADR 0070): past them the call is ended or transferred politely; null = no cap. */
+      callCostCapUsd: usdCap("Cost cap per call"),
+      callSecondsCap: z
+        .number({ error: "Time cap per call must be a number of seconds" })
+        .int("Time cap per call must be whole seconds")
+        .min(30, "Time cap per call must be at least 30 seconds")
+        .max(4 * 3600, "Time cap per call must be at most 4 hours")
+        .nullable()
+        .default(null),
+      dailySpendCapUsd: usdCap("Daily spend cap"),
+      capAction: z
+        .enum(["hangup", "transfer"], { error: "At the cap the call is hung up or transferred" })
+        .default("hangup"),
+      capTransferTo: dialable("Transfer at the cap to"),
+    })
+    .superRefine((v, ctx) => {
+      if (v.capAction === "transfer" && !v.capTransferTo)
+        ctx.addIssue({
+          code: "custom",
+          path: ["capTransferTo"],
+          message: "Say which extension a capped call is transferred to",
+        });
+    }),
 );
 
 /** PATCH body: any of an assistant's fields, each checked as on create. */
@@ -163,6 +202,12 @@ export interface AiAssistant {
   extensionId: string | null;
   ivrId: string | null;
   status: "active" | "inactive";
+  analysis: AnalysisConfig | null;
+  callCostCapUsd: number | null;
+  callSecondsCap: number | null;
+  dailySpendCapUsd: number | null;
+  capAction: "hangup" | "transfer";
+  capTransferTo: string | null;
   createdAt: string;
   updatedAt: string;
 }
