@@ -459,7 +459,7 @@ export const aiCallLogs = sqliteTable(
     endedAt: integer("ended_at", { mode: "timestamp_ms" }),
     usage: text("usage", { mode: "json" }).$type<RealtimeUsage | null>(),
     costUsd: real("cost_usd"),
-    /** The price row the cost was computed with, as it was at the call's end. */
+    /** The price row the cost was computed with, as it was when the call started. */
     price: text("price", { mode: "json" }).$type<ModelPrice | null>(),
     latencyTurns: text("latency_turns", { mode: "json" }).$type<TurnLatency[]>().notNull().default(sql`'[]'`),
     latencyP50Ms: integer("latency_p50_ms"),

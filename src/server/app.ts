@@ -10,8 +10,10 @@ import { totpSetupRequired } from "./accounts/settings";
 import { SetupCode } from "./accounts/setup-code";
 import { LoginThrottle } from "./accounts/throttle";
 import { requireApiToken } from "./accounts/tokens";
+import { PostCallAnalyses } from "./ai/analysis";
 import { publishLiveAiCalls } from "./ai/live";
 import { CallSessions } from "./ai/sideband";
+import { closeTestRuns } from "./ai/test-runner";
 import { deliverAlert } from "./alerts/channels";
 import { AlertEngine } from "./alerts/engine";
 import { startBackupSchedule } from "./backup/snapshot";
@@ -179,11 +181,21 @@ export function createApp(opts: AppOptions) {
   };
   // The Live AI Calls screen's event, from the call sessions' own events (ADR 0044).
   const stopLiveAi = publishLiveAiCalls(app.aiCalls, hub);
+  // Each followed call's post-call analysis once it ends (ADR 0071); stopped before the database closes.
+  const analyses = new PostCallAnalyses(
+    { db: opts.db, events: hub, now, config: opts.config, credentials },
+    app.aiCalls,
+    (line) => app.aiCalls.log(line),
+  );
   const router = new ApiRouter(apiRoutes);
   // The lists' ETags and kept bodies (ADR 0029).
   const lists = new ListCache(opts.db);
   const log = opts.config.logRequests ? logRequest : () => {};
-  const policy: HeaderPolicy = { tls: opts.config.tls !== null, dev: process.env.NODE_ENV === "development" };
+  const policy: HeaderPolicy = {
+    tls: opts.config.tls !== null,
+    dev: process.env.NODE_ENV === "development",
+    connect: [new URL(opts.config.endpoints.openai).origin],
+  };
   const hosts = new HostAllowList(opts.config, now);
   /** 421 for a Host this console does not answer to (DNS rebinding), before any other work. */
   const hostGuard = (req: Request): Response | null => {
@@ -441,6 +453,8 @@ export function createApp(opts: AppOptions) {
       await app.alerts.stop();
       app.jobs.close();
       await app.aiCalls.closeAll();
+      await analyses.stop();
+      await closeTestRuns(opts.db);
       await app.testCalls.stop();
       stopLiveAi();
       await app.live.stop();

@@ -41,6 +41,12 @@ export const wsEventTypes = [
   "ai-messages-updated",
   /** An AI call in progress started, said something, or ended (GET /api/ai/calls/live; coalesced; ADR 0044). */
   "ai-live-updated",
+  /** An assistant's test scripts were created, edited or deleted (ADR 0072); data: `{ assistantId, action }`. */
+  "ai-test-scripts-updated",
+  /** A test script's run was queued, started or ended (its pass/fail history); data: `{ assistantId, runId, state }`. */
+  "ai-test-runs-updated",
+  /** The AI price table per model was saved (GET /api/ai/prices; ADR 0070). */
+  "ai-prices-updated",
   "api-tokens-updated",
   /** Credentials saved, removed or tested (API Settings badges, connection status). */
   "credentials-updated",

@@ -230,6 +230,14 @@ export const routeTree = rootRoute.addChildren([
     "/ai-assistants",
     lazy(() => import("./pages/group-ai"), "AiAssistantsPage"),
   ),
+  // One AI call (not a sidebar screen): its cost, latency and analysis.
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/ai/calls/$callId",
+    component: lazy(() => import("./pages/group-ai"), "AiCallPage"),
+    // The query's key alone (features/ai/api.ts brings zod, which the first chunk does without).
+    loader: ({ params }) => prefetchScreen(queryClient, [{ queryKey: queryKeys.aiCall(params.callId) }]),
+  }),
   page(
     "/ai-live-calls",
     lazy(() => import("./pages/group-ai"), "AiLiveCallsPage"),

@@ -61,6 +61,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** The viewport of every page unless one is asked for (default 1280×800). */
   viewport?: { width: number; height: number };
+  /** Chromium flags on top of `CHROMIUM_ARGS` (e.g. a fake microphone). */
+  chromiumArgs?: string[];
 }
 
 export async function startHarness(opts: HarnessOptions = {}) {
@@ -98,7 +100,10 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
   try {
     await waitForHealth(baseUrl, proc);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, ...(opts.chromiumArgs ?? [])],
+    });
   } catch (err) {
     await stop();
     throw err;

@@ -371,6 +371,139 @@ describe("openai", () => {
     expect(f.state.realtimeCalls.rtc_3?.rejectStatusCode).toBe(486);
   });
 
+  /** A browser's offer as Chrome writes it: BUNDLE of an audio m-line (Opus among others) and the data channel. */
+  const OFFER = [
+    "v=0",
+    "o=- 4611731400430051336 2 IN IP4 127.0.0.1",
+    "s=-",
+    "t=0 0",
+    "a=group:BUNDLE 0 1",
+    "a=msid-semantic: WMS",
+    "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 9 0 8",
+    "c=IN IP4 0.0.0.0",
+    "a=rtcp:9 IN IP4 0.0.0.0",
+    "a=ice-ufrag:abcd",
+    "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+    "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
+    "a=setup:actpass",
+    "a=mid:0",
+    "a=sendrecv",
+    "a=rtcp-mux",
+    "a=rtpmap:111 opus/48000/2",
+    "a=fmtp:111 minptime=10;useinbandfec=1",
+    "a=rtpmap:0 PCMU/8000",
+    "m=application 9 UDP/DTLS/SCTP webrtc-datachannel",
+    "c=IN IP4 0.0.0.0",
+    "a=ice-ufrag:abcd",
+    "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+    "a=setup:actpass",
+    "a=mid:1",
+    "a=sctp-port:5000",
+    "",
+  ].join("\r\n");
+  const session = {
+    type: "realtime",
+    model: "gpt-realtime",
+    instructions: "Be brief.",
+    audio: { output: { voice: "marin" } },
+  };
+  const sdpPost = (bearer: string, body = OFFER) =>
+    call(`${f.baseUrl}/realtime/calls`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/sdp", origin: "https://pbx.example" },
+      body,
+    });
+
+  test("client_secrets: checks the body as ClientSecretCreateParams, mints ek_… as ClientSecretCreateResponse", async () => {
+    const unknown = await post("/realtime/client_secrets", { session, ttl: 60 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ param: "ttl", code: "unknown_parameter" });
+    const tooShort = await post("/realtime/client_secrets", { expires_after: { anchor: "created_at", seconds: 5 } });
+    expect(tooShort.body.error.param).toBe("expires_after.seconds");
+    const betaVoice = await post("/realtime/client_secrets", { session: { type: "realtime", voice: "marin" } });
+    expect(betaVoice.body.error).toMatchObject({ param: "session.voice", code: "unknown_parameter" });
+    const before = Math.floor(Date.now() / 1000);
+    const ok = await post("/realtime/client_secrets", {
+      expires_after: { anchor: "created_at", seconds: 60 },
+      session,
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.value).toMatch(/^ek_[0-9a-f]{32}$/);
+    expect(ok.body.expires_at - before).toBeGreaterThanOrEqual(60);
+    expect(ok.body.expires_at - before).toBeLessThanOrEqual(61);
+    expect(ok.body.session).toMatchObject({ ...session, object: "realtime.session" });
+    expect(f.state.clientSecrets.at(-1)).toMatchObject({ value: ok.body.value, session });
+    const noKey = await call(`${f.baseUrl}/realtime/client_secrets`, { method: "POST", body: "{}" });
+    expect(noKey.status).toBe(401);
+  });
+
+  test("realtime/calls: an SDP offer with a minted secret is answered 201 application/sdp with Location", async () => {
+    const minted = await post("/realtime/client_secrets", { session });
+    const res = await sdpPost(minted.body.value);
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toBe("application/sdp");
+    expect(res.headers.get("location")).toMatch(/^\/v1\/realtime\/calls\/rtc_[0-9a-f]{32}$/);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const answer = res.text.split("\r\n");
+    expect(answer[0]).toBe("v=0");
+    expect(answer).toContain("a=group:BUNDLE 0 1");
+    expect(answer).toContain("m=audio 9 UDP/TLS/RTP/SAVPF 111");
+    expect(answer).toContain("m=application 9 UDP/DTLS/SCTP webrtc-datachannel");
+    expect(answer.filter((l) => l === "a=setup:passive")).toHaveLength(2);
+    expect(answer.filter((l) => l.startsWith("a=mid:"))).toEqual(["a=mid:0", "a=mid:1"]);
+    expect(answer).toContain("a=sendrecv");
+    const recorded = f.state.webrtcCalls.at(-1);
+    expect(recorded?.credential).toEqual({ kind: "client_secret", value: minted.body.value });
+    expect(recorded?.session).toEqual(session);
+    expect(recorded?.origin).toBe("https://pbx.example");
+    // The API key is accepted too (as at OpenAI), and recorded as such.
+    expect((await sdpPost("sk-test-openai")).status).toBe(201);
+    expect(f.state.webrtcCalls.at(-1)?.credential).toEqual({ kind: "api_key" });
+  });
+
+  test("realtime/calls: preflight, unknown or expired secret 401, a body that is not SDP 400", async () => {
+    const pre = await call(`${f.baseUrl}/realtime/calls`, { method: "OPTIONS" });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-headers")).toContain("authorization");
+    expect((await sdpPost("ek_not_minted")).status).toBe(401);
+    const minted = await post("/realtime/client_secrets", { session });
+    const record = f.state.clientSecrets.find((c) => c.value === minted.body.value);
+    if (record) record.expiresAt = Math.floor(Date.now() / 1000) - 1;
+    const expired = await sdpPost(minted.body.value);
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.code).toBe("client_secret_expired");
+    expect((await sdpPost("sk-test-openai", "hello")).status).toBe(400);
+  });
+
+  test("the SDK itself against the fake: client secret, WebRTC call (multipart), 429 with retry-after", async () => {
+    const { OpenAI, RateLimitError } = await import("openai");
+    const client = new OpenAI({
+      apiKey: "sk-test-openai",
+      baseURL: f.baseUrl,
+      maxRetries: 0,
+      project: null,
+      organization: null,
+    });
+    const secret = await client.realtime.clientSecrets.create({
+      expires_after: { anchor: "created_at", seconds: 60 },
+      session: { type: "realtime", model: "gpt-realtime" },
+    });
+    expect(secret.value).toStartWith("ek_");
+    const res = await client.realtime.calls.create({ sdp: OFFER, session: { type: "realtime", instructions: "Hi" } });
+    expect(res.status).toBe(201);
+    expect(await res.text()).toStartWith("v=0\r\n");
+    expect(f.state.webrtcCalls.at(-1)?.session).toEqual({ type: "realtime", instructions: "Hi" });
+    f.state.rateLimit = { count: 1, retryAfterSeconds: 7 };
+    const limited = await client.models.list().catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitError);
+    const e = limited as InstanceType<typeof RateLimitError>;
+    expect(e.headers.get("retry-after")).toBe("7");
+    expect(e.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    expect(e.error).toMatchObject({ type: "requests", code: "rate_limit_exceeded", param: null });
+    expect(f.state.rateLimit).toBeNull();
+    expect((await client.models.list()).data.length).toBeGreaterThan(0);
+  });
+
   test("webhook signing: Standard Webhooks test vector, incoming-call builder verifies", () => {
     expect(
       signWebhook(

@@ -210,7 +210,7 @@ describe("classification mid-call", () => {
     expect(logged.join("\n")).not.toContain(OPENAI_DEFAULT_KEY);
   });
 
-  test("hangup and route_to_ivr rules act through the call's hang-up and refer; transfer_to_ai is only recorded", async () => {
+  test("hangup and route_to_ivr rules act through the call's hang-up and refer; a transfer_to_ai without a target is recorded with why", async () => {
     await rule({ name: "Bye", action: "hangup", actionParams: "{}" });
     await rule({
       name: "Sales",
@@ -228,7 +228,7 @@ describe("classification mid-call", () => {
     });
     s.app.aiCalls.classifyLimits.everyCallerTurns = 1;
 
-    // transfer_to_ai: recorded once, no call control; the rules' intents are the schema's choices.
+    // transfer_to_ai naming no assistant: recorded once with why, no call control; the rules' intents are the schema's choices.
     fake.state.chatScripts = [answer("neutral", "hours"), answer("neutral", "hours")];
     const a = await callIn();
     await say(a, "caller", "When are you open?");
@@ -242,7 +242,11 @@ describe("classification mid-call", () => {
     await say(a, "caller", "And on Sunday?");
     await until(() => chats().length === 2);
     await idle(a);
-    expect(events(a.callId).filter((e) => e.includes("rule 'Stay'"))).toHaveLength(1);
+    expect(events(a.callId).filter((e) => e.includes("rule 'Stay'"))).toEqual([
+      expect.stringContaining(
+        "transfer_to_ai: not acted on: the rule names no assistant (assistantId) and no targetUri",
+      ),
+    ]);
     expect(controls(a.callId).map((h) => h.action)).toEqual(["accept"]);
 
     // route_to_ivr: a refer to the IVR number on the PBX host.
@@ -260,6 +264,70 @@ describe("classification mid-call", () => {
     await until(() => controls(b.callId).some((h) => h.action === "hangup"));
     await until(() => transcripts().length === 2);
     expect(transcripts()[1].rule_decision).toMatch(/rule 'Bye' .* hangup: hanging up/);
+  });
+});
+
+describe("transfer_to_ai mid-call", () => {
+  /** The other assistant, on `number` (none: no number on the PBX). */
+  async function other(number: string | null) {
+    const res = await s.call("POST", "/api/ai/assistants", {
+      name: "Billing",
+      model: "gpt-realtime",
+      systemPrompt: "You answer billing questions. Be brief.",
+      ...(number ? { extensionId: number } : {}),
+      status: "active",
+    });
+    expect(res.status).toBe(201);
+    return res.json as { id: number };
+  }
+  const billingRule = (params: Record<string, unknown>) =>
+    rule({
+      name: "Billing",
+      conditions: JSON.stringify({ match: "all", conditions: [{ kind: "intent", op: "is", values: ["billing"] }] }),
+      action: "transfer_to_ai",
+      actionParams: JSON.stringify(params),
+    });
+
+  test("refers the call to the other assistant's number on the PBX host (its webhook then picks that assistant)", async () => {
+    const billing = await other("2100");
+    await billingRule({ assistantId: billing.id });
+    s.app.aiCalls.classifyLimits.everyCallerTurns = 1;
+    fake.state.chatScripts = [answer("neutral", "billing")];
+    const c = await callIn();
+    await say(c, "caller", "I have a question about my invoice.");
+    await until(() => controls(c.callId).some((h) => h.action === "refer"));
+    expect(fake.state.realtimeCalls[c.callId]?.referTargetUri).toBe("sip:2100@pbx.example.org");
+    await until(() => transcripts().length === 1);
+    expect(transcripts()[0].rule_decision).toMatch(
+      /rule 'Billing' .* transfer_to_ai → assistant 'Billing' \(#\d+\) \(sip:2100@pbx.example.org\): done/,
+    );
+    expect(transcripts()[0].outcome).toBe("transferred to sip:2100@pbx.example.org");
+  });
+
+  test("an explicit targetUri is used as given", async () => {
+    await billingRule({ targetUri: "sip:billing-ai@pbx.example.org" });
+    s.app.aiCalls.classifyLimits.everyCallerTurns = 1;
+    fake.state.chatScripts = [answer("neutral", "billing")];
+    const c = await callIn();
+    await say(c, "caller", "Billing please.");
+    await until(() => controls(c.callId).some((h) => h.action === "refer"));
+    expect(fake.state.realtimeCalls[c.callId]?.referTargetUri).toBe("sip:billing-ai@pbx.example.org");
+  });
+
+  test("an assistant without a number: recorded with why, nothing done", async () => {
+    const billing = await other(null);
+    await billingRule({ assistantId: billing.id });
+    s.app.aiCalls.classifyLimits.everyCallerTurns = 1;
+    fake.state.chatScripts = [answer("neutral", "billing")];
+    const c = await callIn();
+    await say(c, "caller", "Billing please.");
+    await until(() => chats().length === 1);
+    await idle(c);
+    expect(events(c.callId).join("\n")).toContain(
+      `transfer_to_ai: not acted on: assistant 'Billing' (#${billing.id}) has no number on the PBX to refer the call to`,
+    );
+    expect(controls(c.callId).map((h) => h.action)).toEqual(["accept"]);
+    c.sb.hangup();
   });
 });
 

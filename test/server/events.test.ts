@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { totp } from "../../src/server/accounts/totp";
+import { testRunQueue } from "../../src/server/ai/test-runner";
 import type { RouteDef } from "../../src/server/context";
 import { offsiteQueue } from "../../src/server/offsite/queue";
 import { apiRoutes } from "../../src/server/routes";
@@ -153,6 +154,14 @@ const greetingForm = () => {
 const rule = () =>
   created("/api/ai/routing-rules", { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" });
 const token = () => created("/api/ai/tokens", { name: `walk-${next()}` });
+const testScript = async () =>
+  created(`/api/ai/assistants/${(await assistant()).id}/test-scripts`, {
+    name: "Walk",
+    turns: ["Hello"],
+    expect: { replyContains: "help" },
+  });
+/** A test script's run ends in the background: its end is the route's event too. */
+const testRunsEnded = () => testRunQueue(s.app).idle();
 /** A webhook alert channel to a port nothing listens on: its test is a failed delivery, recorded all the same. */
 const alertChannel = () =>
   created("/api/alerts/channels", { kind: "webhook", name: `walk-${next()}`, url: "http://127.0.0.1:9/hook" });
@@ -585,6 +594,25 @@ const FIXTURES: Record<string, Fixture> = {
     body: { name: "Walk renamed" },
   }),
   "DELETE /api/ai/assistants/:id": async () => ({ path: `/api/ai/assistants/${(await assistant()).id}` }),
+  "POST /api/ai/assistants/:id/test-scripts": async () => ({
+    path: `/api/ai/assistants/${(await assistant()).id}/test-scripts`,
+    body: { name: "Walk", turns: ["Hello"], expect: { replyContains: "help" } },
+  }),
+  "PUT /api/ai/test-scripts/:id": async () => ({
+    path: `/api/ai/test-scripts/${(await testScript()).id}`,
+    body: { name: "Walk renamed", turns: ["Hello"], expect: { replyContains: "help" } },
+  }),
+  "DELETE /api/ai/test-scripts/:id": async () => ({ path: `/api/ai/test-scripts/${(await testScript()).id}` }),
+  "POST /api/ai/test-scripts/:id/run": async () => ({
+    path: `/api/ai/test-scripts/${(await testScript()).id}/run`,
+    body: {},
+    after: testRunsEnded,
+  }),
+  "POST /api/ai/assistants/:id/test-scripts/run": async () => ({
+    path: `/api/ai/assistants/${(await testScript()).assistantId}/test-scripts/run`,
+    body: {},
+    after: testRunsEnded,
+  }),
   "POST /api/ai/routing-rules": async () => ({
     body: { name: "Walk", conditions: "{}", action: "hangup", actionParams: "{}" },
   }),
@@ -734,6 +762,30 @@ const FIXTURES: Record<string, Fixture> = {
     const { callId } = await liveAiCall();
     return { path: `/api/ai/calls/${callId}/hangup`, body: {}, after: aiCallsEnded };
   },
+  "POST /api/ai/calls/:callId/whisper": async () => {
+    const { callId } = await liveAiCall();
+    // The call is ended in the route's window: its end's events are this route's kinds too.
+    const after = async () => {
+      openai.sideband(callId).hangup();
+      await aiCallsEnded();
+    };
+    return { path: `/api/ai/calls/${callId}/whisper`, body: { text: "Offer a callback." }, after };
+  },
+  "PUT /api/ai/prices": async () => ({
+    body: {
+      items: [
+        {
+          model: "gpt-realtime",
+          inputText: 4,
+          cachedInputText: 0.4,
+          outputText: 16,
+          inputAudio: 32,
+          cachedInputAudio: 0.4,
+          outputAudio: 64,
+        },
+      ],
+    },
+  }),
 };
 
 const writes = apiRoutes.filter((r) => r.method !== "GET" && (r.publishes?.length ?? 0) > 0);

@@ -325,7 +325,8 @@ describe("security headers", () => {
     expect(directives["base-uri"]).toEqual(["'none'"]);
     expect(directives["frame-ancestors"]).toEqual(["'none'"]);
     expect(directives["img-src"]).toEqual(["'self'", "data:"]);
-    expect(directives["connect-src"]).toEqual(["'self'", `ws://${handle.url.host}`]);
+    // …and the OpenAI API's origin (the default one here), where the AI test bench posts its WebRTC offer.
+    expect(directives["connect-src"]).toEqual(["'self'", `ws://${handle.url.host}`, "https://api.openai.com"]);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     expect(res.headers.get("x-frame-options")).toBe("DENY");
@@ -346,6 +347,12 @@ describe("security headers", () => {
     const prod = contentSecurityPolicy({ tls: true, dev: false }, "pbx.example.com");
     expect(prod).toContain("script-src 'self';");
     expect(prod).toContain("connect-src 'self' wss://pbx.example.com;");
+    // The AI test bench posts its WebRTC offer to the configured OpenAI API (ADR 0073), and to nothing else.
+    const bench = contentSecurityPolicy(
+      { tls: true, dev: false, connect: ["https://api.openai.com"] },
+      "pbx.example.com",
+    );
+    expect(bench).toContain("connect-src 'self' wss://pbx.example.com https://api.openai.com;");
   });
 
   test("under TLS every response carries HSTS", async () => {

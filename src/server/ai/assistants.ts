@@ -15,6 +15,7 @@ import { keepForUndo } from "../core/undo";
 import { parseId, validate } from "../core/validate";
 import { type AssistantRow, toAssistant } from "./records";
 import { normalizeNumber } from "./sip";
+import { rerunOnPromptChange } from "./test-runner";
 
 export type AssistantInput = z.output<typeof aiAssistantSchema>;
 
@@ -49,7 +50,7 @@ export function createAssistant(deps: Pick<Deps, "db" | "events" | "now">, input
 
 /** The given fields over the stored record, validated as a whole; fields left out keep their stored values. */
 export function updateAssistant(
-  deps: Pick<Deps, "db" | "events" | "now">,
+  deps: Pick<Deps, "db" | "events" | "now"> & Partial<Pick<Deps, "config" | "credentials">>,
   rawId: string | undefined,
   patch: Partial<AssistantInput>,
 ): AiAssistant {
@@ -62,6 +63,8 @@ export function updateAssistant(
     .returning()
     .get();
   deps.events.publish({ type: "ai-assistants-updated", data: { id, action: "updated" } });
+  // A changed prompt, tool list or model runs the assistant's test scripts again (ADR 0072).
+  rerunOnPromptChange(deps, current, row);
   return toAssistant(row);
 }
 

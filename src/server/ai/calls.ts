@@ -3,6 +3,8 @@
  * find the assistant for the called number, let the routing rules decide,
  * then accept, reject or refer the call through OpenAI's call-control API.
  * Every outcome is one `ai_call_logs` row and one log line (no secrets, no bodies).
+ * An assistant over its daily spend cap does not take the call: it is referred to the cap's transfer target,
+ * or rejected with SIP 486 Busy Here, which lets the PBX send the call on as it does a busy line (ADR 0070).
  * Why it works this way: docs/decisions/0007-ai-routing-and-webhook.md.
  */
 import { and, desc, eq, ne } from "drizzle-orm";
@@ -18,6 +20,7 @@ import { DomainError } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { redact } from "../redact";
 import { activeAssistant, assistantForNumber } from "./assistants";
+import { capTarget, othersRunning, overCapText, overDailyCap } from "./caps";
 import { type AssistantRow, type RuleRow, toCallLog } from "./records";
 import { referTarget } from "./refer-target";
 import { decideRoute } from "./routing";
@@ -68,7 +71,28 @@ export { referTarget };
 type Plan =
   | { kind: "reject"; statusCode: number; detail: string }
   | { kind: "accept"; assistant: AssistantRow; detail: string }
-  | { kind: "refer"; target: string; assistant: AssistantRow | null; detail: string };
+  /** `brief`: accepted with the short transfer session, not the assistant's (a call refused at its cap). */
+  | { kind: "refer"; target: string; assistant: AssistantRow | null; detail: string; brief?: boolean };
+
+/** SIP code of a call refused because its assistant is over its daily spend cap: busy, so the PBX may fail over. */
+export const CAP_REJECT_CODE = 486;
+
+/** A call its assistant would take, when that assistant is over its daily spend cap: referred or rejected. */
+export function planAtCap(deps: CallDeps, plan: Plan, pbxHost: string | null): Plan {
+  if (plan.kind !== "accept") return plan;
+  const a = plan.assistant;
+  const over = overDailyCap(deps, a, othersRunning(deps.aiCalls?.list() ?? [], { assistant: a }));
+  if (!over) return plan;
+  const why = `${plan.detail}; ${overCapText(a, over)}`;
+  const target = capTarget(a, pbxHost);
+  if (target) return { kind: "refer", target, assistant: a, brief: true, detail: `${why}: referred to ${target}` };
+  const noTarget = a.capAction === "transfer" ? ` (no SIP URI for ${a.capTransferTo ?? "its transfer target"})` : "";
+  return {
+    kind: "reject",
+    statusCode: CAP_REJECT_CODE,
+    detail: `${why}${noTarget}: rejected with SIP ${CAP_REJECT_CODE}`,
+  };
+}
 
 function rejectCode(params: Record<string, unknown>): number {
   const code = Number(params.statusCode ?? params.status_code);
@@ -135,9 +159,10 @@ async function execute(client: OpenAiClient, callId: string, plan: Plan): Promis
       return { outcome: "accept", detail: plan.detail };
     case "refer": {
       // REFER needs an established call: accept first, then transfer at once.
-      const session = plan.assistant
-        ? sessionFor(plan.assistant)
-        : { type: "realtime" as const, model: TRANSFER_MODEL, instructions: TRANSFER_INSTRUCTIONS };
+      const session =
+        plan.assistant && !plan.brief
+          ? sessionFor(plan.assistant)
+          : { type: "realtime" as const, model: TRANSFER_MODEL, instructions: TRANSFER_INSTRUCTIONS };
       await client.acceptCall(callId, session);
       try {
         await client.referCall(callId, plan.target);
@@ -189,7 +214,7 @@ async function answerOnce(deps: CallDeps, call: IncomingCall): Promise<CallResul
   if (from.user) facts.callerNumber = from.user;
   if (assistant) facts.assistantId = String(assistant.id);
   const { decision, rule } = decideRoute(deps, facts);
-  const plan = planCall(deps, decision, rule, assistant, called, from.host);
+  const plan = planAtCap(deps, planCall(deps, decision, rule, assistant, called, from.host), from.host);
   const planned = plan.kind === "refer" ? plan.assistant : plan.kind === "accept" ? plan.assistant : null;
 
   let result: CallResult;

@@ -10,8 +10,11 @@
  * evaluator the routing page's test uses (`decideRoute`); the first matching rule acts at most once per call:
  * `route_to_extension` → `CallSession.transfer` (or a refer to its `targetUri`), `route_to_ivr` /
  * `send_voicemail` → a refer to the target the webhook would use, `hangup` → `CallSession.hangup`,
- * `transfer_to_ai` → recorded only (the call is already with an assistant; the SIP connector cannot move an
- * accepted call to another session). The decision is noted on the call's record and stored on the transcript.
+ * `transfer_to_ai` → a refer to the other assistant's number on the PBX (`sip:<its extensionId>@<PBX host>`;
+ * the PBX routes that number to OpenAI, whose webhook then picks that assistant by the called number), or to
+ * the rule's `targetUri`; without either the rule is recorded with why and does nothing (ADR 0070). The SIP
+ * connector cannot move an accepted call to another session: the call leaves and comes back as a new one.
+ * The decision is noted on the call's record and stored on the transcript.
  *
  * Bounded: one classification in flight per call, one per `everyCallerTurns` caller turns, at most
  * `maxPerCall` per call (one kept for the end), each with a timeout.
@@ -24,6 +27,7 @@ import { ServiceError } from "../clients/http";
 import type { Deps } from "../core/deps";
 import { DomainError } from "../core/errors";
 import { clients } from "../integrations/outside";
+import { activeAssistant } from "./assistants";
 import { referTarget } from "./refer-target";
 import { decideRoute } from "./routing";
 import { rulesInOrder } from "./rules";
@@ -42,6 +46,8 @@ export interface TranscriptTurn {
 /** What a call's classification needs of its session (sideband.ts's `CallSession` is one). */
 export interface ClassifiedCall {
   readonly callerNumber: string | null;
+  /** The assistant on the call (a `transfer_to_ai` to it does nothing). */
+  readonly assistant: { readonly id: number };
   transcriptTurns(): TranscriptTurn[];
   hangup(why: string): Promise<void>;
   transfer(extension: string): Promise<{ ok: boolean; error?: string }>;
@@ -182,8 +188,34 @@ export async function classifyConversation(
   return { ok: true, value: { ...value, intent: value.intent.toLowerCase() } };
 }
 
-/** The actions a rule takes mid-call; the others (`transfer_to_ai`) are recorded only. */
-const ACTING = new Set(["route_to_extension", "route_to_ivr", "send_voicemail", "hangup"]);
+/** The actions a rule takes mid-call; the others are recorded only. */
+const ACTING = new Set(["route_to_extension", "route_to_ivr", "send_voicemail", "hangup", "transfer_to_ai"]);
+
+/**
+ * Where a mid-call `transfer_to_ai` sends the call: the rule's `targetUri`, else the other assistant's number on
+ * the PBX host; or why it goes nowhere.
+ */
+export function aiTransferTarget(
+  deps: Pick<ClassifyDeps, "db">,
+  params: Record<string, unknown>,
+  current: number,
+  pbxHost: string | null,
+): { uri: string; label: string } | { error: string } {
+  if (params.targetUri ?? params.target_uri) {
+    const uri = referTarget("transfer_to_ai", params, pbxHost);
+    return uri ? { uri, label: uri } : { error: "the rule's targetUri is not a sip: or tel: URI" };
+  }
+  const id = Number(params.assistantId);
+  if (!Number.isInteger(id) || id <= 0) return { error: "the rule names no assistant (assistantId) and no targetUri" };
+  if (id === current) return { error: "the call is already with that assistant" };
+  const a = activeAssistant(deps, id);
+  if (!a) return { error: `assistant #${id} is not an active assistant` };
+  if (!a.extensionId)
+    return { error: `assistant '${a.name}' (#${a.id}) has no number on the PBX to refer the call to` };
+  const uri = referTarget("route_to_extension", { extensionId: a.extensionId }, pbxHost);
+  if (!uri) return { error: "the PBX public SIP host is not set, so the call cannot be referred" };
+  return { uri, label: `assistant '${a.name}' (#${a.id})` };
+}
 
 /** What the end of the call stores on the transcript. */
 export interface ClassificationResult {
@@ -285,7 +317,7 @@ export class CallClassification {
     this.inFlight = run;
   }
 
-  /** The first matching rule acts, once per call; `transfer_to_ai` is recorded once and does not act. */
+  /** The first matching rule acts, once per call; an action that cannot act mid-call is recorded once. */
   private applyRules(c: Classification): void {
     if (this.acted) return;
     const s = this.session;
@@ -318,6 +350,25 @@ export class CallClassification {
       record(`${what}: hanging up`);
       // Not tracked as the call's pending work: the hang-up ends the session, which waits for that work.
       void s.hangup(`${what}`);
+      return;
+    }
+    if (decision.action === "transfer_to_ai") {
+      const pbxHost = sipSettings(this.deps.db, this.deps.config).effective.host.trim() || null;
+      const target = aiTransferTarget(this.deps, params, s.assistant.id, pbxHost);
+      if ("error" in target) {
+        this.acted = false;
+        if (this.recordedOnly) return;
+        this.recordedOnly = true;
+        record(`${what}: not acted on: ${target.error}`);
+        return;
+      }
+      const act = async () => {
+        const answer = await s.refer(target.uri).catch((err: Error) => ({ ok: false, error: err.message }));
+        record(
+          `${what} → ${target.label} (${target.uri}): ${answer.ok ? "done" : `failed: ${answer.error ?? "refused"}`}`,
+        );
+      };
+      s.track(act());
       return;
     }
     const ext =

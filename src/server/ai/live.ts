@@ -2,7 +2,8 @@
  * AI calls in progress (ADR 0044): the live list read from the call sessions in memory
  * (`AppContext.aiCalls`), one coalesced `ai-live-updated` event from their in-process events so a browser
  * never polls, and an operator's take-over: transfer to an extension (REST refer) or end the call (REST
- * hangup). A refused refer or hangup is an error answer, never a success that did not happen.
+ * hangup). A refused refer or hangup is an error answer, never a success that did not happen. An operator's
+ * whisper: an instruction only the assistant receives, as a system item on the sideband (ADR 0070).
  */
 
 import {
@@ -12,11 +13,12 @@ import {
   type LiveAiCall,
   type LiveAiClassification,
 } from "../../shared/ai/live";
+import type { AiWhisperAnswer } from "../../shared/ai/measures";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import type { AppContext } from "../context";
 import type { Events } from "../core/deps";
-import { Invalid, NotFound, Unavailable } from "../core/errors";
+import { Conflict, Invalid, NotFound, Unavailable } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { Coalesced } from "../live/publisher";
 import type { CallSession, CallSessions } from "./sideband";
@@ -46,6 +48,7 @@ function toLive(session: CallSession): LiveAiCall {
     turns: shown.map((t) => ({ speaker: t.speaker, text: t.text })),
     earlierTurns: turns.length - shown.length,
     classification: classificationOf(session),
+    whispers: [...session.whispers],
   };
 }
 
@@ -117,4 +120,29 @@ export async function hangupLiveAiCall(app: LiveDeps, callId: string | undefined
   }
   await session.finish("ended by an operator");
   return { callId, ended: true };
+}
+
+/** Characters of a whisper kept on the call's record and in the live view. */
+export const WHISPER_SHOWN_CHARS = 200;
+/** Whispers kept per call for the live view. */
+const WHISPERS_KEPT = 20;
+
+/**
+ * POST /api/ai/calls/:callId/whisper: an operator's instruction to the assistant of a live call, sent on the
+ * sideband as a system item (`conversation.item.create`) followed by `response.create`, so the assistant acts
+ * on it; the caller hears only what the assistant then says. 404 when the call is not in progress, 409 while
+ * its sideband is not open (opening or reconnecting). Noted on the call (cut short) and shown live.
+ */
+export function whisperLiveAiCall(app: LiveDeps, callId: string | undefined = "", text: string): AiWhisperAnswer {
+  const session = liveSession(app, callId);
+  if (!session.isOpen || !session.instruct(text))
+    throw new Conflict("The call's sideband is not open right now (it is connecting or reconnecting); try again");
+  const shown = text.length > WHISPER_SHOWN_CHARS ? `${text.slice(0, WHISPER_SHOWN_CHARS)}…` : text;
+  session.whispers.push({ at: new Date(app.now()).toISOString(), text: shown });
+  if (session.whispers.length > WHISPERS_KEPT) session.whispers.shift();
+  // The note is on the call's record and, as a session event, makes the live view refetch.
+  const note = `an operator whispered: ${shown}`;
+  app.aiCalls.appendCallEvent(callId, note);
+  app.aiCalls.emit({ type: "note", callId, text: note });
+  return { callId, delivered: true };
 }

@@ -10,12 +10,13 @@
  * (`CallSessions.counts()`), and every session closed when the console stops.
  *
  * Sessions publish typed `CallSessionEvent`s in-process (`CallSessions.subscribe`) so the classification and
- * the live view can follow a call without reading the socket.
+ * the live view can follow a call without reading the socket. Each session measures its usage and turn latency
+ * (measures.ts), applies its caps (caps.ts) and takes an operator's whisper (ADR 0070).
  */
 import { and, desc, eq } from "drizzle-orm";
-import { z } from "zod";
+import type { RealtimeConversationItemSystemMessage } from "openai/resources/realtime/realtime";
 import { aiCallLogs, extensions, type TimedTurn } from "../../db/schema";
-import { lazySchema } from "../../shared/lazy-schema";
+import type { ModelPrice } from "../../shared/ai/measures";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import {
@@ -29,6 +30,7 @@ import type { Deps } from "../core/deps";
 import { DomainError } from "../core/errors";
 import { clients } from "../integrations/outside";
 import { redact } from "../redact";
+import { CallCaps, othersRunning } from "./caps";
 import {
   CallClassification,
   type ClassificationResult,
@@ -36,8 +38,11 @@ import {
   DEFAULT_CLASSIFY_LIMITS,
   type TranscriptTurn,
 } from "./classify";
+import { CallMeasures, endReason, storeMeasures } from "./measures";
 import { storeAiMessage } from "./messages";
+import { priceFor } from "./prices";
 import type { AssistantRow } from "./records";
+import { messageArgs, parseArgs, transferArgs } from "./tool-args";
 import { storeTranscript } from "./transcripts";
 
 /** What a call session needs: the database, events, clock, config (OpenAI URL, SIP host) and the key. */
@@ -96,26 +101,7 @@ export interface CallStart {
 
 type ToolAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
 
-const transferArgs = lazySchema(() =>
-  z.object({ extension: z.union([z.string(), z.number()]).transform((v) => String(v).trim()) }),
-);
-const messageArgs = lazySchema(() =>
-  z.object({
-    recipient: z.string().trim().min(1).max(200),
-    message: z.string().trim().min(1).max(4000),
-    callback_number: z.string().trim().max(50).optional().nullable(),
-  }),
-);
-
-/** Arguments as the model sent them: a JSON object, or null when they are not one. */
-function parseArgs(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+type SystemItem = RealtimeConversationItemSystemMessage;
 
 /** One accepted call followed over its sideband. Made by `CallSessions.start`. */
 export class CallSession {
@@ -139,11 +125,18 @@ export class CallSession {
   private transferredTo: string | null = null;
   private endedByAssistant = false;
   private messagesTaken = 0;
-  private goodbye: { responseId: string | null } | null = null;
+  /** A goodbye being said (end_call, a cap): once its response is done, `then` ends or transfers the call. */
+  private goodbye: { responseId: string | null; then: () => Promise<void> } | null = null;
   private goodbyeTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly maxTimer: ReturnType<typeof setTimeout>;
   /** Sentiment and intent while the call runs, and the rules applied on them (ADR 0043). */
   readonly classification: CallClassification;
+  /** Usage and turn latency (ADR 0070), the price they are costed at (the table's row at the start), the caps. */
+  readonly measures: CallMeasures;
+  readonly price: ModelPrice | null;
+  readonly caps: CallCaps;
+  /** What operators whispered to the assistant (live.ts keeps them; the live view shows them). */
+  readonly whispers: { at: string; text: string }[] = [];
   /** Resolves once the session has ended and its transcript is stored. */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -168,6 +161,21 @@ export class CallSession {
       this.note(`the call reached the longest call the console follows (${owner.limits.maxCallMs} ms): hung up`);
       void this.hangup("longest call reached");
     }, owner.limits.maxCallMs);
+    this.measures = new CallMeasures(owner.deps.now);
+    this.price = priceFor(owner.deps, this.assistant.model);
+    this.caps = new CallCaps(
+      this,
+      owner.deps,
+      owner.timers,
+      () => othersRunning(owner.list(), this),
+      (t) => this.note(t),
+    );
+    this.caps.start(owner.limits.maxCallMs, this.price);
+  }
+
+  /** The cost so far at the call's price; null without usage or price. */
+  get runningCost(): number | null {
+    return this.measures.cost(this.price);
   }
 
   get isOpen(): boolean {
@@ -277,6 +285,7 @@ export class CallSession {
 
   private onEvent(e: SidebandServerEvent): void {
     if (this.ended) return;
+    if (this.measures.onEvent(e)) this.caps.checkCost(this.runningCost);
     switch (e.type) {
       case "conversation.item.added":
       case "conversation.item.created":
@@ -300,10 +309,11 @@ export class CallSession {
       case "response.done":
         this.toolsFromResponse(e.response.output);
         if (this.goodbye?.responseId === e.response.id) {
+          const { then } = this.goodbye;
           this.goodbye = null;
           this.owner.timers.clear(this.goodbyeTimer);
           this.goodbyeTimer = null;
-          void this.hangup("goodbye said");
+          void then();
         }
         return;
       case "error": {
@@ -433,14 +443,43 @@ export class CallSession {
   private endCallTool(): ToolAnswer {
     this.endedByAssistant = true;
     // The answer below asks for a response: that response is the goodbye; its response.done hangs up.
-    this.goodbye = { responseId: null };
+    this.awaitGoodbye(() => this.hangup("goodbye said"));
+    return { ok: true, note: "Say a short goodbye now; the call ends when you finish." };
+  }
+
+  /** The next response is a goodbye: `then` runs at its response.done, or after `goodbyeTimeoutMs`. */
+  private awaitGoodbye(then: () => Promise<void>): void {
+    this.goodbye = { responseId: null, then };
     this.owner.timers.clear(this.goodbyeTimer);
     this.goodbyeTimer = this.owner.timers.set(() => {
       this.goodbyeTimer = null;
-      this.note("the goodbye did not finish in time: hung up");
-      void this.hangup("goodbye timed out");
+      this.goodbye = null;
+      this.note("the goodbye did not finish in time");
+      void then();
     }, this.owner.limits.goodbyeTimeoutMs);
-    return { ok: true, note: "Say a short goodbye now; the call ends when you finish." };
+  }
+
+  /**
+   * Ends the call politely (a cap): the assistant gets `instruction` as a system item and a response to say it;
+   * `then` runs once that response is done (at once when the sideband is not open to say it).
+   */
+  endPolitely(instruction: string, then: () => Promise<void>): void {
+    if (this.ended || this.goodbye) return;
+    // The goodbye is the next response: awaited before it is asked for.
+    this.awaitGoodbye(then);
+    if (this.instruct(instruction)) return;
+    this.owner.timers.clear(this.goodbyeTimer);
+    this.goodbyeTimer = null;
+    this.goodbye = null;
+    void then();
+  }
+
+  /** An instruction only the assistant gets (a whisper): a system item, then a response so it acts on it. */
+  instruct(text: string): boolean {
+    const item: SystemItem = { type: "message", role: "system", content: [{ type: "input_text", text }] };
+    return (
+      !this.ended && this.send({ type: "conversation.item.create", item }) && this.send({ type: "response.create" })
+    );
   }
 
   private takeMessageTool(args: Record<string, unknown>): ToolAnswer {
@@ -482,6 +521,7 @@ export class CallSession {
     this.ended = true;
     if (opts.partial) this.partial = true;
     const timers = this.owner.timers;
+    this.caps.stop();
     timers.clear(this.maxTimer);
     timers.clear(this.goodbyeTimer);
     this.goodbyeTimer = null;
@@ -499,9 +539,25 @@ export class CallSession {
       this.problem(`the transcript was not stored: ${(err as Error).message.slice(0, 200)}`);
     }
     this.note(`ended: ${outcome}${this.partial ? " (partial)" : ""}`);
+    this.storeMeasures();
     this.owner.remove(this);
     this.emit({ type: "ended", callId: this.callId, outcome, partial: this.partial, transcriptId });
     this.resolveDone();
+  }
+
+  /** The usage, cost, latency and end reason on the call's log row (the call ends without them on a failure). */
+  private storeMeasures(): void {
+    const end = endReason({
+      capped: this.caps.reached !== null,
+      transferred: this.transferredTo !== null,
+      byAssistant: this.endedByAssistant,
+      lost: this.partial,
+    });
+    try {
+      storeMeasures(this.owner.deps, this.callId, this.measures, this.price, end);
+    } catch (err) {
+      this.owner.log(`ai-call ${this.callId} measures not stored: ${(err as Error).message.slice(0, 200)}`);
+    }
   }
 
   private outcome(lost: string | null): string {

@@ -4,11 +4,16 @@
  * deletes them. Every filter runs in SQL with bound parameters (ADR 0041): the search matches
  * transcript text and summary case-insensitively in any script (a GLOB whose letters are classes of
  * their cases), phone number and extension as substrings.
+ *
+ * A call's post-call analysis (ADR 0071) lives on its log row (`ai_call_logs`, by call id): every read
+ * joins it per transcript through the call id index, the search also finds its summary and field values,
+ * and the exports carry it (the CSV with one column per field name the exported calls have).
  */
 import { and, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { z } from "zod";
 import { aiCallLogs, callTranscripts, type TimedTurn } from "../../db/schema";
+import { ANALYSIS_RESERVED_NAMES, type CallAnalysisResult, splitFieldFilter } from "../../shared/ai/analysis";
 import {
   type CallTranscript,
   type callTranscriptSchema,
@@ -48,7 +53,32 @@ export function caseInsensitiveGlob(text: string): string {
 const globAnywhere = (column: AnySQLiteColumn, text: string): SQL => sql`${column} GLOB ${caseInsensitiveGlob(text)}`;
 const hasSubstring = (column: AnySQLiteColumn, text: string): SQL => sql`instr(${column}, ${text}) > 0`;
 
-/** The search (blank matches all): text and summary case-insensitively, number and extension as substrings. */
+/** The transcript's call has an analysis for which `condition` (over `ai_call_logs`) holds. */
+const analysed = (condition: SQL): SQL =>
+  sql`exists (select 1 from ${aiCallLogs} where ${aiCallLogs.callId} = ${callTranscripts.callId} and ${aiCallLogs.analysis} is not null and ${condition})`;
+
+/** The analysis's summary, or one of its text or number field values, matches the search. */
+function analysisMatches(text: string): SQL {
+  const pattern = caseInsensitiveGlob(text);
+  return analysed(
+    sql`(json_extract(${aiCallLogs.analysis}, '$.summary') GLOB ${pattern} or exists (select 1 from json_each(${aiCallLogs.analysis}, '$.fields') as f where f.type in ('text', 'integer', 'real') and f.value GLOB ${pattern}))`,
+  );
+}
+
+/** `name=value`: the analysis field `name` is `value` (case-insensitive; booleans as true/false). */
+function fieldIs(filter: string): SQL {
+  const { name, value } = splitFieldFilter(filter);
+  // The name is a field name (the shared filter's pattern), so the path is one member: `$.fields."name"`.
+  const path = `$.fields."${name}"`;
+  return analysed(
+    sql`lower(case json_type(${aiCallLogs.analysis}, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(${aiCallLogs.analysis}, ${path}) as text) end) = lower(${value})`,
+  );
+}
+
+/**
+ * The search (blank matches all): text and summary case-insensitively, number and extension as substrings,
+ * and the call's analysis (summary and field values).
+ */
 function searching(q: string | undefined): SQL | undefined {
   const text = q?.trim();
   if (!text) return undefined;
@@ -57,6 +87,7 @@ function searching(q: string | undefined): SQL | undefined {
     globAnywhere(callTranscripts.summary, text),
     hasSubstring(callTranscripts.phoneNumber, text),
     hasSubstring(callTranscripts.extensionId, text),
+    analysisMatches(text),
   );
 }
 
@@ -71,21 +102,48 @@ function matching(filter: TranscriptFilter): SQL | undefined {
     filter.assistant
       ? sql`exists (select 1 from ${aiCallLogs} where ${aiCallLogs.callId} = ${callTranscripts.callId} and ${aiCallLogs.assistantId} = ${filter.assistant})`
       : undefined,
+    filter.field ? fieldIs(filter.field) : undefined,
   ].filter((c): c is SQL => c !== undefined);
   return conditions.length ? and(...conditions) : undefined;
 }
 
 const newestFirst = [desc(callTranscripts.createdAt), desc(callTranscripts.id)] as const;
 
+/**
+ * The call's analysis (its log row's JSON text) as a column of a transcript read; null when there is none. The
+ * transcript's call id is named with its table: in a select list the query builder leaves columns unqualified,
+ * and inside the subquery a bare `call_id` would be the log row's own.
+ */
+const analysisColumn = sql<
+  string | null
+>`(select ${aiCallLogs.analysis} from ${aiCallLogs} where ${aiCallLogs.callId} = ${sql.identifier("call_transcripts")}.${sql.identifier("call_id")} and ${aiCallLogs.analysis} is not null order by ${aiCallLogs.id} desc limit 1)`;
+
+function parseAnalysis(text: string | null): CallAnalysisResult | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as CallAnalysisResult;
+  } catch {
+    return null;
+  }
+}
+
+/** A transcript's row and its call's analysis. */
+const transcriptColumns = { ...getTableColumns(callTranscripts), analysisJson: analysisColumn };
+const withAnalysis = ({
+  analysisJson,
+  ...row
+}: typeof callTranscripts.$inferSelect & { analysisJson: string | null }) =>
+  toTranscript(row, parseAnalysis(analysisJson));
+
 /** GET /api/ai/transcripts without `limit`/`cursor`: every (matching) transcript with its text, newest first. */
 export const listTranscripts = (deps: Pick<Deps, "db">, query: TranscriptFilter = {}): CallTranscript[] =>
   deps.db
-    .select()
+    .select(transcriptColumns)
     .from(callTranscripts)
     .where(matching(query))
     .orderBy(...newestFirst)
     .all()
-    .map(toTranscript);
+    .map(withAnalysis);
 
 /** The keyset of a page's last item: its creation time (ms) and id, which break ties. */
 const cursorOf = (t: { createdAt: Date; id: number }) => `${t.createdAt.getTime()}.${t.id}`;
@@ -109,7 +167,11 @@ export function pageTranscripts(deps: Pick<Deps, "db">, query: TranscriptQuery):
   const search = matching(query);
   const { transcript: _text, ...listed } = getTableColumns(callTranscripts);
   const rows = deps.db
-    .select({ ...listed, preview: sql<string>`substr(${callTranscripts.transcript}, 1, ${TRANSCRIPT_PREVIEW_CHARS})` })
+    .select({
+      ...listed,
+      preview: sql<string>`substr(${callTranscripts.transcript}, 1, ${TRANSCRIPT_PREVIEW_CHARS})`,
+      analysisJson: analysisColumn,
+    })
     .from(callTranscripts)
     .where(and(search, olderThan(query.cursor)))
     .orderBy(...newestFirst)
@@ -119,7 +181,11 @@ export function pageTranscripts(deps: Pick<Deps, "db">, query: TranscriptQuery):
   const last = page[page.length - 1];
   const total = count(deps);
   return {
-    items: page.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+    items: page.map(({ analysisJson, ...r }) => ({
+      ...r,
+      analysis: parseAnalysis(analysisJson),
+      createdAt: r.createdAt.toISOString(),
+    })),
     nextCursor: rows.length > limit && last ? cursorOf(last) : null,
     total,
     matched: search ? count(deps, search) : total,
@@ -134,13 +200,13 @@ function* exportBatches(deps: Pick<Deps, "db">, filter: TranscriptFilter): Gener
   let cursor: string | undefined;
   for (;;) {
     const rows = deps.db
-      .select()
+      .select(transcriptColumns)
       .from(callTranscripts)
       .where(and(where, olderThan(cursor)))
       .orderBy(...newestFirst)
       .limit(EXPORT_BATCH)
       .all();
-    if (rows.length) yield rows.map(toTranscript);
+    if (rows.length) yield rows.map(withAnalysis);
     const last = rows[rows.length - 1];
     if (rows.length < EXPORT_BATCH || !last) return;
     cursor = cursorOf(last);
@@ -191,10 +257,30 @@ export const TRANSCRIPT_CSV_COLUMNS = [
   "keywords",
   "recording_url",
   "transcript",
+  "analysis_summary",
+  "analysis_success",
+  "analysis_reason",
 ] as const;
 
+/** The CSV's columns for analysis fields: `analysis_<name>`, at most this many names (the first by name). */
+const EXPORT_FIELDS_MAX = 200;
+
+/** The analysis field names the matching transcripts' calls have, sorted (the CSV's columns after the fixed ones). */
+export function analysisFieldNames(deps: Pick<Deps, "db">, filter: TranscriptFilter): string[] {
+  const where = matching(filter);
+  const rows = deps.db.all<{ name: string }>(
+    sql`select distinct f.key as name from ${callTranscripts} join ${aiCallLogs} on ${aiCallLogs.callId} = ${callTranscripts.callId}, json_each(${aiCallLogs.analysis}, '$.fields') as f where ${aiCallLogs.analysis} is not null${where ? sql` and ${where}` : sql``} order by name limit ${EXPORT_FIELDS_MAX}`,
+  );
+  // Reserved names are refused on save; a hand-written row with one would clash with the fixed columns.
+  return rows.map((r) => r.name).filter((n) => !(ANALYSIS_RESERVED_NAMES as readonly string[]).includes(n));
+}
+
+const cellOf = (v: string | number | boolean | null | undefined): string | null =>
+  v === null || v === undefined ? null : String(v);
+
 /** One transcript as a CSV line (cells through `csvCell` of core/csv.ts: quoting, formula cells prefixed with `'`). */
-function csvLine(t: CallTranscript): string {
+function csvLine(t: CallTranscript, fieldNames: string[]): string {
+  const a = t.analysis;
   const cells = [
     String(t.id),
     t.createdAt,
@@ -208,17 +294,27 @@ function csvLine(t: CallTranscript): string {
     t.keywords.join("; "),
     t.recordingUrl,
     t.transcript,
+    a?.summary ?? null,
+    cellOf(a?.success),
+    a ? a.reason || null : null,
+    ...fieldNames.map((name) => cellOf(a?.fields[name])),
   ];
   return `${cells.map(csvCell).join(",")}\r\n`;
 }
 
-/** GET /api/ai/transcripts/export.csv: a header line, then one line per matching transcript, newest first; streamed. */
-export const transcriptCsvStream = (deps: Pick<Deps, "db">, filter: TranscriptFilter) =>
-  textStream(exportBatches(deps, filter), {
-    head: `${TRANSCRIPT_CSV_COLUMNS.join(",")}\r\n`,
-    line: csvLine,
+/**
+ * GET /api/ai/transcripts/export.csv: a header line, then one line per matching transcript, newest first;
+ * streamed. After the fixed columns, one `analysis_<name>` column per analysis field the calls have.
+ */
+export function transcriptCsvStream(deps: Pick<Deps, "db">, filter: TranscriptFilter) {
+  const fieldNames = analysisFieldNames(deps, filter);
+  const header = [...TRANSCRIPT_CSV_COLUMNS, ...fieldNames.map((n) => `analysis_${n}`)];
+  return textStream(exportBatches(deps, filter), {
+    head: `${header.map(csvCell).join(",")}\r\n`,
+    line: (t) => csvLine(t, fieldNames),
     tail: "",
   });
+}
 
 /** GET /api/ai/transcripts/export.json: a JSON array of the matching transcripts (the detail's form), newest first; streamed. */
 export const transcriptJsonStream = (deps: Pick<Deps, "db">, filter: TranscriptFilter) =>
@@ -232,8 +328,8 @@ export const transcriptJsonStream = (deps: Pick<Deps, "db">, filter: TranscriptF
 export function findTranscript(deps: Pick<Deps, "db">, rawId: string | undefined): CallTranscript | null {
   const id = Number(rawId);
   if (!Number.isSafeInteger(id) || id < 1) return null;
-  const row = deps.db.select().from(callTranscripts).where(eq(callTranscripts.id, id)).get();
-  return row ? toTranscript(row) : null;
+  const row = deps.db.select(transcriptColumns).from(callTranscripts).where(eq(callTranscripts.id, id)).get();
+  return row ? withAnalysis(row) : null;
 }
 
 /** GET /api/ai/transcripts/:id: one transcript with its whole text. */

@@ -1,19 +1,21 @@
 /**
  * OpenAI's project webhook. There is no session: the Standard-Webhooks
  * signature over the raw body, with the configured secret, is the
- * authentication. Nothing is stored and nothing is sent to OpenAI unless it
+ * authentication, checked by the official SDK (`webhooks.verifySignature`,
+ * ADR 0073). Nothing is stored and nothing is sent to OpenAI unless it
  * verifies. Only `realtime.call.incoming` is acted on; other event types are
  * acknowledged and ignored (docs/decisions/0007-ai-routing-and-webhook.md).
  *
  * Replays: a verified `webhook-id` is remembered for the signature tolerance
- * window, claimed synchronously (before any await), so the same delivery sent
- * again, or 20 times at once, is acted on once; the copies get the first one's
- * answer marked `duplicate` (ADR 0018).
+ * window. The claim is made in the same turn the signature is found good, with
+ * no await between looking for the id and storing it, so the same delivery
+ * sent again, or 20 times at once, is acted on once; the copies get the first
+ * one's answer marked `duplicate` (ADR 0018).
  */
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { lazySchema } from "../../shared/lazy-schema";
-import { verifyStandardWebhook, type WebhookVerification } from "../clients/signed-webhook";
+import { verifyOpenAiWebhook, type WebhookRefusal } from "../clients/openai";
 import { Invalid, Unauthenticated, Unavailable } from "../core/errors";
 import { fieldErrors } from "../core/validate";
 import { answerIncomingCall, type CallDeps, type CallResult } from "./calls";
@@ -42,7 +44,7 @@ const realtimeCallIncomingSchema = lazySchema(() =>
   }),
 );
 
-type Refusal = Extract<WebhookVerification, { ok: false }>["reason"];
+type Refusal = WebhookRefusal | "missing_headers";
 
 /** Malformed deliveries are invalid (400); a wrong signature or a stale timestamp is unauthenticated (401). */
 const REFUSALS: Record<Refusal, () => Error> = {
@@ -81,35 +83,50 @@ function seenFor(deps: Pick<CallDeps, "db" | "now">): Map<string, Seen> {
 
 const asDuplicate = (a: WebhookAnswer): WebhookAnswer => ({ ...a, duplicate: true });
 
+/**
+ * The headers' shape and the timestamp's window on the console's clock, checked at once: a refusal
+ * before any work, the same for every copy of a delivery.
+ */
+function precheck(
+  headers: Headers,
+  nowSeconds: number,
+): { ok: true; id: string; timestamp: number } | { ok: false; reason: Refusal } {
+  const id = headers.get("webhook-id");
+  const ts = headers.get("webhook-timestamp");
+  if (!id || !ts || !headers.get("webhook-signature")) return { ok: false, reason: "missing_headers" };
+  if (!/^\d{1,12}$/.test(ts)) return { ok: false, reason: "bad_timestamp" };
+  const timestamp = Number(ts);
+  if (Math.abs(nowSeconds - timestamp) > WEBHOOK_TOLERANCE_SECONDS) return { ok: false, reason: "stale_timestamp" };
+  return { ok: true, id, timestamp };
+}
+
 /** Verifies one delivery (headers + the raw body as sent) and handles the event it carries. */
 export function receiveOpenAiWebhook(deps: CallDeps, headers: Headers, rawBody: string): Promise<WebhookAnswer> {
   const secret = deps.credentials.values("openai").webhookSecret;
   if (!secret) throw new Unavailable("The OpenAI webhook signing secret is not configured");
-  const check = verifyStandardWebhook(
-    secret,
-    headers,
-    rawBody,
-    Math.floor(deps.now() / 1000),
-    WEBHOOK_TOLERANCE_SECONDS,
-  );
-  if (!check.ok) {
+  const refuse = (reason: Refusal) => {
     if (deps.config.logRequests)
-      console.warn(`${new Date(deps.now()).toISOString()} openai-webhook refused: ${check.reason}`);
-    return Promise.reject(REFUSALS[check.reason]());
-  }
-  // Claimed before the first await: a concurrent copy of this delivery finds it and waits for its answer.
-  const seen = seenFor(deps);
-  const prior = seen.get(check.id);
-  if (prior) return prior.answer.then(asDuplicate);
-  const answer = handle(deps, check.id, rawBody);
-  const entry: Seen = { until: (check.timestamp + WEBHOOK_TOLERANCE_SECONDS + 1) * 1000, answer };
-  seen.set(check.id, entry);
-  // A delivery that was refused or failed may be sent again (OpenAI retries): forget it then.
-  const forget = () => {
-    if (seen.get(check.id) === entry) seen.delete(check.id);
+      console.warn(`${new Date(deps.now()).toISOString()} openai-webhook refused: ${reason}`);
+    return REFUSALS[reason]();
   };
-  answer.then((a) => ("outcome" in a && a.outcome === "error" ? forget() : undefined), forget);
-  return answer;
+  const check = precheck(headers, Math.floor(deps.now() / 1000));
+  if (!check.ok) return Promise.reject(refuse(check.reason));
+  return verifyOpenAiWebhook(secret, headers, rawBody, WEBHOOK_TOLERANCE_SECONDS).then((refusal) => {
+    if (refusal) throw refuse(refusal);
+    // Looked for and claimed in this one turn: a concurrent copy of this delivery finds it and waits for its answer.
+    const seen = seenFor(deps);
+    const prior = seen.get(check.id);
+    if (prior) return prior.answer.then(asDuplicate);
+    const answer = handle(deps, check.id, rawBody);
+    const entry: Seen = { until: (check.timestamp + WEBHOOK_TOLERANCE_SECONDS + 1) * 1000, answer };
+    seen.set(check.id, entry);
+    // A delivery that was refused or failed may be sent again (OpenAI retries): forget it then.
+    const forget = () => {
+      if (seen.get(check.id) === entry) seen.delete(check.id);
+    };
+    answer.then((a) => ("outcome" in a && a.outcome === "error" ? forget() : undefined), forget);
+    return answer;
+  });
 }
 
 /** The verified delivery's event: a call to answer, or another type to acknowledge. */

@@ -4,6 +4,13 @@
  * deadline, a cap on message size, the API key never in an error or log line. The call logic
  * (tools, transcripts, reconnect) is src/server/ai/sideband.ts; ADR 0042.
  */
+import type {
+  RealtimeClientEvent,
+  RealtimeError,
+  RealtimeResponse,
+  RealtimeResponseUsage,
+  RealtimeServerEvent,
+} from "openai/resources/realtime/realtime";
 import { redact } from "../redact";
 
 /** The sideband URL of a call from the configured REST base URL: `https`→`wss`, `http`→`ws`, then `/realtime?call_id=`. */
@@ -17,47 +24,84 @@ export function sidebandUrl(baseUrl: string, callId: string): string {
   return url.toString();
 }
 
-// ---------- events (GA names; the beta's transcript name is read too) ----------
+// ---------- events (GA names, typed by the official SDK; the beta's names are read too) ----------
+
+/** The SDK's type of one server event, by its `type`. */
+type Server<T extends RealtimeServerEvent["type"]> = Extract<RealtimeServerEvent, { type: T }>;
+/** The fields the console reads of a server event, each typed as the SDK types it (a misread field fails typecheck). */
+type Read<T extends RealtimeServerEvent["type"], K extends keyof Server<T>> = Pick<Server<T>, "type" | K>;
+/** A beta event: the GA event's fields under the beta's name. */
+type Beta<E, Name extends string> = Omit<E, "type"> & { type: Name };
+
+/** `response.done` as the console keeps it: the response's id, status, output items and usage (no audio). */
+export type SidebandResponseDone = {
+  type: "response.done";
+  response: Required<Pick<RealtimeResponse, "id">> &
+    Pick<RealtimeResponse, "status" | "usage"> & {
+      /** The output items as sent: read tolerantly (only function calls are used). */
+      output?: unknown[];
+    };
+};
+
+/** An assistant output delta the measures time (no payload is kept: audio deltas carry base64 audio). */
+type OutputDelta<T extends RealtimeServerEvent["type"]> = Read<T, "response_id" & keyof Server<T>>;
+type TranscriptDone = Read<"response.output_audio_transcript.done", "response_id" | "item_id" | "transcript">;
 
 export type SidebandServerEvent =
-  | { type: "session.created" | "session.updated"; event_id?: string }
-  | {
-      type: "conversation.item.input_audio_transcription.completed";
-      item_id: string;
-      content_index?: number;
-      transcript: string;
-    }
-  | {
-      type: "response.output_audio_transcript.done" | "response.audio_transcript.done";
-      response_id: string;
-      item_id: string;
-      transcript: string;
-    }
-  | {
-      type: "response.function_call_arguments.done";
-      response_id: string;
-      item_id: string;
-      output_index?: number;
-      call_id: string;
-      name: string;
-      arguments: string;
-    }
-  | { type: "response.created"; response: { id: string } }
-  | { type: "response.done"; response: { id: string; status?: string; output?: unknown[] } }
-  | { type: "error"; error: { type?: string; code?: string | null; message: string } }
+  | Read<"session.created" | "session.updated", never>
+  | Read<"conversation.item.input_audio_transcription.completed", "item_id" | "transcript">
+  | TranscriptDone
+  | Beta<TranscriptDone, "response.audio_transcript.done">
+  | Read<"response.output_text.done", "response_id" | "item_id" | "text">
+  | Read<"response.function_call_arguments.done", "response_id" | "item_id" | "call_id" | "name" | "arguments">
+  | { type: "response.created"; response: Required<Pick<RealtimeResponse, "id">> }
+  | SidebandResponseDone
+  | { type: "error"; error: Pick<RealtimeError, "message"> & Partial<Pick<RealtimeError, "type" | "code">> }
   /** Items entering the conversation: their order is the transcript's order (GA `added`, beta `created`). */
-  | {
-      type: "conversation.item.added" | "conversation.item.created" | "input_audio_buffer.committed";
-      item_id: string;
-    };
+  | { type: "conversation.item.added" | "conversation.item.created"; item_id: string }
+  | Read<"input_audio_buffer.committed", "item_id">
+  /** The caller's speech as the server's voice detection hears it (the measures' turn starts and ends). */
+  | Read<"input_audio_buffer.speech_started", "item_id">
+  | Read<"input_audio_buffer.speech_stopped", "item_id">
+  /** The assistant's first output of a response (the turn's latency ends at the first of these). */
+  | OutputDelta<"response.output_audio.delta">
+  | Beta<OutputDelta<"response.output_audio.delta">, "response.audio.delta">
+  | Read<"output_audio_buffer.started", "response_id">
+  | OutputDelta<"response.output_audio_transcript.delta">
+  | Beta<OutputDelta<"response.output_audio_transcript.delta">, "response.audio_transcript.delta">
+  | OutputDelta<"response.output_text.delta">;
 
-export type SidebandClientEvent =
-  | { type: "session.update"; session: Record<string, unknown> }
-  | { type: "conversation.item.create"; item: { type: "function_call_output"; call_id: string; output: string } }
-  | { type: "response.create"; response?: Record<string, unknown> };
+/** The client events the console sends, exactly as the SDK types them. */
+export type SidebandClientEvent = Extract<
+  RealtimeClientEvent,
+  { type: "session.update" | "conversation.item.create" | "response.create" }
+>;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): v is string => typeof v === "string";
+const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** A `response.usage` kept only when its counts are numbers (a count OpenAI left out stays out). */
+function usageOf(v: unknown): RealtimeResponseUsage | undefined {
+  if (!isObj(v)) return undefined;
+  const counts = (o: unknown, keys: string[]) => {
+    if (!isObj(o)) return undefined;
+    const out: Record<string, number> = {};
+    for (const k of keys) if (num(o[k])) out[k] = o[k];
+    return out;
+  };
+  const u: RealtimeResponseUsage = {};
+  for (const k of ["total_tokens", "input_tokens", "output_tokens"] as const) if (num(v[k])) u[k] = v[k];
+  const inD = counts(v.input_token_details, ["text_tokens", "audio_tokens", "image_tokens", "cached_tokens"]);
+  if (inD) {
+    const det = isObj(v.input_token_details) ? v.input_token_details : {};
+    const cached = counts(det.cached_tokens_details, ["text_tokens", "audio_tokens", "image_tokens"]);
+    u.input_token_details = { ...inD, ...(cached ? { cached_tokens_details: cached } : {}) };
+  }
+  const outD = counts(v.output_token_details, ["text_tokens", "audio_tokens"]);
+  if (outD) u.output_token_details = outD;
+  return u;
+}
 
 /** One server event the console acts on, or null (an unknown type, or a known one without its fields). */
 export function parseServerEvent(text: string): SidebandServerEvent | null {
@@ -68,6 +112,7 @@ export function parseServerEvent(text: string): SidebandServerEvent | null {
     return null;
   }
   if (!isObj(v) || !str(v.type)) return null;
+  const responseId = str(v.response_id) ? v.response_id : "";
   switch (v.type) {
     case "session.created":
     case "session.updated":
@@ -79,18 +124,17 @@ export function parseServerEvent(text: string): SidebandServerEvent | null {
     case "response.output_audio_transcript.done":
     case "response.audio_transcript.done":
       return str(v.item_id) && str(v.transcript)
-        ? {
-            type: v.type,
-            response_id: str(v.response_id) ? v.response_id : "",
-            item_id: v.item_id,
-            transcript: v.transcript,
-          }
+        ? { type: v.type, response_id: responseId, item_id: v.item_id, transcript: v.transcript }
+        : null;
+    case "response.output_text.done":
+      return str(v.item_id) && str(v.text)
+        ? { type: v.type, response_id: responseId, item_id: v.item_id, text: v.text }
         : null;
     case "response.function_call_arguments.done":
       return str(v.call_id) && str(v.name) && str(v.arguments)
         ? {
             type: v.type,
-            response_id: str(v.response_id) ? v.response_id : "",
+            response_id: responseId,
             item_id: str(v.item_id) ? v.item_id : "",
             call_id: v.call_id,
             name: v.name,
@@ -101,16 +145,17 @@ export function parseServerEvent(text: string): SidebandServerEvent | null {
     case "response.done": {
       const r = v.response;
       if (!isObj(r) || !str(r.id)) return null;
-      return v.type === "response.created"
-        ? { type: v.type, response: { id: r.id } }
-        : {
-            type: v.type,
-            response: {
-              id: r.id,
-              ...(str(r.status) ? { status: r.status } : {}),
-              ...(Array.isArray(r.output) ? { output: r.output } : {}),
-            },
-          };
+      if (v.type === "response.created") return { type: v.type, response: { id: r.id } };
+      const usage = usageOf(r.usage);
+      return {
+        type: v.type,
+        response: {
+          id: r.id,
+          ...(str(r.status) ? { status: r.status as RealtimeResponse["status"] } : {}),
+          ...(Array.isArray(r.output) ? { output: r.output } : {}),
+          ...(usage ? { usage } : {}),
+        },
+      };
     }
     case "error": {
       const e = isObj(v.error) ? v.error : {};
@@ -129,7 +174,17 @@ export function parseServerEvent(text: string): SidebandServerEvent | null {
       return isObj(item) && str(item.id) ? { type: v.type, item_id: item.id } : null;
     }
     case "input_audio_buffer.committed":
+    case "input_audio_buffer.speech_started":
+    case "input_audio_buffer.speech_stopped":
       return str(v.item_id) ? { type: v.type, item_id: v.item_id } : null;
+    case "response.output_audio.delta":
+    case "response.audio.delta":
+    case "output_audio_buffer.started":
+    case "response.output_audio_transcript.delta":
+    case "response.audio_transcript.delta":
+    case "response.output_text.delta":
+      // Only the type and the response: an audio delta's payload is never kept.
+      return { type: v.type, response_id: responseId };
     default:
       return null;
   }

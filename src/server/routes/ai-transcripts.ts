@@ -21,7 +21,7 @@ export const aiTranscriptRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ai/transcripts",
     summary:
-      "Call transcripts, newest first; filters: q searches text and summary (case-insensitive), phone number and extension; from (inclusive) and to (exclusive) ISO 8601 times; sentiment; assistant (id); caller (part of the number). With limit or cursor: one page { items (without the text, its first characters as preview), nextCursor, total, matched }; without: the whole list with the text",
+      "Call transcripts, newest first, each with its call's post-call analysis (or null); filters: q searches text and summary (case-insensitive), phone number, extension and the analysis (summary, field values); from (inclusive) and to (exclusive) ISO 8601 times; sentiment; assistant (id); caller (part of the number); field (name=value: an analysis field's value, case-insensitive). With limit or cursor: one page { items (without the text, its first characters as preview), nextCursor, total, matched }; without: the whole list with the text",
     query: transcriptQuerySchema,
     etag: ["call_transcripts"],
     handler: ({ app, query }) =>
@@ -36,7 +36,7 @@ export const aiTranscriptRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/ai/transcripts/export.csv",
     summary:
-      "The filtered call transcripts as CSV (the list's filters; a header line, then one line per transcript with its text, newest first; streamed)",
+      "The filtered call transcripts as CSV (the list's filters; a header line, then one line per transcript with its text and its analysis: summary, success, reason and one analysis_<name> column per analysis field; newest first; streamed)",
     query: transcriptFilterSchema,
     audit: { action: "ai.transcripts.export" },
     handler: ({ app, query }) =>

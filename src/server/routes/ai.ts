@@ -1,6 +1,12 @@
 import { aiAssistantPatchSchema, aiAssistantSchema } from "../../shared/ai/assistants";
 import { type AiTransferRequest, aiTransferSchema } from "../../shared/ai/live";
 import {
+  type AiWhisperRequest,
+  type AssistantStatsQuery,
+  aiWhisperSchema,
+  assistantStatsQuerySchema,
+} from "../../shared/ai/measures";
+import {
   createAssistant,
   deleteAssistant,
   dependentsOfAssistant,
@@ -8,9 +14,11 @@ import {
   sipUriInfo,
   updateAssistant,
 } from "../ai/assistants";
+import { aiCallDetail } from "../ai/call-detail";
 import { listCallLogs } from "../ai/calls";
-import { hangupLiveAiCall, listLiveAiCalls, transferLiveAiCall } from "../ai/live";
+import { hangupLiveAiCall, listLiveAiCalls, transferLiveAiCall, whisperLiveAiCall } from "../ai/live";
 import { listAiMessages } from "../ai/messages";
+import { assistantStats } from "../ai/stats";
 import { loadById, type RouteDef, route } from "../context";
 import { json } from "../http";
 
@@ -56,6 +64,14 @@ export const aiRoutes: RouteDef[] = [
       "What depends on an AI assistant (the routing rules transferring calls to it); any dependent blocks the delete",
     handler: ({ app, params }) => json(dependentsOfAssistant(app, params.id)),
   }),
+  route<undefined, AssistantStatsQuery>({
+    method: "GET",
+    path: "/api/ai/assistants/:id/stats",
+    summary:
+      "An AI assistant's calls per UTC day over the last `days` (default 30): calls, cost, p50/p95 turn latency, analysis verdicts; totals; spent today",
+    query: assistantStatsQuerySchema,
+    handler: ({ app, params, query }) => json(assistantStats(app, params.id, query)),
+  }),
   route({
     method: "GET",
     path: "/api/ai/sip-uri",
@@ -82,6 +98,31 @@ export const aiRoutes: RouteDef[] = [
     summary:
       "AI calls in progress (ADR 0044): caller, assistant, start, the running transcript and the last classification; ai-live-updated says when it changed",
     handler: ({ app }) => json(listLiveAiCalls(app)),
+  }),
+  // After /live: a call id is never read as "live".
+  route({
+    method: "GET",
+    path: "/api/ai/calls/:callId",
+    summary:
+      "One AI call: its log, usage (summed as OpenAI reports it), costUsd, latency {p50Ms, p95Ms, turns}, end reason, analysis and transcript id; the measures so far while it is live",
+    handler: ({ app, params }) => json(aiCallDetail(app, params.callId)),
+  }),
+  route<AiWhisperRequest>({
+    method: "POST",
+    path: "/api/ai/calls/:callId/whisper",
+    summary:
+      "Whisper to the assistant of a live AI call: an instruction it receives as a system message (never heard by the caller); 404 when the call is not live, 409 while its sideband is not open",
+    minRole: "operator",
+    body: aiWhisperSchema,
+    // A note on the call's log line, and the whisper on its live card.
+    publishes: ["ai-calls-updated", "ai-live-updated"],
+    audit: {
+      action: "ai.call.whisper",
+      object: "ai-call",
+      omitBody: true,
+      detail: () => "Whispered to the assistant",
+    },
+    handler: ({ app, params, body }) => json(whisperLiveAiCall(app, params.callId, body.text)),
   }),
   route<AiTransferRequest>({
     method: "POST",

@@ -2,7 +2,10 @@ import { type RouteDef, route } from "../context";
 import { json } from "../http";
 import { buildOpenApi } from "../openapi";
 import { aiRoutes } from "./ai";
+import { aiPriceRoutes } from "./ai-prices";
 import { aiRuleRoutes } from "./ai-rules";
+import { aiTestBenchRoutes } from "./ai-test-bench";
+import { aiTestScriptRoutes } from "./ai-test-scripts";
 import { aiTokenRoutes } from "./ai-tokens";
 import { aiTranscriptRoutes } from "./ai-transcripts";
 import { aiWebhookRoutes } from "./ai-webhook";
@@ -68,6 +71,9 @@ export const apiRoutes: RouteDef[] = [
   ...vpsRoutes,
   ...dialerRoutes,
   ...aiRoutes,
+  ...aiPriceRoutes,
+  ...aiTestBenchRoutes,
+  ...aiTestScriptRoutes,
   ...aiTranscriptRoutes,
   ...aiRuleRoutes,
   ...aiTokenRoutes,

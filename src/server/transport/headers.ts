@@ -9,6 +9,11 @@ export interface HeaderPolicy {
   tls: boolean;
   /** Bun's development server injects an inline HMR script: the CSP allows inline script in development only. */
   dev: boolean;
+  /**
+   * Other origins the page may connect to: the configured OpenAI API's, where the AI test bench posts its
+   * WebRTC offer with a client secret (ADR 0073).
+   */
+  connect?: readonly string[];
 }
 
 export const HSTS = "max-age=31536000";
@@ -23,7 +28,7 @@ export function contentSecurityPolicy(policy: HeaderPolicy, host: string | null)
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self'",
-    `connect-src 'self'${socket}`,
+    `connect-src 'self'${socket}${(policy.connect ?? []).map((o) => ` ${o}`).join("")}`,
     "frame-ancestors 'none'",
     "object-src 'none'",
     "base-uri 'none'",

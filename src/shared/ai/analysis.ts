@@ -11,6 +11,16 @@ export type AnalysisFieldType = (typeof ANALYSIS_FIELD_TYPES)[number];
 export const ANALYSIS_FIELDS_MAX = 20;
 /** Field names become JSON-schema property names and search keys: lower snake case. */
 export const ANALYSIS_FIELD_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+/** Names the result's own members take in the model's answer and in exports. */
+export const ANALYSIS_RESERVED_NAMES = ["summary", "success", "reason"] as const;
+/** The transcripts filter `field=name=value` (ADR 0071). */
+export const ANALYSIS_FIELD_FILTER = /^[a-z][a-z0-9_]{0,39}=\S.*$/;
+
+/** `name=value` of the transcripts' field filter, split (the value trimmed). */
+export function splitFieldFilter(filter: string): { name: string; value: string } {
+  const at = filter.indexOf("=");
+  return { name: filter.slice(0, at).trim(), value: filter.slice(at + 1).trim() };
+}
 
 export const analysisFieldSchema = lazySchema(() =>
   z.object({
@@ -52,7 +62,7 @@ export const analysisConfigSchema = lazySchema(() =>
     .superRefine((v, ctx) => {
       const seen = new Set<string>();
       v.fields.forEach((f, i) => {
-        if (["summary", "success", "reason"].includes(f.name))
+        if ((ANALYSIS_RESERVED_NAMES as readonly string[]).includes(f.name))
           ctx.addIssue({ code: "custom", path: ["fields", i, "name"], message: `'${f.name}' is reserved` });
         if (seen.has(f.name))
           ctx.addIssue({ code: "custom", path: ["fields", i, "name"], message: "Field name is used twice" });

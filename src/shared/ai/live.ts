@@ -34,6 +34,15 @@ export interface LiveAiCall {
   /** How many earlier turns are not in `turns`. */
   earlierTurns: number;
   classification: LiveAiClassification | null;
+  /** What operators whispered to the assistant (POST /api/ai/calls/:callId/whisper; the last 20, each cut to 200 characters). */
+  whispers: LiveAiWhisper[];
+}
+
+/** An operator's whisper on a live call: an instruction only the assistant received (ADR 0070). */
+export interface LiveAiWhisper {
+  /** ISO 8601 */
+  at: string;
+  text: string;
 }
 
 /** Turns per call in the live list (the whole transcript is stored when the call ends). */

@@ -240,7 +240,7 @@ export interface AiCallDetail extends AiCallLog {
   usage: RealtimeUsage | null;
   /** null when no usage was reported or the model has no price in the table. */
   costUsd: number | null;
-  /** The price row the cost was computed with (a snapshot at the call's end). */
+  /** The price row the cost was computed with (the table's row when the call started). */
   price: ModelPrice | null;
   latency: CallLatency;
   end: AiCallEnd | null;
@@ -276,6 +276,20 @@ export interface AssistantStats {
   /** Spent today (UTC) against the daily cap. */
   spentTodayUsd: number;
 }
+
+/** GET /api/ai/assistants/:id/stats?days=N: N UTC days up to today (1…366, default 30). */
+export const STATS_DAYS_MAX = 366;
+export const assistantStatsQuerySchema = lazySchema(() =>
+  z.object({
+    days: z.coerce
+      .number({ error: "days must be a number of days" })
+      .int("days must be a whole number")
+      .min(1, "days must be at least 1")
+      .max(STATS_DAYS_MAX, `days must be at most ${STATS_DAYS_MAX}`)
+      .default(30),
+  }),
+);
+export type AssistantStatsQuery = z.output<typeof assistantStatsQuerySchema>;
 
 /** POST /api/ai/calls/:callId/whisper: an instruction only the assistant receives. */
 export const WHISPER_MAX = 1000;

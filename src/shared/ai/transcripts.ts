@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { limitParam, optionalText, required } from "../fields";
 import { lazySchema } from "../lazy-schema";
+import { ANALYSIS_FIELD_FILTER, type CallAnalysisResult } from "./analysis";
 
 /** POST /api/ai/transcripts: a finished call's transcript from the voice bridge (an API token's client). */
 export const callTranscriptSchema = lazySchema(() =>
@@ -64,6 +65,8 @@ export interface CallTranscript {
   intent: string | null;
   /** What a routing rule did during the call ("… rule 'Angry' (#3) route_to_extension → 200: done"), or null (ADR 0043). */
   ruleDecision: string | null;
+  /** The call's post-call analysis (ADR 0071), or null (none configured, not done yet, or failed). */
+  analysis: CallAnalysisResult | null;
   createdAt: string;
 }
 
@@ -87,7 +90,9 @@ export const TRANSCRIPT_SENTIMENTS = ["positive", "neutral", "negative"] as cons
  * bound parameter, ADR 0041): `q` the search (text and summary case-insensitively in any script, phone
  * number and extension as substrings), `from` (inclusive) and `to` (exclusive) ISO 8601 times,
  * `sentiment` (case-insensitive equality), `assistant` (the AI assistant the call was routed to, by the
- * call log's call id) and `caller` (part of the caller's number).
+ * call log's call id), `caller` (part of the caller's number) and `field` (`name=value`: the post-call
+ * analysis field `name` is `value`, case-insensitively; ADR 0071). The search also finds the analysis's
+ * summary and field values.
  */
 export const transcriptFilterSchema = lazySchema(() =>
   z.object({
@@ -101,6 +106,12 @@ export const transcriptFilterSchema = lazySchema(() =>
       .positive("The assistant must be an assistant id")
       .optional(),
     caller: z.string().trim().min(1).max(50, "The caller number is at most 50 characters").optional(),
+    field: z
+      .string()
+      .trim()
+      .max(300, "The field filter is at most 300 characters")
+      .regex(ANALYSIS_FIELD_FILTER, "The field filter is name=value, e.g. callback_number=5551234")
+      .optional(),
   }),
 );
 export type TranscriptFilter = z.infer<typeof transcriptFilterSchema>;

@@ -107,8 +107,11 @@ export const NAV_GROUPS: NavGroup[] = [
 
 export const NAV_ITEMS: NavItem[] = NAV_GROUPS.flatMap((g) => g.items);
 
-/** Pages that are not in the sidebar but belong to a screen that is: a call's detail to Call History. */
-const SUB_PAGES: ReadonlyArray<readonly [RegExp, string]> = [[/^\/call-history\/[^/]+$/, "/call-history"]];
+/** Pages that are not in the sidebar but belong to a screen that is: a call's detail to Call History, an AI call's to AI Assistants. */
+const SUB_PAGES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/call-history\/[^/]+$/, "/call-history"],
+  [/^\/ai\/calls\/[^/]+$/, "/ai-assistants"],
+];
 
 /** The sidebar entry of a path: its screen, or the screen a sub-page (a call's detail) belongs to. */
 export function navItemFor(pathname: string): NavItem | undefined {

@@ -89,12 +89,22 @@ export const queryKeys = {
   voicemailGreetings: (mailbox: string) => ["/api/voicemail", mailbox, "greetings"] as const,
 
   aiAssistants: ["/api/ai/assistants"],
+  /** Under `aiAssistants`: one assistant's test scripts and its runs' history (features/ai/test-scripts.tsx). */
+  aiTestScripts: (assistantId: number) => ["/api/ai/assistants", String(assistantId), "test-scripts"] as const,
+  aiTestRuns: (assistantId: number, limit: number) =>
+    ["/api/ai/assistants", String(assistantId), `test-runs?limit=${limit}`] as const,
   aiRoutingRules: ["/api/ai/routing-rules"],
   aiTranscripts: ["/api/ai/transcripts"],
   /** Under `aiTranscripts`: each filter's pages (by its query string), and one transcript with its text (features/ai/api.ts). */
   aiTranscriptPages: (filterQuery: string) => ["/api/ai/transcripts", "pages", filterQuery] as const,
   aiTranscript: (id: number) => ["/api/ai/transcripts", String(id)] as const,
   aiCalls: ["/api/ai/calls"],
+  /** Under `aiCalls`: one call with its measures and analysis (features/ai/api.ts); the id as a path segment. */
+  aiCall: (callId: string) => ["/api/ai/calls", encodeURIComponent(callId)] as const,
+  /** The price table per model that turns a call's usage into its cost. */
+  aiPrices: ["/api/ai/prices"],
+  /** Under `aiAssistants`: one assistant's calls, cost and latency per day over the last `days`. */
+  aiAssistantStats: (id: number, days: number) => ["/api/ai/assistants", String(id), `stats?days=${days}`] as const,
   /** Messages AI assistants took during calls (ADR 0042). */
   aiMessages: ["/api/ai/messages"],
   aiLiveCalls: ["/api/ai/calls/live"],
@@ -171,9 +181,14 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "ai-assistants-updated": [queryKeys.aiAssistants, queryKeys.dashboardSummary],
   "ai-rules-updated": [queryKeys.aiRoutingRules],
   "ai-transcripts-updated": [queryKeys.aiTranscripts, queryKeys.aiMessages],
-  "ai-calls-updated": [queryKeys.aiCalls],
+  // A call that ends changes its assistant's figures (cost, latency, success rate) under …/assistants/:id/stats.
+  "ai-calls-updated": [queryKeys.aiCalls, queryKeys.aiAssistants],
   "ai-messages-updated": [queryKeys.aiMessages],
   "ai-live-updated": [queryKeys.aiLiveCalls],
+  // An assistant's scripts and runs are read under its path (…/assistants/:id/test-scripts, …/test-runs).
+  "ai-test-scripts-updated": [queryKeys.aiAssistants],
+  "ai-test-runs-updated": [queryKeys.aiAssistants],
+  "ai-prices-updated": [queryKeys.aiPrices],
   "pbx-status-updated": [queryKeys.pbxLive],
   "calls-updated": [queryKeys.activeCalls],
   // A call's detail gains its legs, events and recording as the call ends.

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { assistantsQuery, useDeleteAssistant } from "@/features/ai/api";
 import { AssistantCard } from "@/features/ai/assistant-card";
 import { AssistantDialog } from "@/features/ai/assistant-dialog";
+import { PricesCard } from "@/features/ai/prices-card";
 import { RecentCallsCard, SipConnectorCard } from "@/features/ai/sip-connector-card";
 import { undoableDeleteToasts } from "@/features/safe-delete/undo-toast";
 import { runningFor } from "@/lib/mutations";
@@ -62,6 +63,7 @@ export function AiAssistantsPage() {
         }
       </ListBody>
       <RecentCallsCard />
+      <PricesCard />
       <AssistantDialog
         open={dialog.open}
         editing={dialog.editing}

@@ -121,6 +121,8 @@ function FilterBar({
   const id = useId();
   const writeCaller = useMemo(() => (caller: string) => setForm({ caller }), [setForm]);
   const [caller, setCaller] = useTyped(form.caller, writeCaller);
+  const writeField = useMemo(() => (field: string) => setForm({ field }), [setForm]);
+  const [field, setField] = useTyped(form.field, writeField);
   return (
     <div className="flex flex-wrap items-end gap-3" data-testid="transcript-filters">
       <div className="grid gap-1">
@@ -200,12 +202,26 @@ function FilterBar({
           onChange={(e) => setCaller(e.target.value)}
         />
       </div>
+      <div className="grid gap-1">
+        <label className="text-muted-foreground text-xs" htmlFor={`${id}-field`}>
+          Analysis field
+        </label>
+        <Input
+          type="search"
+          id={`${id}-field`}
+          placeholder="order_id=A-1742"
+          className="w-48"
+          value={field}
+          onChange={(e) => setField(e.target.value)}
+        />
+      </div>
       {active && (
         <Button
           variant="ghost"
           onClick={() => {
             setCaller("");
-            setForm({ from: "", to: "", sentiment: "", assistant: "", caller: "" });
+            setField("");
+            setForm({ from: "", to: "", sentiment: "", assistant: "", caller: "", field: "" });
           }}
         >
           <X />

@@ -19,6 +19,7 @@ import * as emptyState from "@/components/empty-state";
 import * as endCallDialog from "@/components/end-call-dialog";
 import * as pageHeader from "@/components/layout/page-header";
 import * as listKit from "@/components/list-kit";
+import * as sectionCard from "@/components/section-card";
 import * as badge from "@/components/ui/badge";
 import * as checkbox from "@/components/ui/checkbox";
 import * as dialog from "@/components/ui/dialog";
@@ -108,6 +109,7 @@ export const SHARED_MODULES = [
   deferredDialog,
   emptyState,
   pageHeader,
+  sectionCard,
   listKit,
   badge,
   checkbox,

@@ -34,6 +34,40 @@ export function FormField({
   );
 }
 
+/**
+ * One control of a table-like row (the columns have headings): its label only for screen readers, its error
+ * under it. `as="td"` makes it the table cell itself.
+ */
+export function CellField({
+  label,
+  error,
+  className,
+  as: Tag = "div",
+  children,
+}: {
+  label: string;
+  error?: string;
+  className?: string;
+  as?: "div" | "td";
+  children: (control: { id: string; "aria-invalid": boolean; "aria-describedby"?: string }) => ReactNode;
+}) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  return (
+    <Tag className={className}>
+      <Label htmlFor={id} className="sr-only">
+        {label}
+      </Label>
+      {children({ id, "aria-invalid": Boolean(error), "aria-describedby": error ? errorId : undefined })}
+      {error && (
+        <p id={errorId} className="mt-1 text-destructive text-xs">
+          {error}
+        </p>
+      )}
+    </Tag>
+  );
+}
+
 /** A form-level error (not tied to one field). */
 export function FormError({ message }: { message?: string }) {
   if (!message) return null;

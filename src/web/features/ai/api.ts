@@ -1,4 +1,7 @@
-/** AI assistants, routing rules, call transcripts, the call log, the SIP connector details and the rule tester. */
+/**
+ * AI assistants, routing rules, call transcripts, the call log with each call's measures, the price table, the SIP
+ * connector details, the rule tester, and the supervision of a live call (whisper, take-over, hang-up).
+ */
 import { infiniteQueryOptions, queryOptions, useMutation } from "@tanstack/react-query";
 import type { z } from "zod";
 import { getJson, sendJson } from "@/lib/api";
@@ -7,8 +10,17 @@ import { queryKeys } from "@/lib/query-keys";
 import type { AiAssistant, aiAssistantSchema } from "../../../shared/ai/assistants";
 import type { AiCallLog, SipUriInfo } from "../../../shared/ai/calls";
 import type { AiHangupAnswer, AiTransferAnswer, LiveAiCall } from "../../../shared/ai/live";
+import type {
+  AiCallDetail,
+  AiPrices,
+  AiPricesRequest,
+  AiWhisperAnswer,
+  AssistantStats,
+} from "../../../shared/ai/measures";
 import type { AiMessage } from "../../../shared/ai/messages";
 import type { AiRoutingRule, aiRoutingRuleSchema, RouteDecision } from "../../../shared/ai/routing-rules";
+import type { AiClientSecret } from "../../../shared/ai/test-bench";
+import type { TestRun, TestScript, TestScriptRequest } from "../../../shared/ai/test-scripts";
 import type { CallTranscript, TranscriptFilter, TranscriptPage } from "../../../shared/ai/transcripts";
 import { TRANSCRIPT_PAGE_DEFAULT } from "../../../shared/ai/transcripts";
 import type { DeleteAnswer } from "../../../shared/safe-delete";
@@ -26,7 +38,7 @@ export const routingRulesQuery = () =>
 /** The query string of a transcript filter (blank values left out), in a fixed order: also the query key. */
 export function transcriptFilterQuery(filter: TranscriptFilter): string {
   const params = new URLSearchParams();
-  for (const key of ["q", "from", "to", "sentiment", "assistant", "caller"] as const) {
+  for (const key of ["q", "from", "to", "sentiment", "assistant", "caller", "field"] as const) {
     const value = filter[key];
     if (value !== undefined && value !== "") params.set(key, String(value));
   }
@@ -107,6 +119,10 @@ export const useDeleteRule = (ui: MutationUi<DeleteAnswer, number>) =>
 export const useDeleteTranscript = (ui: MutationUi<unknown, number>) =>
   useDelete("/api/ai/transcripts", queryKeys.aiTranscripts, ui);
 
+/** A 60-second client secret for a test-bench call to one assistant (ADR 0073); stores nothing. */
+export const mintClientSecret = (assistantId: number) =>
+  sendJson<AiClientSecret>("POST", `/api/ai/assistants/${assistantId}/client-secret`, {});
+
 /** Tries the rules against the facts of a call (POST /api/ai/route); changes nothing. */
 export function useRouteTest(ui: MutationUi<RouteDecision, Record<string, unknown>>) {
   return useMutation<RouteDecision, Error, Record<string, unknown>>({
@@ -140,5 +156,86 @@ export const useHangupAiCall = (ui: MutationUi<AiHangupAnswer, string>) =>
       sendJson<AiHangupAnswer>("POST", `/api/ai/calls/${encodeURIComponent(callId)}/hangup`, {}),
     invalidates: [queryKeys.aiLiveCalls],
     refetchAfterFailure: true,
+    ...ui,
+  });
+
+/** An operator whispers to the assistant of a live call: an instruction the caller never hears. */
+export const useWhisperAiCall = (ui: MutationUi<AiWhisperAnswer, { callId: string; text: string }>) =>
+  useApiMutation({
+    mutationFn: ({ callId, text }: { callId: string; text: string }) =>
+      sendJson<AiWhisperAnswer>("POST", `/api/ai/calls/${encodeURIComponent(callId)}/whisper`, { text }),
+    // The whisper changes nothing the screens list; the call's own events refresh it.
+    invalidates: [],
+    ...ui,
+  });
+
+/**
+ * One AI call with its usage, cost, latency and analysis (the AI call page). A call still in progress has no
+ * measures yet: the page re-reads it while `live`, and "ai-calls-updated" refreshes it once they are stored.
+ */
+export const aiCallQuery = (callId: string) => queryOptions<AiCallDetail>({ queryKey: queryKeys.aiCall(callId) });
+
+/** The price table per model (USD per million tokens of each kind). */
+export const aiPricesQuery = () => queryOptions<AiPrices>({ queryKey: queryKeys.aiPrices, refetchOnMount: "always" });
+
+/** Saves the whole price table (administrators only). */
+export const useSaveAiPrices = (ui: MutationUi<AiPrices, AiPricesRequest>) =>
+  useApiMutation({
+    mutationFn: (body: AiPricesRequest) => sendJson<AiPrices>("PUT", "/api/ai/prices", body),
+    invalidates: [queryKeys.aiPrices],
+    ...ui,
+  });
+
+/** The days the assistant cards chart. */
+export const ASSISTANT_STATS_DAYS = 30;
+
+/** One assistant's calls, cost, latency and success per day over the last `days` (its card). */
+export const assistantStatsQuery = (id: number, days = ASSISTANT_STATS_DAYS) =>
+  queryOptions<AssistantStats>({ queryKey: queryKeys.aiAssistantStats(id, days), refetchOnMount: "always" });
+
+/** An assistant's test scripts, each with its last run (ADR 0072); "ai-test-scripts-updated" and "ai-test-runs-updated" refresh them. */
+export const testScriptsQuery = (assistantId: number) =>
+  queryOptions<TestScript[]>({ queryKey: queryKeys.aiTestScripts(assistantId), refetchOnMount: "always" });
+/** The assistant's runs, newest first. */
+export const testRunsQuery = (assistantId: number, limit = 50) =>
+  queryOptions<TestRun[]>({ queryKey: queryKeys.aiTestRuns(assistantId, limit), refetchOnMount: "always" });
+
+/** Both lists above: what a script's change or a run makes stale. */
+const testKeys = (assistantId: number) => [["/api/ai/assistants", String(assistantId)]];
+
+/** Adds a test script to the assistant, or replaces the one with `editingId`. */
+export const useSaveTestScript = (
+  assistantId: number,
+  editingId: number | null,
+  ui: MutationUi<TestScript, TestScriptRequest>,
+) =>
+  useApiMutation({
+    mutationFn: (body: TestScriptRequest) =>
+      editingId === null
+        ? sendJson<TestScript>("POST", `/api/ai/assistants/${assistantId}/test-scripts`, body)
+        : sendJson<TestScript>("PUT", `/api/ai/test-scripts/${editingId}`, body),
+    invalidates: testKeys(assistantId),
+    ...ui,
+  });
+
+export const useDeleteTestScript = (assistantId: number, ui: MutationUi<unknown, number>) =>
+  useApiMutation({
+    mutationFn: (id: number) => sendJson("DELETE", `/api/ai/test-scripts/${id}`),
+    invalidates: testKeys(assistantId),
+    ...ui,
+  });
+
+/** Queues a run of one script (`scriptId`) or, with null, of every script of the assistant. */
+export const useRunTestScripts = (assistantId: number, ui: MutationUi<unknown, number | null>) =>
+  useApiMutation({
+    mutationFn: (scriptId: number | null) =>
+      sendJson(
+        "POST",
+        scriptId === null
+          ? `/api/ai/assistants/${assistantId}/test-scripts/run`
+          : `/api/ai/test-scripts/${scriptId}/run`,
+        {},
+      ),
+    invalidates: testKeys(assistantId),
     ...ui,
   });

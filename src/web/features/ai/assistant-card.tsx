@@ -3,8 +3,11 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { queryKeys } from "@/lib/query-keys";
 import type { AiAssistant } from "../../../shared/ai/assistants";
+import { AssistantStatsView } from "./assistant-stats";
 import { EditDeleteFooter, Fact } from "./card-parts";
 import { modelLabel, voiceLabel } from "./format";
+import { TestBenchButton } from "./test-bench";
+import { TestScriptsButton } from "./test-scripts";
 
 export function AssistantCard({
   assistant: a,
@@ -32,13 +35,18 @@ export function AssistantCard({
             {a.status === "active" ? "Active" : "Inactive"}
           </Badge>
         </CardHeader>
-        <CardContent>
+        <CardContent className="grid gap-4">
           <dl className="grid gap-1.5">
             <Fact term="Model">{modelLabel(a.model)}</Fact>
             <Fact term="Voice">{voiceLabel(a.voice)}</Fact>
             <Fact term="Extension">{a.extensionId ?? "—"}</Fact>
             <Fact term="IVR">{a.ivrId ?? "—"}</Fact>
           </dl>
+          <div className="flex flex-wrap gap-2">
+            <TestBenchButton assistant={a} />
+            <TestScriptsButton assistant={a} />
+          </div>
+          <AssistantStatsView assistant={a} />
         </CardContent>
         <EditDeleteFooter
           name={a.name}

@@ -18,7 +18,9 @@ import {
   type AiAssistant,
   aiAssistantSchema,
 } from "../../../shared/ai/assistants";
+import { AnalysisEditor } from "./analysis-editor";
 import { useSaveAssistant } from "./api";
+import { AssistantLimits, LIMIT_DEFAULTS, LIMIT_FIELDS, limitsOf } from "./assistant-limits";
 import { voiceLabel } from "./format";
 
 type FormInput = z.input<typeof aiAssistantSchema>;
@@ -39,6 +41,8 @@ export const ASSISTANT_DEFAULTS: FormInput = {
   extensionId: "",
   ivrId: "",
   status: "active",
+  analysis: null,
+  ...LIMIT_DEFAULTS,
 };
 
 const FIELDS = [
@@ -52,6 +56,11 @@ const FIELDS = [
   "extensionId",
   "ivrId",
   "status",
+  "analysis",
+  "analysis.goal",
+  "analysis.model",
+  "analysis.fields",
+  ...LIMIT_FIELDS,
 ] as const;
 
 const toForm = (a: AiAssistant): FormInput => ({
@@ -65,6 +74,8 @@ const toForm = (a: AiAssistant): FormInput => ({
   extensionId: a.extensionId ?? "",
   ivrId: a.ivrId ?? "",
   status: a.status,
+  analysis: a.analysis,
+  ...limitsOf(a),
 });
 
 const MODEL_OPTIONS = AI_MODELS.map((m) => ({ value: m, label: AI_MODEL_LABELS[m] }));
@@ -224,6 +235,8 @@ export function AssistantDialog({
           </fieldset>
         )}
       />
+      <AnalysisEditor form={form} />
+      <AssistantLimits form={form} />
     </FormDialog>
   );
 }

@@ -1,17 +1,19 @@
 /**
  * The Live AI Calls screen's pieces (ADR 0044): a call's card with its running transcript
  * (a polite live region, newest at the bottom), its ticking duration and its last classification; the
- * operator's take-over (transfer to an extension) and End call, each behind a dialog.
+ * operator's whisper (an instruction only the assistant receives, ADR 0070), take-over (transfer to an
+ * extension: the operator's own, remembered in this browser, in one click) and End call behind a dialog.
  */
 import { useQuery } from "@tanstack/react-query";
-import { LoaderCircle, PhoneForwarded, PhoneOff } from "lucide-react";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { EarOff, LoaderCircle, Pencil, PhoneForwarded, PhoneOff, Send } from "lucide-react";
+import { type FormEvent, useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
 import { Can } from "@/components/can";
 import { EndCallDialog } from "@/components/end-call-dialog";
 import { SuggestField } from "@/components/form-fields";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { Checkbox } from "@/components/ui/checkbox";
 import {
   Dialog,
   DialogClose,
@@ -21,14 +23,17 @@ import {
   DialogHeader,
   DialogTitle,
 } from "@/components/ui/dialog";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
 import { toast } from "@/components/ui/use-toast";
 import { extensionsQuery } from "@/features/extensions/api";
 import { errorText } from "@/lib/error-text";
 import { formatTime } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { LiveAiCall } from "../../../shared/ai/live";
+import { WHISPER_MAX } from "../../../shared/ai/measures";
 import { byNumber } from "../../../shared/sort";
-import { useHangupAiCall, useTransferAiCall } from "./api";
+import { useHangupAiCall, useTransferAiCall, useWhisperAiCall } from "./api";
 import { formatDuration } from "./format";
 
 /** "Jane Doe (+15555550123)", the number alone, or "an unknown caller". */
@@ -88,6 +93,154 @@ function RunningTranscript({ call }: { call: LiveAiCall }) {
   );
 }
 
+/** Where this browser keeps the operator's own extension, the target of a one-click take-over. */
+const MY_EXTENSION_KEY = "ai.takeOverExtension";
+const MY_EXTENSION_EVENT = "pbx-console:my-extension";
+
+function readMyExtension(): string | null {
+  try {
+    return localStorage.getItem(MY_EXTENSION_KEY) || null;
+  } catch {
+    return null;
+  }
+}
+
+function saveMyExtension(extension: string) {
+  try {
+    localStorage.setItem(MY_EXTENSION_KEY, extension);
+  } catch {
+    // Storage refused (private mode): the operator picks the extension each time.
+  }
+  window.dispatchEvent(new Event(MY_EXTENSION_EVENT));
+}
+
+function subscribeMyExtension(changed: () => void) {
+  window.addEventListener(MY_EXTENSION_EVENT, changed);
+  window.addEventListener("storage", changed);
+  return () => {
+    window.removeEventListener(MY_EXTENSION_EVENT, changed);
+    window.removeEventListener("storage", changed);
+  };
+}
+
+/** The operator's own extension as remembered in this browser (every card follows a change). */
+export const useMyExtension = () => useSyncExternalStore(subscribeMyExtension, readMyExtension, () => null);
+
+/**
+ * The whisper box: an instruction the assistant receives as a system message over the call's sideband and acts
+ * on; the caller hears nothing of it. What was whispered (by anyone, as the server keeps it with the live call) is
+ * listed apart from the transcript, marked as such.
+ */
+function WhisperBox({ call }: { call: LiveAiCall }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const id = useId();
+  const whisper = useWhisperAiCall({
+    onSuccess: () => setText(""),
+    onError: (err) => setError(errorText(err)),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const trimmed = text.trim();
+    if (!trimmed) return setError("Text is required");
+    if (trimmed.length > WHISPER_MAX) return setError(`Text must be at most ${WHISPER_MAX} characters`);
+    setError(undefined);
+    whisper.mutate({ callId: call.callId, text: trimmed });
+  };
+  return (
+    <div className="grid gap-2" data-testid="whisper">
+      {call.whispers.length > 0 && (
+        <ul className="grid gap-1.5" aria-label="Whispered to the assistant" data-testid="whispered">
+          {call.whispers.map((w, i) => (
+            <li
+              // biome-ignore lint/suspicious/noArrayIndexKey: the whispers only grow at the end
+              key={i}
+              className="flex items-start gap-2 rounded-md border border-dashed px-3 py-2 text-sm"
+            >
+              <EarOff className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
+              <span className="min-w-0">
+                <span className="block font-medium text-muted-foreground text-xs">
+                  Whispered at {formatTime(w.at, false)} · not heard by the caller
+                </span>
+                <span className="whitespace-pre-wrap break-words">{w.text}</span>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={submit} noValidate className="grid gap-1.5">
+        <Label htmlFor={id}>Whisper to the assistant</Label>
+        <div className="flex gap-2">
+          <Input
+            id={id}
+            value={text}
+            maxLength={WHISPER_MAX}
+            placeholder="e.g. Offer the caller a callback tomorrow morning"
+            aria-invalid={Boolean(error)}
+            aria-describedby={`${id}-help${error ? ` ${id}-error` : ""}`}
+            onChange={(e) => {
+              setText(e.target.value);
+              setError(undefined);
+            }}
+          />
+          <Button type="submit" variant="outline" disabled={whisper.isPending}>
+            {whisper.isPending ? <LoaderCircle className="animate-spin" /> : <Send />}
+            Whisper
+          </Button>
+        </div>
+        <p id={`${id}-help`} className="text-muted-foreground text-xs">
+          Only the assistant receives it, as an instruction; the caller hears nothing of it.
+        </p>
+        {error && (
+          <p id={`${id}-error`} className="text-destructive text-sm">
+            {error}
+          </p>
+        )}
+      </form>
+    </div>
+  );
+}
+
+/** Take over: to the operator's remembered extension in one click, or through the dialog to any extension. */
+function TakeOverButtons({ call, onTakeOver }: { call: LiveAiCall; onTakeOver: () => void }) {
+  const mine = useMyExtension();
+  const transfer = useTransferAiCall({
+    onSuccess: (answer) => toast({ title: `Call transferred to ${answer.transferredTo}` }),
+    onError: (err) =>
+      toast({ variant: "destructive", title: "Failed to take over the call", description: errorText(err) }),
+  });
+  if (!mine)
+    return (
+      <Button variant="outline" onClick={onTakeOver}>
+        <PhoneForwarded />
+        Take over
+      </Button>
+    );
+  return (
+    <div className="flex">
+      <Button
+        variant="outline"
+        className="rounded-r-none"
+        disabled={transfer.isPending}
+        onClick={() => transfer.mutate({ callId: call.callId, extension: mine })}
+      >
+        {transfer.isPending ? <LoaderCircle className="animate-spin" /> : <PhoneForwarded />}
+        Take over to {mine}
+      </Button>
+      <Button
+        variant="outline"
+        size="icon"
+        className="-ml-px rounded-l-none"
+        aria-label="Transfer to another extension"
+        title="Transfer to another extension"
+        onClick={onTakeOver}
+      >
+        <Pencil />
+      </Button>
+    </div>
+  );
+}
+
 export function LiveCallCard({
   call,
   now,
@@ -126,10 +279,7 @@ export function LiveCallCard({
           </div>
           <Can minRole="operator">
             <div className="flex flex-wrap gap-2">
-              <Button variant="outline" onClick={onTakeOver}>
-                <PhoneForwarded />
-                Take over
-              </Button>
+              <TakeOverButtons call={call} onTakeOver={onTakeOver} />
               <Button variant="destructive" onClick={onEnd}>
                 <PhoneOff />
                 End call
@@ -137,8 +287,11 @@ export function LiveCallCard({
             </div>
           </Can>
         </CardHeader>
-        <CardContent>
+        <CardContent className="grid gap-3">
           <RunningTranscript call={call} />
+          <Can minRole="operator">
+            <WhisperBox call={call} />
+          </Can>
         </CardContent>
       </Card>
     </li>
@@ -154,13 +307,16 @@ export function TakeOverDialog({ call: asked, onClose }: { call: LiveAiCall | nu
   if (asked) last.current = asked;
   const call = asked ?? last.current;
   const [typed, setTyped] = useState("");
+  const [remember, setRemember] = useState(true);
   const [error, setError] = useState<string | undefined>();
+  const rememberId = useId();
   const extensions = useQuery({ ...extensionsQuery(), enabled: asked !== null });
   const suggestions = [...(extensions.data ?? [])]
     .sort((a, b) => byNumber(a.extension, b.extension))
     .map((x) => `${x.extension} - ${x.name}`);
   const transfer = useTransferAiCall({
-    onSuccess: (answer) => {
+    onSuccess: (answer, vars) => {
+      if (remember) saveMyExtension(vars.extension);
       toast({ title: `Call transferred to ${answer.transferredTo}` });
       onClose();
     },
@@ -168,7 +324,7 @@ export function TakeOverDialog({ call: asked, onClose }: { call: LiveAiCall | nu
   });
   useEffect(() => {
     if (asked) {
-      setTyped("");
+      setTyped(readMyExtension() ?? "");
       setError(undefined);
     }
   }, [asked]);
@@ -202,6 +358,12 @@ export function TakeOverDialog({ call: asked, onClose }: { call: LiveAiCall | nu
             placeholder="Type a number or a name"
             error={error}
           />
+          <div className="flex items-center gap-2">
+            <Checkbox id={rememberId} checked={remember} onCheckedChange={(on) => setRemember(on === true)} />
+            <Label htmlFor={rememberId} className="font-normal">
+              Remember as my extension: take over in one click next time
+            </Label>
+          </div>
           <DialogFooter>
             <DialogClose asChild>
               <Button type="button" variant="outline" disabled={transfer.isPending}>

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { Check, Copy, PhoneCall, TriangleAlert } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -96,7 +97,14 @@ export function RecentCallsCard() {
           {calls.data.slice(0, 10).map((c) => (
             <li key={c.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
               <Badge variant={OUTCOME_VARIANT[c.outcome]}>{c.outcome}</Badge>
-              <span className="text-muted-foreground">{formatDateTime(c.createdAt)}</span>
+              <Link
+                to="/ai/calls/$callId"
+                params={{ callId: c.callId }}
+                className="text-primary underline-offset-4 hover:underline"
+                aria-label={`Call of ${formatDateTime(c.createdAt)} from ${c.callerNumber ?? "an unknown caller"}: cost, latency and analysis`}
+              >
+                {formatDateTime(c.createdAt)}
+              </Link>
               <span className="font-mono">{c.calledNumber ?? "unknown number"}</span>
               <span className="min-w-0 flex-1 truncate text-muted-foreground" title={c.detail ?? ""}>
                 {c.detail}

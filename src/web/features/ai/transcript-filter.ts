@@ -1,5 +1,5 @@
 /**
- * The Call Transcripts screen's filter, kept in the page's URL (`?q=&from=&to=&sentiment=&assistant=&caller=`)
+ * The Call Transcripts screen's filter, kept in the page's URL (`?q=&from=&to=&sentiment=&assistant=&caller=&field=`)
  * so a filtered view can be reloaded, bookmarked and shared. Dates in the URL are the user's calendar
  * days (`from` and `to` both included); the API gets the instants of their local midnights. A value the
  * shared schema refuses (a hand-edited URL) is ignored.
@@ -18,9 +18,11 @@ export interface TranscriptFilterForm {
   sentiment: string;
   assistant: string;
   caller: string;
+  /** `name=value`: a post-call analysis field's value (ADR 0071). */
+  field: string;
 }
 
-const KEYS = ["q", "from", "to", "sentiment", "assistant", "caller"] as const;
+const KEYS = ["q", "from", "to", "sentiment", "assistant", "caller", "field"] as const;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function formFromSearch(search: string): TranscriptFilterForm {
@@ -46,6 +48,7 @@ export function apiFilter(form: TranscriptFilterForm): TranscriptFilter {
   if (form.sentiment) raw.sentiment = form.sentiment;
   if (form.assistant) raw.assistant = form.assistant;
   if (form.caller) raw.caller = form.caller;
+  if (form.field) raw.field = form.field;
   const filter: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const field = transcriptFilterSchema.shape[key as keyof typeof transcriptFilterSchema.shape];

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { CircleAlert, LoaderCircle, PhoneIncoming, PhoneOutgoing, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Can } from "@/components/can";
@@ -15,6 +16,7 @@ import {
 } from "@/components/ui/dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorText } from "@/lib/error-text";
+import type { CallAnalysisResult } from "../../../shared/ai/analysis";
 import type { TranscriptListItem } from "../../../shared/ai/transcripts";
 import { transcriptQuery } from "./api";
 import { formatDuration } from "./format";
@@ -28,6 +30,38 @@ export function SentimentBadge({ sentiment }: { sentiment: string | null }) {
     <Badge variant={variant} data-sentiment={s}>
       {sentiment}
     </Badge>
+  );
+}
+
+/** The post-call analysis's verdict against the assistant's goal (none without a goal). */
+export function VerdictBadge({ analysis }: { analysis: CallAnalysisResult | null }) {
+  if (!analysis || analysis.success === null) return null;
+  return (
+    <Badge
+      variant={analysis.success ? "success" : "destructive"}
+      data-testid="analysis-verdict"
+      title={analysis.reason}
+    >
+      {analysis.success ? "Goal met" : "Goal not met"}
+    </Badge>
+  );
+}
+
+const fieldText = (v: string | number | boolean | null) =>
+  v === null ? "—" : v === true ? "yes" : v === false ? "no" : String(v);
+
+/** The analysis's fields as `name: value` chips (those the call did not tell left out in the list). */
+function AnalysisFields({ analysis, all = false }: { analysis: CallAnalysisResult; all?: boolean }) {
+  const entries = Object.entries(analysis.fields).filter(([, v]) => all || v !== null);
+  if (!entries.length) return null;
+  return (
+    <span className="flex flex-wrap gap-1" data-testid="analysis-fields">
+      {entries.map(([name, v]) => (
+        <Badge key={name} variant="outline" className="font-normal">
+          <span className="text-muted-foreground">{name}:</span> {fieldText(v)}
+        </Badge>
+      ))}
+    </span>
   );
 }
 
@@ -58,8 +92,10 @@ export function TranscriptCard({ transcript: t, onOpen }: { transcript: Transcri
             {formatDuration(t.duration)}
           </span>
           <SentimentBadge sentiment={t.sentiment} />
+          <VerdictBadge analysis={t.analysis} />
         </div>
         {t.summary && <p className="text-sm">{t.summary}</p>}
+        {t.analysis && <AnalysisFields analysis={t.analysis} />}
         {t.keywords.length > 0 && (
           <div className="flex flex-wrap gap-1">
             {t.keywords.map((k) => (
@@ -75,9 +111,20 @@ export function TranscriptCard({ transcript: t, onOpen }: { transcript: Transcri
   );
 }
 
-function Row({ term, children }: { term: string; children: ReactNode }) {
+/** One term of the dialog's list: a `div` directly in the `dl` (a list may group its terms only one level deep). */
+function Row({
+  term,
+  children,
+  wide = false,
+  testId,
+}: {
+  term: string;
+  children: ReactNode;
+  wide?: boolean;
+  testId?: string;
+}) {
   return (
-    <div className="grid gap-1">
+    <div className={wide ? "grid gap-1 sm:col-span-3" : "grid gap-1"} data-testid={testId}>
       <dt className="text-muted-foreground text-xs">{term}</dt>
       <dd className="text-sm">{children}</dd>
     </div>
@@ -131,36 +178,53 @@ export function TranscriptDialog({
               <Row term="Direction">{t.direction ?? "—"}</Row>
               <Row term="Duration">{formatDuration(t.duration)}</Row>
               <Row term="Sentiment">{t.sentiment ? <SentimentBadge sentiment={t.sentiment} /> : "—"}</Row>
-              <div className="sm:col-span-3">
-                <Row term="Summary">{t.summary ?? "—"}</Row>
-              </div>
-              <div className="sm:col-span-3">
-                <Row term="Keywords">
-                  {t.keywords.length ? (
-                    <span className="flex flex-wrap gap-1">
-                      {t.keywords.map((k) => (
-                        <Badge key={k} variant="secondary">
-                          {k}
-                        </Badge>
-                      ))}
-                    </span>
-                  ) : (
-                    "—"
-                  )}
-                </Row>
-              </div>
-              <div className="sm:col-span-3">
-                <Row term="Transcript">
-                  <span
-                    className="block max-h-72 overflow-y-auto whitespace-pre-wrap rounded-md border bg-muted/30 p-3"
-                    data-testid="transcript-text"
-                  >
-                    <FullText id={t.id} />
+              <Row term="Summary" wide>
+                {t.summary ?? "—"}
+              </Row>
+              <Row term="Keywords" wide>
+                {t.keywords.length ? (
+                  <span className="flex flex-wrap gap-1">
+                    {t.keywords.map((k) => (
+                      <Badge key={k} variant="secondary">
+                        {k}
+                      </Badge>
+                    ))}
+                  </span>
+                ) : (
+                  "—"
+                )}
+              </Row>
+              {t.analysis && (
+                <Row term="Analysis" wide testId="transcript-analysis">
+                  <span className="grid gap-2">
+                    <span>{t.analysis.summary}</span>
+                    {t.analysis.success !== null && (
+                      <span className="flex flex-wrap items-center gap-2">
+                        <VerdictBadge analysis={t.analysis} />
+                        <span className="text-muted-foreground">{t.analysis.reason}</span>
+                      </span>
+                    )}
+                    <AnalysisFields analysis={t.analysis} all />
                   </span>
                 </Row>
-              </div>
+              )}
+              <Row term="Transcript" wide>
+                <span
+                  className="block max-h-72 overflow-y-auto whitespace-pre-wrap rounded-md border bg-muted/30 p-3"
+                  data-testid="transcript-text"
+                >
+                  <FullText id={t.id} />
+                </span>
+              </Row>
             </dl>
             <DialogFooter>
+              {t.callId && (
+                <Button asChild variant="link" className="mr-auto px-0">
+                  <Link to="/ai/calls/$callId" params={{ callId: t.callId }}>
+                    Cost, latency and analysis of this call
+                  </Link>
+                </Button>
+              )}
               <Button type="button" variant="outline" onClick={onClose}>
                 Close
               </Button>

@@ -40,6 +40,15 @@ export function AiSection({ ai, callerNumber }: { ai: CallAi; callerNumber: stri
           {ai.tools.length === 1 ? "tool call" : "tool calls"} (in the event list)
         </Row>
       </dl>
+      <p className="text-sm">
+        <Link
+          to="/ai/calls/$callId"
+          params={{ callId: ai.callId }}
+          className="font-medium text-primary underline-offset-4 hover:underline"
+        >
+          The AI call's cost, latency and analysis
+        </Link>
+      </p>
       {callerNumber && (
         <p className="text-sm">
           <Link

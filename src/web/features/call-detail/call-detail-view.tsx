@@ -3,9 +3,8 @@
  * be read, the time axis, the event list, the transfers, the audio and the AI's side. Rendered in one go
  * (no section waits for a request of its own), so a call of 20 legs appears in one paint.
  */
-import type { ReactNode } from "react";
-import { useId, useMemo } from "react";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { useMemo } from "react";
+import { Section } from "@/components/section-card";
 import type { CallDetail } from "../../../shared/calls";
 import { AiSection } from "./ai-section";
 import { CallAudio, type Listening } from "./call-audio";
@@ -13,31 +12,6 @@ import { CallAxis } from "./call-axis";
 import { CallProblems, CallSummary } from "./call-summary";
 import { EventList, TransferList } from "./event-list";
 import { buildTimeline } from "./timeline";
-
-function Section({
-  title,
-  description,
-  testId,
-  children,
-}: {
-  title: string;
-  description?: string;
-  testId?: string;
-  children: ReactNode;
-}) {
-  const id = useId();
-  return (
-    <Card role="region" aria-labelledby={id} className="min-w-0 gap-4 py-4" data-testid={testId}>
-      <CardHeader className="px-4 sm:px-6">
-        <CardTitle>
-          <h2 id={id}>{title}</h2>
-        </CardTitle>
-        {description && <CardDescription>{description}</CardDescription>}
-      </CardHeader>
-      <CardContent className="min-w-0 px-4 sm:px-6">{children}</CardContent>
-    </Card>
-  );
-}
 
 const SOURCE_NOTE: Record<CallDetail["eventSource"], string> = {
   cel: "Channel events as the PBX's event log (CEL) recorded them",
