@@ -227,7 +227,14 @@ export function FirewallPanel() {
   const q = useQuery(firewallQuery());
   const state = q.data;
   return (
-    <Card role="region" aria-labelledby={titleId} className="gap-4 py-4" data-testid="firewall">
+    // Busy while fail2ban is read (a read runs fail2ban-client on the host and takes a moment).
+    <Card
+      role="region"
+      aria-labelledby={titleId}
+      aria-busy={q.isFetching}
+      className="gap-4 py-4"
+      data-testid="firewall"
+    >
       <CardHeader className="flex flex-row flex-wrap items-start justify-between gap-2 px-4">
         <div className="grid gap-1">
           <CardTitle id={titleId} className="text-base">
