@@ -28,6 +28,7 @@ import m24 from "../../migrations/0024_call_detail.sql" with { type: "text" };
 import m25 from "../../migrations/0025_call_recording_policy.sql" with { type: "text" };
 import m26 from "../../migrations/0026_runs_itself.sql" with { type: "text" };
 import m27 from "../../migrations/0027_ai_measured.sql" with { type: "text" };
+import m28 from "../../migrations/0028_api_token_roles.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -59,4 +60,5 @@ export const migrationSql: Record<string, string> = {
   "0025_call_recording_policy": m25,
   "0026_runs_itself": m26,
   "0027_ai_measured": m27,
+  "0028_api_token_roles": m28,
 };

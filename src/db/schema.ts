@@ -426,15 +426,28 @@ export const aiRoutingRules = sqliteTable("ai_routing_rules", {
  * the SHA-256 of the token is stored; `prefix` and `last4` identify it in lists.
  * Revoking sets `revokedAt` (the row stays for the record).
  */
+/**
+ * Tokens for machine clients, kept as their SHA-256. `transcripts:write` is the voice bridge's intake (one
+ * route); `api` is a REST API token that acts with its `role` on every route that accepts tokens (ADR 0074),
+ * within `networks` (CIDRs; empty: from anywhere) until `expires_at`. `role` is NULL on intake tokens.
+ */
 export const apiTokens = sqliteTable("api_tokens", {
   id: id(),
   name: text("name").notNull(),
   tokenHash: text("token_hash").notNull().unique(),
   prefix: text("prefix").notNull(),
   last4: text("last4").notNull(),
-  scope: text("scope", { enum: ["transcripts:write"] }).notNull(),
+  scope: text("scope", { enum: ["transcripts:write", "api"] }).notNull(),
+  role: text("role", { enum: ["admin", "operator", "viewer"] }),
+  expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+  networks: jsonList("networks"),
+  /** The administrator who made it (their name then, and their id). */
+  createdBy: text("created_by"),
+  createdByUserId: text("created_by_user_id"),
   createdAt: createdAt(),
   lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+  /** The client address of the last accepted request (after TRUSTED_PROXIES). */
+  lastUsedFrom: text("last_used_from"),
   revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
 });
 

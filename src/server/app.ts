@@ -1,9 +1,11 @@
 import type { HTMLBundle, Server } from "bun";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { API_TOKEN_NOT_HERE } from "../shared/api-tokens";
 import { TOTP_SETUP_REQUIRED } from "../shared/settings";
 import { forbiddenForRole, roleAllows } from "../shared/users";
 import { WS_SYNC_TOPIC } from "../shared/ws-events";
+import { authenticateApiToken, bearerApiToken } from "./accounts/api-tokens";
 import { pruneAudit } from "./accounts/audit";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE, SessionStore } from "./accounts/sessions";
 import { totpSetupRequired } from "./accounts/settings";
@@ -95,14 +97,18 @@ function checkOrigin(req: Request, url: URL): void {
   if (host !== url.host) throw new HttpError(403, "Cross-origin request refused");
 }
 
-function checkStateChanging(req: Request, url: URL, bodyType: string | undefined): void {
+/**
+ * `bearer`: the request is an API token's (ADR 0074). Its authority is the Authorization header alone (the
+ * session cookie is not read), which a cross-site page cannot send with it, so no origin check is needed.
+ */
+function checkStateChanging(req: Request, url: URL, bodyType: string | undefined, bearer: boolean): void {
   if (SAFE_METHODS.has(req.method)) return;
   const type = req.headers.get("content-type") ?? "";
   // A route with its own body type (a CSV import) has it checked after the session and role (checkBodyType).
   if (bodyType === undefined && !/^application\/json\b/i.test(type)) {
     throw new HttpError(415, "State-changing requests must be sent with Content-Type: application/json");
   }
-  checkOrigin(req, url);
+  if (!bearer) checkOrigin(req, url);
 }
 
 /** A write whose body is not JSON (`RouteDef.bodyType`, e.g. text/csv) is sent with exactly that type. */
@@ -245,37 +251,54 @@ export function createApp(opts: AppOptions) {
         });
       }
       const { route } = match;
-      checkStateChanging(req, url, route.bodyType);
+      const auth = route.auth ?? "session";
+      // A session route called with one of our tokens is the token's (ADR 0074); the cookie is then not read.
+      const bearer = auth === "session" ? bearerApiToken(req.headers) : null;
+      checkStateChanging(req, url, route.bodyType, bearer !== null);
       // A declared length over the limit is refused before anything else; the body itself is counted as read.
       const maxBody = route.maxBody ?? MAX_JSON_BODY;
       checkContentLength(req, maxBody);
-      const auth = route.auth ?? "session";
-      const token = cookieToken(req);
-      const user = app.sessions.validate(token);
+      // The peer's address is a system call (getpeername) each time it is read: read once here when a token needs it.
+      const bearerIp = bearer === null ? undefined : clientIpOf(req);
+      const principal = bearer === null ? null : authenticateApiToken(app, bearer, bearerIp ?? null);
+      const token = principal ? null : cookieToken(req);
+      const user = principal ? principal.user : app.sessions.validate(token);
       if (auth === "session" && !user) throw new HttpError(401, "Sign in required");
       // The caller is known (or the route is public, e.g. sign-in): from here on the call is recorded.
       const spec = auditSpecOf(route, req, url);
       const draft: AuditDraft | null = spec
-        ? { spec, method: req.method, params: match.params, user, apiTokenId: null, clientIp: clientIpOf(req) }
+        ? {
+            spec,
+            method: req.method,
+            params: match.params,
+            user: principal ? null : user,
+            apiTokenId: principal?.tokenId ?? null,
+            clientIp: bearerIp === undefined ? clientIpOf(req) : bearerIp,
+          }
         : null;
       if (draft) audited(draft);
+      // A human's own account and what hands out access never take a token, whatever its role.
+      if (principal && route.sessionOnly) throw new HttpError(403, API_TOKEN_NOT_HERE);
       // The role is checked before the body is read: a refused call learns nothing and changes nothing.
       if (auth === "session" && user && !roleAllows(user.role, requiredRole(route))) {
         throw new HttpError(403, forbiddenForRole(user.role));
       }
       // Two-factor sign-in required for everyone and not on for this user: only their own account routes.
-      if (auth === "session" && user && !route.allowedBeforeTotp && totpSetupRequired(app.db, user.id)) {
+      if (!principal && auth === "session" && user && !route.allowedBeforeTotp && totpSetupRequired(app.db, user.id)) {
         throw new HttpError(403, TOTP_SETUP_REQUIRED);
       }
       // A machine client's token is checked before the body is read: a caller without one learns nothing.
-      const apiTokenId = typeof auth === "object" ? requireApiToken(app, req.headers, auth.apiToken) : null;
+      const apiTokenId =
+        typeof auth === "object"
+          ? requireApiToken(app, req.headers, auth.apiToken, draft ? draft.clientIp : clientIpOf(req))
+          : (principal?.tokenId ?? null);
       if (draft) draft.apiTokenId = apiTokenId;
       checkBodyType(req, route.bodyType);
       const query = route.query ? validate(route.query, queryObject(url)) : undefined;
       const body = route.body ? validate(route.body, parseJsonObject(await readBodyText(req, maxBody))) : undefined;
       // The peer's address is a system call (getpeername) each time it is read, a noticeable part
       // of a signed-in request's CPU. Read once, when something asks for it (the audit draft already did).
-      let peer: string | null | undefined = draft ? draft.clientIp : undefined;
+      let peer: string | null | undefined = draft ? draft.clientIp : bearerIp;
       if (draft) {
         draft.body = body;
         auditBefore(app, draft);

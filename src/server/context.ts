@@ -65,11 +65,14 @@ export interface RequestContext<B = unknown, Q = unknown> {
   body: B;
   /** The query string parsed with the route's `query` schema (undefined when the route has none). */
   query: Q;
-  /** The signed-in user; always set on routes that require a session. */
+  /**
+   * The signed-in user; always set on routes that require a session. A REST API token's request (ADR 0074)
+   * has the token here: its role, `token:<name>#<id>` as the name, and an id that names no user.
+   */
   user: SessionUser | null;
-  /** The raw session token from the cookie, if any. */
+  /** The raw session token from the cookie, if any (never on a token's request). */
   token: string | null;
-  /** The API token's id on routes authenticated by an API token. */
+  /** The API token's id on routes authenticated by an API token (the intake's, or a REST token's). */
   apiTokenId: number | null;
   app: AppContext;
   /** The client's address: the TCP peer, or behind a trusted proxy the address it forwarded (ADR 0069); null when unknown. */
@@ -79,9 +82,10 @@ export interface RequestContext<B = unknown, Q = unknown> {
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * Who may call a route: a signed-in console user (the default), anyone (the
- * route authenticates some other way, e.g. a webhook signature, or needs none),
- * or a machine client with an API token of this scope (checked before the body is read).
+ * Who may call a route: a signed-in console user (the default; a REST API token with a role stands for one,
+ * unless the route is `sessionOnly`), anyone (the route authenticates some other way, e.g. a webhook
+ * signature, or needs none), or a machine client with an API token of this scope (checked before the body
+ * is read).
  */
 export type RouteAuth = "session" | "public" | { apiToken: ApiTokenScope };
 
@@ -99,6 +103,13 @@ export interface RouteDef<B = unknown, Q = unknown> {
    * `viewer` on the user's own account (`/api/auth/*`).
    */
   minRole?: Role;
+  /**
+   * Why a REST API token is never accepted here, whatever its role (ADR 0074): the caller's own account (a
+   * token has none), and what decides who gets in (users, tokens, the scrape token, the two-factor policy)
+   * or hands out a secret shown once. A token's request is answered 403 (audited as the token). Session
+   * routes only; a test lists the routes that must declare it.
+   */
+  sessionOnly?: string;
   /**
    * Reachable by a session that must still set up two-factor sign-in (the console requires it and the
    * user has not turned it on; src/server/accounts/settings.ts): the user's own account routes needed to
@@ -176,6 +187,10 @@ export interface AuditSpec {
    */
   ofAnswer?: (answer: unknown) => { action: string; object: string; state: object } | undefined;
 }
+
+/** `RouteDef.sessionOnly` reasons (ADR 0074). */
+export const OWN_ACCOUNT = "The caller's own account: a token has none";
+export const WHO_GETS_IN = "Decides who gets in: a token must not mint, widen or keep access";
 
 /** The signed-in user of a session route (the transport has already refused a request without one). */
 export function signedInUser(user: SessionUser | null): SessionUser {

@@ -40,7 +40,8 @@ const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 function security(route: RouteDef): Record<string, string[]>[] {
   const auth = route.auth ?? "session";
   if (auth === "public") return [];
-  if (auth === "session") return [{ session: [] }];
+  // Either a session or a REST API token with a role (ADR 0074), except where a token is never accepted.
+  if (auth === "session") return route.sessionOnly ? [{ session: [] }] : [{ session: [] }, { restToken: [] }];
   return [{ apiToken: [auth.apiToken] }];
 }
 
@@ -106,7 +107,8 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       version,
       description:
         "The console's JSON API. Every state-changing request needs `Content-Type: application/json` and, when " +
-        "an `Origin` header is sent, the console's own origin. Errors are `{ error: { message, fields? } }`.",
+        "an `Origin` header is sent, the console's own origin (a request with a REST API token, which carries no " +
+        "cookie, is not origin-checked). Errors are `{ error: { message, fields? } }`.",
     },
     paths,
     components: {
@@ -117,7 +119,17 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
           name: SESSION_COOKIE,
           description: `Set by POST /api/auth/login; named ${HOST_SESSION_COOKIE} when the console serves HTTPS`,
         },
-        apiToken: { type: "http", scheme: "bearer", description: "An API token created under API Settings" },
+        apiToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A transcript intake token (POST /api/ai/tokens): this route only",
+        },
+        restToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A REST API token (POST /api/tokens, `pbxt_…`): acts with its role (x-roles) from its networks until it expires or is revoked",
+        },
       },
       schemas: {
         Error: {

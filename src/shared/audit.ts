@@ -24,7 +24,7 @@ export interface AuditEntry {
   id: number;
   /** ISO 8601 time. */
   at: string;
-  /** The username (or `token:<name>` for an API token, `system` for scheduled work, `cli` for the binary's commands). */
+  /** The username (or `token:<name>#<id>` for an API token, `system` for scheduled work, `cli` for the binary's commands). */
   actor: string;
   /** The client's address (the TCP peer), null for work the console started itself. */
   clientIp: string | null;
@@ -55,7 +55,7 @@ export const AUDIT_PAGE_MAX = 500;
 /** The filters of GET /api/audit and GET /api/audit/export.csv (query string values). */
 export const auditFilterSchema = lazySchema(() =>
   z.object({
-    /** Exact username (or `token:<name>`, `system`, `cli`). */
+    /** Exact username (or `token:<name>#<id>`, `system`, `cli`). */
     actor: z.string().trim().max(100, "The actor is at most 100 characters").optional(),
     /** An action (`extension.create`) or an action prefix ending in a dot (`extension.`, `auth.`). */
     action: z

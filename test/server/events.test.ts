@@ -660,6 +660,10 @@ const FIXTURES: Record<string, Fixture> = {
     body: {},
   }),
   "DELETE /api/ai/tokens/:id": async () => ({ path: `/api/ai/tokens/${(await token()).id}` }),
+  "POST /api/tokens": async () => ({ body: { name: `walk-${next()}`, role: "viewer" } }),
+  "DELETE /api/tokens/:id": async () => ({
+    path: `/api/tokens/${(await created("/api/tokens", { name: `walk-${next()}`, role: "viewer" })).id}`,
+  }),
   "POST /api/settings/metrics-token": async () => ({ body: {} }),
   "DELETE /api/settings/metrics-token": async () => {
     await created("/api/settings/metrics-token", {});

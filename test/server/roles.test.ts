@@ -24,6 +24,9 @@ const ADMIN_ONLY = [
   "GET /api/ai/tokens",
   "POST /api/ai/tokens",
   "DELETE /api/ai/tokens/:id",
+  "GET /api/tokens",
+  "POST /api/tokens",
+  "DELETE /api/tokens/:id",
   // The price table every call's cost is computed with (ADR 0070); reading it is every role's.
   "PUT /api/ai/prices",
   "GET /api/settings/metrics-token",

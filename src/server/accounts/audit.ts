@@ -153,10 +153,10 @@ export function recordAudit(deps: Pick<Deps, "db" | "now"> & Partial<Pick<Deps, 
   }
 }
 
-/** The actor name of an API token's call: `token:<name>`. */
+/** The actor name of an API token's call: `token:<name>#<id>` (names may repeat; ids do not). */
 export function apiTokenActor(deps: Pick<Deps, "db">, id: number): string {
   const row = deps.db.select({ name: apiTokens.name }).from(apiTokens).where(eq(apiTokens.id, id)).get();
-  return `token:${row?.name ?? id}`;
+  return `token:${row?.name ?? ""}#${id}`;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -149,19 +149,7 @@ export class LoginThrottle {
     this.maybeSweep(now);
     const keys = keysFor(username, ip);
     return this.db.transaction(() => {
-      let wait = 0;
-      let blockedBy: LayerName = "pair";
-      const states = keys.map(({ layer, key }) => {
-        const state = this.read(key, now);
-        const pause = backoffMs(LAYERS[layer], state.failures);
-        // A failure still being checked has not happened yet: its pause starts when it does.
-        const until = pause > 0 && this.checking(key, now) ? now + pause : state.lastFailureAt + pause;
-        if (until - now > wait) {
-          wait = until - now;
-          blockedBy = layer;
-        }
-        return state;
-      });
+      const { wait, blockedBy, states } = this.pauseOn(keys, now);
       if (wait > 0) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), layer: blockedBy };
       keys.forEach(({ key }, i) => {
         this.write(key, (states[i]?.failures ?? 0) + 1, now);
@@ -172,6 +160,46 @@ export class LoginThrottle {
         this.inFlight.set(key, set.add(ticket));
       }
       return { ok: true, ticket };
+    });
+  }
+
+  /** The longest pause these keys ask for at `now` (0: none), the layer asking it, and each key's state. */
+  private pauseOn(keys: Array<{ layer: LayerName; key: string }>, now: number) {
+    let wait = 0;
+    let blockedBy: LayerName = "pair";
+    const states = keys.map(({ layer, key }) => {
+      const state = this.read(key, now);
+      const pause = backoffMs(LAYERS[layer], state.failures);
+      // A failure still being checked has not happened yet: its pause starts when it does.
+      const until = pause > 0 && this.checking(key, now) ? now + pause : state.lastFailureAt + pause;
+      if (until - now > wait) {
+        wait = until - now;
+        blockedBy = layer;
+      }
+      return state;
+    });
+    return { wait, blockedBy, states };
+  }
+
+  /**
+   * For a check that answers without awaiting (an API token's lookup), so nothing can run between the
+   * check and the record and no attempt needs reserving: the seconds an attempt by `username` from `ip`
+   * must wait on `layers` (0: it may be checked). Reads only; a check that then fails calls `fail()`.
+   */
+  retryAfter(username: string, ip: string | null | undefined, layers: readonly LayerName[]): number {
+    const now = this.now();
+    this.maybeSweep(now);
+    const keys = keysFor(username, ip).filter(({ layer }) => layers.includes(layer));
+    const { wait } = this.pauseOn(keys, now);
+    return wait > 0 ? Math.max(1, Math.ceil(wait / 1000)) : 0;
+  }
+
+  /** Records one failure by `username` from `ip` on `layers`, now (see `retryAfter`). */
+  fail(username: string, ip: string | null | undefined, layers: readonly LayerName[]): void {
+    const now = this.now();
+    const keys = keysFor(username, ip).filter(({ layer }) => layers.includes(layer));
+    this.db.transaction(() => {
+      for (const { key } of keys) this.write(key, this.read(key, now).failures + 1, now);
     });
   }
 

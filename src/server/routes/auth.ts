@@ -13,7 +13,7 @@ import {
 } from "../accounts/auth";
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionCookieName } from "../accounts/sessions";
 import { disableTotp, enableTotp, setupTotp, totpStatus } from "../accounts/two-factor";
-import { type AppContext, type RequestContext, type RouteDef, route, signedInUser } from "../context";
+import { type AppContext, OWN_ACCOUNT, type RequestContext, type RouteDef, route, signedInUser } from "../context";
 import { json, noContent } from "../http";
 
 /**
@@ -94,6 +94,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/password",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Change the signed-in user's password (needs the current one); signs out every other session",
@@ -106,6 +107,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/auth/sessions",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     summary: "The signed-in user's sessions (created, last seen, address, browser; the asking one is current)",
     handler: ({ app, user, token }) => json(listSessions(app, signedInUser(user), token)),
@@ -113,6 +115,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/auth/sessions/:id",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Sign out one of the signed-in user's sessions (its sockets close)",
@@ -126,6 +129,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/sessions/sign-out-others",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Sign out every session of the signed-in user except this one",
@@ -136,6 +140,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/auth/totp",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     summary: "The signed-in user's two-factor sign-in: on, being set up, recovery codes left",
     handler: ({ app, user }) => json(totpStatus(app, signedInUser(user))),
@@ -143,6 +148,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/setup",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Start setting up two-factor sign-in: a new TOTP secret, its otpauth link and QR code (shown once)",
@@ -153,6 +159,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/enable",
+    sessionOnly: OWN_ACCOUNT,
     allowedBeforeTotp: true,
     minRole: "viewer",
     summary: "Turn two-factor sign-in on with a current code; answers the ten single-use recovery codes once",
@@ -164,6 +171,7 @@ export const authRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/auth/totp/disable",
+    sessionOnly: OWN_ACCOUNT,
     minRole: "viewer",
     summary: "Turn two-factor sign-in off (needs the current password)",
     body: totpDisableSchema,

@@ -39,6 +39,7 @@ import { routingRoutes } from "./routing";
 import { settingsRoutes } from "./settings";
 import { telnyxRoutes } from "./telnyx";
 import { testCallRoutes } from "./test-calls";
+import { tokenRoutes } from "./tokens";
 import { trunkRoutes } from "./trunks";
 import { undoRoutes } from "./undo";
 import { updateRoutes } from "./update";
@@ -94,6 +95,7 @@ export const apiRoutes: RouteDef[] = [
   ...settingsRoutes,
   ...updateRoutes,
   ...metricsTokenRoutes,
+  ...tokenRoutes,
   ...auditRoutes,
   ...alertRoutes,
   ...alertChannelRoutes,

@@ -4,10 +4,10 @@ import { parseId } from "../core/validate";
 import { json } from "../http";
 import type { JobOwner } from "../jobs/runner";
 
-/** The signed-in user as a job's starter (session routes always have one). */
-export const ownerOf = (ctx: Pick<RequestContext, "user">): JobOwner => ({
+/** The signed-in user as a job's starter (session routes always have one); an API token is named, with no user id. */
+export const ownerOf = (ctx: Pick<RequestContext, "user" | "apiTokenId">): JobOwner => ({
   username: ctx.user?.username ?? "unknown",
-  id: ctx.user?.id ?? null,
+  id: ctx.apiTokenId === null ? (ctx.user?.id ?? null) : null,
 });
 
 /** What the audit shows of a job: its title, state and who cancelled it. */

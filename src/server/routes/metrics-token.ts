@@ -1,4 +1,4 @@
-import { type RouteDef, route, signedInUser } from "../context";
+import { type RouteDef, route, signedInUser, WHO_GETS_IN } from "../context";
 import { json } from "../http";
 import { createMetricsToken, metricsTokenView, revokeMetricsToken } from "../metrics/token";
 
@@ -7,6 +7,7 @@ export const metricsTokenRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/settings/metrics-token",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary:
       "Whether GET /metrics has a scrape token: METRICS_TOKEN from the environment, and the one made in the console (its first and last characters, never the token)",
@@ -15,6 +16,7 @@ export const metricsTokenRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/settings/metrics-token",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary:
       "Make a new scrape token for GET /metrics (Authorization: Bearer …), replacing the console's earlier one; the token is in this answer only",
@@ -25,6 +27,7 @@ export const metricsTokenRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/settings/metrics-token",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary: "Revoke the console's scrape token (METRICS_TOKEN, when set, goes on working); 404 when there is none",
     publishes: ["metrics-token-updated"],

@@ -5,7 +5,7 @@ import {
   offsiteDrillSchema,
   offsiteKeyCreateSchema,
 } from "../../shared/offsite-backups";
-import { type RouteDef, route, signedInUser } from "../context";
+import { type RouteDef, route, signedInUser, WHO_GETS_IN } from "../context";
 import { json, noContent, parseId } from "../http";
 import { queueDrill } from "../offsite/drill";
 import { createOffsiteKey, offsiteKeyView } from "../offsite/key";
@@ -113,6 +113,7 @@ export const offsiteBackupRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/backups/key",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary:
       "Make the off-site encryption key (rotate: true replaces the current one for new copies); the answer is the only time the key is shown",

@@ -7,7 +7,7 @@ import {
   updateSecuritySettings,
   updateSipSettings,
 } from "../accounts/settings";
-import { type RouteDef, route, signedInUser } from "../context";
+import { type RouteDef, route, signedInUser, WHO_GETS_IN } from "../context";
 import { json } from "../http";
 
 /** Console-wide settings: administrators change them (the public SIP host is readable by every role). */
@@ -15,6 +15,7 @@ export const settingsRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/settings/security",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary: "The console's security settings: whether every user must sign in with two-factor sign-in",
     handler: ({ app }) => json(securitySettings(app.db)),
@@ -22,6 +23,7 @@ export const settingsRoutes: RouteDef[] = [
   route({
     method: "PUT",
     path: "/api/settings/security",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary:
       "Change the security settings. Requiring two-factor sign-in needs the caller's own to be on (409 otherwise); while it is required, users without it may only set it up",

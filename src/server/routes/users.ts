@@ -1,7 +1,7 @@
 import type { SessionUser } from "../../shared/auth";
 import { newUserSchema, userPatchSchema } from "../../shared/users";
 import { createUser, deleteUser, listUsers, updateUser } from "../accounts/user-admin";
-import { type AppContext, type RouteDef, route, signedInUser } from "../context";
+import { type AppContext, type RouteDef, route, signedInUser, WHO_GETS_IN } from "../context";
 import { json, noContent } from "../http";
 
 /** A user as the audit records them (the list's view: never a password). */
@@ -13,6 +13,7 @@ export const userRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/api/users",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary: "The console users with their role and whether they are disabled (never a password)",
     handler: ({ app, user }) => json(listUsers(app, signedInUser(user))),
@@ -20,6 +21,7 @@ export const userRoutes: RouteDef[] = [
   route({
     method: "POST",
     path: "/api/users",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary: "Add a console user with a role",
     body: newUserSchema,
@@ -30,6 +32,7 @@ export const userRoutes: RouteDef[] = [
   route({
     method: "PATCH",
     path: "/api/users/:id",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary:
       "Change a user's username, password, role or disabled flag (a new password or disabling signs them out everywhere; the last active administrator stays)",
@@ -42,6 +45,7 @@ export const userRoutes: RouteDef[] = [
   route({
     method: "DELETE",
     path: "/api/users/:id",
+    sessionOnly: WHO_GETS_IN,
     minRole: "admin",
     summary: "Remove a user and end their sessions (not the last active administrator)",
     publishes: ["accounts-updated", "sessions-updated"],

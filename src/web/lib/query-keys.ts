@@ -110,6 +110,7 @@ export const queryKeys = {
   aiLiveCalls: ["/api/ai/calls/live"],
   aiSipUri: ["/api/ai/sip-uri"],
   apiTokens: ["/api/ai/tokens"],
+  accessTokens: ["/api/tokens"],
 
   credentials: ["/api/credentials"],
   connectionStatus: ["/api/credentials", "connection-status"],
@@ -203,7 +204,7 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "test-calls-updated": [queryKeys.testCalls],
   "firewall-updated": [queryKeys.firewall],
   "metrics-token-updated": [queryKeys.metricsToken],
-  "api-tokens-updated": [queryKeys.apiTokens],
+  "api-tokens-updated": [queryKeys.apiTokens, queryKeys.accessTokens],
   // Credentials decide what the other screens can reach (and the connection badges, under `credentials`).
   "credentials-updated": [
     queryKeys.credentials,

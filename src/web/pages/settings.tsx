@@ -3,6 +3,7 @@ import { RoleNotice } from "@/components/can";
 import { PageHeader } from "@/components/layout/page-header";
 import { FormError } from "@/components/ui/form-field";
 import { AccountCard } from "@/features/account/account-card";
+import { AccessTokensCard } from "@/features/api-tokens/access-tokens-card";
 import { ApiTokensCard } from "@/features/api-tokens/api-tokens-card";
 import { MetricsTokenCard } from "@/features/metrics-token/metrics-token-card";
 import { OffsiteBackupsCard } from "@/features/offsite-backups/offsite-backups-card";
@@ -43,6 +44,7 @@ export function SettingsPage() {
       {isAdmin && <SipHostCard />}
       {isAdmin && <AudioSettingsCard />}
       {isAdmin && <UpdateCard />}
+      {isAdmin && <AccessTokensCard />}
       {isAdmin && <ApiTokensCard />}
       {isAdmin && <MetricsTokenCard />}
       {isAdmin && <OffsiteBackupsCard />}
