@@ -48,8 +48,6 @@ ALTER TABLE `ai_call_logs` ADD `usage` text;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `cost_usd` real;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `price` text;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `latency_turns` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
-ALTER TABLE `ai_call_logs` ADD `latency_p50_ms` integer;--> statement-breakpoint
-ALTER TABLE `ai_call_logs` ADD `latency_p95_ms` integer;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `end_reason` text;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `analysis` text;--> statement-breakpoint
 ALTER TABLE `ai_call_logs` ADD `analysis_error` text;--> statement-breakpoint

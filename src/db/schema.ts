@@ -475,8 +475,6 @@ export const aiCallLogs = sqliteTable(
     /** The price row the cost was computed with, as it was when the call started. */
     price: text("price", { mode: "json" }).$type<ModelPrice | null>(),
     latencyTurns: text("latency_turns", { mode: "json" }).$type<TurnLatency[]>().notNull().default(sql`'[]'`),
-    latencyP50Ms: integer("latency_p50_ms"),
-    latencyP95Ms: integer("latency_p95_ms"),
     endReason: text("end_reason").$type<AiCallEnd>(),
     /** The post-call analysis (ADR 0071), or why it failed (the call stays stored either way). */
     analysis: text("analysis", { mode: "json" }).$type<CallAnalysisResult | null>(),

@@ -4,7 +4,7 @@
  * `Authorization: Bearer pbxt_…` to a route that accepts tokens is that token's: the transport calls
  * `authenticateApiToken`, and the route's own role check then applies to the token's role.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { apiTokens } from "../../db/schema";
 import {
   API_TOKEN_PREFIX,
@@ -18,10 +18,17 @@ import {
 import type { SessionUser } from "../../shared/auth";
 import { networkContains, parseIp, parseNetwork } from "../../shared/ip";
 import type { Deps } from "../core/deps";
-import { Invalid, NotFound, Unauthenticated } from "../core/errors";
-import { parseId } from "../core/validate";
+import { Invalid, Unauthenticated } from "../core/errors";
 import type { LoginThrottle } from "./throttle";
-import { checkTokenThrottle, hashToken, iso, newTokenSecret, type TokenRow, tokenRefused } from "./tokens";
+import {
+  checkTokenThrottle,
+  hashToken,
+  iso,
+  newTokenSecret,
+  revokeApiToken,
+  type TokenRow,
+  tokenRefused,
+} from "./tokens";
 
 const SCOPE = "api";
 /** A token's last use is written when it is this much older than the use (or came from another address). */
@@ -95,23 +102,8 @@ export function createAccessToken(
 }
 
 /** DELETE /api/tokens/:id: the very next request with it is refused; it stays listed as revoked. */
-export function revokeAccessToken(deps: Pick<Deps, "db" | "events" | "now">, rawId: string | undefined): void {
-  const id = parseId(rawId, "API token");
-  const row = deps.db
-    .select()
-    .from(apiTokens)
-    .where(and(eq(apiTokens.id, id), eq(apiTokens.scope, SCOPE)))
-    .get();
-  if (!row) throw new NotFound("API token");
-  if (!row.revokedAt) {
-    deps.db
-      .update(apiTokens)
-      .set({ revokedAt: new Date(deps.now()) })
-      .where(eq(apiTokens.id, id))
-      .run();
-  }
-  deps.events.publish({ type: "api-tokens-updated", data: { id, action: "revoked" } });
-}
+export const revokeAccessToken = (deps: Pick<Deps, "db" | "events" | "now">, rawId: string | undefined) =>
+  revokeApiToken(deps, rawId, SCOPE);
 
 /**
  * The token of a request, when it sends one of ours: `Authorization: Bearer pbxt_…`. Any other

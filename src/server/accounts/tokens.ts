@@ -95,13 +95,20 @@ export function createApiToken(
   return { ...toToken(row), token };
 }
 
-/** Revokes a token (kept in the list with its revocation time); revoking it again changes nothing. */
-export function revokeApiToken(deps: Pick<Deps, "db" | "events" | "now">, rawId: string | undefined): void {
+/**
+ * Revokes a token of `scope` (kept in the list with its revocation time; the very next request with it is
+ * refused); revoking it again changes nothing.
+ */
+export function revokeApiToken(
+  deps: Pick<Deps, "db" | "events" | "now">,
+  rawId: string | undefined,
+  scope: TokenRow["scope"] = DEFAULT_TOKEN_SCOPE,
+): void {
   const id = parseId(rawId, "API token");
   const row = deps.db
     .select()
     .from(apiTokens)
-    .where(and(eq(apiTokens.id, id), eq(apiTokens.scope, DEFAULT_TOKEN_SCOPE)))
+    .where(and(eq(apiTokens.id, id), eq(apiTokens.scope, scope)))
     .get();
   if (!row) throw new NotFound("API token");
   if (!row.revokedAt)

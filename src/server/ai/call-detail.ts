@@ -5,7 +5,7 @@
  */
 import { desc, eq } from "drizzle-orm";
 import { aiAssistants, aiCallLogs, callTranscripts } from "../../db/schema";
-import type { AiCallDetail } from "../../shared/ai/measures";
+import { type AiCallDetail, latencyOf } from "../../shared/ai/measures";
 import type { AppContext } from "../context";
 import { Invalid, NotFound } from "../core/errors";
 import { toCallLog } from "./records";
@@ -62,8 +62,7 @@ export function aiCallDetail(app: DetailDeps, callId: string | undefined = ""): 
     usage: row.usage ?? null,
     costUsd: row.costUsd ?? null,
     price: row.price ?? null,
-    // The stored percentiles are the ones computed at the end (the same as computed again from the turns).
-    latency: { turns: row.latencyTurns ?? [], p50Ms: row.latencyP50Ms ?? null, p95Ms: row.latencyP95Ms ?? null },
+    latency: latencyOf(row.latencyTurns ?? []),
     end: row.endReason ?? null,
     live: false,
   };

@@ -10,7 +10,7 @@
 import { and, desc, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { aiCallLogs } from "../../db/schema";
-import { AI_TOOL_DEFS, type AiTool, gaVoice } from "../../shared/ai/assistants";
+import { functionToolsOf, gaVoice } from "../../shared/ai/assistants";
 import type { AiCallLog, CallOutcome } from "../../shared/ai/calls";
 import type { RouteDecision } from "../../shared/ai/routing-rules";
 import { ServiceError } from "../clients/http";
@@ -56,7 +56,7 @@ export const listCallLogs = (deps: Pick<Deps, "db">): AiCallLog[] =>
 
 /** The GA session built from an assistant; temperature is not part of it (the GA session has no such field). */
 export function sessionFor(a: AssistantRow): RealtimeSession {
-  const tools = a.tools.filter((t): t is AiTool => t in AI_TOOL_DEFS).map((t) => AI_TOOL_DEFS[t].tool);
+  const tools = functionToolsOf(a.tools);
   return {
     type: "realtime",
     model: a.model,

@@ -189,8 +189,6 @@ export function storeMeasures(
       costUsd: measures.cost(price),
       price: usage ? price : null,
       latencyTurns: latency.turns,
-      latencyP50Ms: latency.p50Ms,
-      latencyP95Ms: latency.p95Ms,
       endReason: end,
     })
     .where(eq(aiCallLogs.id, row.id))

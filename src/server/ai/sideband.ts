@@ -20,10 +20,11 @@ import type { ModelPrice } from "../../shared/ai/measures";
 import { sipSettings } from "../accounts/settings";
 import { ServiceError } from "../clients/http";
 import {
+  openSideband,
   type SidebandClientEvent,
   SidebandOpenError,
   type SidebandServerEvent,
-  SidebandSocket,
+  type SidebandSocket,
   TimerTrack,
 } from "../clients/openai-sideband";
 import type { Deps } from "../core/deps";
@@ -205,7 +206,7 @@ export class CallSession {
     const { deps, limits } = this.owner;
     const apiKey = deps.credentials.values("openai").apiKey ?? "";
     this.connecting = true;
-    SidebandSocket.open(
+    openSideband(
       {
         baseUrl: deps.config.endpoints.openai,
         apiKey,

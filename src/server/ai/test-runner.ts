@@ -17,7 +17,7 @@ import type {
 } from "openai/resources/realtime/realtime";
 import type { Db } from "../../db/client";
 import { aiAssistants, aiTestRuns, aiTestScripts } from "../../db/schema";
-import { AI_TOOL_DEFS, type AiTool } from "../../shared/ai/assistants";
+import { functionToolsOf } from "../../shared/ai/assistants";
 import type { TestRunResult, TestRunTrigger, TestScriptExpect } from "../../shared/ai/test-scripts";
 import { OpenAiTextSession, TextSessionError } from "../clients/openai-text-session";
 import type { Deps } from "../core/deps";
@@ -26,6 +26,7 @@ import { redact } from "../redact";
 import { AnalysisFailed, analyseTranscript } from "./analysis";
 import type { AssistantRow } from "./records";
 import { findAssistantRow, findScript, runsById, type ScriptRow, scriptsOf } from "./test-scripts";
+import { parseArgs } from "./tool-args";
 
 export type RunnerDeps = Pick<Deps, "db" | "events" | "now" | "config" | "credentials">;
 
@@ -58,7 +59,7 @@ export function promptHash(a: Pick<AssistantRow, "model" | "systemPrompt" | "too
 
 /** The session a test conversation runs in: the assistant's model, instructions and tools, text out, no audio. */
 export function textSessionFor(a: AssistantRow): RealtimeSessionCreateRequest {
-  const tools = a.tools.filter((t): t is AiTool => t in AI_TOOL_DEFS).map((t) => AI_TOOL_DEFS[t].tool);
+  const tools = functionToolsOf(a.tools);
   return {
     type: "realtime",
     model: a.model,
@@ -87,15 +88,6 @@ interface Conversation {
   turns: TestRunResult["turns"];
   toolCalls: TestRunResult["toolCalls"];
 }
-
-const parseArgs = (text: string): Record<string, unknown> => {
-  try {
-    const v: unknown = JSON.parse(text || "{}");
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
 
 /** The assistant's words in one finished response's output items (when no text event carried them). */
 function textOf(items: ConversationItem[] | undefined): string[] {
@@ -164,7 +156,7 @@ async function converse(session: OpenAiTextSession, a: AssistantRow, turns: stri
       if (!calls.size) break;
       let ended = false;
       for (const [callId, call] of calls) {
-        const args = parseArgs(call.args);
+        const args = parseArgs(call.args || "{}") ?? {};
         c.toolCalls.push({ name: call.name, args });
         session.send({
           type: "conversation.item.create",

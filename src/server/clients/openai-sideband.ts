@@ -13,16 +13,19 @@ import type {
 } from "openai/resources/realtime/realtime";
 import { redact } from "../redact";
 
-/** The sideband URL of a call from the configured REST base URL: `https`→`wss`, `http`→`ws`, then `/realtime?call_id=`. */
-export function sidebandUrl(baseUrl: string, callId: string): string {
+/** A Realtime WebSocket URL from the configured REST base URL: `https`→`wss`, `http`→`ws`, then `/realtime?<query>`. */
+export function realtimeUrl(baseUrl: string, query: Record<string, string>): string {
   const url = new URL(baseUrl.replace(/\/+$/, ""));
   if (url.protocol === "https:") url.protocol = "wss:";
   else if (url.protocol === "http:") url.protocol = "ws:";
   else throw new Error(`The OpenAI base URL must be http(s), not ${url.protocol}`);
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/realtime`;
-  url.search = `?call_id=${encodeURIComponent(callId)}`;
+  url.search = `?${new URLSearchParams(query)}`;
   return url.toString();
 }
+
+/** The sideband URL of a call: `/realtime?call_id=<id>`. */
+export const sidebandUrl = (baseUrl: string, callId: string) => realtimeUrl(baseUrl, { call_id: callId });
 
 // ---------- events (GA names, typed by the official SDK; the beta's names are read too) ----------
 
@@ -192,29 +195,34 @@ export function parseServerEvent(text: string): SidebandServerEvent | null {
 
 // ---------- the socket ----------
 
-export interface SidebandOpenOptions {
-  baseUrl: string;
+/** How a Realtime socket is opened: its URL, the key (sent as a bearer header), deadlines and the event parser. */
+export interface RealtimeSocketOptions<E> {
+  url: string;
   apiKey: string;
-  callId: string;
   /** The socket must be open within this time, or the attempt fails. */
   openTimeoutMs: number;
   /** Messages longer than this (characters) are dropped, not parsed. */
   maxMessageChars: number;
+  /** One message's event, or null to skip it. */
+  parse(text: string): E | null;
 }
 
-export interface SidebandHandlers {
-  /** A server event the console acts on (unknown types and malformed events are skipped). */
-  event(e: SidebandServerEvent): void;
+export interface RealtimeSocketHandlers<E> {
+  /** A server event (what `parse` kept). */
+  event(e: E): void;
   /** A message dropped for its size. */
   oversized?(chars: number): void;
-  /** The socket closed after it had opened; `clean` when the server closed it normally (1000: the call ended). */
+  /** The socket closed after it had opened; `clean` when it was closed normally (1000: the call ended). */
   closed(info: { code: number; reason: string; clean: boolean }): void;
 }
 
 export class SidebandOpenError extends Error {}
 
-/** One open sideband socket. `open()` resolves once it is open, or rejects within the deadline. */
-export class SidebandSocket {
+/**
+ * One open Realtime socket (a call's sideband, or a text-mode session). `open()` resolves once it is open, or
+ * rejects within the deadline; its events go to the handlers. `C`: the client events it may send.
+ */
+export class RealtimeSocket<C extends RealtimeClientEvent = RealtimeClientEvent> {
   private closedByUs = false;
   private constructor(
     private readonly ws: WebSocket,
@@ -222,16 +230,20 @@ export class SidebandSocket {
   ) {}
 
   /**
-   * Opens the call's sideband. Rejects with `SidebandOpenError` (no secret in it) when it does not open
-   * within the deadline, is refused, or errors; the half-open socket is closed and its timer cleared.
+   * Opens the socket. Rejects with `SidebandOpenError` (no secret in it) when it does not open within the
+   * deadline, is refused, or errors; the half-open socket is closed and its timer cleared.
    */
-  static open(o: SidebandOpenOptions, handlers: SidebandHandlers, track: TimerTrack): Promise<SidebandSocket> {
+  static open<E, C extends RealtimeClientEvent = RealtimeClientEvent>(
+    o: RealtimeSocketOptions<E>,
+    handlers: RealtimeSocketHandlers<E>,
+    track: TimerTrack,
+  ): Promise<RealtimeSocket<C>> {
     const secrets = [o.apiKey];
     return new Promise((resolve, reject) => {
       let ws: WebSocket;
       try {
         // Bun's WebSocket client takes headers: the bearer key goes in Authorization, never in the URL.
-        ws = new WebSocket(sidebandUrl(o.baseUrl, o.callId), {
+        ws = new WebSocket(o.url, {
           headers: { Authorization: `Bearer ${o.apiKey}` },
         } as unknown as string[]);
       } catch (err) {
@@ -239,7 +251,7 @@ export class SidebandSocket {
         return;
       }
       let settled = false;
-      const socket = new SidebandSocket(ws, secrets);
+      const socket = new RealtimeSocket<C>(ws, secrets);
       const fail = (why: string) => {
         if (settled) return;
         settled = true;
@@ -268,12 +280,12 @@ export class SidebandSocket {
       ws.addEventListener("message", (ev) => {
         if (!settled) return;
         const data = ev.data;
-        if (typeof data !== "string") return; // the sideband carries JSON text only
+        if (typeof data !== "string") return; // Realtime sockets carry JSON text only
         if (data.length > o.maxMessageChars) {
           handlers.oversized?.(data.length);
           return;
         }
-        const event = parseServerEvent(data);
+        const event = o.parse(data);
         if (event) handlers.event(event);
       });
     });
@@ -284,7 +296,7 @@ export class SidebandSocket {
   }
 
   /** Sends one client event; false when the socket is no longer open. */
-  send(event: SidebandClientEvent): boolean {
+  send(event: C): boolean {
     if (!this.isOpen) return false;
     this.ws.send(JSON.stringify(event));
     return true;
@@ -304,6 +316,26 @@ export class SidebandSocket {
     return redact(text, this.secrets);
   }
 }
+
+export interface SidebandOpenOptions {
+  baseUrl: string;
+  apiKey: string;
+  callId: string;
+  openTimeoutMs: number;
+  maxMessageChars: number;
+}
+
+/** A call's sideband: the events the console acts on, the client events it sends. */
+export type SidebandSocket = RealtimeSocket<SidebandClientEvent>;
+export type SidebandHandlers = RealtimeSocketHandlers<SidebandServerEvent>;
+
+/** Opens an accepted call's sideband (`/realtime?call_id=`), parsed by `parseServerEvent`. */
+export const openSideband = (o: SidebandOpenOptions, handlers: SidebandHandlers, track: TimerTrack) =>
+  RealtimeSocket.open<SidebandServerEvent, SidebandClientEvent>(
+    { ...o, url: sidebandUrl(o.baseUrl, o.callId), parse: parseServerEvent },
+    handlers,
+    track,
+  );
 
 /** Timers that are counted, so a test can prove none is left behind. */
 export class TimerTrack {

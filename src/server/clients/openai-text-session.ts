@@ -1,24 +1,11 @@
 /**
  * An OpenAI Realtime session in text mode over its WebSocket (`wss://…/v1/realtime?model=<model>`, bearer
- * auth): what the assistants' scripted tests talk to (ADR 0072). It is the sideband's socket without a call:
- * the same open deadline, message cap, counted timers and redaction (`TimerTrack`, `redact`), but opened by
- * model rather than by `call_id`, and it hands every server event on (typed with the SDK's realtime types)
- * instead of the few a call's sideband acts on. The conversation logic is src/server/ai/test-runner.ts.
+ * auth): what the assistants' scripted tests talk to (ADR 0072). It is the sideband's `RealtimeSocket` opened by
+ * model rather than by `call_id`, handing every server event on (typed with the SDK's realtime types) in order
+ * through `next()`. The conversation logic is src/server/ai/test-runner.ts.
  */
 import type { RealtimeClientEvent, RealtimeServerEvent } from "openai/resources/realtime/realtime";
-import { redact } from "../redact";
-import { TimerTrack } from "./openai-sideband";
-
-/** The text session's URL from the configured REST base URL: `https`→`wss`, `http`→`ws`, then `/realtime?model=`. */
-export function textSessionUrl(baseUrl: string, model: string): string {
-  const url = new URL(baseUrl.replace(/\/+$/, ""));
-  if (url.protocol === "https:") url.protocol = "wss:";
-  else if (url.protocol === "http:") url.protocol = "ws:";
-  else throw new Error(`The OpenAI base URL must be http(s), not ${url.protocol}`);
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/realtime`;
-  url.search = `?model=${encodeURIComponent(model)}`;
-  return url.toString();
-}
+import { RealtimeSocket, realtimeUrl, SidebandOpenError, TimerTrack } from "./openai-sideband";
 
 export interface TextSessionOptions {
   baseUrl: string;
@@ -26,7 +13,7 @@ export interface TextSessionOptions {
   model: string;
   /** The socket must be open within this time, or the attempt fails. */
   openTimeoutMs: number;
-  /** Messages longer than this (characters) are dropped, not parsed. */
+  /** Messages longer than this (characters) end the session, unread. */
   maxMessageChars: number;
 }
 
@@ -40,66 +27,32 @@ export class OpenAiTextSession {
   private ended: string | null = null;
   readonly timers = new TimerTrack();
 
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly secrets: string[],
-  ) {}
+  private socket: RealtimeSocket | null = null;
 
-  /** Opens the session; rejects with `TextSessionError` (no secret in it) when it does not open in time. */
-  static open(o: TextSessionOptions): Promise<OpenAiTextSession> {
-    const secrets = [o.apiKey];
-    return new Promise((resolve, reject) => {
-      let ws: WebSocket;
-      try {
-        // Bun's WebSocket client takes headers: the bearer key goes in Authorization, never in the URL.
-        ws = new WebSocket(textSessionUrl(o.baseUrl, o.model), {
-          headers: { Authorization: `Bearer ${o.apiKey}` },
-        } as unknown as string[]);
-      } catch (err) {
-        reject(new TextSessionError(redact(`cannot open: ${(err as Error).message}`, secrets)));
-        return;
-      }
-      const session = new OpenAiTextSession(ws, secrets);
-      let settled = false;
-      const fail = (why: string) => {
-        if (settled) return;
-        settled = true;
-        session.timers.clear(timer);
-        try {
-          ws.close();
-        } catch {}
-        reject(new TextSessionError(redact(why, secrets)));
-      };
-      const timer = session.timers.set(() => fail(`did not open within ${o.openTimeoutMs} ms`), o.openTimeoutMs);
-      ws.addEventListener("open", () => {
-        if (settled) return;
-        settled = true;
-        session.timers.clear(timer);
-        resolve(session);
-      });
-      ws.addEventListener("error", () => fail("the connection failed or was refused"));
-      ws.addEventListener("close", (ev) => {
-        if (!settled) return fail(`closed before it opened (${ev.code})`);
-        const reason = redact(String(ev.reason ?? "").slice(0, 200), secrets);
-        session.end(`the session closed (${ev.code}${reason ? `: ${reason}` : ""})`);
-      });
-      ws.addEventListener("message", (ev) => {
-        if (!settled || typeof ev.data !== "string") return;
-        if (ev.data.length > o.maxMessageChars) {
-          session.end(`a message of ${ev.data.length} characters was too large`);
-          return;
-        }
-        const event = parseEvent(ev.data);
-        if (event) session.push(event);
-      });
-    });
+  private constructor() {}
+
+  /** Opens the session (`/realtime?model=`); rejects with `TextSessionError` (no secret in it) when it does not open in time. */
+  static async open(o: TextSessionOptions): Promise<OpenAiTextSession> {
+    const session = new OpenAiTextSession();
+    try {
+      session.socket = await RealtimeSocket.open<RealtimeServerEvent>(
+        { ...o, url: realtimeUrl(o.baseUrl, { model: o.model }), parse: parseEvent },
+        {
+          event: (e) => session.push(e),
+          oversized: (n) => session.end(`a message of ${n} characters was too large`),
+          closed: (info) => session.end(`the session closed (${info.code}${info.reason ? `: ${info.reason}` : ""})`),
+        },
+        session.timers,
+      );
+    } catch (err) {
+      throw new TextSessionError(err instanceof SidebandOpenError ? err.message : "could not open");
+    }
+    return session;
   }
 
   /** Sends one client event; false when the session is no longer open. */
   send(event: RealtimeClientEvent): boolean {
-    if (this.ws.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(JSON.stringify(event));
-    return true;
+    return this.socket?.send(event) ?? false;
   }
 
   /**
@@ -138,15 +91,12 @@ export class OpenAiTextSession {
   /** Closes normally (1000). */
   close(): void {
     this.end("the session was closed");
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    try {
-      this.ws.close(1000, "test finished");
-    } catch {}
+    this.socket?.close("test finished");
   }
 
   /** Text with this session's secrets masked (for details built from what the server sent). */
   redact(text: string): string {
-    return redact(text, this.secrets);
+    return this.socket?.redact(text) ?? text;
   }
 
   private push(event: RealtimeServerEvent): void {

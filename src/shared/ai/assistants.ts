@@ -121,6 +121,10 @@ export const AI_TOOL_DEFS: Record<AiTool, { label: string; tool: FunctionTool }>
   },
 };
 
+/** The function tools of an assistant's tool names, as a Realtime session takes them (unknown names left out). */
+export const functionToolsOf = (names: readonly string[]): FunctionTool[] =>
+  names.filter((t): t is AiTool => t in AI_TOOL_DEFS).map((t) => AI_TOOL_DEFS[t].tool);
+
 /** A cap in USD: a positive amount with at most 4 decimals, or null for none. */
 const usdCap = (label: string) =>
   z

@@ -1,7 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, Link } from "@tanstack/react-router";
-import { ArrowLeft, CircleAlert, RotateCw, SearchX } from "lucide-react";
-import { type ReactNode, useEffect, useRef } from "react";
+import { CircleAlert, SearchX } from "lucide-react";
+import type { ReactNode } from "react";
+import { BackLink, RetryButton, useFollowLive } from "@/components/detail-page";
 import { EmptyState } from "@/components/empty-state";
 import { PageHeader } from "@/components/layout/page-header";
 import { CardListSkeleton } from "@/components/list-kit";
@@ -19,40 +20,14 @@ import {
 } from "@/features/ai/call-measures";
 import { errorText, refusalStatus } from "@/lib/error-text";
 import { formatDateTime } from "@/lib/format";
-import { cn } from "@/lib/utils";
 
 const route = getRouteApi("/ai/calls/$callId");
-
-function BackLink() {
-  return (
-    <Link
-      to="/ai-assistants"
-      className="inline-flex w-fit items-center gap-1.5 text-muted-foreground text-sm underline-offset-4 hover:text-foreground hover:underline"
-    >
-      <ArrowLeft className="size-4" aria-hidden />
-      AI Assistants
-    </Link>
-  );
-}
-
-/**
- * A call in progress has no measures yet: each new answer of the live calls (refetched by the sync socket's
- * ai-live-updated, never polled) refetches it, so the page follows the call to its end.
- */
-function useFollowLiveCall(live: boolean, refetch: () => unknown) {
-  const active = useQuery({ ...liveAiCallsQuery(), enabled: live });
-  const seen = useRef(active.dataUpdatedAt);
-  useEffect(() => {
-    if (active.dataUpdatedAt === seen.current) return;
-    seen.current = active.dataUpdatedAt;
-    if (live) void refetch();
-  }, [live, active.dataUpdatedAt, refetch]);
-}
 
 export function AiCallPage() {
   const { callId } = route.useParams();
   const call = useQuery(aiCallQuery(callId));
-  useFollowLiveCall(call.data?.live === true, call.refetch);
+  // A call in progress: each new answer of the live calls refetches it, so the page follows it to its end.
+  useFollowLive(liveAiCallsQuery(), call.data?.live === true, call.refetch);
 
   let title = "AI call";
   let subtitle = `Call ${callId}: its cost, latency and analysis`;
@@ -76,12 +51,6 @@ export function AiCallPage() {
   } else if (call.isPending) {
     body = <CardListSkeleton layout="list" />;
   } else {
-    const retry = (
-      <Button variant="outline" onClick={() => void call.refetch()} disabled={call.isFetching}>
-        <RotateCw className={cn(call.isFetching && "animate-spin")} />
-        Retry
-      </Button>
-    );
     body =
       refusalStatus(call.error) === 404 ? (
         <div data-testid="ai-call-not-found">
@@ -101,14 +70,14 @@ export function AiCallPage() {
           icon={CircleAlert}
           title="Could not load the call"
           description={errorText(call.error)}
-          action={retry}
+          action={<RetryButton query={call} />}
         />
       );
   }
 
   return (
     <>
-      <BackLink />
+      <BackLink to="/ai-assistants">AI Assistants</BackLink>
       <PageHeader title={title} subtitle={subtitle} />
       <div aria-busy={call.isFetching}>{body}</div>
     </>

@@ -1,8 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, Link } from "@tanstack/react-router";
-import { ArrowLeft, CircleAlert, DatabaseZap, RotateCw, SearchX } from "lucide-react";
-import { type ReactNode, useEffect, useRef } from "react";
+import { CircleAlert, DatabaseZap, SearchX } from "lucide-react";
+import type { ReactNode } from "react";
 import { Can } from "@/components/can";
+import { BackLink, RetryButton, useFollowLive } from "@/components/detail-page";
 import { EmptyState } from "@/components/empty-state";
 import { PageHeader } from "@/components/layout/page-header";
 import { CardListSkeleton } from "@/components/list-kit";
@@ -15,23 +16,10 @@ import { callTitle } from "@/features/call-detail/call-summary";
 import { activeCallsQuery } from "@/features/calls/api";
 import { useRole } from "@/hooks/use-role";
 import { errorText, refusalStatus } from "@/lib/error-text";
-import { cn } from "@/lib/utils";
 
 const route = getRouteApi("/call-history/$linkedid");
 
 export const CALL_NOT_FOUND = "This call is not in the call records";
-
-function BackLink() {
-  return (
-    <Link
-      to="/call-history"
-      className="inline-flex w-fit items-center gap-1.5 text-muted-foreground text-sm underline-offset-4 hover:text-foreground hover:underline"
-    >
-      <ArrowLeft className="size-4" aria-hidden />
-      Call History
-    </Link>
-  );
-}
 
 /** Whether this user may play the call's audio: a viewer only when an administrator allows it. */
 function useListening(): Listening {
@@ -45,33 +33,14 @@ function useListening(): Listening {
   return settings.isError ? "not-allowed" : "unknown";
 }
 
-/**
- * A call in progress changes as its channels do: while the detail says so, each new answer of the calls in
- * progress (refetched by the sync socket's calls-updated) refetches it. Once the call's records are written,
- * call-history-updated brings the finished call; until then the last answer stays on screen.
- */
-function useFollowLiveCall(live: boolean, refetch: () => unknown) {
-  const active = useQuery({ ...activeCallsQuery(), enabled: live });
-  const seen = useRef(active.dataUpdatedAt);
-  useEffect(() => {
-    if (active.dataUpdatedAt === seen.current) return;
-    seen.current = active.dataUpdatedAt;
-    if (live) void refetch();
-  }, [live, active.dataUpdatedAt, refetch]);
-}
-
 export function CallDetailPage() {
   const { linkedid } = route.useParams();
   const detail = useQuery(callDetailQuery(linkedid));
-  useFollowLiveCall(detail.data?.live === true, detail.refetch);
+  // A call in progress changes as its channels do: each new answer of the calls in progress refetches it. Once
+  // its records are written, call-history-updated brings the finished call; until then the last answer stays.
+  useFollowLive(activeCallsQuery(), detail.data?.live === true, detail.refetch);
   const listening = useListening();
-  const retry = () => void detail.refetch();
-  const retryButton = (
-    <Button variant="outline" onClick={retry} disabled={detail.isFetching}>
-      <RotateCw className={cn(detail.isFetching && "animate-spin")} />
-      Retry
-    </Button>
-  );
+  const retryButton = <RetryButton query={detail} />;
 
   let title = "Call details";
   let subtitle = `Call ${linkedid}: its legs, events, recording and voicemail on one time axis`;
@@ -128,7 +97,7 @@ export function CallDetailPage() {
 
   return (
     <>
-      <BackLink />
+      <BackLink to="/call-history">Call History</BackLink>
       <PageHeader title={title} subtitle={subtitle} />
       <div aria-busy={detail.isFetching}>{body}</div>
     </>

@@ -14,6 +14,7 @@ import * as icons from "lucide-react";
 import * as can from "@/components/can";
 import * as confirmDelete from "@/components/confirm-delete-dialog";
 import * as deferredDialog from "@/components/deferred-dialog";
+import * as detailPage from "@/components/detail-page";
 import * as editButton from "@/components/edit-button";
 import * as emptyState from "@/components/empty-state";
 import * as endCallDialog from "@/components/end-call-dialog";
@@ -95,6 +96,7 @@ export const SHARED_MODULES = [
   infiniteQueryOptions,
   useInfiniteQuery,
   confirmDelete,
+  detailPage,
   editButton,
   toast,
   safeDeleteApi,

@@ -31,7 +31,7 @@ import { errorText } from "@/lib/error-text";
 import { formatTime } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { LiveAiCall } from "../../../shared/ai/live";
-import { WHISPER_MAX } from "../../../shared/ai/measures";
+import { aiWhisperSchema, WHISPER_MAX } from "../../../shared/ai/measures";
 import { byNumber } from "../../../shared/sort";
 import { useHangupAiCall, useTransferAiCall, useWhisperAiCall } from "./api";
 import { formatDuration } from "./format";
@@ -141,11 +141,11 @@ function WhisperBox({ call }: { call: LiveAiCall }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const trimmed = text.trim();
-    if (!trimmed) return setError("Text is required");
-    if (trimmed.length > WHISPER_MAX) return setError(`Text must be at most ${WHISPER_MAX} characters`);
+    // The server's own schema, so the box says what the server would.
+    const parsed = aiWhisperSchema.safeParse({ text });
+    if (!parsed.success) return setError(parsed.error.issues[0]?.message);
     setError(undefined);
-    whisper.mutate({ callId: call.callId, text: trimmed });
+    whisper.mutate({ callId: call.callId, text: parsed.data.text });
   };
   return (
     <div className="grid gap-2" data-testid="whisper">

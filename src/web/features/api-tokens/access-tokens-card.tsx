@@ -4,10 +4,11 @@
  * confirmation. Scripts and other consoles send it as `Authorization: Bearer …`.
  */
 import { useQuery } from "@tanstack/react-query";
-import { Check, Copy, LoaderCircle, Waypoints } from "lucide-react";
+import { LoaderCircle, Waypoints } from "lucide-react";
 import { useId, useState } from "react";
 import { ControlledSelect } from "@/components/form-fields";
 import { useSchemaForm } from "@/components/form-kit";
+import { ShownOnce } from "@/components/shown-once";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -15,8 +16,6 @@ import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { toast } from "@/components/ui/use-toast";
-import { useCopiedFlag } from "@/hooks/use-copied";
-import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
 import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
@@ -43,40 +42,6 @@ const STATE: Record<ApiTokenState, { label: string; variant: "success" | "second
 /** A day as a date input writes it, in the browser's zone. */
 const dayOf = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-
-function ShownOnce({ token, onDone }: { token: CreatedApiAccessToken; onDone: () => void }) {
-  const [copied, flash] = useCopiedFlag();
-  return (
-    <div className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3" role="status">
-      <p className="font-medium text-sm">Copy the token for “{token.name}” now: it is not shown again.</p>
-      <div className="flex items-center gap-2">
-        <Input
-          readOnly
-          aria-label="New REST API token"
-          value={token.token}
-          className="min-w-0 flex-1 font-mono text-sm"
-        />
-        <Button
-          type="button"
-          variant="outline"
-          size="icon"
-          className="size-8"
-          aria-label="Copy REST API token"
-          onClick={() =>
-            copyText(token.token).then(flash, (err: Error) =>
-              toast({ variant: "destructive", title: "Copy failed", description: err.message }),
-            )
-          }
-        >
-          {copied ? <Check /> : <Copy />}
-        </Button>
-      </div>
-      <Button type="button" variant="ghost" size="sm" className="justify-self-end" onClick={onDone}>
-        Done
-      </Button>
-    </div>
-  );
-}
 
 function TokenRow({ token: t, revoke }: { token: ApiAccessToken; revoke: ReturnType<typeof useRevokeAccessToken> }) {
   const state = STATE[t.state];
@@ -199,7 +164,15 @@ export function AccessTokensCard() {
           </div>
         </form>
         <FormError message={formError} />
-        {created && <ShownOnce token={created} onDone={() => setCreated(null)} />}
+        {created && (
+          <ShownOnce
+            message={`Copy the token for “${created.name}” now: it is not shown again.`}
+            value={created.token}
+            fieldLabel="New REST API token"
+            copyLabel="Copy REST API token"
+            onDone={() => setCreated(null)}
+          />
+        )}
         {tokens.isError && <FormError message={`Could not load the REST API tokens: ${errorText(tokens.error)}`} />}
         {tokens.data?.length ? (
           <ul className="grid gap-2" aria-label="REST API tokens">

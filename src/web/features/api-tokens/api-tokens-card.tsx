@@ -4,17 +4,16 @@
  * shown once, right after it is created; the server keeps only its hash.
  */
 import { useQuery } from "@tanstack/react-query";
-import { Check, Copy, KeyRound, LoaderCircle } from "lucide-react";
+import { KeyRound, LoaderCircle } from "lucide-react";
 import { useState } from "react";
 import { useSchemaForm } from "@/components/form-kit";
+import { ShownOnce } from "@/components/shown-once";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { FormError, FormField } from "@/components/ui/form-field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
-import { useCopiedFlag } from "@/hooks/use-copied";
-import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
 import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts, runningFor } from "@/lib/mutations";
@@ -23,35 +22,6 @@ import { apiTokenSchema } from "../../../shared/ai/api-tokens";
 import { apiTokensQuery, useCreateApiToken, useRevokeApiToken } from "./api";
 
 const date = (iso: string | null) => (iso ? formatDateTime(iso) : "never");
-
-function NewToken({ token, onDone }: { token: CreatedApiToken; onDone: () => void }) {
-  const [copied, flash] = useCopiedFlag();
-  return (
-    <div className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3" role="status">
-      <p className="font-medium text-sm">Copy the token for “{token.name}” now: it is not shown again.</p>
-      <div className="flex items-center gap-2">
-        <Input readOnly aria-label="New API token" value={token.token} className="min-w-0 flex-1 font-mono text-sm" />
-        <Button
-          type="button"
-          variant="outline"
-          size="icon"
-          className="size-8"
-          aria-label="Copy token"
-          onClick={() =>
-            copyText(token.token).then(flash, (err: Error) =>
-              toast({ variant: "destructive", title: "Copy failed", description: err.message }),
-            )
-          }
-        >
-          {copied ? <Check /> : <Copy />}
-        </Button>
-      </div>
-      <Button type="button" variant="ghost" size="sm" className="justify-self-end" onClick={onDone}>
-        Done
-      </Button>
-    </div>
-  );
-}
 
 export function ApiTokensCard() {
   const tokens = useQuery(apiTokensQuery());
@@ -97,7 +67,15 @@ export function ApiTokensCard() {
           </Button>
         </form>
         <FormError message={formError} />
-        {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+        {created && (
+          <ShownOnce
+            message={`Copy the token for “${created.name}” now: it is not shown again.`}
+            value={created.token}
+            fieldLabel="New API token"
+            copyLabel="Copy token"
+            onDone={() => setCreated(null)}
+          />
+        )}
         {tokens.isError && <FormError message={`Could not load the API tokens: ${errorText(tokens.error)}`} />}
         {tokens.data?.length ? (
           <ul className="grid gap-2" aria-label="API tokens">

@@ -3,49 +3,18 @@
  * (the server keeps its hash); making another replaces it; METRICS_TOKEN from the environment works beside it.
  */
 import { useQuery } from "@tanstack/react-query";
-import { Activity, Check, Copy, LoaderCircle } from "lucide-react";
+import { Activity, LoaderCircle } from "lucide-react";
 import { useId, useState } from "react";
+import { ShownOnce } from "@/components/shown-once";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { FormError } from "@/components/ui/form-field";
-import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/use-toast";
-import { useCopiedFlag } from "@/hooks/use-copied";
-import { copyText } from "@/lib/clipboard";
 import { errorText } from "@/lib/error-text";
 import { formatDateTime } from "@/lib/format";
 import { afterConfirm, deleteToasts } from "@/lib/mutations";
 import { metricsTokenQuery, useCreateMetricsToken, useRevokeMetricsToken } from "./api";
-
-function ShownOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const [copied, flash] = useCopiedFlag();
-  return (
-    <div className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3" role="status">
-      <p className="font-medium text-sm">Copy the scrape token now: it is not shown again.</p>
-      <div className="flex items-center gap-2">
-        <Input readOnly aria-label="New scrape token" value={secret} className="min-w-0 flex-1 font-mono text-sm" />
-        <Button
-          type="button"
-          variant="outline"
-          size="icon"
-          className="size-8"
-          aria-label="Copy scrape token"
-          onClick={() =>
-            copyText(secret).then(flash, (err: Error) =>
-              toast({ variant: "destructive", title: "Copy failed", description: err.message }),
-            )
-          }
-        >
-          {copied ? <Check /> : <Copy />}
-        </Button>
-      </div>
-      <Button type="button" variant="ghost" size="sm" className="justify-self-end" onClick={onDone}>
-        Done
-      </Button>
-    </div>
-  );
-}
 
 export function MetricsTokenCard() {
   const titleId = useId();
@@ -95,7 +64,15 @@ export function MetricsTokenCard() {
             )}
           </div>
         )}
-        {secret && <ShownOnce secret={secret} onDone={() => setSecret(null)} />}
+        {secret && (
+          <ShownOnce
+            message="Copy the scrape token now: it is not shown again."
+            value={secret}
+            fieldLabel="New scrape token"
+            copyLabel="Copy scrape token"
+            onDone={() => setSecret(null)}
+          />
+        )}
         <div className="flex flex-wrap gap-2">
           <Button
             type="button"
