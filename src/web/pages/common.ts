@@ -54,6 +54,7 @@ import * as debounced from "@/hooks/use-debounced";
 import * as now from "@/hooks/use-now";
 import * as windowList from "@/hooks/use-window-list";
 import * as clipboard from "@/lib/clipboard";
+import * as sharedIp from "../../shared/ip";
 import * as sharedProvisioning from "../../shared/provisioning";
 import * as sharedSort from "../../shared/sort";
 
@@ -81,6 +82,7 @@ const ICONS = [
   icons.RotateCw,
   icons.Search,
   icons.SearchX,
+  icons.Send,
   icons.Trash,
   icons.Trash2,
   icons.TriangleAlert,
@@ -104,6 +106,7 @@ export const SHARED_MODULES = [
   softphoneApi,
   linkView,
   sharedProvisioning,
+  sharedIp,
   sharedSort,
   virtual,
   ICONS,
