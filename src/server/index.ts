@@ -31,6 +31,13 @@ Usage:
                                               answers within 30 s; --check only says whether there is one
   pbx-console update --apply                  install the release the console staged (what
                                               pbx-console-update.service runs when asked)
+  pbx-console export [--format yaml|json] [-o FILE]
+                                              the console's configuration as a document
+  pbx-console plan -f FILE [--prune] [--json]  what applying a document would change
+  pbx-console apply -f FILE [--prune] (--fingerprint F | --yes)
+                                              apply exactly the reviewed plan (these three use a
+                                              REST API token: PBX_CONSOLE_TOKEN or --token-file FILE;
+                                              the console at PBX_CONSOLE_URL or --url, else this host's)
   pbx-console fail2ban-helper                 (for systemd) one fail2ban operation from stdin, as root
   pbx-console --version | --help
 
@@ -152,6 +159,9 @@ if (command === "--version" || command === "-v") {
   };
   const { restoreCommand } = await import("./cli/restore");
   process.exit(await restoreCommand(target, args.slice(1)));
+} else if (command === "export" || command === "plan" || command === "apply") {
+  const { configCommand } = await import("./cli/config");
+  process.exit(await configCommand(command, readConfig(), args.slice(1)));
 } else if (command === "fail2ban-helper") {
   // Run as root by systemd per connection to the console's fail2ban socket (install.sh --fail2ban; ADR 0067).
   const { fail2banHelperCommand } = await import("./firewall/helper");

@@ -472,6 +472,14 @@ const FIXTURES: Record<string, Fixture> = {
     return { body: { target: "extensions", fingerprint: plan.fingerprint, resolutions: {} }, after: jobEnded };
   },
   "POST /api/deploy/all": async () => ({ after: jobEnded }),
+  // A document that adds an extension, applied by the fingerprint of its plan.
+  "POST /api/config/apply": async () => {
+    const doc = (await s.call("GET", "/api/config/export")).json;
+    doc.extensions.push({ extension: String(4000 + next()), name: "From a document" });
+    const plan = (await s.call("POST", "/api/config/plan", { document: doc })).json;
+    return { body: { fingerprint: plan.fingerprint } };
+  },
+
   "POST /api/sync/extensions/import": async () => {
     await pbx.query("INSERT INTO users (extension, name) VALUES ('4901', 'From the PBX')");
     return { body: { mode: "selected", extensions: ["4901"] }, after: jobEnded };

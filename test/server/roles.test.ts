@@ -103,7 +103,7 @@ const listenRefused = (r: RouteDef, role: Role, res: { status: number; json: any
   res.json.error.message === AUDIO_NOT_ALLOWED;
 
 /** Writes by method only: they compute an answer from what a viewer may read, and store nothing. */
-const VIEWER_QUESTIONS = ["POST /api/routing/simulate"];
+const VIEWER_QUESTIONS = ["POST /api/routing/simulate", "POST /api/config/plan"];
 const expectedRole = (r: RouteDef): Role => {
   const l = label(r);
   if (ADMIN_ONLY.includes(l)) return "admin";

@@ -2,7 +2,7 @@
 // covered here without anyone remembering to write its auth, content-type, origin and contract checks.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { OPENAPI_FILE, renderOpenApi } from "../../scripts/openapi";
+import { CONFIG_SCHEMA_FILE, OPENAPI_FILE, renderConfigSchema, renderOpenApi } from "../../scripts/openapi";
 import type { RouteDef } from "../../src/server/context";
 import { apiRoutes } from "../../src/server/routes";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -172,6 +172,10 @@ describe("the published contract", () => {
 
   test("docs/api/openapi.json is the contract of these routes (run `npm run openapi` after changing a route)", async () => {
     expect(await Bun.file(OPENAPI_FILE).text()).toBe(renderOpenApi());
+  });
+
+  test("docs/api/config-document.schema.json is the configuration document's JSON Schema (`npm run openapi`)", async () => {
+    expect(await Bun.file(CONFIG_SCHEMA_FILE).text()).toBe(renderConfigSchema());
   });
 
   test("a body schema refuses what its contract refuses: an unknown type gets field messages, not a 500", async () => {

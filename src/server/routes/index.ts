@@ -19,6 +19,7 @@ import { announcementRoutes, ivrRoutes, timeConditionRoutes } from "./call-flow"
 import { inboundRouteRoutes, outboundRouteRoutes } from "./call-routes";
 import { callRoutes } from "./calls";
 import { cdrRoutes } from "./cdr";
+import { configRoutes } from "./config";
 import { credentialRoutes } from "./credentials";
 import { dashboardRoutes } from "./dashboard";
 import { deployHistoryRoutes } from "./deploy-history";
@@ -62,6 +63,7 @@ export const apiRoutes: RouteDef[] = [
   ...ivrRoutes,
   ...announcementRoutes,
   ...timeConditionRoutes,
+  ...configRoutes,
   ...queueRoutes,
   ...recordingRoutes,
   ...voicemailRoutes,

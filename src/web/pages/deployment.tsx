@@ -18,6 +18,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { toast } from "@/components/ui/use-toast";
 import { announcementsQuery } from "@/features/announcements/api";
+import { DocumentCard } from "@/features/config-document/document-card";
 import { useRefreshAfterDeploy } from "@/features/deployment/api";
 import { DeployCountCard } from "@/features/deployment/deploy-count-card";
 import { DeployHistoryCard } from "@/features/deployment/history-card";
@@ -200,6 +201,7 @@ export function DeploymentPage() {
           />
           {shown.job && <JobProgressCard job={shown.job} />}
           <ResultsPanel run={run} />
+          <DocumentCard />
           <DeployHistoryCard />
         </div>
         {/* On narrow screens the PBX status comes first: it says whether deploying can work at all. */}

@@ -64,9 +64,13 @@ export function FieldChanges({ changes }: { changes: FieldChange[] }) {
   );
 }
 
-/** One object of a plan: its kind, label, PBX id, a control or mark on the right, the note and the fields. */
+/**
+ * One object of a plan: its kind (a deploy kind, or `kindText` for another plan's kinds), label, PBX id, a
+ * control or mark on the right, the note and the fields.
+ */
 export function PlanItemRow({
   kind,
+  kindText = kind ? KIND_TEXT[kind] : "",
   label,
   action,
   pbxId,
@@ -75,7 +79,8 @@ export function PlanItemRow({
   aside,
   children,
 }: {
-  kind: keyof typeof KIND_TEXT;
+  kind?: keyof typeof KIND_TEXT;
+  kindText?: string;
   label: string;
   action: string;
   pbxId?: string | null;
@@ -86,10 +91,10 @@ export function PlanItemRow({
   children?: ReactNode;
 }) {
   return (
-    <li className="grid gap-2 rounded-md border p-3" aria-label={`${KIND_TEXT[kind]} ${label}`} data-action={action}>
+    <li className="grid gap-2 rounded-md border p-3" aria-label={`${kindText} ${label}`} data-action={action}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <div className="flex min-w-0 flex-wrap items-center gap-2">
-          <Badge variant="outline">{KIND_TEXT[kind]}</Badge>
+          <Badge variant="outline">{kindText}</Badge>
           <span className="truncate font-medium">{label}</span>
           {pbxId && <span className="text-muted-foreground text-xs">PBX id {pbxId}</span>}
         </div>
