@@ -4,7 +4,7 @@
 // deletes only with prune and only in the lists the document names; refusals at their paths with nothing stored;
 // objects that name each other are created in two passes; apply is by the reviewed plan's fingerprint only.
 import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { ConfigPlan, ConfigPlanItem } from "../../src/shared/config-document";
+import { CONFIG_KINDS, type ConfigPlan, type ConfigPlanItem } from "../../src/shared/config-document";
 import { signedInServer } from "../helpers/server";
 
 setDefaultTimeout(60_000);
@@ -108,22 +108,7 @@ describe("export", () => {
     expect(res.text).not.toContain(TRUNK_SECRET);
     const doc = res.json;
     expect(doc.version).toBe(1);
-    for (const kind of [
-      "trunks",
-      "timeGroups",
-      "extensions",
-      "pttGroups",
-      "ringGroups",
-      "queues",
-      "announcements",
-      "ivrs",
-      "timeConditions",
-      "outboundRoutes",
-      "inboundRoutes",
-      "aiAssistants",
-      "aiRoutingRules",
-    ])
-      expect([kind, doc[kind].length]).toEqual([kind, kind === "extensions" ? 2 : 1]);
+    for (const kind of CONFIG_KINDS) expect([kind, doc[kind].length]).toEqual([kind, kind === "extensions" ? 2 : 1]);
     expect(doc.extensions[0]).toMatchObject({ extension: "1001", name: "Alice", secret: { ref: "extensions/1001" } });
     expect(doc.trunks[0].secret).toEqual({ ref: "trunks/carrier" });
     expect(doc.outboundRoutes[0]).toMatchObject({ name: "National", trunk: "carrier" });
@@ -246,6 +231,11 @@ describe("plan and apply", () => {
     expect((await s.call("POST", "/api/config/apply", { fingerprint: pruned.fingerprint })).status).toBe(200);
     expect((await ok("GET", "/api/extensions")).map((e: { extension: string }) => e.extension)).toEqual(["1001"]);
     expect(await ok("GET", "/api/queues")).toEqual([]);
+
+    // A prune the console's own rules refuse (the page group, not in the fragment, still pages 1001): named.
+    const refused = await s.refused("extensions", () => plan({ version: 1, extensions: [] }, true), 400);
+    expect(refused.fields?.extensions).toStartWith("Extension 1001 cannot be deleted:");
+    expect(refused.fields?.extensions).toContain("Floor");
 
     // A fragment names one list: the others are neither compared nor pruned.
     const fragment = { version: 1, outboundRoutes: [{ name: "Emergency", trunk: "carrier", dialPatterns: ["112"] }] };

@@ -75,9 +75,12 @@ interface Entry {
 
 class Refusals {
   readonly fields: Record<string, string> = {};
-  add(path: Path, message: string) {
+  /** The first problem at a path; with `append` (deletes, refused at their list's path) each one's too. */
+  add(path: Path, message: string, append = false) {
     const at = documentPath(path);
-    if (!(at in this.fields)) this.fields[at] = message;
+    const said = this.fields[at];
+    if (said === undefined) this.fields[at] = message;
+    else if (append) this.fields[at] = `${said}; ${message}`;
   }
   get count() {
     return Object.keys(this.fields).length;
@@ -280,10 +283,7 @@ function run(deps: ConfigDeps, raw: unknown, prune: boolean, keep: string | null
         clearSecret: secret?.clear ?? null,
         secretChanges: secret?.changes ?? false,
         changes,
-        note:
-          !before && kind.secretField === "secret" && kind.kind === "extensions" && !secret?.clear
-            ? "A new SIP secret is generated"
-            : undefined,
+        note: !before && kind.kind === "extensions" && !secret?.clear ? "A new SIP secret is generated" : undefined,
       });
     }
     if (prune)
@@ -317,7 +317,7 @@ function run(deps: ConfigDeps, raw: unknown, prune: boolean, keep: string | null
     const items = entries.map(itemOf);
     const counts = emptyConfigCounts();
     for (const item of items) counts[item.action]++;
-    const fingerprint = fingerprintOf(lists, prune, kinds, items, entries);
+    const fingerprint = fingerprintOf(lists, currentRefs, prune, kinds, items, entries);
     const plan: ConfigPlan = { fingerprint, prune, kinds: kinds.map((k) => k.kind), items, counts, readAt };
     kept = keep === fingerprint;
     return { plan, events };
@@ -332,7 +332,7 @@ function refuse(refusals: Refusals, e: Entry, err: DomainError) {
   const fields = Object.entries(err.fields ?? {});
   const [field, message] = fields.length === 1 ? (fields[0] as [string, string]) : [null, err.message];
   const label = `${CONFIG_KIND_LABELS[e.kind.kind]} ${e.key}`;
-  if (e.action === "delete") refusals.add([e.kind.kind], `${label} cannot be deleted: ${err.message}`);
+  if (e.action === "delete") refusals.add([e.kind.kind], `${label} cannot be deleted: ${err.message}`, true);
   else refusals.add(field ? [...e.path, field === "trunkId" ? "trunk" : field] : e.path, message);
 }
 
@@ -434,8 +434,13 @@ function itemOf(e: Entry): ConfigPlanItem {
   };
 }
 
+/**
+ * The plan's fingerprint: the console's objects as the document writes them (so a trunk's registration state or
+ * an assistant's last edit time does not make a plan stale), the plan's items, and the clear secrets' HMAC.
+ */
 function fingerprintOf(
   lists: Map<ConfigKind, Obj[]>,
+  refs: Refs,
   prune: boolean,
   kinds: Kind[],
   items: ConfigPlanItem[],
@@ -444,7 +449,8 @@ function fingerprintOf(
   const secrets = createHmac("sha256", SECRET_KEY);
   for (const e of entries) if (e.clearSecret) secrets.update(`${e.kind.kind}/${e.key}\u0000${e.clearSecret}\u0000`);
   const state = createHash("sha256");
-  for (const [kind, rows] of lists) state.update(`${kind}\u0000${stable(rows)}\u0000`);
+  for (const kind of configKinds())
+    state.update(`${kind.kind}\u0000${stable((lists.get(kind.kind) ?? []).map((o) => kind.toDoc(o, refs)))}\u0000`);
   return createHash("sha256")
     .update(
       stable({
