@@ -291,6 +291,9 @@ const FEATURE_IMPORTS_ALLOWED = new Set([
   "sync -> jobs/job-progress",
   "sync -> review/plan-parts",
   "sync -> review/stale-plan",
+  // A configuration document's plan is reviewed with the same pieces.
+  "config-document -> review/plan-parts",
+  "config-document -> review/stale-plan",
   // Lists show live registration state, undo a delete and hand out the softphone link.
   "extensions -> live/live-badges",
   "trunks -> live/live-badges",

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CONFIG_KIND_LABELS, type ConfigPlan, type ConfigPlanItem } from "../../shared/config-document";
-import { isLoopback, parseIp } from "../../shared/ip";
+import { type ConsoleAnswer, type ConsoleApi, ConsoleUnreachable, consoleRequest } from "../clients/console-api";
 import type { Config } from "../config";
 
 export const CONFIG_USAGE = `Usage (a REST API token in PBX_CONSOLE_TOKEN or --token-file FILE; the console at
@@ -14,14 +14,6 @@ PBX_CONSOLE_URL or --url, by default this host's own):
   pbx-console export [--format yaml|json] [-o FILE]
   pbx-console plan -f FILE [--prune] [--json]
   pbx-console apply -f FILE [--prune] (--fingerprint F | --yes)`;
-
-/** How long one request may take: a plan of 5,000 extensions is well inside it. */
-const REQUEST_TIMEOUT_MS = 120_000;
-
-interface Connection {
-  url: string;
-  token: string;
-}
 
 class CliError extends Error {
   constructor(
@@ -32,7 +24,7 @@ class CliError extends Error {
   }
 }
 
-function connection(config: Config, values: { url?: string; "token-file"?: string }): Connection {
+function connection(config: Config, values: { url?: string; "token-file"?: string }): ConsoleApi {
   const scheme = config.tls ? "https" : "http";
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = (
@@ -52,52 +44,18 @@ function connection(config: Config, values: { url?: string; "token-file"?: strin
   return { url, token };
 }
 
-/** What the console answered: an error's message and fields, a plan, an apply's counts, or the export. */
-interface Answer {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the console's JSON, read by the command that asked
-  json: any;
-}
-
-async function request(c: Connection, method: string, path: string, body?: unknown): Promise<Answer> {
-  const target = new URL(c.url + path);
-  const ip = parseIp(target.hostname.replace(/^\[|\]$/g, ""));
-  const local = target.hostname === "localhost" || (ip !== null && isLoopback(ip));
-  let res: Response;
+/** One request to the console; its failure to reach it is the command's. */
+async function request(c: ConsoleApi, method: "GET" | "POST", path: string, body?: unknown): Promise<ConsoleAnswer> {
   try {
-    res = await fetch(target, {
-      method,
-      headers: {
-        authorization: `Bearer ${c.token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      redirect: "error",
-      // The console on this machine often has a certificate for its public name only.
-      ...(local ? { tls: { rejectUnauthorized: false } } : {}),
-    } as RequestInit);
+    return await consoleRequest(c, method, path, body);
   } catch (err) {
-    const e = err as { name?: string; message?: string };
-    throw new CliError(
-      e.name === "TimeoutError"
-        ? `${c.url} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`
-        : `Cannot reach ${c.url}: ${e.message ?? "no answer"}`,
-    );
+    if (err instanceof ConsoleUnreachable) throw new CliError(err.message);
+    throw err;
   }
-  const text = await res.text();
-  let json: Answer["json"] = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: res.status, text, json };
 }
 
 /** An error answer as lines: the message, then each field's path and message. */
-function refusal(answer: Answer): string {
+function refusal(answer: ConsoleAnswer): string {
   const error = answer.json?.error;
   if (!error) return `The console answered ${answer.status}`;
   const fields = Object.entries((error.fields ?? {}) as Record<string, string>);
@@ -139,7 +97,7 @@ function readDocument(file: string | undefined): string {
   }
 }
 
-async function plan(c: Connection, document: string, prune: boolean): Promise<ConfigPlan> {
+async function plan(c: ConsoleApi, document: string, prune: boolean): Promise<ConfigPlan> {
   const answer = await request(c, "POST", "/api/config/plan", { document, prune });
   if (answer.status !== 200) throw new CliError(refusal(answer));
   return answer.json as ConfigPlan;

@@ -6,7 +6,6 @@
  * Applying runs the same writes again and keeps them only when they make the plan the user reviewed (its
  * fingerprint); otherwise nothing is kept and the answer is the new plan.
  */
-import { createHash, createHmac, randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { AUDIT_MASK } from "../../shared/audit";
 import {
@@ -18,25 +17,16 @@ import {
   type ConfigPlanItem,
   documentPath,
   emptyConfigCounts,
-  STALE_CONFIG_PLAN_MESSAGE,
 } from "../../shared/config-document";
 import { trunkAuthModeOf } from "../../shared/inventory";
 import type { FieldChange } from "../../shared/plan";
 import type { WsEvent } from "../../shared/ws-events";
-import type { Deps } from "../core/deps";
 import { DomainError, Gone, Invalid } from "../core/errors";
 import { keptPerDatabase } from "../core/kept";
+import { nodeCrypto } from "../lazy-node";
+import { diff, KEEP_STORED, keyOf, type Path, PlanRefs, Refusals, secretOf, stable } from "./check";
 import { namesOf, parseDocument, readConsole } from "./document";
-import {
-  type ConfigDeps,
-  configKinds,
-  DEFER,
-  type Kind,
-  type NamedKind,
-  type Obj,
-  type Refs,
-  sealedSecrets,
-} from "./kinds";
+import { type ConfigDeps, configKinds, type Kind, type NamedKind, type Obj, type Refs, sealedSecrets } from "./kinds";
 
 /** How long a plan can be applied by its fingerprint, and how many are kept at once. */
 export const CONFIG_PLAN_TTL_MS = 30 * 60_000;
@@ -50,12 +40,7 @@ interface KeptPlan {
 const plansOf = keptPerDatabase<KeptPlan>();
 
 /** Hashes clear secrets into the fingerprint without making it a way to test a guess: the key is this process's. */
-const SECRET_KEY = randomBytes(32);
-
-/** A secret given in clear stands in a trunk's check while the stored one is kept (never written). */
-const KEEP_STORED = "stored-secret-kept-0000";
-
-type Path = (string | number)[];
+const SECRET_KEY = crypto.getRandomValues(new Uint8Array(32));
 
 /** One object of the document (or of the console, for a delete) and what the plan does with it. */
 interface Entry {
@@ -71,138 +56,6 @@ interface Entry {
   secretChanges: boolean;
   changes: FieldChange[];
   note?: string;
-}
-
-class Refusals {
-  readonly fields: Record<string, string> = {};
-  /** The first problem at a path; with `append` (deletes, refused at their list's path) each one's too. */
-  add(path: Path, message: string, append = false) {
-    const at = documentPath(path);
-    const said = this.fields[at];
-    if (said === undefined) this.fields[at] = message;
-    else if (append) this.fields[at] = `${said}; ${message}`;
-  }
-  get count() {
-    return Object.keys(this.fields).length;
-  }
-  throwIfAny() {
-    if (!this.count) return;
-    const [path, message] = Object.entries(this.fields)[0] as [string, string];
-    const more = this.count > 1 ? ` (and ${this.count - 1} more)` : "";
-    throw new Invalid(`The document cannot be applied: ${path}: ${message}${more}`, this.fields);
-  }
-}
-
-const stable = (v: unknown): string =>
-  JSON.stringify(v, (_k, value) =>
-    value && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : value,
-  );
-
-const shown = (v: unknown): string | null =>
-  v === null || v === undefined ? null : typeof v === "string" ? v : stable(v);
-
-/** The fields that differ between two document forms, secrets masked. */
-function diff(before: Obj | null, after: Obj, secretField?: string): FieldChange[] {
-  const out: FieldChange[] = [];
-  for (const field of Object.keys(after)) {
-    const from = before ? shown(before[field]) : null;
-    const to = shown(after[field]);
-    if (from === to) continue;
-    if (field === secretField)
-      out.push({ field, from: from === null ? null : AUDIT_MASK, to: to === null ? null : AUDIT_MASK, secret: true });
-    else out.push({ field, from, to });
-  }
-  return out;
-}
-
-/** The names ↔ ids while planning: console objects by their id, objects the document creates by a stand-in id. */
-class PlanRefs implements Refs {
-  private readonly ids = new Map<NamedKind, Map<string, number>>();
-  private readonly names = new Map<NamedKind, Map<number, string>>();
-  private next = 1_000_000_000;
-  constructor(
-    lists: Map<ConfigKind, Obj[]>,
-    private readonly inDocument: Map<NamedKind, Set<string>>,
-    private readonly refusals: Refusals,
-    /** Writing: a name the document creates later is deferred, not given a stand-in. */
-    private readonly writing: boolean,
-  ) {
-    for (const kind of ["trunks", "timeGroups", "ivrs", "announcements", "timeConditions"] as const) {
-      const rows = lists.get(kind) ?? [];
-      this.ids.set(kind, new Map(rows.map((o) => [String(o.name), Number(o.id)])));
-      this.names.set(kind, new Map(rows.map((o) => [Number(o.id), String(o.name)])));
-    }
-  }
-  /** An object the write just created. */
-  created(kind: ConfigKind, name: string, id: number) {
-    const ids = this.ids.get(kind as NamedKind);
-    if (!ids) return;
-    ids.set(name, id);
-    this.names.get(kind as NamedKind)?.set(id, name);
-  }
-  name(kind: NamedKind, id: number): string | null {
-    return this.names.get(kind)?.get(id) ?? null;
-  }
-  id(kind: NamedKind, name: string, path: Path): number | typeof DEFER | null {
-    const known = this.ids.get(kind)?.get(name);
-    if (known !== undefined) return known;
-    if (this.inDocument.get(kind)?.has(name)) {
-      if (this.writing) return DEFER;
-      const id = this.next++;
-      this.ids.get(kind)?.set(name, id);
-      this.names.get(kind)?.set(id, name);
-      return id;
-    }
-    this.refusals.add(
-      path,
-      `No ${CONFIG_KIND_LABELS[kind].toLowerCase()} named ${name} in the document or the console`,
-    );
-    return null;
-  }
-}
-
-/** A key field given as a number (YAML reads `extension: 1001` as one) is read as its digits. */
-function keyOf(kind: Kind, item: Obj): string {
-  const v = item[kind.keyField];
-  if (typeof v === "number" && Number.isFinite(v)) {
-    item[kind.keyField] = String(v);
-    return String(v);
-  }
-  return typeof v === "string" ? v.trim() : "";
-}
-
-/** The secret of a document object: what the check sees, what is written, whether it changes the stored one. */
-function secretOf(
-  deps: Pick<Deps, "box">,
-  kind: Kind,
-  key: string,
-  item: Obj,
-  stored: string | null | undefined,
-  path: Path,
-  refusals: Refusals,
-): { check: string | null; clear: string | null; changes: boolean } {
-  const given = item.secret;
-  if (typeof given === "string" && given !== "") {
-    let same = false;
-    try {
-      same = Boolean(stored) && deps.box.open(stored as string) === given;
-    } catch {
-      same = false;
-    }
-    return { check: given, clear: given, changes: !same };
-  }
-  if (given && typeof given === "object") {
-    const ref = (given as Obj).ref;
-    if (ref !== `${kind.kind}/${key}`)
-      refusals.add([...path, "secret"], `A secret reference names its own object: ${kind.kind}/${key}`);
-  } else if (given !== undefined && given !== null && given !== "") {
-    refusals.add([...path, "secret"], "A secret is a reference ({ref: ...}) or a new secret in clear");
-  }
-  // The stored secret is kept (a trunk's check needs one to stand in for it); none stored: an extension gets a
-  // new one, a trunk with credentials is refused by its schema.
-  return { check: stored && kind.kind === "trunks" ? KEEP_STORED : null, clear: null, changes: false };
 }
 
 interface Run {
@@ -446,6 +299,7 @@ function fingerprintOf(
   items: ConfigPlanItem[],
   entries: Entry[],
 ): string {
+  const { createHash, createHmac } = nodeCrypto();
   const secrets = createHmac("sha256", SECRET_KEY);
   for (const e of entries) if (e.clearSecret) secrets.update(`${e.kind.kind}/${e.key}\u0000${e.clearSecret}\u0000`);
   const state = createHash("sha256");
@@ -496,5 +350,3 @@ export function applyConfig(
   for (const e of last.values()) deps.events.publish(e);
   return { applied: { fingerprint, counts: plan.counts, appliedAt: new Date(now).toISOString() } };
 }
-
-export { STALE_CONFIG_PLAN_MESSAGE };
