@@ -29,6 +29,7 @@ import m25 from "../../migrations/0025_call_recording_policy.sql" with { type: "
 import m26 from "../../migrations/0026_runs_itself.sql" with { type: "text" };
 import m27 from "../../migrations/0027_ai_measured.sql" with { type: "text" };
 import m28 from "../../migrations/0028_api_token_roles.sql" with { type: "text" };
+import m29 from "../../migrations/0029_fleet.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -61,4 +62,5 @@ export const migrationSql: Record<string, string> = {
   "0026_runs_itself": m26,
   "0027_ai_measured": m27,
   "0028_api_token_roles": m28,
+  "0029_fleet": m29,
 };

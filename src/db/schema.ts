@@ -867,3 +867,32 @@ export const backupUploads = sqliteTable(
   },
   (t) => [index("backup_uploads_target_idx").on(t.targetId, t.startedAt)],
 );
+
+/**
+ * Other consoles this one watches as a fleet hub (ADR 0076): the address, the name it gave, the SHA-256
+ * fingerprint of the certificate pinned at first contact, and the REST API token made there, sealed. Their
+ * live state is the hub's memory, not stored.
+ */
+export const fleetMembers = sqliteTable("fleet_members", {
+  id: id(),
+  url: text("url").notNull().unique(),
+  name: text("name").notNull(),
+  /** AA:BB:… of the member's certificate; a contact whose certificate differs sends nothing. */
+  pin: text("pin").notNull(),
+  /** The sealed token, only ever sent to `url` over a connection whose certificate matches `pin`. */
+  token: text("token").notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Document fragments the hub plans and applies on chosen members through their own plan/apply API (ADR 0076):
+ * a name and the fragment (`{version: 1, outboundRoutes: [...]}`, or its YAML text) as the administrator gave it.
+ */
+export const fleetTemplates = sqliteTable("fleet_templates", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  document: text("document", { mode: "json" }).$type<Record<string, unknown> | string>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});

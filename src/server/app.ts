@@ -23,6 +23,7 @@ import { startRetentionSchedule } from "./calls/retention";
 import { CdrSource } from "./cdr/source";
 import type { Config } from "./config";
 import { type AppContext, type RequestContext, requiredRole } from "./context";
+import { fleetPoller } from "./fleet/poller";
 import {
   checkContentLength,
   errorResponse,
@@ -463,6 +464,9 @@ export function createApp(opts: AppOptions) {
   // Alert rules are evaluated every few seconds; messages go out in the background (ADR 0063).
   app.alerts.start();
   app.live.start();
+  // The fleet hub's members are checked every few seconds, each on its own (ADR 0076).
+  const fleet = fleetPoller(app);
+  fleet.start();
 
   return {
     server,
@@ -474,6 +478,7 @@ export function createApp(opts: AppOptions) {
       await stopOffsite();
       stopRetention();
       await app.alerts.stop();
+      await fleet.stop();
       app.jobs.close();
       await app.aiCalls.closeAll();
       await analyses.stop();

@@ -100,6 +100,13 @@ export const wsEventTypes = [
   "test-calls-updated",
   /** An alert channel was created, edited or deleted, or a message went (or failed) through it; data: `{ id, action }`. */
   "alert-channels-updated",
+  /**
+   * The fleet hub's members changed (added, removed, repinned) or one's live state moved (reachable, figures,
+   * error; coalesced); data: `{ id?, action }` (ADR 0076).
+   */
+  "fleet-updated",
+  /** A fleet template was created or deleted (GET /api/fleet/templates); data: `{ id, action }`. */
+  "fleet-templates-updated",
 ] as const;
 
 export type WsEventType = (typeof wsEventTypes)[number];

@@ -190,6 +190,10 @@ export const routeTree = rootRoute.addChildren([
     lazy(() => import("./pages/group-admin"), "AuditPage"),
   ),
   page(
+    "/fleet",
+    lazy(() => import("./pages/group-admin"), "FleetPage"),
+  ),
+  page(
     "/alerts",
     lazy(() => import("./pages/group-admin"), "AlertsPage"),
     () => [alertRulesQuery(), firingAlertsQuery()],

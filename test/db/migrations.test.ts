@@ -52,6 +52,8 @@ test("migrations create every table and column of the drizzle schema", () => {
       "config_backups",
       "console_settings",
       "extensions",
+      "fleet_members",
+      "fleet_templates",
       "inbound_routes",
       "ivrs",
       "job_results",

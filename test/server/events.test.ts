@@ -1,7 +1,9 @@
 // Walks every write in the router table and calls it for real: each must publish one of the events it
 // declares, so a second open console never goes stale. A new write without a fixture here fails the walk.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { totp } from "../../src/server/accounts/totp";
 import { testRunQueue } from "../../src/server/ai/test-runner";
 import type { RouteDef } from "../../src/server/context";
@@ -9,6 +11,7 @@ import { offsiteQueue } from "../../src/server/offsite/queue";
 import { apiRoutes } from "../../src/server/routes";
 import type { WsEvent } from "../../src/shared/ws-events";
 import { startFakeAmi } from "../fakes/ami";
+import { makeCertificate, startFakeMember } from "../fakes/fleet-member";
 import { HOSTINGER_DEFAULT_TOKEN, makeHostingerVm, startFakeHostinger } from "../fakes/hostinger";
 import { buildSignedIncomingCall, generateWebhookSecret, OPENAI_DEFAULT_KEY, startFakeOpenAi } from "../fakes/openai";
 import { startFakeReleases } from "../fakes/releases";
@@ -33,6 +36,10 @@ for (const ext of ["1001", "1002"]) {
 // Voicemail's writes need a mailbox the PBX has (its messages through the AMI).
 const WALK_MAILBOX = "2981";
 ami.addMailbox(WALK_MAILBOX);
+// The fleet hub's writes contact a member console: a fake one over TLS.
+const fleetCertDir = mkdtempSync(join(tmpdir(), "pbx-events-fleet-"));
+const fleetCert = makeCertificate(fleetCertDir, "events-member");
+const fleetMember = await startFakeMember({ cert: fleetCert, name: "events-member" });
 const webhookSecret = generateWebhookSecret();
 let pbx: PbxHost;
 // The firewall's writes act in a real, private fail2ban.
@@ -84,6 +91,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
   releases.stop();
+  await fleetMember.stop();
+  rmSync(fleetCertDir, { recursive: true, force: true });
   await Promise.all([hostinger.stop(), telnyx.stop(), openai.stop(), ami.stop(), pbx?.stop(), f2b?.stop()]);
 });
 
@@ -201,6 +210,14 @@ const secondSession = async () => {
 const totpSetUp = async () => {
   await s.call("POST", "/api/auth/totp/disable", { password: adminPassword });
   return (await created("/api/auth/totp/setup", {})).secret as string;
+};
+
+/** The fake member, added to the hub (once: its URL is unique there). */
+const fleetMemberId = async () => {
+  const list = (await s.call("GET", "/api/fleet")).json as { items: { id: number; url: string }[] };
+  const found = list.items.find((m) => m.url === fleetMember.url);
+  if (found) return found.id;
+  return (await created("/api/fleet/members", { url: fleetMember.url, token: fleetMember.state.token })).id as number;
 };
 
 const FIXTURES: Record<string, Fixture> = {
@@ -710,6 +727,21 @@ const FIXTURES: Record<string, Fixture> = {
   }),
   "DELETE /api/alerts/rules/:id": async () => ({
     path: `/api/alerts/rules/${(await created("/api/alerts/rules", { name: `walk-${next()}`, kind: "ami-unreachable" })).id}`,
+  }),
+  "POST /api/fleet/members": async () => {
+    await s.call("DELETE", `/api/fleet/members/${await fleetMemberId()}`);
+    return { body: { url: fleetMember.url, token: fleetMember.state.token } };
+  },
+  "POST /api/fleet/members/:id/repin": async () => ({
+    path: `/api/fleet/members/${await fleetMemberId()}/repin`,
+    body: { fingerprint: fleetCert.fingerprint },
+  }),
+  "DELETE /api/fleet/members/:id": async () => ({ path: `/api/fleet/members/${await fleetMemberId()}` }),
+  "POST /api/fleet/templates": async () => ({
+    body: { name: `walk-${next()}`, document: { version: 1, extensions: [] } },
+  }),
+  "DELETE /api/fleet/templates/:id": async () => ({
+    path: `/api/fleet/templates/${(await created("/api/fleet/templates", { name: `walk-${next()}`, document: { version: 1 } })).id}`,
   }),
   "POST /api/backups/targets": async () => ({ body: offsiteTarget() }),
   "PUT /api/backups/targets/:id": async () => ({

@@ -94,6 +94,8 @@ describe("start-up", () => {
     "zlib",
     "node:net",
     "net",
+    "node:tls",
+    "tls",
   ]);
 
   test("ssh2, qrcode, openai, bun:sql and node:crypto/zlib/net are imported only where they are used, never at start", () => {
@@ -116,12 +118,14 @@ describe("start-up", () => {
     expect(all).toMatch(/new Bun\.SQL\(/);
     const lazy = server.find((f) => f.path.endsWith("src/server/lazy-node.ts"))?.text ?? "";
     for (const m of ["crypto", "zlib"]) expect(lazy).toContain(`require("node:${m}")`);
-    // Nothing else requires a module, but the AMI client its socket (a client, the only one with node:net).
+    // Nothing else requires a module, but the AMI client its socket (a client, the only one with node:net) and the
+    // fleet's member client its TLS connection (checked against the pin before a byte is sent).
     const requires = server.flatMap((f) =>
       [...f.text.matchAll(/\brequire\(\s*["']([^"']+)["']/g)].map((m) => `${f.path} ${m[1]}`),
     );
     expect(requires.sort()).toEqual([
       "src/server/clients/ami.ts node:net",
+      "src/server/clients/fleet-member.ts node:tls",
       "src/server/lazy-node.ts node:crypto",
       "src/server/lazy-node.ts node:zlib",
     ]);

@@ -26,6 +26,7 @@ import { deployHistoryRoutes } from "./deploy-history";
 import { dialerRoutes } from "./dialer";
 import { extensionRoutes } from "./extensions";
 import { firewallRoutes } from "./firewall";
+import { fleetRoutes } from "./fleet";
 import { jobRoutes } from "./jobs";
 import { liveRoutes } from "./live";
 import { metricsTokenRoutes } from "./metrics-token";
@@ -102,6 +103,7 @@ export const apiRoutes: RouteDef[] = [
   ...alertRoutes,
   ...alertChannelRoutes,
   ...testCallRoutes,
+  ...fleetRoutes,
 ];
 
 /** The contract of every route above, built from this table (see src/server/openapi.ts). */

@@ -5,6 +5,7 @@ import {
   AudioLines,
   BellRing,
   Bot,
+  Boxes,
   Cable,
   Clock,
   FileAudio,
@@ -81,6 +82,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { title: "Alerts", url: "/alerts", icon: BellRing },
       { title: "Users", url: "/users", icon: Users, minRole: "admin" },
       { title: "Audit", url: "/audit", icon: ScrollText, minRole: "admin" },
+      { title: "Fleet", url: "/fleet", icon: Boxes, minRole: "admin" },
     ],
   },
   {

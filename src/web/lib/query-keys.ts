@@ -134,6 +134,12 @@ export const queryKeys = {
   backupTargets: ["/api/backups/targets"],
   backupUploads: ["/api/backups/uploads"],
   offsiteKey: ["/api/backups/key"],
+  /** The fleet hub's members with their live state (features/fleet/api.ts). */
+  fleet: ["/api/fleet"],
+  /** A fleet-wide search: its own key, so a member's state moving does not search every member again. */
+  /** The fleet's templates: document fragments planned and applied on chosen members. */
+  fleetTemplates: ["/api/fleet/templates"],
+  fleetSearch: (q: string) => [`/api/fleet/search?q=${encodeURIComponent(q)}`] as const,
 } as const;
 
 type Key = readonly string[];
@@ -198,6 +204,8 @@ export const EVENT_QUERY_KEYS: Record<WsEventType, readonly Key[]> = {
   "voicemail-updated": [queryKeys.callDetails, queryKeys.voicemail],
   "alerts-updated": [queryKeys.alertRules, queryKeys.alertEvents],
   "alert-channels-updated": [queryKeys.alertChannels],
+  "fleet-updated": [queryKeys.fleet],
+  "fleet-templates-updated": [queryKeys.fleetTemplates],
   "offsite-backups-updated": [queryKeys.backupTargets, queryKeys.backupUploads, queryKeys.offsiteKey],
   "pbx-security-updated": [queryKeys.pbxSecurity],
   // Under `testCalls`: a result refreshes the list's last result and the open chart.

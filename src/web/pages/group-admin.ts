@@ -4,5 +4,6 @@ export * from "./alerts";
 export * from "./audit";
 export { SHARED_MODULES, TooltipProvider } from "./common";
 export { FORM_MODULES } from "./common-forms";
+export * from "./fleet";
 export * from "./settings";
 export * from "./users";
