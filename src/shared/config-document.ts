@@ -80,12 +80,6 @@ export interface ConfigPlanItem {
   note?: string;
 }
 
-/** Why a document cannot be planned: each problem at its path (`extensions[3].secret`). */
-export interface ConfigRefused {
-  path: string;
-  message: string;
-}
-
 export interface ConfigPlan {
   /** A hash of the console's objects as read and of the document: apply needs the same. */
   fingerprint: string;

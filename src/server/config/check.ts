@@ -8,7 +8,7 @@ import { CONFIG_KIND_LABELS, type ConfigKind, documentPath } from "../../shared/
 import type { FieldChange } from "../../shared/plan";
 import type { Deps } from "../core/deps";
 import { Invalid } from "../core/errors";
-import { DEFER, type Kind, type NamedKind, type Obj, type Refs } from "./kinds";
+import { DEFER, type Kind, NAMED_KINDS, type NamedKind, type Obj, type Refs } from "./kinds";
 
 /** What a trunk's check sees for its secret while the stored one is kept (never written). */
 export const KEEP_STORED = "stored-secret-kept-0000";
@@ -75,7 +75,7 @@ export class PlanRefs implements Refs {
     /** Writing: a name the document creates later is deferred, not given a stand-in. */
     private readonly writing: boolean,
   ) {
-    for (const kind of ["trunks", "timeGroups", "ivrs", "announcements", "timeConditions"] as const) {
+    for (const kind of NAMED_KINDS) {
       const rows = lists.get(kind) ?? [];
       this.ids.set(kind, new Map(rows.map((o) => [String(o.name), Number(o.id)])));
       this.names.set(kind, new Map(rows.map((o) => [Number(o.id), String(o.name)])));

@@ -11,12 +11,12 @@ import {
   documentPath,
 } from "../../shared/config-document";
 import { Invalid } from "../core/errors";
-import { type ConfigDeps, configKinds, type NamedKind, type Obj, type Refs } from "./kinds";
+import { type ConfigDeps, configKinds, NAMED_KINDS, type NamedKind, type Obj, type Refs } from "./kinds";
 
 /** The names of the objects others name, by id, as the console holds them now. */
 export function namesOf(lists: Map<ConfigKind, Obj[]>): Refs["name"] {
   const byKind = new Map<NamedKind, Map<number, string>>();
-  for (const kind of ["trunks", "timeGroups", "ivrs", "announcements", "timeConditions"] as const)
+  for (const kind of NAMED_KINDS)
     byKind.set(kind, new Map((lists.get(kind) ?? []).map((o) => [Number(o.id), String(o.name)])));
   return (kind, id) => byKind.get(kind)?.get(id) ?? null;
 }

@@ -59,7 +59,9 @@ export type ConfigDeps = Pick<Deps, "db" | "events" | "now" | "box">;
 export type Obj = Record<string, unknown>;
 
 /** The kinds other objects name: outbound routes a trunk, a time condition its group, destinations the rest. */
-export type NamedKind = "trunks" | "timeGroups" | "ivrs" | "announcements" | "timeConditions";
+export const NAMED_KINDS = ["trunks", "timeGroups", "ivrs", "announcements", "timeConditions"] as const;
+export type NamedKind = (typeof NAMED_KINDS)[number];
+export const isNamedKind = (kind: ConfigKind): kind is NamedKind => (NAMED_KINDS as readonly string[]).includes(kind);
 
 /** A destination kind whose target is a console object's id (ADR 0059), which the document writes as its name. */
 const NAMED_TARGETS: Partial<Record<DestinationKind, NamedKind>> = {

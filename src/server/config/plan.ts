@@ -26,7 +26,16 @@ import { keptPerDatabase } from "../core/kept";
 import { nodeCrypto } from "../lazy-node";
 import { diff, KEEP_STORED, keyOf, type Path, PlanRefs, Refusals, secretOf, stable } from "./check";
 import { namesOf, parseDocument, readConsole } from "./document";
-import { type ConfigDeps, configKinds, type Kind, type NamedKind, type Obj, type Refs, sealedSecrets } from "./kinds";
+import {
+  type ConfigDeps,
+  configKinds,
+  isNamedKind,
+  type Kind,
+  type NamedKind,
+  type Obj,
+  type Refs,
+  sealedSecrets,
+} from "./kinds";
 
 /** How long a plan can be applied by its fingerprint, and how many are kept at once. */
 export const CONFIG_PLAN_TTL_MS = 30 * 60_000;
@@ -78,9 +87,9 @@ function run(deps: ConfigDeps, raw: unknown, prune: boolean, keep: string | null
   const currentRefs: Refs = { name: consoleName, id: () => null };
   const inDocument = new Map<NamedKind, Set<string>>();
   for (const k of kinds)
-    if (["trunks", "timeGroups", "ivrs", "announcements", "timeConditions"].includes(k.kind))
+    if (isNamedKind(k.kind))
       inDocument.set(
-        k.kind as NamedKind,
+        k.kind,
         new Set((document[k.kind] ?? []).map((o) => (typeof o.name === "string" ? o.name.trim() : String(o.name)))),
       );
   const planRefs = new PlanRefs(lists, inDocument, refusals, false);
